@@ -1,0 +1,426 @@
+//! `Grid`: one 9×9 puzzle or solution; parsing, formatting, clue validation and solution checks.
+//!
+//! Cells are stored row-major in `[u8; 81]`, `0` for a blank and `1..=9` for a digit. This module
+//! is the independent validator: `is_solution_of` and `first_conflict` use plain loops and no
+//! solver code, so the golden tests can check every solver against it.
+
+use std::fmt;
+
+/// Number of cells in a grid.
+pub const CELLS: usize = 81;
+
+/// A 9×9 Sudoku grid, row-major, `0` for a blank cell.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Grid {
+    cells: [u8; CELLS],
+}
+
+/// Why a puzzle string could not be read as a grid.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// The record has the wrong number of cell characters.
+    #[error("expected 81 cells, found {found}")]
+    WrongLength {
+        /// How many cell characters were found.
+        found: usize,
+    },
+    /// A character that is neither a digit nor a blank marker.
+    #[error("invalid character {ch:?} at cell {cell} (digits 1-9 and blanks . 0 _ are allowed)")]
+    InvalidChar {
+        /// 1-based cell position.
+        cell: usize,
+        /// The offending character.
+        ch: char,
+    },
+}
+
+/// A house (row, column or box) of the grid, numbered 1–9 when displayed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Row, 0-based.
+    Row(u8),
+    /// Column, 0-based.
+    Col(u8),
+    /// 3×3 box, 0-based, numbered row-major.
+    Box(u8),
+}
+
+impl fmt::Display for Unit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Unit::Row(i) => write!(f, "row {}", i + 1),
+            Unit::Col(i) => write!(f, "column {}", i + 1),
+            Unit::Box(i) => write!(f, "box {}", i + 1),
+        }
+    }
+}
+
+/// A digit that appears twice in one unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("digit {digit} appears twice in {unit}")]
+pub struct Conflict {
+    /// The repeated digit.
+    pub digit: u8,
+    /// The unit in which it repeats.
+    pub unit: Unit,
+}
+
+/// Why a candidate solution is not a solution of a puzzle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SolutionError {
+    /// The solution still has blank cells.
+    #[error("solution has {blanks} blank cells")]
+    Incomplete {
+        /// Number of blanks.
+        blanks: usize,
+    },
+    /// The solution breaks a rule.
+    #[error("solution breaks the rules: {0}")]
+    Broken(Conflict),
+    /// The solution changes a clue of the puzzle.
+    #[error("solution contradicts the clue {clue} at row {row}, column {col} (has {found})")]
+    ClueContradicted {
+        /// 1-based row.
+        row: usize,
+        /// 1-based column.
+        col: usize,
+        /// The clue digit.
+        clue: u8,
+        /// The digit found in the solution.
+        found: u8,
+    },
+}
+
+/// The 27 units as lists of cell indices: rows 0–8, columns 9–17, boxes 18–26.
+pub const UNITS: [[u8; 9]; 27] = build_units();
+
+const fn build_units() -> [[u8; 9]; 27] {
+    let mut units = [[0u8; 9]; 27];
+    let mut i = 0;
+    while i < 9 {
+        let mut j = 0;
+        while j < 9 {
+            units[i][j] = (i * 9 + j) as u8;
+            units[9 + i][j] = (j * 9 + i) as u8;
+            let r = (i / 3) * 3 + j / 3;
+            let c = (i % 3) * 3 + j % 3;
+            units[18 + i][j] = (r * 9 + c) as u8;
+            j += 1;
+        }
+        i += 1;
+    }
+    units
+}
+
+fn unit_of(index: usize) -> Unit {
+    match index {
+        0..=8 => Unit::Row(index as u8),
+        9..=17 => Unit::Col((index - 9) as u8),
+        _ => Unit::Box((index - 18) as u8),
+    }
+}
+
+/// Row of a cell index.
+#[inline]
+pub const fn row_of(cell: usize) -> usize {
+    cell / 9
+}
+
+/// Column of a cell index.
+#[inline]
+pub const fn col_of(cell: usize) -> usize {
+    cell % 9
+}
+
+/// Box of a cell index (row-major numbering of the 3×3 boxes).
+#[inline]
+pub const fn box_of(cell: usize) -> usize {
+    (cell / 27) * 3 + (cell % 9) / 3
+}
+
+/// Maps a puzzle byte to a cell value: `Some(0)` for a blank, `Some(d)` for a digit.
+#[inline]
+pub const fn cell_value(byte: u8) -> Option<u8> {
+    match byte {
+        b'1'..=b'9' => Some(byte - b'0'),
+        b'.' | b'0' | b'_' => Some(0),
+        _ => None,
+    }
+}
+
+impl Grid {
+    /// The empty grid.
+    pub const fn empty() -> Self {
+        Grid { cells: [0; CELLS] }
+    }
+
+    /// Builds a grid from cell values (`0` blank, `1..=9` digits); `None` if any value is above 9.
+    pub fn from_cells(cells: [u8; CELLS]) -> Option<Self> {
+        cells.iter().all(|&v| v <= 9).then_some(Grid { cells })
+    }
+
+    /// Parses exactly 81 cell characters (`1`–`9`; `.`, `0`, `_` for blanks).
+    pub fn from_bytes(text: &[u8]) -> Result<Self, ParseError> {
+        if text.len() != CELLS {
+            return Err(ParseError::WrongLength { found: char_count(text) });
+        }
+        let mut cells = [0u8; CELLS];
+        for (i, (&byte, cell)) in text.iter().zip(cells.iter_mut()).enumerate() {
+            *cell = cell_value(byte).ok_or_else(|| ParseError::InvalidChar {
+                cell: i + 1,
+                ch: first_char(&text[i..]),
+            })?;
+        }
+        Ok(Grid { cells })
+    }
+
+    /// The cell values, row-major, `0` for blanks.
+    #[inline]
+    pub const fn cells(&self) -> &[u8; CELLS] {
+        &self.cells
+    }
+
+    /// The value of one cell (`0` for blank).
+    #[inline]
+    pub fn get(&self, cell: usize) -> u8 {
+        self.cells[cell]
+    }
+
+    /// Sets one cell (`0` clears it).
+    ///
+    /// # Panics
+    /// If `cell >= 81` or `value > 9`.
+    #[inline]
+    pub fn set(&mut self, cell: usize, value: u8) {
+        assert!(value <= 9, "cell value {value} out of range");
+        self.cells[cell] = value;
+    }
+
+    /// Number of filled cells.
+    pub fn clue_count(&self) -> usize {
+        self.cells.iter().filter(|&&v| v != 0).count()
+    }
+
+    /// True when no cell is blank.
+    pub fn is_complete(&self) -> bool {
+        self.cells.iter().all(|&v| v != 0)
+    }
+
+    /// Writes the 81-character form (`.` for blanks) into a fixed buffer.
+    pub fn to_bytes(&self) -> [u8; CELLS] {
+        let mut out = [b'.'; CELLS];
+        for (o, &v) in out.iter_mut().zip(self.cells.iter()) {
+            if v != 0 {
+                *o = b'0' + v;
+            }
+        }
+        out
+    }
+
+    /// The first digit repeated within a row, column or box, if any (rows, then columns, then
+    /// boxes; lowest unit first).
+    pub fn first_conflict(&self) -> Option<Conflict> {
+        for (index, unit) in UNITS.iter().enumerate() {
+            let mut seen = [false; 10];
+            for &cell in unit {
+                let digit = self.cells[cell as usize];
+                if digit == 0 {
+                    continue;
+                }
+                if seen[digit as usize] {
+                    return Some(Conflict { digit, unit: unit_of(index) });
+                }
+                seen[digit as usize] = true;
+            }
+        }
+        None
+    }
+
+    /// Checks that `self` is a complete grid obeying the rules and keeping every clue of `puzzle`.
+    pub fn check_solution_of(&self, puzzle: &Grid) -> Result<(), SolutionError> {
+        let blanks = self.cells.iter().filter(|&&v| v == 0).count();
+        if blanks > 0 {
+            return Err(SolutionError::Incomplete { blanks });
+        }
+        if let Some(conflict) = self.first_conflict() {
+            return Err(SolutionError::Broken(conflict));
+        }
+        for (i, (&clue, &found)) in puzzle.cells.iter().zip(self.cells.iter()).enumerate() {
+            if clue != 0 && clue != found {
+                return Err(SolutionError::ClueContradicted {
+                    row: i / 9 + 1,
+                    col: i % 9 + 1,
+                    clue,
+                    found,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// True when `self` is a complete valid solution of `puzzle`.
+    pub fn is_solution_of(&self, puzzle: &Grid) -> bool {
+        self.check_solution_of(puzzle).is_ok()
+    }
+}
+
+fn char_count(text: &[u8]) -> usize {
+    match std::str::from_utf8(text) {
+        Ok(s) => s.chars().count(),
+        Err(_) => text.len(),
+    }
+}
+
+fn first_char(text: &[u8]) -> char {
+    let end = text.len().min(4);
+    for len in (1..=end).rev() {
+        if let Ok(s) = std::str::from_utf8(&text[..len]) {
+            if let Some(c) = s.chars().next() {
+                return c;
+            }
+        }
+    }
+    char::REPLACEMENT_CHARACTER
+}
+
+impl std::str::FromStr for Grid {
+    type Err = ParseError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Grid::from_bytes(s.as_bytes())
+    }
+}
+
+impl fmt::Display for Grid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let bytes = self.to_bytes();
+        // The bytes are ASCII digits and dots by construction.
+        f.write_str(std::str::from_utf8(&bytes).map_err(|_| fmt::Error)?)
+    }
+}
+
+impl fmt::Debug for Grid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Grid({self})")
+    }
+}
+
+impl Default for Grid {
+    fn default() -> Self {
+        Grid::empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PUZZLE: &str =
+        "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
+    const SOLUTION: &str =
+        "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
+
+    #[test]
+    fn parses_and_formats_round_trip() {
+        let grid: Grid = PUZZLE.parse().unwrap();
+        assert_eq!(grid.to_string(), PUZZLE);
+        assert_eq!(grid.clue_count(), 30);
+        let zeros = PUZZLE.replace('.', "0");
+        assert_eq!(zeros.parse::<Grid>().unwrap(), grid);
+        let underscores = PUZZLE.replace('.', "_");
+        assert_eq!(underscores.parse::<Grid>().unwrap(), grid);
+    }
+
+    #[test]
+    fn parse_errors_name_the_problem() {
+        let cases: &[(&str, ParseError)] = &[
+            (&PUZZLE[..80], ParseError::WrongLength { found: 80 }),
+            ("", ParseError::WrongLength { found: 0 }),
+            (&format!("{PUZZLE}1"), ParseError::WrongLength { found: 82 }),
+            (
+                &format!("x{}", &PUZZLE[1..]),
+                ParseError::InvalidChar { cell: 1, ch: 'x' },
+            ),
+            (
+                &format!("{}é", &PUZZLE[..80]),
+                ParseError::InvalidChar { cell: 81, ch: 'é' },
+            ),
+        ];
+        for (text, want) in cases {
+            // 'é' is two bytes: 82 bytes but 81 characters, still an error
+            let got = Grid::from_bytes(text.as_bytes()).unwrap_err();
+            match want {
+                ParseError::InvalidChar { ch: 'é', .. } => {
+                    assert_eq!(got, ParseError::WrongLength { found: 81 })
+                }
+                _ => assert_eq!(&got, want, "input {text:?}"),
+            }
+        }
+        assert_eq!(
+            ParseError::WrongLength { found: 80 }.to_string(),
+            "expected 81 cells, found 80"
+        );
+    }
+
+    #[test]
+    fn detects_conflicts_in_each_unit_kind() {
+        let mut row = Grid::empty();
+        row.set(0, 5);
+        row.set(8, 5);
+        assert_eq!(row.first_conflict(), Some(Conflict { digit: 5, unit: Unit::Row(0) }));
+        let mut col = Grid::empty();
+        col.set(4, 3);
+        col.set(76, 3);
+        assert_eq!(col.first_conflict(), Some(Conflict { digit: 3, unit: Unit::Col(4) }));
+        let mut bx = Grid::empty();
+        bx.set(30, 9);
+        bx.set(50, 9);
+        assert_eq!(bx.first_conflict(), Some(Conflict { digit: 9, unit: Unit::Box(4) }));
+        assert_eq!(bx.first_conflict().unwrap().to_string(), "digit 9 appears twice in box 5");
+        assert_eq!(PUZZLE.parse::<Grid>().unwrap().first_conflict(), None);
+    }
+
+    #[test]
+    fn checks_solutions() {
+        let puzzle: Grid = PUZZLE.parse().unwrap();
+        let solution: Grid = SOLUTION.parse().unwrap();
+        assert!(solution.is_solution_of(&puzzle));
+        assert!(solution.is_solution_of(&solution));
+        assert_eq!(
+            puzzle.check_solution_of(&puzzle),
+            Err(SolutionError::Incomplete { blanks: 51 })
+        );
+        let mut swapped = solution;
+        swapped.set(0, 3);
+        swapped.set(1, 5);
+        assert_eq!(
+            swapped.check_solution_of(&Grid::empty()),
+            Err(SolutionError::Broken(Conflict { digit: 3, unit: Unit::Col(0) }))
+        );
+        // A valid grid that disagrees with a clue.
+        let other: Grid =
+            "123456789456789123789123456214365897365897214897214365531642978642978531978531642"
+                .parse()
+                .unwrap();
+        assert!(other.first_conflict().is_none());
+        assert!(matches!(
+            other.check_solution_of(&puzzle),
+            Err(SolutionError::ClueContradicted { row: 1, col: 1, clue: 5, found: 1 })
+        ));
+    }
+
+    #[test]
+    fn unit_table_covers_each_cell_three_times() {
+        let mut count = [0; CELLS];
+        for unit in UNITS.iter() {
+            for &c in unit {
+                count[c as usize] += 1;
+            }
+        }
+        assert!(count.iter().all(|&n| n == 3));
+        for cell in 0..CELLS {
+            assert!(UNITS[row_of(cell)].contains(&(cell as u8)));
+            assert!(UNITS[9 + col_of(cell)].contains(&(cell as u8)));
+            assert!(UNITS[18 + box_of(cell)].contains(&(cell as u8)));
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! The solver registry and the one entry point every solver shares.
+//!
+//! Every solver takes a puzzle and a solution limit (1 = first solution, 2 = prove uniqueness,
+//! N = count up to N) and returns an [`Outcome`]: how many solutions were found up to the limit,
+//! the first one, and how many guesses (branch points with two or more candidates) it took.
+//! Guesses are counted the same way by every solver so the numbers compare across solvers.
+
+mod singles;
+
+use crate::grid::Grid;
+
+/// What a solver found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    /// Number of solutions found, at most the limit that was asked for.
+    pub count: u32,
+    /// The first solution found, if any.
+    pub solution: Option<Grid>,
+    /// Branch points with two or more candidates that the search tried.
+    pub guesses: u64,
+}
+
+impl Outcome {
+    /// The outcome for a puzzle with no solution found and no guesses made.
+    pub const NONE: Outcome = Outcome { count: 0, solution: None, guesses: 0 };
+}
+
+/// The solvers this crate ships, selectable by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum SolverKind {
+    /// Bitmask backtracking over an explicit empty-cell list, fewest candidates first, with naked
+    /// and hidden singles propagated at every node.
+    #[default]
+    Singles,
+}
+
+impl SolverKind {
+    /// Every solver, in order from the simplest to the default.
+    pub const ALL: &'static [SolverKind] = &[SolverKind::Singles];
+
+    /// The name used on the command line and in reports.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SolverKind::Singles => "singles",
+        }
+    }
+
+    /// Looks a solver up by its name.
+    pub fn from_name(name: &str) -> Option<SolverKind> {
+        Self::ALL.iter().copied().find(|k| k.name().eq_ignore_ascii_case(name))
+    }
+
+    /// A one-line description for `--help` and the README.
+    pub const fn description(self) -> &'static str {
+        match self {
+            SolverKind::Singles => {
+                "bitmask backtracking, empty-cell list, fewest candidates first, naked + hidden singles"
+            }
+        }
+    }
+
+    /// Solves `puzzle`, stopping after `limit` solutions (a limit of 0 is treated as 1).
+    ///
+    /// A puzzle whose clues already contradict each other has no solution: the result is
+    /// [`Outcome::NONE`] whichever solver runs.
+    pub fn solve(self, puzzle: &Grid, limit: u32) -> Outcome {
+        let limit = limit.max(1);
+        if puzzle.first_conflict().is_some() {
+            return Outcome::NONE;
+        }
+        match self {
+            SolverKind::Singles => singles::solve(puzzle, limit),
+        }
+    }
+}
+
+impl std::fmt::Display for SolverKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Solves `puzzle` with the default solver; see [`SolverKind::solve`].
+pub fn solve(puzzle: &Grid, limit: u32) -> Outcome {
+    SolverKind::default().solve(puzzle, limit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PUZZLE: &str =
+        "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
+
+    #[test]
+    fn every_solver_solves_a_classic() {
+        let puzzle: Grid = PUZZLE.parse().unwrap();
+        for &kind in SolverKind::ALL {
+            let out = kind.solve(&puzzle, 2);
+            assert_eq!(out.count, 1, "{kind}");
+            assert!(out.solution.unwrap().is_solution_of(&puzzle), "{kind}");
+            assert_eq!(SolverKind::from_name(kind.name()), Some(kind));
+        }
+    }
+
+    #[test]
+    fn empty_grid_has_many_solutions_and_counts_up_to_limit() {
+        for &kind in SolverKind::ALL {
+            let out = kind.solve(&Grid::empty(), 5);
+            assert_eq!(out.count, 5, "{kind}");
+            assert!(out.guesses > 0);
+            assert!(out.solution.unwrap().is_solution_of(&Grid::empty()));
+        }
+    }
+
+    #[test]
+    fn contradictory_and_unsolvable_puzzles_have_no_solution() {
+        let mut bad: Grid = PUZZLE.parse().unwrap();
+        bad.set(2, 5); // second 5 in row 1
+        // Valid clues but no solution: cell 0 sees every digit.
+        let dead: Grid =
+            ".23456789......1..........................................................1......"
+                .replace("......1..", "1........")
+                .parse()
+                .unwrap();
+        for &kind in SolverKind::ALL {
+            assert_eq!(kind.solve(&bad, 1), Outcome::NONE);
+            let out = kind.solve(&dead, 1);
+            assert_eq!(out.count, 0, "{kind}");
+            assert!(out.solution.is_none());
+        }
+    }
+}
