@@ -16,3 +16,6 @@ pub mod solver;
 
 pub use grid::Grid;
 pub use solver::{solve, Outcome, SolverKind};
+pub mod error;
+pub mod io;
+pub mod stats;
