@@ -1,5 +1,7 @@
 //! sudoku-batch: solve Sudoku puzzles in bulk, fast, on all cores, and measure how fast.
 //!
+//! The library holds all the logic; the binary parses arguments ([`cli`]) and calls [`run`].
+//!
 //! ```
 //! use sudoku_batch::{Grid, SolverKind};
 //! let puzzle: Grid =
@@ -11,11 +13,62 @@
 //! assert!(outcome.solution.unwrap().is_solution_of(&puzzle));
 //! ```
 
+pub mod batch;
+pub mod cli;
+pub mod error;
 pub mod grid;
+pub mod io;
+pub mod output;
 pub mod solver;
+pub mod stats;
 
+pub use error::{Error, Result};
 pub use grid::Grid;
 pub use solver::{solve, Outcome, SolverKind};
-pub mod error;
-pub mod io;
-pub mod stats;
+
+/// A command, built from the command line, ready to run.
+#[derive(Debug, Clone)]
+pub enum Command {
+    /// Solve puzzle files.
+    Solve(batch::SolveConfig),
+}
+
+/// How a command that ran to the end went; the process exit status follows from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// Every record passed (exit 0).
+    AllGood,
+    /// The run finished but some records did not pass (exit 1).
+    SomeFailed,
+}
+
+impl Finish {
+    /// The process exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            Finish::AllGood => 0,
+            Finish::SomeFailed => 1,
+        }
+    }
+}
+
+/// Runs a command. Errors are usage or I/O failures (exit 2); bad puzzles are rows, not errors.
+pub fn run(command: Command) -> Result<Finish> {
+    match command {
+        Command::Solve(config) => {
+            let report = batch::run_solve(&config)?;
+            for name in &report.empty_inputs {
+                eprintln!("warning: {name}: no puzzles found");
+            }
+            if !config.quiet {
+                eprint!("{}", report.summary.to_text());
+            }
+            let s = &report.summary;
+            Ok(if s.puzzles > 0 && s.solved == s.puzzles {
+                Finish::AllGood
+            } else {
+                Finish::SomeFailed
+            })
+        }
+    }
+}

@@ -71,7 +71,13 @@ impl Tally {
         let wall_seconds = wall.as_secs_f64();
         let runs = self.solver_runs.max(1) as f64;
         let solved = self.count(Status::Solved);
-        let q = |quantile: f64| if self.solver_runs == 0 { 0 } else { self.histogram.value_at_quantile(quantile) };
+        let q = |quantile: f64| {
+            if self.solver_runs == 0 {
+                0
+            } else {
+                self.histogram.value_at_quantile(quantile)
+            }
+        };
         Summary {
             puzzles,
             solved,
@@ -82,16 +88,28 @@ impl Tally {
             threads,
             solver: solver.to_string(),
             wall_seconds,
-            puzzles_per_second: if wall_seconds > 0.0 { puzzles as f64 / wall_seconds } else { 0.0 },
+            puzzles_per_second: if wall_seconds > 0.0 {
+                puzzles as f64 / wall_seconds
+            } else {
+                0.0
+            },
             solve_ns: SolveNs {
                 mean: (self.total_ns as f64 / runs).round() as u64,
                 p50: q(0.50),
                 p90: q(0.90),
                 p99: q(0.99),
-                max: if self.solver_runs == 0 { 0 } else { self.histogram.max() },
+                max: if self.solver_runs == 0 {
+                    0
+                } else {
+                    self.histogram.max()
+                },
             },
             guesses_per_puzzle: self.guesses as f64 / runs,
-            no_guess_percent: if solved == 0 { 0.0 } else { 100.0 * self.solved_without_guess as f64 / solved as f64 },
+            no_guess_percent: if solved == 0 {
+                0.0
+            } else {
+                100.0 * self.solved_without_guess as f64 / solved as f64
+            },
         }
     }
 }
@@ -160,7 +178,11 @@ impl Summary {
     /// The human-readable summary printed to stderr.
     pub fn to_text(&self) -> String {
         let us = |ns: u64| ns as f64 / 1000.0;
-        let per_puzzle_us = if self.puzzles_per_second > 0.0 { 1e6 / self.puzzles_per_second } else { 0.0 };
+        let per_puzzle_us = if self.puzzles_per_second > 0.0 {
+            1e6 / self.puzzles_per_second
+        } else {
+            0.0
+        };
         format!(
             "puzzles: {} (solved {}, unsolvable {}, multiple {}, invalid {}, mismatch {})\n\
              wall: {:.3} s, {:.0} puzzles/s, {:.2} µs/puzzle, {} thread(s), solver {}\n\
@@ -205,14 +227,29 @@ mod tests {
         assert_eq!((s.puzzles, s.solved, s.unsolvable, s.invalid), (4, 2, 1, 1));
         assert_eq!(s.puzzles_per_second, 2.0);
         assert_eq!(s.solve_ns.mean, 2000);
-        assert!((2997..=3003).contains(&s.solve_ns.max), "{}", s.solve_ns.max); // hdr precision
+        assert!(
+            (2997..=3003).contains(&s.solve_ns.max),
+            "{}",
+            s.solve_ns.max
+        ); // hdr precision
         assert!((1999..=2001).contains(&s.solve_ns.p50));
         assert_eq!(s.guesses_per_puzzle, 2.0);
         assert_eq!(s.no_guess_percent, 50.0);
         let json = serde_json::to_value(&s).unwrap();
         for key in [
-            "puzzles", "solved", "unsolvable", "multiple", "invalid", "mismatch", "threads", "solver",
-            "wall_seconds", "puzzles_per_second", "solve_ns", "guesses_per_puzzle", "no_guess_percent",
+            "puzzles",
+            "solved",
+            "unsolvable",
+            "multiple",
+            "invalid",
+            "mismatch",
+            "threads",
+            "solver",
+            "wall_seconds",
+            "puzzles_per_second",
+            "solve_ns",
+            "guesses_per_puzzle",
+            "no_guess_percent",
         ] {
             assert!(json.get(key).is_some(), "{key}");
         }

@@ -54,7 +54,10 @@ impl Input {
     pub fn size(&self) -> Option<u64> {
         match self {
             Input::Stdin => None,
-            Input::File(path) => std::fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| m.len()),
+            Input::File(path) => std::fs::metadata(path)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len()),
         }
     }
 
@@ -69,7 +72,10 @@ impl Input {
                         source: io::Error::new(io::ErrorKind::InvalidInput, "is a directory"),
                     });
                 }
-                File::open(path).map(drop).map_err(|source| Error::Open { path: path.clone(), source })
+                File::open(path).map(drop).map_err(|source| Error::Open {
+                    path: path.clone(),
+                    source,
+                })
             }
         }
     }
@@ -78,11 +84,18 @@ impl Input {
     pub fn open(&self, counter: Arc<AtomicU64>) -> Result<Box<dyn BufRead + Send>> {
         let raw: Box<dyn Read + Send> = match self {
             Input::Stdin => Box::new(io::stdin()),
-            Input::File(path) => Box::new(
-                File::open(path).map_err(|source| Error::Open { path: path.clone(), source })?,
-            ),
+            Input::File(path) => Box::new(File::open(path).map_err(|source| Error::Open {
+                path: path.clone(),
+                source,
+            })?),
         };
-        Ok(Box::new(BufReader::with_capacity(READ_BUFFER, CountingReader { inner: raw, counter })))
+        Ok(Box::new(BufReader::with_capacity(
+            READ_BUFFER,
+            CountingReader {
+                inner: raw,
+                counter,
+            },
+        )))
     }
 }
 

@@ -80,7 +80,10 @@ pub enum Body {
 
 impl Body {
     fn invalid(text: &[u8], message: impl Into<String>) -> Body {
-        Body::Invalid { text: echo(text), message: message.into() }
+        Body::Invalid {
+            text: echo(text),
+            message: message.into(),
+        }
     }
 }
 
@@ -137,14 +140,28 @@ impl RecordReader {
         let mut stream = input.open(self.bytes_read.clone())?;
         let format = match self.options.format {
             Format::Auto => {
-                let head = stream.fill_buf().map_err(|source| Error::Read { path: input.path(), source })?;
+                let head = stream.fill_buf().map_err(|source| Error::Read {
+                    path: input.path(),
+                    source,
+                })?;
                 detect_format(head)
             }
             other => other,
         };
         self.current = Some(match format {
-            Format::Csv => Source::Csv(CsvSource::new(stream, input, file, self.options.column.as_deref())?),
-            _ => Source::Lines(LineSource { stream, file, line: 0, buf: Vec::new(), path: input.path() }),
+            Format::Csv => Source::Csv(CsvSource::new(
+                stream,
+                input,
+                file,
+                self.options.column.as_deref(),
+            )?),
+            _ => Source::Lines(LineSource {
+                stream,
+                file,
+                line: 0,
+                buf: Vec::new(),
+                path: input.path(),
+            }),
         });
         Ok(true)
     }
@@ -251,18 +268,28 @@ impl LineSource {
     fn next_record(&mut self) -> Result<Option<Record>> {
         loop {
             let Some(overlong) = read_line_bounded(&mut *self.stream, &mut self.buf, MAX_LINE)
-                .map_err(|source| Error::Read { path: self.path.clone(), source })?
+                .map_err(|source| Error::Read {
+                    path: self.path.clone(),
+                    source,
+                })?
             else {
                 return Ok(None);
             };
             self.line += 1;
             let body = if overlong {
-                Some(Body::invalid(&self.buf, format!("line longer than {MAX_LINE} bytes")))
+                Some(Body::invalid(
+                    &self.buf,
+                    format!("line longer than {MAX_LINE} bytes"),
+                ))
             } else {
                 parse_line(&self.buf)
             };
             if let Some(body) = body {
-                return Ok(Some(Record { file: self.file, line: self.line, body }));
+                return Ok(Some(Record {
+                    file: self.file,
+                    line: self.line,
+                    body,
+                }));
             }
         }
     }
@@ -331,17 +358,35 @@ impl CsvSource {
             .byte_headers()
             .map_err(|e| csv_error(&path, e))?
             .iter()
-            .map(|field| String::from_utf8_lossy(field).trim().trim_start_matches('\u{feff}').to_string())
+            .map(|field| {
+                String::from_utf8_lossy(field)
+                    .trim()
+                    .trim_start_matches('\u{feff}')
+                    .to_string()
+            })
             .collect();
-        let find = |names: &[&str]| header.iter().position(|h| names.iter().any(|n| h.eq_ignore_ascii_case(n)));
+        let find = |names: &[&str]| {
+            header
+                .iter()
+                .position(|h| names.iter().any(|n| h.eq_ignore_ascii_case(n)))
+        };
         let puzzle_column = match column {
             Some(wanted) => header
                 .iter()
                 .position(|h| h.eq_ignore_ascii_case(wanted))
-                .or_else(|| wanted.parse::<usize>().ok().filter(|&n| n >= 1 && n <= header.len()).map(|n| n - 1))
+                .or_else(|| {
+                    wanted
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|&n| n >= 1 && n <= header.len())
+                        .map(|n| n - 1)
+                })
                 .ok_or_else(|| Error::Input {
                     path: path.clone(),
-                    message: format!("no column {wanted:?} in the CSV header ({})", header.join(",")),
+                    message: format!(
+                        "no column {wanted:?} in the CSV header ({})",
+                        header.join(",")
+                    ),
                 })?,
             None => find(PUZZLE_COLUMNS).ok_or_else(|| Error::Input {
                 path: path.clone(),
@@ -371,7 +416,11 @@ impl CsvSource {
         }
         let line = self.record.position().map_or(0, |p| p.line());
         let body = self.parse_row();
-        Ok(Some(Record { file: self.file, line, body }))
+        Ok(Some(Record {
+            file: self.file,
+            line,
+            body,
+        }))
     }
 
     fn parse_row(&self) -> Body {
@@ -393,13 +442,20 @@ impl CsvSource {
             Ok(grid) => grid,
             Err(e) => return Body::invalid(field, e.to_string()),
         };
-        let reference = match self.solution_column.and_then(|c| row.get(c)).map(<[u8]>::trim_ascii) {
+        let reference = match self
+            .solution_column
+            .and_then(|c| row.get(c))
+            .map(<[u8]>::trim_ascii)
+        {
             None | Some(b"") => None,
             Some(text) => match Grid::from_bytes(text) {
                 Ok(grid) if grid.is_complete() => Some(grid),
                 Ok(grid) => {
                     let blanks = 81 - grid.clue_count();
-                    return Body::invalid(field, format!("reference solution has {blanks} blank cells"));
+                    return Body::invalid(
+                        field,
+                        format!("reference solution has {blanks} blank cells"),
+                    );
                 }
                 Err(e) => return Body::invalid(field, format!("reference solution: {e}")),
             },
@@ -411,7 +467,10 @@ impl CsvSource {
 fn csv_error(path: &std::path::Path, error: csv::Error) -> Error {
     let line = error.position().map(|p| p.line());
     match error.into_kind() {
-        csv::ErrorKind::Io(source) => Error::Read { path: path.to_path_buf(), source },
+        csv::ErrorKind::Io(source) => Error::Read {
+            path: path.to_path_buf(),
+            source,
+        },
         other => Error::Input {
             path: path.to_path_buf(),
             message: match line {
@@ -426,8 +485,10 @@ fn csv_error(path: &std::path::Path, error: csv::Error) -> Error {
 mod tests {
     use super::*;
 
-    const P: &str = "4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........";
-    const S: &str = "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
+    const P: &str =
+        "4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........";
+    const S: &str =
+        "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
 
     fn puzzle(body: Option<Body>) -> (Grid, Option<Grid>) {
         match body {
@@ -449,21 +510,41 @@ mod tests {
         let s: Grid = S.parse().unwrap();
         assert_eq!(puzzle(parse_line(P.as_bytes())), (p, None));
         assert_eq!(puzzle(parse_line(format!("{P}\r").as_bytes())), (p, None));
-        assert_eq!(puzzle(parse_line(format!("00015097c6c3 {P}  7.2").as_bytes())), (p, None));
-        assert_eq!(puzzle(parse_line(format!("{P}:1:{S}").as_bytes())), (p, Some(s)));
-        assert_eq!(puzzle(parse_line(format!("{P},{S}").as_bytes())), (p, Some(s)));
-        assert_eq!(puzzle(parse_line(format!("{P}  11.9 11.9 09.9").as_bytes())), (p, None));
-        assert_eq!(puzzle(parse_line(format!("{P},name;extra").as_bytes())), (p, None));
+        assert_eq!(
+            puzzle(parse_line(format!("00015097c6c3 {P}  7.2").as_bytes())),
+            (p, None)
+        );
+        assert_eq!(
+            puzzle(parse_line(format!("{P}:1:{S}").as_bytes())),
+            (p, Some(s))
+        );
+        assert_eq!(
+            puzzle(parse_line(format!("{P},{S}").as_bytes())),
+            (p, Some(s))
+        );
+        assert_eq!(
+            puzzle(parse_line(format!("{P}  11.9 11.9 09.9").as_bytes())),
+            (p, None)
+        );
+        assert_eq!(
+            puzzle(parse_line(format!("{P},name;extra").as_bytes())),
+            (p, None)
+        );
         assert_eq!(parse_line(b"# comment"), None);
         assert_eq!(parse_line(b"   \r"), None);
     }
 
     #[test]
     fn bad_lines_say_why() {
-        assert_eq!(message(parse_line(&P.as_bytes()[..80])), "expected 81 cells, found 80");
+        assert_eq!(
+            message(parse_line(&P.as_bytes()[..80])),
+            "expected 81 cells, found 80"
+        );
         assert_eq!(message(parse_line(b"12 34")), "expected 81 cells, found 2");
         let stray = format!("x{}", &P[1..]);
-        assert!(message(parse_line(stray.as_bytes())).starts_with("invalid character 'x' at cell 1"));
+        assert!(
+            message(parse_line(stray.as_bytes())).starts_with("invalid character 'x' at cell 1")
+        );
         let junk = [0xffu8; 81];
         assert!(message(parse_line(&junk)).contains("invalid character"));
     }
@@ -471,9 +552,18 @@ mod tests {
     #[test]
     fn detects_formats() {
         assert_eq!(detect_format(b"quizzes,solutions\n0043,123\n"), Format::Csv);
-        assert_eq!(detect_format(b"id,puzzle,solution,clues,difficulty\n"), Format::Csv);
-        assert_eq!(detect_format(format!("# c\n\n{P}\n").as_bytes()), Format::Lines);
-        assert_eq!(detect_format(format!("{P},{S}\n").as_bytes()), Format::Lines);
+        assert_eq!(
+            detect_format(b"id,puzzle,solution,clues,difficulty\n"),
+            Format::Csv
+        );
+        assert_eq!(
+            detect_format(format!("# c\n\n{P}\n").as_bytes()),
+            Format::Lines
+        );
+        assert_eq!(
+            detect_format(format!("{P},{S}\n").as_bytes()),
+            Format::Lines
+        );
         assert_eq!(detect_format(b""), Format::Lines);
     }
 
@@ -482,11 +572,20 @@ mod tests {
         let text = format!("{}\nab\r\nlast", "y".repeat(100));
         let mut stream = std::io::Cursor::new(text.into_bytes());
         let mut buf = Vec::new();
-        assert_eq!(read_line_bounded(&mut stream, &mut buf, 10).unwrap(), Some(true));
+        assert_eq!(
+            read_line_bounded(&mut stream, &mut buf, 10).unwrap(),
+            Some(true)
+        );
         assert_eq!(buf, b"yyyyyyyyyy");
-        assert_eq!(read_line_bounded(&mut stream, &mut buf, 10).unwrap(), Some(false));
+        assert_eq!(
+            read_line_bounded(&mut stream, &mut buf, 10).unwrap(),
+            Some(false)
+        );
         assert_eq!(buf, b"ab\r");
-        assert_eq!(read_line_bounded(&mut stream, &mut buf, 10).unwrap(), Some(false));
+        assert_eq!(
+            read_line_bounded(&mut stream, &mut buf, 10).unwrap(),
+            Some(false)
+        );
         assert_eq!(buf, b"last");
         assert_eq!(read_line_bounded(&mut stream, &mut buf, 10).unwrap(), None);
     }

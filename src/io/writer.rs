@@ -20,8 +20,13 @@ pub enum Status {
 
 impl Status {
     /// Every status, in the order summaries list them.
-    pub const ALL: [Status; 5] =
-        [Status::Solved, Status::Unsolvable, Status::Multiple, Status::Invalid, Status::Mismatch];
+    pub const ALL: [Status; 5] = [
+        Status::Solved,
+        Status::Unsolvable,
+        Status::Multiple,
+        Status::Invalid,
+        Status::Mismatch,
+    ];
 
     /// The word written in the `status` column.
     pub const fn as_str(self) -> &'static str {
@@ -70,12 +75,15 @@ pub struct ResultRow {
 }
 
 /// The CSV column names, in order.
-pub const COLUMNS: [&str; 9] =
-    ["index", "line", "puzzle", "solution", "status", "guesses", "solve_ns", "message", "file"];
+pub const COLUMNS: [&str; 9] = [
+    "index", "line", "puzzle", "solution", "status", "guesses", "solve_ns", "message", "file",
+];
 
 /// A CSV writer for result rows without a header (the header is written once, separately).
 pub fn row_writer<W: std::io::Write>(sink: W) -> csv::Writer<W> {
-    csv::WriterBuilder::new().has_headers(false).from_writer(sink)
+    csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(sink)
 }
 
 /// The header line.

@@ -22,7 +22,11 @@ pub struct Outcome {
 
 impl Outcome {
     /// The outcome for a puzzle with no solution found and no guesses made.
-    pub const NONE: Outcome = Outcome { count: 0, solution: None, guesses: 0 };
+    pub const NONE: Outcome = Outcome {
+        count: 0,
+        solution: None,
+        guesses: 0,
+    };
 }
 
 /// The solvers this crate ships, selectable by name.
@@ -47,7 +51,10 @@ impl SolverKind {
 
     /// Looks a solver up by its name.
     pub fn from_name(name: &str) -> Option<SolverKind> {
-        Self::ALL.iter().copied().find(|k| k.name().eq_ignore_ascii_case(name))
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|k| k.name().eq_ignore_ascii_case(name))
     }
 
     /// A one-line description for `--help` and the README.
@@ -117,7 +124,7 @@ mod tests {
     fn contradictory_and_unsolvable_puzzles_have_no_solution() {
         let mut bad: Grid = PUZZLE.parse().unwrap();
         bad.set(2, 5); // second 5 in row 1
-        // Valid clues but no solution: cell 0 sees every digit.
+                       // Valid clues but no solution: cell 0 sees every digit.
         let dead: Grid =
             ".23456789......1..........................................................1......"
                 .replace("......1..", "1........")

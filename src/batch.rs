@@ -1,0 +1,451 @@
+//! The solve pipeline: a reader thread streams records in chunks, rayon solves the chunks on
+//! all cores, and the calling thread writes the result rows in input order. The only module
+//! that knows rayon and indicatif.
+//!
+//! ```text
+//! reader thread ──chunk──▶ rayon pool (par_iter per chunk, rows formatted there)
+//!      ▲                                  │ (seq, bytes, tally)
+//!      └──── token (bounded in-flight) ◀── writer: reorder by seq, write, merge tallies
+//! ```
+//! Memory stays bounded: a chunk may only be read after a token comes back from the writer, so
+//! at most `in_flight` chunks exist at once, whatever the input size.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::grid::Grid;
+use crate::io::reader::{Body, ReadOptions, Record, RecordReader};
+use crate::io::writer::{row_writer, Status};
+use crate::io::Input;
+use crate::output::Output;
+use crate::solver::SolverKind;
+use crate::stats::{Summary, Tally};
+
+/// Records per chunk handed to the pool.
+const CHUNK: usize = 256;
+
+/// Everything `solve` needs, built from the command line.
+#[derive(Debug, Clone)]
+pub struct SolveConfig {
+    /// Inputs, read in order.
+    pub inputs: Vec<Input>,
+    /// How to read them.
+    pub read: ReadOptions,
+    /// Output CSV file; `None` for stdout.
+    pub output: Option<PathBuf>,
+    /// Where to write the JSON summary, if anywhere.
+    pub summary_json: Option<PathBuf>,
+    /// Solver threads (at least 1).
+    pub threads: usize,
+    /// Which solver.
+    pub solver: SolverKind,
+    /// Prove uniqueness (solution limit 2).
+    pub unique: bool,
+    /// No progress bar and no summary on stderr.
+    pub quiet: bool,
+}
+
+impl SolveConfig {
+    /// A configuration with defaults for everything but the inputs.
+    pub fn new(inputs: Vec<Input>) -> Self {
+        SolveConfig {
+            inputs,
+            read: ReadOptions::default(),
+            output: None,
+            summary_json: None,
+            threads: default_threads(),
+            solver: SolverKind::default(),
+            unique: false,
+            quiet: true,
+        }
+    }
+}
+
+/// The number of logical cores.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// What a finished run reports.
+#[derive(Debug, Clone)]
+pub struct SolveReport {
+    /// The summary (also printed / written as JSON).
+    pub summary: Summary,
+    /// Inputs that held no records.
+    pub empty_inputs: Vec<String>,
+}
+
+/// The result of solving one record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// Status word.
+    pub status: Status,
+    /// The solution to report, already checked against the clues and the rules.
+    pub solution: Option<Grid>,
+    /// Guesses made.
+    pub guesses: u64,
+    /// Nanoseconds spent in the solver.
+    pub solve_ns: u64,
+    /// Why the record is not `solved`.
+    pub message: String,
+    /// Whether the record reached the solver (false for malformed records and contradictory clues).
+    pub reached_solver: bool,
+}
+
+/// Solves one record and decides its status. This is the per-puzzle path that both the parallel
+/// pipeline and the sequential oracle use.
+pub fn judge(body: &Body, solver: SolverKind, unique: bool) -> Verdict {
+    let invalid = |message: String| Verdict {
+        status: Status::Invalid,
+        solution: None,
+        guesses: 0,
+        solve_ns: 0,
+        message,
+        reached_solver: false,
+    };
+    let (puzzle, reference) = match body {
+        Body::Invalid { message, .. } => return invalid(message.clone()),
+        Body::Puzzle { puzzle, reference } => (puzzle, reference),
+    };
+    if let Some(conflict) = puzzle.first_conflict() {
+        return invalid(format!("contradictory clues: {conflict}"));
+    }
+    let limit = if unique { 2 } else { 1 };
+    let started = Instant::now();
+    let outcome = solver.solve(puzzle, limit);
+    let solve_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    let verdict = |status, solution, message: String| Verdict {
+        status,
+        solution,
+        guesses: outcome.guesses,
+        solve_ns,
+        message,
+        reached_solver: true,
+    };
+    let Some(solution) = outcome.solution.filter(|_| outcome.count > 0) else {
+        return verdict(Status::Unsolvable, None, "no solution".into());
+    };
+    if let Err(e) = solution.check_solution_of(puzzle) {
+        // A solver bug: never report an unchecked grid as a solution.
+        return verdict(
+            Status::Mismatch,
+            None,
+            format!("solver {solver} returned a bad grid: {e}"),
+        );
+    }
+    if unique && outcome.count >= 2 {
+        return verdict(Status::Multiple, None, "at least 2 solutions".into());
+    }
+    if let Some(reference) = reference {
+        if reference != &solution {
+            let cell = (0..81)
+                .find(|&i| reference.get(i) != solution.get(i))
+                .unwrap_or(0);
+            let why = match reference.check_solution_of(puzzle) {
+                Ok(()) => {
+                    "; the reference is also a solution, so the puzzle has several".to_string()
+                }
+                Err(e) => format!("; the reference is wrong: {e}"),
+            };
+            return verdict(
+                Status::Mismatch,
+                Some(solution),
+                format!(
+                    "reference solution differs at row {}, column {}{why}",
+                    cell / 9 + 1,
+                    cell % 9 + 1
+                ),
+            );
+        }
+    }
+    verdict(Status::Solved, Some(solution), String::new())
+}
+
+/// A solved chunk: its formatted CSV rows and its statistics.
+struct ChunkOut {
+    rows: Vec<u8>,
+    tally: Tally,
+    records: u64,
+}
+
+/// Formats result rows for `records`, whose first has stream position `first_index`.
+fn format_rows(
+    records: &[Record],
+    verdicts: &[Verdict],
+    first_index: u64,
+    files: &[String],
+) -> ChunkOut {
+    let mut writer = row_writer(Vec::with_capacity(records.len() * 220));
+    let mut tally = Tally::default();
+    let mut index_buf = itoa_buf();
+    for (offset, (record, verdict)) in records.iter().zip(verdicts).enumerate() {
+        let puzzle_text;
+        let puzzle: &[u8] = match &record.body {
+            Body::Puzzle { puzzle, .. } => {
+                puzzle_text = puzzle.to_bytes();
+                &puzzle_text
+            }
+            Body::Invalid { text, .. } => text.as_bytes(),
+        };
+        let solution_text = verdict.solution.map(|s| s.to_bytes());
+        let solution: &[u8] = solution_text.as_ref().map_or(b"", |s| s.as_slice());
+        let file = files.get(record.file as usize).map_or("-", String::as_str);
+        let fields: [&[u8]; 9] = [
+            index_buf.0.format(first_index + offset as u64).as_bytes(),
+            index_buf.1.format(record.line).as_bytes(),
+            puzzle,
+            solution,
+            verdict.status.as_str().as_bytes(),
+            index_buf.2.format(verdict.guesses).as_bytes(),
+            index_buf.3.format(verdict.solve_ns).as_bytes(),
+            verdict.message.as_bytes(),
+            file.as_bytes(),
+        ];
+        // Writing to a Vec cannot fail.
+        let _ = writer.write_record(fields);
+        tally.record(
+            verdict.status,
+            verdict.reached_solver,
+            verdict.guesses,
+            verdict.solve_ns,
+        );
+    }
+    let rows = writer.into_inner().unwrap_or_default();
+    ChunkOut {
+        rows,
+        tally,
+        records: records.len() as u64,
+    }
+}
+
+fn itoa_buf() -> (itoa::Buffer, itoa::Buffer, itoa::Buffer, itoa::Buffer) {
+    (
+        itoa::Buffer::new(),
+        itoa::Buffer::new(),
+        itoa::Buffer::new(),
+        itoa::Buffer::new(),
+    )
+}
+
+fn solve_chunk(
+    records: &[Record],
+    first_index: u64,
+    solver: SolverKind,
+    unique: bool,
+    files: &[String],
+) -> ChunkOut {
+    let verdicts: Vec<Verdict> = records
+        .par_iter()
+        .with_min_len(4)
+        .map(|record| judge(&record.body, solver, unique))
+        .collect();
+    format_rows(records, &verdicts, first_index, files)
+}
+
+/// The sequential oracle: the same rows as [`run_solve`] without threads, as (index, verdict).
+pub fn solve_sequential(config: &SolveConfig) -> Result<Vec<(Record, Verdict)>> {
+    let reader = RecordReader::new(config.inputs.clone(), config.read.clone(), Arc::default());
+    reader
+        .map(|record| {
+            record.map(|r| {
+                let verdict = judge(&r.body, config.solver, config.unique);
+                (r, verdict)
+            })
+        })
+        .collect()
+}
+
+/// Runs `solve`: reads every input, solves on `config.threads` threads, writes the rows in
+/// input order, and returns the summary. Bad records are rows, not errors; errors are I/O.
+pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
+    for input in &config.inputs {
+        input.check()?;
+    }
+    let mut output = Output::create(config.output.as_deref())?;
+    let threads = config.threads.max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("solver-{i}"))
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start {threads} solver threads: {e}")))?;
+    let files: Arc<Vec<String>> = Arc::new(config.inputs.iter().map(Input::display_name).collect());
+    let bytes_read = Arc::new(AtomicU64::new(0));
+    let total_bytes: Option<u64> = config.inputs.iter().map(Input::size).sum();
+    let mut progress = Progress::new(total_bytes, config.quiet);
+    let started = Instant::now();
+
+    output.write_all(crate::io::writer::header_line().as_bytes())?;
+    let in_flight = threads * 8 + 2;
+    let (token_tx, token_rx) = crossbeam_channel::bounded::<()>(in_flight);
+    for _ in 0..in_flight {
+        let _ = token_tx.send(());
+    }
+    let (done_tx, done_rx) = crossbeam_channel::unbounded::<(u64, ChunkOut)>();
+    let mut tally = Tally::default();
+
+    let (read_result, write_result) = std::thread::scope(|scope| {
+        let pool = &pool;
+        let files = &files;
+        let bytes = bytes_read.clone();
+        let reader_thread = scope.spawn(move || -> Result<Vec<String>> {
+            let mut reader = RecordReader::new(config.inputs.clone(), config.read.clone(), bytes);
+            let mut seq = 0u64;
+            let mut next_index = 0u64;
+            let mut outcome = Ok(());
+            while outcome.is_ok() && token_rx.recv().is_ok() {
+                let mut chunk = Vec::with_capacity(CHUNK);
+                while chunk.len() < CHUNK {
+                    match reader.next_record() {
+                        Ok(Some(record)) => chunk.push(record),
+                        Ok(None) => break,
+                        Err(e) => {
+                            outcome = Err(e);
+                            break;
+                        }
+                    }
+                }
+                if chunk.is_empty() {
+                    break;
+                }
+                let full = chunk.len() == CHUNK;
+                let first_index = next_index;
+                next_index += chunk.len() as u64;
+                let done_tx = done_tx.clone();
+                let files = Arc::clone(files);
+                let (solver, unique) = (config.solver, config.unique);
+                pool.spawn(move || {
+                    let out = solve_chunk(&chunk, first_index, solver, unique, &files);
+                    let _ = done_tx.send((seq, out));
+                });
+                seq += 1;
+                if !full {
+                    break;
+                }
+            }
+            drop(done_tx);
+            outcome.map(|()| reader.empty_inputs().to_vec())
+        });
+
+        let mut write = || -> Result<()> {
+            let mut pending: BTreeMap<u64, ChunkOut> = BTreeMap::new();
+            let mut next = 0u64;
+            for (seq, out) in done_rx.iter() {
+                pending.insert(seq, out);
+                while let Some(out) = pending.remove(&next) {
+                    output.write_all(&out.rows)?;
+                    tally += &out.tally;
+                    progress.advance(out.records, bytes_read.load(Ordering::Relaxed));
+                    let _ = token_tx.send(());
+                    next += 1;
+                }
+            }
+            Ok(())
+        };
+        let write_result = write();
+        // Unblock the reader if writing stopped early.
+        drop(token_tx);
+        drop(done_rx);
+        let read_result = reader_thread.join().unwrap_or_else(|_| {
+            Err(Error::Usage(
+                "the reader thread stopped unexpectedly".into(),
+            ))
+        });
+        (read_result, write_result)
+    });
+    progress.finish();
+    write_result?;
+    let empty_inputs = read_result?;
+    output.finish()?;
+    let summary = tally.summary(started.elapsed(), threads, config.solver.name());
+    if let Some(path) = &config.summary_json {
+        write_json(path, &summary)?;
+    }
+    Ok(SolveReport {
+        summary,
+        empty_inputs,
+    })
+}
+
+/// Writes `value` as pretty JSON to `path`.
+pub fn write_json<T: serde::Serialize>(path: &std::path::Path, value: &T) -> Result<()> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| Error::Write {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e),
+    })?;
+    std::fs::write(path, text + "\n").map_err(|source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The progress bar: by bytes when the input size is known, a counter otherwise; hidden when
+/// stderr is not a terminal or the run is quiet, so callers never branch on it.
+pub struct Progress {
+    bar: ProgressBar,
+    by_bytes: bool,
+    records: u64,
+    started: Instant,
+}
+
+impl Progress {
+    /// A bar for `total_bytes` of input (unknown for stdin).
+    pub fn new(total_bytes: Option<u64>, quiet: bool) -> Progress {
+        let hidden = quiet || !std::io::stderr().is_terminal();
+        let bar = match (hidden, total_bytes) {
+            (true, _) => ProgressBar::hidden(),
+            (false, Some(total)) => {
+                let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+                bar.set_style(
+                    ProgressStyle::with_template(
+                        "{elapsed_precise} [{bar:30}] {bytes}/{total_bytes} {msg} ETA {eta}",
+                    )
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+                );
+                bar
+            }
+            (false, None) => {
+                let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+                bar.set_style(
+                    ProgressStyle::with_template("{elapsed_precise} {spinner} {msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                );
+                bar
+            }
+        };
+        bar.enable_steady_tick(Duration::from_millis(200));
+        Progress {
+            bar,
+            by_bytes: total_bytes.is_some(),
+            records: 0,
+            started: Instant::now(),
+        }
+    }
+
+    /// Counts `records` more done, with `bytes` read so far.
+    pub fn advance(&mut self, records: u64, bytes: u64) {
+        self.records += records;
+        if self.bar.is_hidden() {
+            return;
+        }
+        if self.by_bytes {
+            self.bar.set_position(bytes);
+        }
+        let rate = self.records as f64 / self.started.elapsed().as_secs_f64().max(1e-9);
+        self.bar
+            .set_message(format!("{} puzzles, {:.0}/s", self.records, rate));
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
