@@ -3,10 +3,11 @@
 //! that knows rayon and indicatif.
 //!
 //! ```text
-//! reader thread ──chunk──▶ rayon pool (par_iter per chunk, rows formatted there)
-//!      ▲                                  │ (seq, bytes, tally)
-//!      └──── token (bounded in-flight) ◀── writer: reorder by seq, write, merge tallies
+//! calling thread: read chunk ──spawn──▶ rayon pool (par_iter per chunk, rows formatted there)
+//!      ▲                                        │ (seq, bytes, tally)
+//!      └──── token (bounded in-flight) ◀── writer thread: reorder by seq, write, merge tallies
 //! ```
+//! [`ordered_map`] is the generic form that `verify` and `generate` reuse.
 //! Memory stays bounded: a chunk may only be read after a token comes back from the writer, so
 //! at most `in_flight` chunks exist at once, whatever the input size.
 
@@ -263,6 +264,88 @@ pub fn solve_sequential(config: &SolveConfig) -> Result<Vec<(Record, Verdict)>> 
         .collect()
 }
 
+/// Runs an ordered parallel map: `produce` is called on this thread for the next work item
+/// (a chunk) until it returns `None` or an error; `work` runs on the pool's threads; `consume`
+/// gets the results on a writer thread, in the order the items were produced.
+///
+/// At most `in_flight` items exist at once (produced, not yet consumed), so memory is bounded
+/// whatever the input size. If `consume` fails, production stops and its error is returned;
+/// if `produce` fails, the items already produced are still worked and consumed, then its
+/// error is returned.
+pub fn ordered_map<T, O>(
+    pool: &rayon::ThreadPool,
+    in_flight: usize,
+    mut produce: impl FnMut() -> Result<Option<T>>,
+    work: impl Fn(T) -> O + Sync,
+    consume: impl FnMut(O) -> Result<()> + Send,
+) -> Result<()>
+where
+    T: Send,
+    O: Send,
+{
+    let in_flight = in_flight.max(1);
+    let (token_tx, token_rx) = crossbeam_channel::bounded::<()>(in_flight);
+    for _ in 0..in_flight {
+        let _ = token_tx.send(());
+    }
+    let (done_tx, done_rx) = crossbeam_channel::unbounded::<(u64, O)>();
+    std::thread::scope(|threads| {
+        let writer = threads.spawn(move || -> Result<()> {
+            let mut consume = consume;
+            let mut pending: BTreeMap<u64, O> = BTreeMap::new();
+            let mut next = 0u64;
+            for (seq, out) in done_rx.iter() {
+                pending.insert(seq, out);
+                while let Some(out) = pending.remove(&next) {
+                    // On error, returning drops `token_tx`, which stops the producer.
+                    consume(out)?;
+                    let _ = token_tx.send(());
+                    next += 1;
+                }
+            }
+            Ok(())
+        });
+        let work = &work;
+        let mut produced = Ok(());
+        pool.in_place_scope(|scope| {
+            let mut seq = 0u64;
+            while token_rx.recv().is_ok() {
+                match produce() {
+                    Ok(Some(item)) => {
+                        let done_tx = done_tx.clone();
+                        let this = seq;
+                        scope.spawn(move |_| {
+                            let _ = done_tx.send((this, work(item)));
+                        });
+                        seq += 1;
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        produced = Err(e);
+                        break;
+                    }
+                }
+            }
+        });
+        drop(done_tx);
+        let written = writer.join().unwrap_or_else(|_| {
+            Err(Error::Usage(
+                "the writer thread stopped unexpectedly".into(),
+            ))
+        });
+        written.and(produced)
+    })
+}
+
+/// Builds the rayon pool for `threads` solver threads.
+pub fn build_pool(threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .thread_name(|i| format!("worker-{i}"))
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start {threads} worker threads: {e}")))
+}
+
 /// Runs `solve`: reads every input, solves on `config.threads` threads, writes the rows in
 /// input order, and returns the summary. Bad records are rows, not errors; errors are I/O.
 pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
@@ -271,98 +354,55 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
     }
     let mut output = Output::create(config.output.as_deref())?;
     let threads = config.threads.max(1);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("solver-{i}"))
-        .build()
-        .map_err(|e| Error::Usage(format!("cannot start {threads} solver threads: {e}")))?;
-    let files: Arc<Vec<String>> = Arc::new(config.inputs.iter().map(Input::display_name).collect());
+    let pool = build_pool(threads)?;
+    let files: Vec<String> = config.inputs.iter().map(Input::display_name).collect();
     let bytes_read = Arc::new(AtomicU64::new(0));
     let total_bytes: Option<u64> = config.inputs.iter().map(Input::size).sum();
     let mut progress = Progress::new(total_bytes, config.quiet);
     let started = Instant::now();
-
     output.write_all(crate::io::writer::header_line().as_bytes())?;
-    let in_flight = threads * 8 + 2;
-    let (token_tx, token_rx) = crossbeam_channel::bounded::<()>(in_flight);
-    for _ in 0..in_flight {
-        let _ = token_tx.send(());
-    }
-    let (done_tx, done_rx) = crossbeam_channel::unbounded::<(u64, ChunkOut)>();
+
+    let mut reader = RecordReader::new(
+        config.inputs.clone(),
+        config.read.clone(),
+        bytes_read.clone(),
+    );
+    let mut next_index = 0u64;
+    let mut finished = false;
+    let produce = || -> Result<Option<(u64, Vec<Record>)>> {
+        if finished {
+            return Ok(None);
+        }
+        let mut chunk = Vec::with_capacity(CHUNK);
+        while chunk.len() < CHUNK {
+            match reader.next_record()? {
+                Some(record) => chunk.push(record),
+                None => {
+                    finished = true;
+                    break;
+                }
+            }
+        }
+        if chunk.is_empty() {
+            return Ok(None);
+        }
+        let first = next_index;
+        next_index += chunk.len() as u64;
+        Ok(Some((first, chunk)))
+    };
+    let (solver, unique) = (config.solver, config.unique);
+    let work =
+        |(first, chunk): (u64, Vec<Record>)| solve_chunk(&chunk, first, solver, unique, &files);
     let mut tally = Tally::default();
-
-    let (read_result, write_result) = std::thread::scope(|scope| {
-        let pool = &pool;
-        let files = &files;
-        let bytes = bytes_read.clone();
-        let reader_thread = scope.spawn(move || -> Result<Vec<String>> {
-            let mut reader = RecordReader::new(config.inputs.clone(), config.read.clone(), bytes);
-            let mut seq = 0u64;
-            let mut next_index = 0u64;
-            let mut outcome = Ok(());
-            while outcome.is_ok() && token_rx.recv().is_ok() {
-                let mut chunk = Vec::with_capacity(CHUNK);
-                while chunk.len() < CHUNK {
-                    match reader.next_record() {
-                        Ok(Some(record)) => chunk.push(record),
-                        Ok(None) => break,
-                        Err(e) => {
-                            outcome = Err(e);
-                            break;
-                        }
-                    }
-                }
-                if chunk.is_empty() {
-                    break;
-                }
-                let full = chunk.len() == CHUNK;
-                let first_index = next_index;
-                next_index += chunk.len() as u64;
-                let done_tx = done_tx.clone();
-                let files = Arc::clone(files);
-                let (solver, unique) = (config.solver, config.unique);
-                pool.spawn(move || {
-                    let out = solve_chunk(&chunk, first_index, solver, unique, &files);
-                    let _ = done_tx.send((seq, out));
-                });
-                seq += 1;
-                if !full {
-                    break;
-                }
-            }
-            drop(done_tx);
-            outcome.map(|()| reader.empty_inputs().to_vec())
-        });
-
-        let mut write = || -> Result<()> {
-            let mut pending: BTreeMap<u64, ChunkOut> = BTreeMap::new();
-            let mut next = 0u64;
-            for (seq, out) in done_rx.iter() {
-                pending.insert(seq, out);
-                while let Some(out) = pending.remove(&next) {
-                    output.write_all(&out.rows)?;
-                    tally += &out.tally;
-                    progress.advance(out.records, bytes_read.load(Ordering::Relaxed));
-                    let _ = token_tx.send(());
-                    next += 1;
-                }
-            }
-            Ok(())
-        };
-        let write_result = write();
-        // Unblock the reader if writing stopped early.
-        drop(token_tx);
-        drop(done_rx);
-        let read_result = reader_thread.join().unwrap_or_else(|_| {
-            Err(Error::Usage(
-                "the reader thread stopped unexpectedly".into(),
-            ))
-        });
-        (read_result, write_result)
-    });
+    let consume = |out: ChunkOut| -> Result<()> {
+        output.write_all(&out.rows)?;
+        tally += &out.tally;
+        progress.advance(out.records, bytes_read.load(Ordering::Relaxed));
+        Ok(())
+    };
+    let result = ordered_map(&pool, threads * 8 + 2, produce, work, consume);
     progress.finish();
-    write_result?;
-    let empty_inputs = read_result?;
+    result?;
     output.finish()?;
     let summary = tally.summary(started.elapsed(), threads, config.solver.name());
     if let Some(path) = &config.summary_json {
@@ -370,7 +410,7 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
     }
     Ok(SolveReport {
         summary,
-        empty_inputs,
+        empty_inputs: reader.empty_inputs().to_vec(),
     })
 }
 
