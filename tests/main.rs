@@ -1,1 +1,4 @@
+//! The integration test crate: one binary for all integration tests (`autotests = false`).
 
+mod cli;
+mod golden;
