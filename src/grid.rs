@@ -162,7 +162,9 @@ impl Grid {
     /// Parses exactly 81 cell characters (`1`–`9`; `.`, `0`, `_` for blanks).
     pub fn from_bytes(text: &[u8]) -> Result<Self, ParseError> {
         if text.len() != CELLS {
-            return Err(ParseError::WrongLength { found: char_count(text) });
+            return Err(ParseError::WrongLength {
+                found: char_count(text),
+            });
         }
         let mut cells = [0u8; CELLS];
         for (i, (&byte, cell)) in text.iter().zip(cells.iter_mut()).enumerate() {
@@ -228,7 +230,10 @@ impl Grid {
                     continue;
                 }
                 if seen[digit as usize] {
-                    return Some(Conflict { digit, unit: unit_of(index) });
+                    return Some(Conflict {
+                        digit,
+                        unit: unit_of(index),
+                    });
                 }
                 seen[digit as usize] = true;
             }
@@ -366,16 +371,37 @@ mod tests {
         let mut row = Grid::empty();
         row.set(0, 5);
         row.set(8, 5);
-        assert_eq!(row.first_conflict(), Some(Conflict { digit: 5, unit: Unit::Row(0) }));
+        assert_eq!(
+            row.first_conflict(),
+            Some(Conflict {
+                digit: 5,
+                unit: Unit::Row(0)
+            })
+        );
         let mut col = Grid::empty();
         col.set(4, 3);
         col.set(76, 3);
-        assert_eq!(col.first_conflict(), Some(Conflict { digit: 3, unit: Unit::Col(4) }));
+        assert_eq!(
+            col.first_conflict(),
+            Some(Conflict {
+                digit: 3,
+                unit: Unit::Col(4)
+            })
+        );
         let mut bx = Grid::empty();
         bx.set(30, 9);
         bx.set(50, 9);
-        assert_eq!(bx.first_conflict(), Some(Conflict { digit: 9, unit: Unit::Box(4) }));
-        assert_eq!(bx.first_conflict().unwrap().to_string(), "digit 9 appears twice in box 5");
+        assert_eq!(
+            bx.first_conflict(),
+            Some(Conflict {
+                digit: 9,
+                unit: Unit::Box(4)
+            })
+        );
+        assert_eq!(
+            bx.first_conflict().unwrap().to_string(),
+            "digit 9 appears twice in box 5"
+        );
         assert_eq!(PUZZLE.parse::<Grid>().unwrap().first_conflict(), None);
     }
 
@@ -394,7 +420,10 @@ mod tests {
         swapped.set(1, 5);
         assert_eq!(
             swapped.check_solution_of(&Grid::empty()),
-            Err(SolutionError::Broken(Conflict { digit: 3, unit: Unit::Col(0) }))
+            Err(SolutionError::Broken(Conflict {
+                digit: 3,
+                unit: Unit::Col(0)
+            }))
         );
         // A valid grid that disagrees with a clue.
         let other: Grid =
@@ -404,7 +433,12 @@ mod tests {
         assert!(other.first_conflict().is_none());
         assert!(matches!(
             other.check_solution_of(&puzzle),
-            Err(SolutionError::ClueContradicted { row: 1, col: 1, clue: 5, found: 1 })
+            Err(SolutionError::ClueContradicted {
+                row: 1,
+                col: 1,
+                clue: 5,
+                found: 1
+            })
         ));
     }
 

@@ -60,7 +60,11 @@ pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
         }
     }
     state.search();
-    Outcome { count: state.count, solution: state.first, guesses: state.guesses }
+    Outcome {
+        count: state.count,
+        solution: state.first,
+        guesses: state.guesses,
+    }
 }
 
 impl State {
@@ -157,15 +161,16 @@ impl State {
                 while hidden != 0 {
                     let bit = hidden & hidden.wrapping_neg();
                     hidden &= hidden - 1;
-                    let Some(cell) =
-                        unit.iter().map(|&c| c as usize).find(|&c| self.candidates(c) & bit != 0)
+                    let Some(cell) = unit
+                        .iter()
+                        .map(|&c| c as usize)
+                        .find(|&c| self.cells[c] == 0 && self.candidates(c) & bit != 0)
                     else {
                         return None; // an earlier placement in this pass took its place
                     };
-                    let Some(pos) = self.empty[..self.empty_len].iter().position(|&c| c as usize == cell)
-                    else {
-                        return None;
-                    };
+                    let pos = self.empty[..self.empty_len]
+                        .iter()
+                        .position(|&c| c as usize == cell)?;
                     if self.candidates(cell) & bit == 0 {
                         return None;
                     }

@@ -1,0 +1,92 @@
+//! Quick development timing: `cargo run --release --example timing -- [solver...] [--sets a,b]`.
+//! Prints puzzles/s (best of a few repeats), guesses/puzzle and % solved without guessing,
+//! and checks every solution with the independent validator.
+
+use std::time::Instant;
+use sudoku_batch::{Grid, SolverKind};
+
+fn load(path: &str) -> Vec<Grid> {
+    let text = std::fs::read_to_string(path).expect("read data file");
+    let csv = path.ends_with(".csv");
+    text.lines()
+        .skip(csv as usize)
+        .filter_map(|line| {
+            let token = if csv {
+                line.split(',').nth(1)?
+            } else {
+                line.split(|c: char| c.is_whitespace() || c == ':')
+                    .find(|t| t.len() == 81)?
+            };
+            Grid::from_bytes(token.as_bytes()).ok()
+        })
+        .collect()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let sets_arg = args
+        .iter()
+        .position(|a| a == "--sets")
+        .map(|i| args[i + 1].clone());
+    let kinds: Vec<SolverKind> = args
+        .iter()
+        .filter_map(|a| SolverKind::from_name(a))
+        .collect::<Vec<_>>();
+    let kinds = if kinds.is_empty() {
+        vec![SolverKind::default()]
+    } else {
+        kinds
+    };
+    let all = [
+        ("top1465", "data/magictour_top1465.txt"),
+        ("hard375", "data/norvig_sudokus_hard_375.txt"),
+        (
+            "diabolical",
+            "data/sudokuexchange_diabolical_2020_39719.txt",
+        ),
+        ("kaggle1000", "data/kaggle3m_radcliffe_first1000.csv"),
+        ("top95", "data/norvig_top95.txt"),
+        ("easy50", "data/norvig_easy50.txt"),
+    ];
+    for (name, path) in all {
+        if let Some(s) = &sets_arg {
+            if !s.split(',').any(|x| x == name) {
+                continue;
+            }
+        }
+        let puzzles = load(path);
+        for &kind in &kinds {
+            for limit in [1u32, 2] {
+                let mut best = f64::MAX;
+                let mut guesses = 0u64;
+                let mut no_guess = 0usize;
+                let reps = 3;
+                for _ in 0..reps {
+                    guesses = 0;
+                    no_guess = 0;
+                    let start = Instant::now();
+                    for p in &puzzles {
+                        let out = kind.solve(p, limit);
+                        guesses += out.guesses;
+                        no_guess += (out.guesses == 0) as usize;
+                        assert!(
+                            out.solution.is_some_and(|s| s.is_solution_of(p)),
+                            "{kind} {p}"
+                        );
+                        if limit == 2 {
+                            assert_eq!(out.count, 1, "{kind} {p}");
+                        }
+                    }
+                    best = best.min(start.elapsed().as_secs_f64());
+                }
+                let n = puzzles.len() as f64;
+                println!(
+                    "{name:>11} {kind:>9} limit {limit}: {:>10.0}/s  {:>7.2} guesses/puzzle  {:>5.1}% no guess",
+                    n / best,
+                    guesses as f64 / n,
+                    100.0 * no_guess as f64 / n
+                );
+            }
+        }
+    }
+}
