@@ -36,8 +36,8 @@ use crate::grid::{Grid, CELLS};
 const BAND: u32 = (1 << 27) - 1;
 /// One column of a band: the same column bit in each of its three rows.
 const COL: u32 = 1 | 1 << 9 | 1 << 18;
-/// The three boards of one digit, in the order of `cand` (index `d*3 + b`).
-const BOARDS: usize = 27;
+/// Boards are indexed `d*3 + b`; 27 used, padded to 32 so change detection vectorises.
+const BOARDS: usize = 32;
 
 /// `MINIROWS[row9]`: which of the three minirows (boxes) of a 9-bit row have a candidate.
 const MINIROWS: [u32; 512] = {
@@ -109,6 +109,19 @@ fn fold(x: u32) -> u32 {
     (x | x >> 9 | x >> 18) & 0x1FF
 }
 
+/// The two bands other than `b`.
+#[inline(always)]
+fn other_bands(b: usize) -> (usize, usize) {
+    match b {
+        0 => (1, 2),
+        1 => (0, 2),
+        _ => (0, 1),
+    }
+}
+
+/// Whether to look for hidden singles in columns (the band update only sees rows and boxes).
+const COLUMN_SINGLES: bool = true;
+
 #[derive(Clone, Copy)]
 struct State {
     cand: [u32; BOARDS],
@@ -166,11 +179,7 @@ impl State {
         }
         self.cand[d * 3 + b] = keep;
         let col = !(COL << (i % 9));
-        let (b1, b2) = match b {
-            0 => (1, 2),
-            1 => (0, 2),
-            _ => (0, 1),
-        };
+        let (b1, b2) = other_bands(b);
         self.cand[d * 3 + b1] &= col;
         self.cand[d * 3 + b2] &= col;
         self.unsolved[b] &= !bit;
@@ -182,34 +191,67 @@ impl State {
     #[inline(always)]
     fn update(&mut self) -> bool {
         loop {
-            let mut changed = false;
-            for k in 0..BOARDS {
+            let mut dirty = self.changed();
+            if dirty == 0 {
+                return true;
+            }
+            while dirty != 0 {
+                let k = dirty.trailing_zeros() as usize;
+                dirty &= dirty - 1;
                 let x = self.cand[k];
-                if x == self.prev[k] {
-                    continue;
-                }
                 let y = x & LOCKED[shrink(x)];
                 if y == 0 {
                     return false;
                 }
                 self.cand[k] = y;
                 self.prev[k] = y;
-                changed = true;
                 let (d, b) = (k / 3, k % 3);
-                let mut open = self.urows[b] >> (d * 3) & 7;
-                while open != 0 {
-                    let r = open.trailing_zeros() as usize;
-                    open &= open - 1;
-                    let row = y >> (9 * r) & 0x1FF;
-                    if row & (row - 1) == 0 {
-                        self.assign(d, b, 9 * r + row.trailing_zeros() as usize);
+                let open = self.urows[b] >> (d * 3) & 7;
+                if open == 0 {
+                    continue;
+                }
+                // Rows still open for d that are down to one cell: place them all at once. The
+                // locked-candidates mask already cleared their boxes inside the band.
+                let (r0, r1, r2) = (y & 0x1FF, y >> 9 & 0x1FF, y >> 18);
+                let mut solved = 0;
+                let mut rows = 0;
+                if open & 1 != 0 && r0 & (r0 - 1) == 0 {
+                    solved |= r0;
+                    rows |= 1;
+                }
+                if open & 2 != 0 && r1 & (r1 - 1) == 0 {
+                    solved |= r1 << 9;
+                    rows |= 2;
+                }
+                if open & 4 != 0 && r2 & (r2 - 1) == 0 {
+                    solved |= r2 << 18;
+                    rows |= 4;
+                }
+                if solved != 0 {
+                    self.urows[b] &= !(rows << (d * 3));
+                    self.unsolved[b] &= !solved;
+                    for e in 0..9 {
+                        self.cand[e * 3 + b] &= !solved;
                     }
+                    self.cand[k] = y;
+                    let cols = fold(solved);
+                    let colmask = !(cols | cols << 9 | cols << 18);
+                    let (b1, b2) = other_bands(b);
+                    self.cand[d * 3 + b1] &= colmask;
+                    self.cand[d * 3 + b2] &= colmask;
                 }
             }
-            if !changed {
-                return true;
-            }
         }
+    }
+
+    /// Bit `k` set when board `k` changed since it was last propagated.
+    #[inline(always)]
+    fn changed(&self) -> u32 {
+        let mut mask = 0;
+        for k in 0..BOARDS {
+            mask |= ((self.cand[k] != self.prev[k]) as u32) << k;
+        }
+        mask
     }
 
     /// Places naked singles and hidden singles in columns. Returns `None` on a contradiction,
@@ -239,8 +281,8 @@ impl State {
                 placed = true;
             }
         }
-        if placed {
-            return Some(true);
+        if placed || !COLUMN_SINGLES {
+            return Some(placed);
         }
         for d in 0..9 {
             if (self.urows[0] | self.urows[1] | self.urows[2]) >> (d * 3) & 7 == 0 {
@@ -293,7 +335,7 @@ impl State {
 
     fn grid(&self) -> Option<Grid> {
         let mut cells = [0u8; CELLS];
-        for (k, &x) in self.cand.iter().enumerate() {
+        for (k, &x) in self.cand[..27].iter().enumerate() {
             let mut x = x;
             while x != 0 {
                 cells[k % 3 * 27 + x.trailing_zeros() as usize] = (k / 3 + 1) as u8;
