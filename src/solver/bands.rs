@@ -36,7 +36,7 @@ use crate::grid::{Grid, CELLS};
 const BAND: u32 = (1 << 27) - 1;
 /// One column of a band: the same column bit in each of its three rows.
 const COL: u32 = 1 | 1 << 9 | 1 << 18;
-/// Boards are indexed `d*3 + b`; 27 used, padded to 32 so change detection vectorises.
+/// Boards are indexed `b*9 + d` (band-major); 27 used, padded to 32 so change detection vectorises.
 const BOARDS: usize = 32;
 
 /// `MINIROWS[row9]`: which of the three minirows (boxes) of a 9-bit row have a candidate.
@@ -95,6 +95,17 @@ const PEERS: [u32; 27] = {
     t
 };
 
+/// `ROWS[m]`: the cells of the band rows selected by the 3-bit mask `m`.
+const ROWS: [u32; 8] = {
+    let mut t = [0u32; 8];
+    let mut m = 0;
+    while m < 8 {
+        t[m] = (m as u32 & 1) * 0x1FF | (m as u32 >> 1 & 1) * 0x1FF << 9 | (m as u32 >> 2) * 0x1FF << 18;
+        m += 1;
+    }
+    t
+};
+
 /// Minirow occupancy of a band board: bit `row*3 + box`.
 #[inline(always)]
 fn shrink(x: u32) -> usize {
@@ -122,6 +133,10 @@ fn other_bands(b: usize) -> (usize, usize) {
 /// Whether to look for hidden singles in columns (the band update only sees rows and boxes).
 const COLUMN_SINGLES: bool = true;
 
+pub static CNT: [std::sync::atomic::AtomicU64; 8] = [const { std::sync::atomic::AtomicU64::new(0) }; 8];
+const COUNTERS: bool = false;
+#[inline(always)]
+fn bump(i: usize) { if COUNTERS { CNT[i].fetch_add(1, std::sync::atomic::Ordering::Relaxed); } }
 #[derive(Clone, Copy)]
 struct State {
     cand: [u32; BOARDS],
@@ -139,16 +154,13 @@ struct Search {
 
 /// Solves `puzzle` (clues already checked for conflicts) up to `limit` solutions.
 pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
-    let mut state = State {
-        cand: [BAND; BOARDS],
-        prev: [0; BOARDS],
-        unsolved: [BAND; 3],
-        urows: [BAND; 3],
-    };
+    let mut state = State { cand: [0; BOARDS], prev: [0; BOARDS], unsolved: [BAND; 3], urows: [BAND; 3] };
+    state.cand[..27].fill(BAND);
+    state.prev[..27].fill(!0); // every board is looked at once
     for (cell, &digit) in puzzle.cells().iter().enumerate() {
         if digit != 0 {
             let (d, b, i) = (digit as usize - 1, cell / 27, cell % 27);
-            if state.cand[d * 3 + b] & 1 << i == 0 {
+            if state.cand[b * 9 + d] & 1 << i == 0 {
                 return Outcome::NONE; // a peer clue already took this digit
             }
             state.assign(d, b, i);
@@ -173,15 +185,15 @@ impl State {
     #[inline(always)]
     fn assign(&mut self, d: usize, b: usize, i: usize) {
         let bit = 1u32 << i;
-        let keep = self.cand[d * 3 + b] & !PEERS[i];
-        for e in 0..9 {
-            self.cand[e * 3 + b] &= !bit;
+        let keep = self.cand[b * 9 + d] & !PEERS[i];
+        for x in &mut self.cand[b * 9..b * 9 + 9] {
+            *x &= !bit;
         }
-        self.cand[d * 3 + b] = keep;
+        self.cand[b * 9 + d] = keep;
         let col = !(COL << (i % 9));
         let (b1, b2) = other_bands(b);
-        self.cand[d * 3 + b1] &= col;
-        self.cand[d * 3 + b2] &= col;
+        self.cand[b1 * 9 + d] &= col;
+        self.cand[b2 * 9 + d] &= col;
         self.unsolved[b] &= !bit;
         self.urows[b] &= !(1 << (d * 3 + i / 9));
     }
@@ -191,6 +203,7 @@ impl State {
     #[inline(always)]
     fn update(&mut self) -> bool {
         loop {
+            bump(1);
             let mut dirty = self.changed();
             if dirty == 0 {
                 return true;
@@ -198,6 +211,7 @@ impl State {
             while dirty != 0 {
                 let k = dirty.trailing_zeros() as usize;
                 dirty &= dirty - 1;
+                bump(0);
                 let x = self.cand[k];
                 let y = x & LOCKED[shrink(x)];
                 if y == 0 {
@@ -205,40 +219,28 @@ impl State {
                 }
                 self.cand[k] = y;
                 self.prev[k] = y;
-                let (d, b) = (k / 3, k % 3);
+                let (d, b) = (k % 9, k / 9);
                 let open = self.urows[b] >> (d * 3) & 7;
-                if open == 0 {
-                    continue;
-                }
                 // Rows still open for d that are down to one cell: place them all at once. The
                 // locked-candidates mask already cleared their boxes inside the band.
                 let (r0, r1, r2) = (y & 0x1FF, y >> 9 & 0x1FF, y >> 18);
-                let mut solved = 0;
-                let mut rows = 0;
-                if open & 1 != 0 && r0 & (r0 - 1) == 0 {
-                    solved |= r0;
-                    rows |= 1;
-                }
-                if open & 2 != 0 && r1 & (r1 - 1) == 0 {
-                    solved |= r1 << 9;
-                    rows |= 2;
-                }
-                if open & 4 != 0 && r2 & (r2 - 1) == 0 {
-                    solved |= r2 << 18;
-                    rows |= 4;
-                }
+                let rows = (open & 1) * (r0 & (r0 - 1) == 0) as u32
+                    | (open & 2) * (r1 & (r1 - 1) == 0) as u32
+                    | (open & 4) * (r2 & (r2 - 1) == 0) as u32;
+                let solved = y & ROWS[rows as usize];
                 if solved != 0 {
+                    bump(7);
                     self.urows[b] &= !(rows << (d * 3));
                     self.unsolved[b] &= !solved;
-                    for e in 0..9 {
-                        self.cand[e * 3 + b] &= !solved;
+                    for x in &mut self.cand[b * 9..b * 9 + 9] {
+                        *x &= !solved;
                     }
                     self.cand[k] = y;
                     let cols = fold(solved);
                     let colmask = !(cols | cols << 9 | cols << 18);
                     let (b1, b2) = other_bands(b);
-                    self.cand[d * 3 + b1] &= colmask;
-                    self.cand[d * 3 + b2] &= colmask;
+                    self.cand[b1 * 9 + d] &= colmask;
+                    self.cand[b2 * 9 + d] &= colmask;
                 }
             }
         }
@@ -258,6 +260,7 @@ impl State {
     /// `Some(true)` when something was placed.
     #[inline(always)]
     fn singles(&mut self) -> Option<bool> {
+        bump(2);
         let mut placed = false;
         for b in 0..3 {
             if self.unsolved[b] == 0 {
@@ -265,7 +268,7 @@ impl State {
             }
             let (mut once, mut twice) = (0u32, 0u32);
             for d in 0..9 {
-                let x = self.cand[d * 3 + b];
+                let x = self.cand[b * 9 + d];
                 twice |= once & x;
                 once |= x;
             }
@@ -276,19 +279,21 @@ impl State {
             while single != 0 {
                 let i = single.trailing_zeros() as usize;
                 single &= single - 1;
-                let d = (0..9).find(|&d| self.cand[d * 3 + b] & 1 << i != 0)?;
+                let d = (0..9).find(|&d| self.cand[b * 9 + d] & 1 << i != 0)?;
                 self.assign(d, b, i);
+                bump(4);
                 placed = true;
             }
         }
         if placed || !COLUMN_SINGLES {
             return Some(placed);
         }
+        bump(3);
         for d in 0..9 {
             if (self.urows[0] | self.urows[1] | self.urows[2]) >> (d * 3) & 7 == 0 {
                 continue; // placed in every row already
             }
-            let (x0, x1, x2) = (self.cand[d * 3], self.cand[d * 3 + 1], self.cand[d * 3 + 2]);
+            let (x0, x1, x2) = (self.cand[d], self.cand[9 + d], self.cand[18 + d]);
             let (f0, f1, f2) = (fold(x0), fold(x1), fold(x2));
             if f0 | f1 | f2 != 0x1FF {
                 return None; // a column with no place for d
@@ -302,10 +307,11 @@ impl State {
                     cols &= cols - 1;
                     let bits = x >> c & COL;
                     if bits & (bits - 1) == 0 && self.unsolved[b] & bits << c != 0 {
-                        if self.cand[d * 3 + b] & bits << c == 0 {
+                        if self.cand[b * 9 + d] & bits << c == 0 {
                             return None;
                         }
                         self.assign(d, b, (bits.trailing_zeros() + c) as usize);
+                        bump(5);
                         placed = true;
                     }
                 }
@@ -338,7 +344,7 @@ impl State {
         for (k, &x) in self.cand[..27].iter().enumerate() {
             let mut x = x;
             while x != 0 {
-                cells[k % 3 * 27 + x.trailing_zeros() as usize] = (k / 3 + 1) as u8;
+                cells[k / 9 * 27 + x.trailing_zeros() as usize] = (k % 9 + 1) as u8;
                 x &= x - 1;
             }
         }
@@ -356,7 +362,7 @@ impl State {
             }
             let (mut once, mut twice, mut thrice) = (0u32, 0u32, 0u32);
             for d in 0..9 {
-                let x = self.cand[d * 3 + b];
+                let x = self.cand[b * 9 + d];
                 thrice |= twice & x;
                 twice |= once & x;
                 once |= x;
@@ -386,7 +392,7 @@ impl State {
     fn digits(&self, b: usize, i: usize) -> u32 {
         let mut m = 0;
         for d in 0..9 {
-            m |= (self.cand[d * 3 + b] >> i & 1) << d;
+            m |= (self.cand[b * 9 + d] >> i & 1) << d;
         }
         m
     }
@@ -409,6 +415,7 @@ impl Search {
             let (b, i, mut digits) = state.branch_cell();
             debug_assert!(digits.count_ones() >= 2);
             self.guesses += 1;
+            bump(6);
             while digits & (digits - 1) != 0 {
                 let d = digits.trailing_zeros() as usize;
                 digits &= digits - 1;

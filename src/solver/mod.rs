@@ -6,7 +6,7 @@
 //! Guesses are counted the same way by every solver so the numbers compare across solvers.
 
 mod backtrack;
-mod bands;
+pub mod bands;
 mod naive;
 mod singles;
 
