@@ -5,6 +5,9 @@
 //! the first one, and how many guesses (branch points with two or more candidates) it took.
 //! Guesses are counted the same way by every solver so the numbers compare across solvers.
 
+mod backtrack;
+pub mod bands;
+mod naive;
 mod singles;
 
 use crate::grid::Grid;
@@ -32,20 +35,35 @@ impl Outcome {
 /// The solvers this crate ships, selectable by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum SolverKind {
+    /// The textbook baseline: row-major cells, digits 1–9 against boolean tables, recurse, undo.
+    Naive,
+    /// Bitmask candidates, explicit empty-cell list, fewest candidates first, nothing else.
+    Backtrack,
     /// Bitmask backtracking over an explicit empty-cell list, fewest candidates first, with naked
     /// and hidden singles propagated at every node.
-    #[default]
     Singles,
+    /// Per-digit band bitboards (JCZSolve family): locked candidates, row/column/box hidden
+    /// singles and naked singles to a fixpoint, bivalue-cell branching on copied state.
+    #[default]
+    Bands,
 }
 
 impl SolverKind {
     /// Every solver, in order from the simplest to the default.
-    pub const ALL: &'static [SolverKind] = &[SolverKind::Singles];
+    pub const ALL: &'static [SolverKind] = &[
+        SolverKind::Naive,
+        SolverKind::Backtrack,
+        SolverKind::Singles,
+        SolverKind::Bands,
+    ];
 
     /// The name used on the command line and in reports.
     pub const fn name(self) -> &'static str {
         match self {
+            SolverKind::Naive => "naive",
+            SolverKind::Backtrack => "backtrack",
             SolverKind::Singles => "singles",
+            SolverKind::Bands => "bands",
         }
     }
 
@@ -60,8 +78,13 @@ impl SolverKind {
     /// A one-line description for `--help` and the README.
     pub const fn description(self) -> &'static str {
         match self {
+            SolverKind::Naive => "textbook: row-major cells, digits 1-9 against boolean tables, undo",
+            SolverKind::Backtrack => "bitmask candidates, empty-cell list, fewest candidates first",
             SolverKind::Singles => {
                 "bitmask backtracking, empty-cell list, fewest candidates first, naked + hidden singles"
+            }
+            SolverKind::Bands => {
+                "per-digit band bitboards: locked candidates, hidden + naked singles, bivalue branching"
             }
         }
     }
@@ -76,7 +99,10 @@ impl SolverKind {
             return Outcome::NONE;
         }
         match self {
+            SolverKind::Naive => naive::solve(puzzle, limit),
+            SolverKind::Backtrack => backtrack::solve(puzzle, limit),
             SolverKind::Singles => singles::solve(puzzle, limit),
+            SolverKind::Bands => bands::solve(puzzle, limit),
         }
     }
 }

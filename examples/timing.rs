@@ -1,0 +1,106 @@
+//! Quick development timing: `cargo run --release --example timing -- [solver...] [--sets a,b]`.
+//! Prints puzzles/s (best of a few repeats), guesses/puzzle and % solved without guessing,
+//! and checks every solution with the independent validator.
+
+use std::time::Instant;
+use sudoku_batch::{Grid, SolverKind};
+
+fn load(path: &str) -> Vec<Grid> {
+    let text = std::fs::read_to_string(path).expect("read data file");
+    let csv = path.ends_with(".csv");
+    text.lines()
+        .skip(csv as usize)
+        .filter_map(|line| {
+            let token = if csv {
+                line.split(',').nth(1)?
+            } else {
+                line.split(|c: char| c.is_whitespace() || c == ':')
+                    .find(|t| t.len() == 81)?
+            };
+            Grid::from_bytes(token.as_bytes()).ok()
+        })
+        .collect()
+}
+
+/// Nanoseconds this thread has spent on a CPU (Linux), so time stolen by other processes on a
+/// busy machine does not count; falls back to wall time elsewhere.
+fn cpu_ns(wall: Instant) -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| wall.elapsed().as_nanos() as u64)
+}
+
+fn main() {
+    let epoch = Instant::now();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let sets_arg = args
+        .iter()
+        .position(|a| a == "--sets")
+        .map(|i| args[i + 1].clone());
+    let kinds: Vec<SolverKind> = args
+        .iter()
+        .filter_map(|a| SolverKind::from_name(a))
+        .collect::<Vec<_>>();
+    let kinds = if kinds.is_empty() {
+        vec![SolverKind::default()]
+    } else {
+        kinds
+    };
+    let all = [
+        ("top1465", "data/magictour_top1465.txt"),
+        ("hard375", "data/norvig_sudokus_hard_375.txt"),
+        (
+            "diabolical",
+            "data/sudokuexchange_diabolical_2020_39719.txt",
+        ),
+        ("kaggle1000", "data/kaggle3m_radcliffe_first1000.csv"),
+        ("top95", "data/norvig_top95.txt"),
+        ("easy50", "data/norvig_easy50.txt"),
+    ];
+    for (name, path) in all {
+        if let Some(s) = &sets_arg {
+            if !s.split(',').any(|x| x == name) {
+                continue;
+            }
+        }
+        let puzzles = load(path);
+        for &kind in &kinds {
+            for limit in [1u32, 2] {
+                let mut best = f64::MAX;
+                // Repeat small sets so one timed rep lasts tens of milliseconds.
+                let rounds = if kind == SolverKind::default() { (20_000 / puzzles.len()).max(1) } else { 1 };
+                let mut guesses = 0u64;
+                let mut no_guess = 0usize;
+                let reps = std::env::var("REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(3);
+                for _ in 0..reps {
+                    guesses = 0;
+                    no_guess = 0;
+                    let start = cpu_ns(epoch);
+                    for p in puzzles.iter().cycle().take(puzzles.len() * rounds) {
+                        let out = kind.solve(p, limit);
+                        guesses += out.guesses;
+                        no_guess += (out.guesses == 0) as usize;
+                        assert!(
+                            out.solution.is_some_and(|s| s.is_solution_of(p)),
+                            "{kind} {p}"
+                        );
+                        if limit == 2 {
+                            assert_eq!(out.count, 1, "{kind} {p}");
+                        }
+                    }
+                    best = best.min((cpu_ns(epoch) - start) as f64 * 1e-9);
+                }
+                let n = (puzzles.len() * rounds) as f64;
+                let c: Vec<f64> = sudoku_batch::solver::bands::CNT.iter().map(|c| c.swap(0, std::sync::atomic::Ordering::Relaxed) as f64 / reps as f64 / n).collect();
+                println!("boards {:.1} passes {:.1} singles {:.1} colscan {:.1} naked {:.1} colsingle {:.1} guesses {:.1} rowsolved {:.1}", c[0],c[1],c[2],c[3],c[4],c[5],c[6],c[7]);
+                println!(
+                    "{name:>11} {kind:>9} limit {limit}: {:>10.0}/s  {:>7.2} guesses/puzzle  {:>5.1}% no guess",
+                    n / best,
+                    guesses as f64 / n,
+                    100.0 * no_guess as f64 / n
+                );
+            }
+        }
+    }
+}

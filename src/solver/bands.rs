@@ -1,0 +1,487 @@
+//! The default solver: per-digit, band-wise bitboards in the JCZSolve family.
+//!
+//! # State
+//! For every digit `d` and band `b` (three rows), `cand[d*3+b]` is a 27-bit mask of the band's
+//! cells where `d` can still go (bit `row_in_band*9 + col`). A solved cell keeps its bit in its
+//! own digit's board only. Beside the boards: `unsolved[b]` (cells not yet fixed) and `urows[b]`
+//! (bit `d*3+row_in_band`: digit `d` not yet placed in that row), plus `prev`, the boards as they
+//! were last propagated, so only changed boards are looked at again. The whole state is 240
+//! bytes of plain integers: a branch is a `Copy`, never a heap allocation, and nothing is undone.
+//!
+//! # Propagation, per changed board (one digit, one band)
+//! 1. **Locked candidates inside the band.** The board shrinks to a 3×3 "minirow" occupancy
+//!    (row × box). A digit needs one minirow per row and a different box per row, i.e. one of
+//!    six permutations. [`LOCKED`] maps the occupancy to the union of the permutations that fit
+//!    (expanded back to cells); the board is masked with it. This is pointing *and* claiming
+//!    along rows, plus hidden singles in boxes (a box with one cell forces its row), in one
+//!    table lookup. An empty union is a contradiction.
+//! 2. **Row singles.** A not-yet-placed row with one cell left is placed: the cell is removed
+//!    from the other digits' boards, and the digit from the column in the two other bands.
+//!
+//! When no board changes any more, **naked singles** (cells in exactly one board) are found
+//! with a bit-parallel "once / twice" count over the nine boards of each band, which also
+//! finds cells with no candidate at all. **Hidden singles in columns** are found the same way
+//! on column occupancy. Then propagation repeats until nothing changes.
+//!
+//! # Search
+//! The branching cell is a bivalue cell when one exists (two alternatives, so the most
+//! information per guess), otherwise the cell with the fewest candidates. Every alternative but
+//! the last is tried on a copy of the state; the last one continues in place. A guess is
+//! counted per branch point with two or more candidates, as in every other solver.
+
+use super::Outcome;
+use crate::grid::{Grid, CELLS};
+
+/// All 27 cells of a band.
+const BAND: u32 = (1 << 27) - 1;
+/// One column of a band: the same column bit in each of its three rows.
+const COL: u32 = 1 | 1 << 9 | 1 << 18;
+/// Boards are indexed `b*9 + d` (band-major); 27 used, padded to 32 so change detection vectorises.
+const BOARDS: usize = 32;
+
+/// `MINIROWS[row9]`: which of the three minirows (boxes) of a 9-bit row have a candidate.
+const MINIROWS: [u32; 512] = {
+    let mut t = [0u32; 512];
+    let mut x = 0;
+    while x < 512 {
+        t[x] =
+            ((x & 7 != 0) as u32) | ((x & 0o70 != 0) as u32) << 1 | ((x & 0o700 != 0) as u32) << 2;
+        x += 1;
+    }
+    t
+};
+
+/// `LOCKED[occupancy]`: for a 9-bit minirow occupancy (bit `row*3 + box`), the cells of the
+/// minirows used by at least one permutation (one minirow per row, distinct boxes) that fits
+/// the occupancy; `0` when none fits.
+const LOCKED: [u32; 512] = {
+    const PERMS: [[usize; 3]; 6] = [
+        [0, 1, 2],
+        [0, 2, 1],
+        [1, 0, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    ];
+    let mut t = [0u32; 512];
+    let mut occ = 0;
+    while occ < 512 {
+        let mut union = 0u32;
+        let mut p = 0;
+        while p < 6 {
+            let perm = PERMS[p];
+            let bits = 1 << perm[0] | 1 << (3 + perm[1]) | 1 << (6 + perm[2]);
+            if occ & bits == bits {
+                union |= 7 << (3 * perm[0]) | 7 << (9 + 3 * perm[1]) | 7 << (18 + 3 * perm[2]);
+            }
+            p += 1;
+        }
+        t[occ] = union;
+        occ += 1;
+    }
+    t
+};
+
+/// `PEERS[i]`: the other cells of the band in the same row or box as band cell `i`.
+const PEERS: [u32; 27] = {
+    let mut t = [0u32; 27];
+    let mut i = 0;
+    while i < 27 {
+        let row = 0x1FF << (i / 9 * 9);
+        let boxc = 0o7007007 << (i % 9 / 3 * 3);
+        t[i] = (row | boxc) & !(1 << i);
+        i += 1;
+    }
+    t
+};
+
+/// `ROWS[m]`: the cells of the band rows selected by the 3-bit mask `m`.
+const ROWS: [u32; 8] = {
+    let mut t = [0u32; 8];
+    let mut m = 0;
+    while m < 8 {
+        t[m] = (m as u32 & 1) * 0x1FF | (m as u32 >> 1 & 1) * 0x1FF << 9 | (m as u32 >> 2) * 0x1FF << 18;
+        m += 1;
+    }
+    t
+};
+
+/// Minirow occupancy of a band board: bit `row*3 + box`.
+#[inline(always)]
+fn shrink(x: u32) -> usize {
+    (MINIROWS[(x & 0x1FF) as usize]
+        | MINIROWS[(x >> 9 & 0x1FF) as usize] << 3
+        | MINIROWS[(x >> 18) as usize] << 6) as usize
+}
+
+/// Columns (9-bit) in which a band board has a candidate.
+#[inline(always)]
+fn fold(x: u32) -> u32 {
+    (x | x >> 9 | x >> 18) & 0x1FF
+}
+
+/// The two bands other than `b`.
+#[inline(always)]
+fn other_bands(b: usize) -> (usize, usize) {
+    match b {
+        0 => (1, 2),
+        1 => (0, 2),
+        _ => (0, 1),
+    }
+}
+
+/// Whether to look for hidden singles in columns (the band update only sees rows and boxes).
+const COLUMN_SINGLES: bool = true;
+
+pub static CNT: [std::sync::atomic::AtomicU64; 8] = [const { std::sync::atomic::AtomicU64::new(0) }; 8];
+const COUNTERS: bool = false;
+#[inline(always)]
+fn bump(i: usize) { if COUNTERS { CNT[i].fetch_add(1, std::sync::atomic::Ordering::Relaxed); } }
+#[derive(Clone, Copy)]
+struct State {
+    cand: [u32; BOARDS],
+    prev: [u32; BOARDS],
+    unsolved: [u32; 3],
+    urows: [u32; 3],
+}
+
+struct Search {
+    limit: u32,
+    count: u32,
+    guesses: u64,
+    first: Option<Grid>,
+}
+
+/// Solves `puzzle` (clues already checked for conflicts) up to `limit` solutions.
+pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
+    let mut state = State { cand: [0; BOARDS], prev: [0; BOARDS], unsolved: [BAND; 3], urows: [BAND; 3] };
+    state.cand[..27].fill(BAND);
+    state.prev[..27].fill(!0); // every board is looked at once
+    for (cell, &digit) in puzzle.cells().iter().enumerate() {
+        if digit != 0 {
+            let (d, b, i) = (digit as usize - 1, cell / 27, cell % 27);
+            if state.cand[b * 9 + d] & 1 << i == 0 {
+                return Outcome::NONE; // a peer clue already took this digit
+            }
+            state.assign(d, b, i);
+        }
+    }
+    let mut search = Search {
+        limit,
+        count: 0,
+        guesses: 0,
+        first: None,
+    };
+    search.run(&mut state);
+    Outcome {
+        count: search.count,
+        solution: search.first,
+        guesses: search.guesses,
+    }
+}
+
+impl State {
+    /// Places digit `d` in cell `i` of band `b` (which must still allow it).
+    #[inline(always)]
+    fn assign(&mut self, d: usize, b: usize, i: usize) {
+        let bit = 1u32 << i;
+        let keep = self.cand[b * 9 + d] & !PEERS[i];
+        for x in &mut self.cand[b * 9..b * 9 + 9] {
+            *x &= !bit;
+        }
+        self.cand[b * 9 + d] = keep;
+        let col = !(COL << (i % 9));
+        let (b1, b2) = other_bands(b);
+        self.cand[b1 * 9 + d] &= col;
+        self.cand[b2 * 9 + d] &= col;
+        self.unsolved[b] &= !bit;
+        self.urows[b] &= !(1 << (d * 3 + i / 9));
+    }
+
+    /// Propagates locked candidates and row singles over every changed board until nothing
+    /// changes. Returns false on a contradiction.
+    #[inline(always)]
+    fn update(&mut self) -> bool {
+        loop {
+            bump(1);
+            let mut dirty = self.changed();
+            if dirty == 0 {
+                return true;
+            }
+            while dirty != 0 {
+                let k = dirty.trailing_zeros() as usize;
+                dirty &= dirty - 1;
+                bump(0);
+                let x = self.cand[k];
+                let y = x & LOCKED[shrink(x)];
+                if y == 0 {
+                    return false;
+                }
+                self.cand[k] = y;
+                self.prev[k] = y;
+                let (d, b) = (k % 9, k / 9);
+                let open = self.urows[b] >> (d * 3) & 7;
+                // Rows still open for d that are down to one cell: place them all at once. The
+                // locked-candidates mask already cleared their boxes inside the band.
+                let (r0, r1, r2) = (y & 0x1FF, y >> 9 & 0x1FF, y >> 18);
+                let rows = (open & 1) * (r0 & (r0 - 1) == 0) as u32
+                    | (open & 2) * (r1 & (r1 - 1) == 0) as u32
+                    | (open & 4) * (r2 & (r2 - 1) == 0) as u32;
+                let solved = y & ROWS[rows as usize];
+                if solved != 0 {
+                    bump(7);
+                    self.urows[b] &= !(rows << (d * 3));
+                    self.unsolved[b] &= !solved;
+                    for x in &mut self.cand[b * 9..b * 9 + 9] {
+                        *x &= !solved;
+                    }
+                    self.cand[k] = y;
+                    let cols = fold(solved);
+                    let colmask = !(cols | cols << 9 | cols << 18);
+                    let (b1, b2) = other_bands(b);
+                    self.cand[b1 * 9 + d] &= colmask;
+                    self.cand[b2 * 9 + d] &= colmask;
+                }
+            }
+        }
+    }
+
+    /// Bit `k` set when board `k` changed since it was last propagated.
+    #[inline(always)]
+    fn changed(&self) -> u32 {
+        let mut mask = 0;
+        for k in 0..BOARDS {
+            mask |= ((self.cand[k] != self.prev[k]) as u32) << k;
+        }
+        mask
+    }
+
+    /// Places naked singles and hidden singles in columns. Returns `None` on a contradiction,
+    /// `Some(true)` when something was placed.
+    #[inline(always)]
+    fn singles(&mut self) -> Option<bool> {
+        bump(2);
+        let mut placed = false;
+        for b in 0..3 {
+            if self.unsolved[b] == 0 {
+                continue;
+            }
+            let (mut once, mut twice) = (0u32, 0u32);
+            for d in 0..9 {
+                let x = self.cand[b * 9 + d];
+                twice |= once & x;
+                once |= x;
+            }
+            if once != BAND {
+                return None; // a cell with no candidate
+            }
+            let mut single = once & !twice & self.unsolved[b];
+            while single != 0 {
+                let i = single.trailing_zeros() as usize;
+                single &= single - 1;
+                let d = (0..9).find(|&d| self.cand[b * 9 + d] & 1 << i != 0)?;
+                self.assign(d, b, i);
+                bump(4);
+                placed = true;
+            }
+        }
+        if placed || !COLUMN_SINGLES {
+            return Some(placed);
+        }
+        bump(3);
+        for d in 0..9 {
+            if (self.urows[0] | self.urows[1] | self.urows[2]) >> (d * 3) & 7 == 0 {
+                continue; // placed in every row already
+            }
+            let (x0, x1, x2) = (self.cand[d], self.cand[9 + d], self.cand[18 + d]);
+            let (f0, f1, f2) = (fold(x0), fold(x1), fold(x2));
+            if f0 | f1 | f2 != 0x1FF {
+                return None; // a column with no place for d
+            }
+            // Columns with candidates in exactly one band.
+            let only = (f0 ^ f1 ^ f2) & !(f0 & f1 & f2);
+            for (b, x, f) in [(0, x0, f0), (1, x1, f1), (2, x2, f2)] {
+                let mut cols = only & f;
+                while cols != 0 {
+                    let c = cols.trailing_zeros();
+                    cols &= cols - 1;
+                    let bits = x >> c & COL;
+                    if bits & (bits - 1) == 0 && self.unsolved[b] & bits << c != 0 {
+                        if self.cand[b * 9 + d] & bits << c == 0 {
+                            return None;
+                        }
+                        self.assign(d, b, (bits.trailing_zeros() + c) as usize);
+                        bump(5);
+                        placed = true;
+                    }
+                }
+            }
+        }
+        Some(placed)
+    }
+
+    /// Full propagation to a fixpoint; false on a contradiction.
+    #[inline(always)]
+    fn propagate(&mut self) -> bool {
+        loop {
+            if !self.update() {
+                return false;
+            }
+            match self.singles() {
+                None => return false,
+                Some(true) => continue,
+                Some(false) => return true,
+            }
+        }
+    }
+
+    fn solved(&self) -> bool {
+        self.unsolved[0] | self.unsolved[1] | self.unsolved[2] == 0
+    }
+
+    fn grid(&self) -> Option<Grid> {
+        let mut cells = [0u8; CELLS];
+        for (k, &x) in self.cand[..27].iter().enumerate() {
+            let mut x = x;
+            while x != 0 {
+                cells[k / 9 * 27 + x.trailing_zeros() as usize] = (k % 9 + 1) as u8;
+                x &= x - 1;
+            }
+        }
+        Grid::from_cells(cells)
+    }
+
+    /// The cell to branch on: band, index in band, and its candidate digits (9-bit mask).
+    fn branch_cell(&self) -> (usize, usize, u32) {
+        let mut best = (0, 0, 0u32);
+        let mut best_n = u32::MAX;
+        for b in 0..3 {
+            let unsolved = self.unsolved[b];
+            if unsolved == 0 {
+                continue;
+            }
+            let (mut once, mut twice, mut thrice) = (0u32, 0u32, 0u32);
+            for d in 0..9 {
+                let x = self.cand[b * 9 + d];
+                thrice |= twice & x;
+                twice |= once & x;
+                once |= x;
+            }
+            let pairs = twice & !thrice & unsolved;
+            if pairs != 0 {
+                let i = pairs.trailing_zeros() as usize;
+                return (b, i, self.digits(b, i));
+            }
+            if best_n > 3 {
+                let mut cells = unsolved;
+                while cells != 0 {
+                    let i = cells.trailing_zeros() as usize;
+                    cells &= cells - 1;
+                    let digits = self.digits(b, i);
+                    let n = digits.count_ones();
+                    if n < best_n {
+                        best_n = n;
+                        best = (b, i, digits);
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    fn digits(&self, b: usize, i: usize) -> u32 {
+        let mut m = 0;
+        for d in 0..9 {
+            m |= (self.cand[b * 9 + d] >> i & 1) << d;
+        }
+        m
+    }
+}
+
+impl Search {
+    /// Depth-first search from `state`; returns true when the solution limit is reached.
+    fn run(&mut self, state: &mut State) -> bool {
+        loop {
+            if !state.propagate() {
+                return false;
+            }
+            if state.solved() {
+                self.count += 1;
+                if self.first.is_none() {
+                    self.first = state.grid();
+                }
+                return self.count >= self.limit;
+            }
+            let (b, i, mut digits) = state.branch_cell();
+            debug_assert!(digits.count_ones() >= 2);
+            self.guesses += 1;
+            bump(6);
+            while digits & (digits - 1) != 0 {
+                let d = digits.trailing_zeros() as usize;
+                digits &= digits - 1;
+                let mut child = *state;
+                child.assign(d, b, i);
+                if self.run(&mut child) {
+                    return true;
+                }
+            }
+            state.assign(digits.trailing_zeros() as usize, b, i);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locked_table_matches_the_rules() {
+        // Full occupancy allows everything; one minirow per row on a diagonal allows exactly it.
+        assert_eq!(LOCKED[0x1FF], BAND);
+        assert_eq!(LOCKED[0b100_010_001], 7 | 7 << 12 | 7 << 24);
+        // Two rows confined to the same box: no permutation fits.
+        assert_eq!(LOCKED[0b111_001_001], 0);
+        // Row 0 only in box 0 (claiming): rows 1 and 2 lose box 0.
+        assert_eq!(LOCKED[0b111_111_001], 7 | 0o770 << 9 | 0o770 << 18);
+        assert_eq!(shrink(1 << 4 | 1 << 9 | 1 << 26), 0b100_001_010);
+        assert_eq!(PEERS[0].count_ones(), 14);
+        assert_eq!(PEERS[13], (0x1FF << 9 | 0o070070070) & !(1 << 13));
+    }
+
+    #[test]
+    fn solves_hard_puzzles_and_proves_uniqueness() {
+        for text in [
+            "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......",
+            "..53.....8......2..7..1.5..4....53...1..7...6..32...8..6.5....9..4....3......97..",
+            "85...24..72......9..4.........1.7..23.5...9...4...........8..7..17..........36.4.",
+        ] {
+            let puzzle: Grid = text.parse().unwrap();
+            let out = solve(&puzzle, 2);
+            assert_eq!(out.count, 1, "{text}");
+            assert!(out.solution.unwrap().is_solution_of(&puzzle), "{text}");
+        }
+    }
+
+    #[test]
+    fn easy_puzzles_need_no_guess_and_the_empty_grid_counts_to_the_limit() {
+        let puzzle: Grid =
+            "003020600900305001001806400008102900700000008006708200002609500800203009005010300"
+                .parse()
+                .unwrap();
+        let out = solve(&puzzle, 2);
+        assert_eq!((out.count, out.guesses), (1, 0));
+        let out = solve(&Grid::empty(), 7);
+        assert_eq!(out.count, 7);
+        assert!(out.solution.unwrap().is_solution_of(&Grid::empty()));
+    }
+
+    #[test]
+    fn contradictions_are_found() {
+        // Cell 0 sees every digit.
+        let dead: Grid =
+            ".234567891......................................................................."
+                .parse()
+                .unwrap();
+        assert_eq!(solve(&dead, 1).count, 0);
+    }
+}
