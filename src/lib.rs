@@ -21,6 +21,8 @@ pub mod io;
 pub mod output;
 pub mod solver;
 pub mod stats;
+pub mod sysinfo;
+pub mod transform;
 
 pub use error::{Error, Result};
 pub use grid::Grid;
