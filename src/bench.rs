@@ -306,6 +306,9 @@ pub struct BenchRow {
     pub efficiency: Option<f64>,
     /// Why a row was skipped, or other remarks.
     pub note: String,
+    /// One-minute load average when the row was finished (Linux; empty elsewhere): other work
+    /// on the machine makes the numbers noisy.
+    pub load_1m: Option<f64>,
     /// Host name.
     pub hostname: String,
     /// CPU model.
@@ -381,6 +384,7 @@ fn empty_row(machine: &Machine) -> BenchRow {
         no_guess_pct: None,
         efficiency: None,
         note: String::new(),
+        load_1m: None,
         hostname: machine.hostname.clone(),
         cpu: machine.cpu.clone(),
         logical_cores: machine.logical_cores,
@@ -595,6 +599,7 @@ pub fn run_bench(config: &BenchConfig) -> Result<BenchReport> {
                     };
                 }
                 row.timestamp = sysinfo::utc_now_rfc3339();
+                row.load_1m = sysinfo::load_average();
                 if let Some(csv) = csv.as_mut() {
                     csv.append(&row)?;
                 }
@@ -833,12 +838,16 @@ fn markdown_report(
         machine.git_commit,
         machine.rustc,
     ));
+    let load = match rows.first().and_then(|r| r.load_1m) {
+        Some(load) => format!(" Load average (1 min) after the first row: {load:.2}."),
+        None => String::new(),
+    };
     let permute = config
         .permute
         .map_or_else(|| "off".to_string(), |seed| format!("seed {seed}"));
     out.push_str(&format!(
         "Mode {}, permute {permute}, warm-up {} s, timed ≥ {} s and ≥ {} passes, median pass; \
-         skip when one pass > {} s.\n\n",
+         skip when one pass > {} s.{load}\n\n",
         config.mode(),
         seconds(config.warmup),
         seconds(config.min_time),

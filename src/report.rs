@@ -587,7 +587,7 @@ mod tests {
             "status": "ok", "solved": 10, "passes": 3, "puzzles_per_s": rate,
             "min_puzzles_per_s": rate, "max_puzzles_per_s": rate, "us_per_puzzle": 1e6 / rate,
             "p50_us": 1.0, "p99_us": 2.0, "guesses_per_puzzle": 0.5, "no_guess_pct": 50.0,
-            "efficiency": null, "note": "", "hostname": host, "cpu": "CPU",
+            "efficiency": null, "note": "", "load_1m": null, "hostname": host, "cpu": "CPU",
             "logical_cores": 2, "physical_cores": 2, "os": "linux", "arch": "x86_64",
             "version": "0.1.0", "git_commit": "abc", "rustc": "rustc 1", "cpu_features_used": "",
             "cpu_features_available": ""

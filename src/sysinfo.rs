@@ -249,6 +249,12 @@ fn features_available() -> Vec<&'static str> {
     }
 }
 
+/// The one-minute load average (from `/proc/loadavg`), where the OS reports it.
+pub fn load_average() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
 /// The current UTC time as RFC 3339 with whole seconds, e.g. `2024-05-01T12:34:56Z`.
 pub fn utc_now_rfc3339() -> String {
     let seconds = std::time::SystemTime::now()
