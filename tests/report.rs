@@ -195,3 +195,36 @@ fn bad_inputs_and_unknown_baselines_are_errors() {
         .stderr(predicate::str::contains("no-such-host"));
     report().assert().code(2);
 }
+
+#[test]
+fn skipped_rows_show_as_skipped_and_an_empty_chart_still_draws() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = tiny_input(dir.path(), "top2.txt", "data/norvig_top95.txt", 2);
+    let results = dir.path().join("skipped.csv");
+    fast_bench()
+        .args(["-j", "1", "--max-pass", "0"])
+        .arg(&input)
+        .arg("--csv")
+        .arg(&results)
+        .assert()
+        .success();
+    let svg = dir.path().join("empty.svg");
+    report()
+        .arg(&results)
+        .arg("--svg")
+        .arg(&svg)
+        .arg("--log")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "| top2.txt | singles | first | 1 | skipped |",
+        ));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let bars = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("rect"))
+        .filter(|n| !is_background(n.attribute("fill").unwrap_or("none")))
+        .count();
+    assert_eq!(bars, 1, "only the legend swatch");
+}
