@@ -209,9 +209,21 @@ pub fn detect_format(head: &[u8]) -> Format {
         .map(|line| line.trim_ascii())
         .find(|line| !line.is_empty() && !line.starts_with(b"#"));
     match first {
-        Some(line) if line.contains(&b',') && long_tokens(line).next().is_none() => Format::Csv,
+        Some(line)
+            if long_tokens(line).next().is_none()
+                && (line.contains(&b',') || is_puzzle_header(line)) =>
+        {
+            Format::Csv
+        }
         _ => Format::Lines,
     }
+}
+
+/// A one-column CSV header such as `puzzle`.
+fn is_puzzle_header(line: &[u8]) -> bool {
+    let name = String::from_utf8_lossy(line);
+    let name = name.trim().trim_start_matches('\u{feff}').trim_matches('"');
+    PUZZLE_COLUMNS.iter().any(|c| c.eq_ignore_ascii_case(name))
 }
 
 fn is_separator(b: u8) -> bool {
@@ -565,6 +577,8 @@ mod tests {
             Format::Lines
         );
         assert_eq!(detect_format(b""), Format::Lines);
+        assert_eq!(detect_format(b"Puzzle\r\n..."), Format::Csv);
+        assert_eq!(detect_format(b"hello\n"), Format::Lines);
     }
 
     #[test]
