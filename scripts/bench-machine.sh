@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The file is named after the host; anything but letters, digits, '.', '_' and '-' becomes '_'.
-host="$(uname -n | tr -c 'A-Za-z0-9._-\n' '_')"
+host="$(uname -n | tr -c 'A-Za-z0-9._\n-' '_')"
 results="data/results/${host}.csv"
 mkdir -p data/results
 
