@@ -449,13 +449,17 @@ pub mod chart {
         let to_y = |rate: f64| if log { rate.max(1e-3).log10() } else { rate };
 
         let groups = rows.len().max(1);
-        let width = (160 + groups * (machines * 16 + 14)).clamp(640, 4000) as u32;
+        // Text sizes are estimated at about 0.6 em per character (the SVG has no font metrics).
+        let title_width = title.chars().count() * 11 + 60;
+        let width = (160 + groups * (machines * 16 + 14))
+            .max(title_width)
+            .clamp(640, 4000) as u32;
         let longest_label = rows
             .iter()
             .map(|r| r.label().chars().count())
             .max()
             .unwrap_or(10);
-        let label_area = (longest_label as u32 * 7 + 40).clamp(80, 320);
+        let label_area = (longest_label as u32 * 6 + 50).clamp(80, 320);
         let legend_height = 24 * machines as u32;
         let height = 420 + label_area + legend_height;
 
@@ -560,7 +564,8 @@ pub mod chart {
         } else if rate >= 1e4 {
             format!("{:.0}k", rate / 1e3)
         } else if rate >= 1e3 {
-            format!("{:.1}k", rate / 1e3)
+            let text = format!("{:.1}k", rate / 1e3);
+            text.replace(".0k", "k")
         } else if rate >= 1.0 || rate == 0.0 {
             format!("{rate:.0}")
         } else {
@@ -635,6 +640,7 @@ mod tests {
         for (rate, text) in [
             (950.0, "950"),
             (1234.0, "1.2k"),
+            (1000.0, "1k"),
             (12_600.0, "13k"),
             (0.0, "0"),
             (2.5e6, "2.5M"),
