@@ -304,6 +304,9 @@ pub struct BenchRow {
     pub no_guess_pct: Option<f64>,
     /// Rate ÷ (threads × one-thread rate); empty without a one-thread row.
     pub efficiency: Option<f64>,
+    /// CPU time the process got during the timed passes ÷ (their wall time × threads): below 1
+    /// when other work took the cores (the numbers are then low); empty where not measured.
+    pub cpu_share: Option<f64>,
     /// Why a row was skipped, or other remarks.
     pub note: String,
     /// One-minute load average when the row was finished (Linux; empty elsewhere): other work
@@ -383,6 +386,7 @@ fn empty_row(machine: &Machine) -> BenchRow {
         guesses_per_puzzle: None,
         no_guess_pct: None,
         efficiency: None,
+        cpu_share: None,
         note: String::new(),
         load_1m: None,
         hostname: machine.hostname.clone(),
@@ -680,6 +684,8 @@ fn check_pass(dataset: &Dataset, solver: SolverKind, unique: bool, max_pass: Dur
 struct Measured {
     pass_rates: Vec<f64>,
     tally: Tally,
+    wall: Duration,
+    cpu: Option<Duration>,
 }
 
 impl Measured {
@@ -701,6 +707,10 @@ impl Measured {
         let no_guess = self.tally.count(Status::Solved) as f64 * summary.no_guess_percent
             / (self.tally.puzzles().max(1) as f64);
         row.no_guess_pct = Some(round(no_guess, 2));
+        row.cpu_share = self.cpu.map(|cpu| {
+            let available = self.wall.as_secs_f64() * row.threads as f64;
+            round(cpu.as_secs_f64() / available.max(1e-9), 3)
+        });
     }
 }
 
@@ -754,6 +764,7 @@ fn measure(
 
     let mut pass_rates = Vec::new();
     let mut timed = Duration::ZERO;
+    let mut cpu = Some(Duration::ZERO);
     let mut tally = Tally::default();
     while timed < config.min_time || pass_rates.len() < config.runs.max(1) {
         if interrupted() {
@@ -761,7 +772,12 @@ fn measure(
         }
         progress.set_message(format!("{context}: pass {}", pass_rates.len() + 1));
         let puzzles = prepare(pass_rates.len() as u64);
+        let cpu_before = sysinfo::process_cpu_time();
         let wall = pass(&puzzles, &mut samples);
+        cpu = match (cpu, cpu_before, sysinfo::process_cpu_time()) {
+            (Some(sum), Some(before), Some(after)) => Some(sum + after.saturating_sub(before)),
+            _ => None,
+        };
         timed += wall;
         pass_rates.push(puzzles.len() as f64 / wall.as_secs_f64().max(1e-9));
         for sample in &samples {
@@ -774,7 +790,12 @@ fn measure(
             tally.record(status, true, sample.guesses, sample.solve_ns);
         }
     }
-    Some(Measured { pass_rates, tally })
+    Some(Measured {
+        pass_rates,
+        tally,
+        wall: timed,
+        cpu,
+    })
 }
 
 fn median_of_sorted(values: &[f64]) -> f64 {
@@ -811,6 +832,7 @@ pub const MARKDOWN_COLUMNS: &[&str] = &[
     "guesses/puzzle",
     "no guess %",
     "efficiency",
+    "CPU share",
 ];
 
 fn opt(value: Option<f64>, decimals: usize) -> String {
@@ -887,6 +909,7 @@ fn markdown_report(
             opt(row.guesses_per_puzzle, 2),
             opt(row.no_guess_pct, 1),
             opt(row.efficiency, 2),
+            opt(row.cpu_share, 2),
         ];
         out.push_str(&format!("| {} |\n", cells.join(" | ")));
     }

@@ -255,6 +255,30 @@ pub fn load_average() -> Option<f64> {
     text.split_whitespace().next()?.parse().ok()
 }
 
+/// CPU time (user + system) this process has used so far, where the OS reports it.
+#[cfg(unix)]
+pub fn process_cpu_time() -> Option<std::time::Duration> {
+    // SAFETY: `rusage` is plain data, so all zeroes is a valid value, and `getrusage` only
+    // writes into the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; RUSAGE_SELF is always a valid target.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return None;
+    }
+    let micros = |t: libc::timeval| {
+        u64::try_from(t.tv_sec).unwrap_or(0) * 1_000_000 + u64::try_from(t.tv_usec).unwrap_or(0)
+    };
+    Some(std::time::Duration::from_micros(
+        micros(usage.ru_utime) + micros(usage.ru_stime),
+    ))
+}
+
+/// CPU time this process has used so far: not measured on this OS.
+#[cfg(not(unix))]
+pub fn process_cpu_time() -> Option<std::time::Duration> {
+    None
+}
+
 /// The current UTC time as RFC 3339 with whole seconds, e.g. `2024-05-01T12:34:56Z`.
 pub fn utc_now_rfc3339() -> String {
     let seconds = std::time::SystemTime::now()
@@ -311,6 +335,20 @@ mod tests {
         let now = utc_now_rfc3339();
         assert_eq!(now.len(), 20, "{now}");
         assert!(now.as_str() > "2024-01-01", "{now}");
+    }
+
+    #[test]
+    fn cpu_time_grows_with_work() {
+        let Some(before) = process_cpu_time() else {
+            return;
+        };
+        let started = std::time::Instant::now();
+        let mut x = 0u64;
+        while started.elapsed() < std::time::Duration::from_millis(50) {
+            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+        }
+        let after = process_cpu_time().unwrap();
+        assert!(after > before, "{before:?} {after:?}");
     }
 
     #[test]

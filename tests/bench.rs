@@ -44,6 +44,8 @@ const MEASURES: &[&str] = &[
     "guesses_per_puzzle",
     "no_guess_pct",
     "efficiency",
+    "cpu_share",
+    "load_1m",
 ];
 
 /// The first `n` puzzles of a real data file, written to `dir/name`.
@@ -204,6 +206,14 @@ fn csv_appends_rows_with_metadata_and_writes_the_header_once() {
         let logical: usize = row[column(&header, "logical_cores")].parse().unwrap();
         let physical: usize = row[column(&header, "physical_cores")].parse().unwrap();
         assert!(physical >= 1 && physical <= logical);
+        #[cfg(target_os = "linux")]
+        {
+            let share: f64 = row[column(&header, "cpu_share")].parse().unwrap();
+            // Coarse OS accounting makes short runs imprecise; only sanity is checked.
+            assert!((0.0..3.0).contains(&share), "{share}");
+            let load: f64 = row[column(&header, "load_1m")].parse().unwrap();
+            assert!(load >= 0.0);
+        }
         let p50: f64 = row[column(&header, "p50_us")].parse().unwrap();
         let p99: f64 = row[column(&header, "p99_us")].parse().unwrap();
         assert!(0.0 < p50 && p50 <= p99, "{p50} {p99}");
@@ -333,30 +343,30 @@ fn bad_options_and_foreign_csv_files_are_errors() {
 #[test]
 fn ctrl_c_prints_what_was_measured() {
     use std::process::Stdio;
-    use std::time::Duration;
+    use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
     let input = tiny_input(dir.path(), "top5.txt", "data/norvig_top95.txt", 5);
+    let csv_path = dir.path().join("r.csv");
     let binary = assert_cmd::cargo::cargo_bin("sudoku-batch");
     let child = std::process::Command::new(binary)
-        .args([
-            "bench",
-            "--warmup",
-            "0",
-            "--runs",
-            "1",
-            "--min-time",
-            "1.5",
-            "-j",
-            "1,2",
-        ])
-        .args(["--solvers", "singles"])
+        .args(["bench", "--warmup", "0", "--runs", "1", "--min-time", "2"])
+        .args(["-j", "1,2", "--solvers", "singles", "--csv"])
+        .arg(&csv_path)
         .arg(&input)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The first configuration needs about 1.5 s; interrupt during the second.
-    std::thread::sleep(Duration::from_millis(2300));
+    // Rows are appended as they finish: wait for the first, then interrupt the second, which
+    // needs 2 s more.
+    let started = Instant::now();
+    while std::fs::read_to_string(&csv_path).map_or(0, |t| t.lines().count()) < 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no row after 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let status = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -369,4 +379,53 @@ fn ctrl_c_prints_what_was_measured() {
     assert_eq!(rows.len(), 2, "header and the one finished row:\n{stdout}");
     assert_eq!(rows[1][5], "1");
     assert!(stdout.contains("interrupted"), "{stdout}");
+    // The CSV keeps exactly the finished row.
+    assert_eq!(
+        std::fs::read_to_string(&csv_path).unwrap().lines().count(),
+        2
+    );
+}
+
+/// The built-in suite end to end, one short pass each (a few seconds with the dev profile's
+/// opt-level; `scripts/bench-machine.sh` is the real measurement).
+#[test]
+fn builtin_suite_runs_every_grade() {
+    let out = Command::cargo_bin("sudoku-batch")
+        .unwrap()
+        .args([
+            "bench",
+            "--min-time",
+            "0",
+            "--warmup",
+            "0",
+            "--runs",
+            "1",
+            "-j",
+            "1",
+        ])
+        .args(["--solvers", "singles", "--max-pass", "600"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let stdout = String::from_utf8(out).unwrap();
+    let rows = table_rows(&stdout);
+    let names: Vec<(&str, &str, &str)> = rows[1..]
+        .iter()
+        .map(|r| (r[0].as_str(), r[1].as_str(), r[6].as_str()))
+        .map(|(name, puzzles, rate)| {
+            assert!(rate.parse::<f64>().is_ok(), "{name}: {rate}");
+            (name, puzzles, "ok")
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("easy", "1000", "ok"),
+            ("moderate", "10000", "ok"),
+            ("hard", "1465", "ok"),
+            ("hardest", "375", "ok")
+        ]
+    );
 }
