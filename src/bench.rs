@@ -336,25 +336,6 @@ pub struct BenchRow {
     pub cpu_features_available: String,
 }
 
-impl BenchRow {
-    /// The machine that measured this row.
-    pub fn machine(&self) -> Machine {
-        Machine {
-            hostname: self.hostname.clone(),
-            cpu: self.cpu.clone(),
-            logical_cores: self.logical_cores,
-            physical_cores: self.physical_cores,
-            os: self.os.clone(),
-            arch: self.arch.clone(),
-            version: self.version.clone(),
-            git_commit: self.git_commit.clone(),
-            rustc: self.rustc.clone(),
-            cpu_features_used: self.cpu_features_used.clone(),
-            cpu_features_available: self.cpu_features_available.clone(),
-        }
-    }
-}
-
 /// The CSV header line `bench --csv` writes.
 pub fn csv_header() -> String {
     let mut writer = csv::Writer::from_writer(Vec::new());
