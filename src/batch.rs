@@ -337,6 +337,17 @@ where
     })
 }
 
+/// Maps every item on the pool into `out` (cleared first, reused), in item order. `bench` times
+/// its parallel passes around this call, so it does nothing but the work.
+pub fn par_map_into<T: Sync, O: Send>(
+    pool: &rayon::ThreadPool,
+    items: &[T],
+    out: &mut Vec<O>,
+    work: impl Fn(&T) -> O + Sync + Send,
+) {
+    pool.install(|| items.par_iter().map(work).collect_into_vec(out));
+}
+
 /// Builds the rayon pool for `threads` solver threads.
 pub fn build_pool(threads: usize) -> Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new()
@@ -468,6 +479,39 @@ impl Progress {
             records: 0,
             started: Instant::now(),
         }
+    }
+
+    /// A bar over `total` steps (for example `bench` configurations), with a message naming the
+    /// current one; hidden when quiet or stderr is not a terminal.
+    pub fn steps(total: u64, quiet: bool) -> Progress {
+        let bar = if quiet || !std::io::stderr().is_terminal() {
+            ProgressBar::hidden()
+        } else {
+            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+            );
+            bar
+        };
+        bar.enable_steady_tick(Duration::from_millis(200));
+        Progress {
+            bar,
+            by_bytes: false,
+            records: 0,
+            started: Instant::now(),
+        }
+    }
+
+    /// Shows `message` next to the bar.
+    pub fn set_message(&self, message: String) {
+        self.bar.set_message(message);
+    }
+
+    /// Counts one step done.
+    pub fn step(&self) {
+        self.bar.inc(1);
     }
 
     /// Counts `records` more done, with `bytes` read so far.

@@ -2,12 +2,15 @@
 //! configurations. The only module that knows clap.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::batch::{default_threads, SolveConfig};
+use crate::bench::{self, BenchConfig};
 use crate::io::reader::{Format, ReadOptions};
 use crate::io::Input;
+use crate::report::{ReportConfig, ReportFormat};
 use crate::solver::SolverKind;
 use crate::Command;
 
@@ -28,6 +31,15 @@ pub enum CliCommand {
     /// Exit status: 0 when every record was solved, 1 when some were not (unsolvable, multiple,
     /// invalid, mismatch) or there were none, 2 on usage or I/O errors.
     Solve(SolveArgs),
+
+    /// Measure solver throughput: datasets × solvers × thread counts, median of timed passes.
+    ///
+    /// With no INPUT, runs the built-in graded suite. Prints a Markdown table; `--csv` appends
+    /// rows with machine metadata for `report`.
+    Bench(BenchArgs),
+
+    /// Compare `bench --csv` results from many runs and machines in one table (and chart).
+    Report(ReportArgs),
 }
 
 /// Input layout choices.
@@ -156,11 +168,170 @@ impl SolveArgs {
     }
 }
 
+/// Parses a number of seconds (fractions allowed, not negative).
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    Duration::try_from_secs_f64(value).map_err(|_| format!("{text:?} is not a duration in seconds"))
+}
+
+/// `bench` options.
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// Puzzle files, each one dataset (`-` reads standard input); none runs the built-in suite.
+    #[arg(value_name = "INPUT", long_help = format!(
+        "Puzzle files, each one dataset (`-` reads standard input); only valid puzzles are \
+         kept. None runs the built-in suite: {}.", bench::SUITE_HELP))]
+    pub inputs: Vec<PathBuf>,
+
+    /// Input layout.
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+    pub format: FormatArg,
+
+    /// CSV puzzle column, by header name or 1-based number.
+    #[arg(long, value_name = "NAME|N")]
+    pub column: Option<String>,
+
+    /// Solvers to measure, comma-separated [default: all].
+    #[arg(long, value_name = "A,B", value_delimiter = ',', value_parser = parse_solver)]
+    pub solvers: Vec<SolverKind>,
+
+    /// Thread counts, comma-separated [default: 1 and all logical cores].
+    #[arg(short = 'j', long, value_name = "N,M", value_delimiter = ',',
+          value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Vec<u16>,
+
+    /// Warm-up time per configuration, seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "1", value_parser = parse_seconds)]
+    pub warmup: Duration,
+
+    /// Least total time of the timed passes per configuration, seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "3", value_parser = parse_seconds)]
+    pub min_time: Duration,
+
+    /// Least number of timed passes per configuration.
+    #[arg(long, value_name = "N", default_value_t = 3,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub runs: u32,
+
+    /// Skip a solver on a dataset when one single-thread pass takes longer than this, seconds
+    /// (reported as `skipped`; keeps slow solvers like `naive` from stalling the suite).
+    #[arg(long, value_name = "SECONDS", default_value = "2", value_parser = parse_seconds)]
+    pub max_pass: Duration,
+
+    /// Prove uniqueness (solution limit 2), as tdoku's benchmark does; default: first solution.
+    #[arg(long)]
+    pub unique: bool,
+
+    /// Seed of the random equivalence transforms applied to the puzzles on every pass.
+    #[arg(long, value_name = "SEED", default_value_t = bench::DEFAULT_SEED,
+          conflicts_with = "no_permute")]
+    pub permute: u64,
+
+    /// Solve the puzzles as given, without equivalence transforms.
+    #[arg(long)]
+    pub no_permute: bool,
+
+    /// Append the rows, with machine metadata, to this CSV file (header written once).
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+
+    /// Write the rows, with machine metadata, as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+impl BenchArgs {
+    /// The plain configuration.
+    pub fn into_config(self) -> BenchConfig {
+        BenchConfig {
+            inputs: self.inputs.iter().map(|p| Input::from_arg(p)).collect(),
+            read: ReadOptions {
+                format: self.format.into(),
+                column: self.column,
+            },
+            solvers: self.solvers,
+            threads: self.threads.into_iter().map(usize::from).collect(),
+            warmup: self.warmup,
+            min_time: self.min_time,
+            runs: self.runs as usize,
+            max_pass: self.max_pass,
+            unique: self.unique,
+            permute: (!self.no_permute).then_some(self.permute),
+            csv: self.csv,
+            json: self.json,
+            quiet: self.quiet,
+        }
+    }
+}
+
+/// Output formats of `report`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormatArg {
+    /// A Markdown table.
+    Markdown,
+    /// CSV: one row per configuration, two columns (puzzles/s, ratio) per machine.
+    Csv,
+}
+
+/// `report` options.
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// Results CSV files written by `bench --csv` (for example data/results/*.csv).
+    #[arg(value_name = "RESULTS.csv", required = true)]
+    pub files: Vec<PathBuf>,
+
+    /// The machine the ratios are relative to: a hostname, or text found in `hostname (CPU)`
+    /// [default: the first machine read].
+    #[arg(long, value_name = "MACHINE")]
+    pub baseline: Option<String>,
+
+    /// Table format on stdout.
+    #[arg(long, value_enum, default_value_t = ReportFormatArg::Markdown)]
+    pub format: ReportFormatArg,
+
+    /// Also draw the comparison as an SVG bar chart in FILE.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+
+    /// Logarithmic puzzles/s axis in the chart.
+    #[arg(long)]
+    pub log: bool,
+
+    /// Chart title.
+    #[arg(long, value_name = "TEXT")]
+    pub title: Option<String>,
+}
+
+impl ReportArgs {
+    /// The plain configuration.
+    pub fn into_config(self) -> ReportConfig {
+        ReportConfig {
+            files: self.files,
+            baseline: self.baseline,
+            format: match self.format {
+                ReportFormatArg::Markdown => ReportFormat::Markdown,
+                ReportFormatArg::Csv => ReportFormat::Csv,
+            },
+            svg: self.svg,
+            log_scale: self.log,
+            title: self.title,
+        }
+    }
+}
+
 impl Cli {
     /// Converts the parsed command line into the library's command.
     pub fn into_command(self) -> Command {
         match self.command {
             CliCommand::Solve(args) => Command::Solve(args.into_config()),
+            CliCommand::Bench(args) => Command::Bench(args.into_config()),
+            CliCommand::Report(args) => Command::Report(args.into_config()),
         }
     }
 }
@@ -189,7 +360,9 @@ mod tests {
             "csv",
         ])
         .unwrap();
-        let Command::Solve(config) = cli.into_command();
+        let Command::Solve(config) = cli.into_command() else {
+            panic!("not solve");
+        };
         assert_eq!(
             config.inputs,
             vec![Input::File("a.txt".into()), Input::Stdin]

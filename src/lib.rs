@@ -14,13 +14,17 @@
 //! ```
 
 pub mod batch;
+pub mod bench;
 pub mod cli;
 pub mod error;
 pub mod grid;
 pub mod io;
 pub mod output;
+pub mod report;
 pub mod solver;
 pub mod stats;
+pub mod sysinfo;
+pub mod transform;
 
 pub use error::{Error, Result};
 pub use grid::Grid;
@@ -31,6 +35,10 @@ pub use solver::{solve, Outcome, SolverKind};
 pub enum Command {
     /// Solve puzzle files.
     Solve(batch::SolveConfig),
+    /// Measure solver throughput.
+    Bench(bench::BenchConfig),
+    /// Compare results across machines.
+    Report(report::ReportConfig),
 }
 
 /// How a command that ran to the end went; the process exit status follows from it.
@@ -40,6 +48,8 @@ pub enum Finish {
     AllGood,
     /// The run finished but some records did not pass (exit 1).
     SomeFailed,
+    /// The run was stopped by Ctrl-C after flushing the rows done so far (exit 130).
+    Interrupted,
 }
 
 impl Finish {
@@ -48,6 +58,7 @@ impl Finish {
         match self {
             Finish::AllGood => 0,
             Finish::SomeFailed => 1,
+            Finish::Interrupted => 130,
         }
     }
 }
@@ -70,5 +81,29 @@ pub fn run(command: Command) -> Result<Finish> {
                 Finish::SomeFailed
             })
         }
+        Command::Bench(config) => {
+            let report = bench::run_bench(&config)?;
+            print_stdout(&report.markdown)?;
+            Ok(if report.interrupted {
+                Finish::Interrupted
+            } else if report.rows.iter().any(|row| row.status == "wrong") {
+                // A solver returned a bad solution in the check pass.
+                Finish::SomeFailed
+            } else {
+                Finish::AllGood
+            })
+        }
+        Command::Report(config) => {
+            let text = report::run_report(&config)?;
+            print_stdout(&text)?;
+            Ok(Finish::AllGood)
+        }
     }
+}
+
+/// Writes a command's text result to stdout, naming stdout in errors.
+fn print_stdout(text: &str) -> Result<()> {
+    let mut out = output::Output::create(None)?;
+    out.write_all(text.as_bytes())?;
+    out.finish()
 }
