@@ -39,6 +39,9 @@ pub enum FormatArg {
     Lines,
     /// CSV with a header naming the puzzle column.
     Csv,
+    /// 9 rows of 9 cells per puzzle (`|`, `-`, `+`, spaces allowed), blocks separated by blank
+    /// lines or headers such as `Grid 01` (Project Euler 96).
+    Grid,
 }
 
 impl From<FormatArg> for Format {
@@ -47,6 +50,7 @@ impl From<FormatArg> for Format {
             FormatArg::Auto => Format::Auto,
             FormatArg::Lines => Format::Lines,
             FormatArg::Csv => Format::Csv,
+            FormatArg::Grid => Format::Grid,
         }
     }
 }
