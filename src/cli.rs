@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::batch::{default_threads, SolveConfig};
 use crate::io::reader::{Format, ReadOptions};
 use crate::io::Input;
+use crate::shard::{Shard, ShardChoice};
 use crate::solver::SolverKind;
 use crate::Command;
 
@@ -26,7 +27,8 @@ pub enum CliCommand {
     /// Solve every puzzle of the inputs and write one CSV row per record, in input order.
     ///
     /// Exit status: 0 when every record was solved, 1 when some were not (unsolvable, multiple,
-    /// invalid, mismatch) or there were none, 2 on usage or I/O errors.
+    /// invalid, mismatch) or there were none, 2 on usage or I/O errors, 130 when stopped by
+    /// Ctrl-C (rows so far kept in FILE.partial for --resume).
     Solve(SolveArgs),
 }
 
@@ -141,6 +143,19 @@ pub struct SolveArgs {
     /// No progress bar and no summary on stderr.
     #[arg(short, long)]
     pub quiet: bool,
+
+    /// Process only shard K of N (K is 1-based): the records whose 0-based index i has
+    /// i % N == K-1; rows keep their global index. Without it, K and N come from a Slurm job
+    /// array (SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN + 1, SLURM_ARRAY_TASK_COUNT) or a
+    /// Kubernetes Indexed Job (JOB_COMPLETION_INDEX + 1, SUDOKU_BATCH_SHARDS) when set;
+    /// `--shard 1/1` turns sharding off.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+
+    /// Continue an interrupted run: keep the rows already in FILE.partial (checked against the
+    /// input; a torn last row is dropped), append the rest. Needs -o FILE.
+    #[arg(long, requires = "output")]
+    pub resume: bool,
 }
 
 impl SolveArgs {
@@ -156,6 +171,10 @@ impl SolveArgs {
             solver: self.solver.unwrap_or_default(),
             unique: self.unique,
             quiet: self.quiet,
+            shard: self
+                .shard
+                .map_or(ShardChoice::FromEnvironment, ShardChoice::Only),
+            resume: self.resume,
         }
     }
 }

@@ -19,6 +19,7 @@ pub mod error;
 pub mod grid;
 pub mod io;
 pub mod output;
+pub mod shard;
 pub mod solver;
 pub mod stats;
 
@@ -40,6 +41,8 @@ pub enum Finish {
     AllGood,
     /// The run finished but some records did not pass (exit 1).
     SomeFailed,
+    /// The run was stopped by Ctrl-C after flushing the rows done so far (exit 130).
+    Interrupted,
 }
 
 impl Finish {
@@ -48,6 +51,7 @@ impl Finish {
         match self {
             Finish::AllGood => 0,
             Finish::SomeFailed => 1,
+            Finish::Interrupted => 130,
         }
     }
 }
@@ -61,10 +65,13 @@ pub fn run(command: Command) -> Result<Finish> {
                 eprintln!("warning: {name}: no puzzles found");
             }
             if !config.quiet {
+                report.notes.iter().for_each(|note| eprintln!("{note}"));
                 eprint!("{}", report.summary.to_text());
             }
             let s = &report.summary;
-            Ok(if s.puzzles > 0 && s.solved == s.puzzles {
+            Ok(if report.interrupted {
+                Finish::Interrupted
+            } else if s.puzzles > 0 && s.solved == s.puzzles {
                 Finish::AllGood
             } else {
                 Finish::SomeFailed
