@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::batch::{default_threads, SolveConfig};
 use crate::io::reader::{Format, ReadOptions};
 use crate::io::Input;
+use crate::merge::MergeConfig;
 use crate::shard::{Shard, ShardChoice};
 use crate::solver::SolverKind;
 use crate::Command;
@@ -30,6 +31,13 @@ pub enum CliCommand {
     /// invalid, mismatch) or there were none, 2 on usage or I/O errors, 130 when stopped by
     /// Ctrl-C (rows so far kept in FILE.partial for --resume).
     Solve(SolveArgs),
+
+    /// Merge the outputs of `solve --shard` runs back into input order (by the `index` column)
+    /// and combine their summaries.
+    ///
+    /// Exit status: 0 when every row is `solved` and no index is missing, 1 otherwise, 2 on
+    /// errors (unreadable input, rows out of order, an index in two inputs).
+    Merge(MergeArgs),
 }
 
 /// Input layout choices.
@@ -179,11 +187,46 @@ impl SolveArgs {
     }
 }
 
+/// `merge` options.
+#[derive(Debug, Clone, Args)]
+pub struct MergeArgs {
+    /// The shards' result CSVs, in any order.
+    #[arg(value_name = "OUT", required = true)]
+    pub inputs: Vec<PathBuf>,
+
+    /// Write the combined CSV here (via FILE.partial, renamed when complete) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Write the combined summary as JSON to FILE (counts and solve-time percentiles are
+    /// recomputed from the rows).
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+
+    /// A shard's JSON summary (`solve --summary`); repeat for each shard. Gives the combined
+    /// summary its solver, threads (summed) and wall time (the longest shard's).
+    #[arg(long = "shard-summary", value_name = "JSON")]
+    pub shard_summaries: Vec<PathBuf>,
+}
+
+impl MergeArgs {
+    /// The plain configuration.
+    pub fn into_config(self) -> MergeConfig {
+        MergeConfig {
+            inputs: self.inputs,
+            output: self.output,
+            summary_json: self.summary,
+            shard_summaries: self.shard_summaries,
+        }
+    }
+}
+
 impl Cli {
     /// Converts the parsed command line into the library's command.
     pub fn into_command(self) -> Command {
         match self.command {
             CliCommand::Solve(args) => Command::Solve(args.into_config()),
+            CliCommand::Merge(args) => Command::Merge(args.into_config()),
         }
     }
 }
@@ -212,7 +255,9 @@ mod tests {
             "csv",
         ])
         .unwrap();
-        let Command::Solve(config) = cli.into_command();
+        let Command::Solve(config) = cli.into_command() else {
+            panic!("expected solve");
+        };
         assert_eq!(
             config.inputs,
             vec![Input::File("a.txt".into()), Input::Stdin]

@@ -18,6 +18,7 @@ pub mod cli;
 pub mod error;
 pub mod grid;
 pub mod io;
+pub mod merge;
 pub mod output;
 pub mod shard;
 pub mod solver;
@@ -32,6 +33,8 @@ pub use solver::{solve, Outcome, SolverKind};
 pub enum Command {
     /// Solve puzzle files.
     Solve(batch::SolveConfig),
+    /// Merge sharded outputs back into input order.
+    Merge(merge::MergeConfig),
 }
 
 /// How a command that ran to the end went; the process exit status follows from it.
@@ -72,6 +75,17 @@ pub fn run(command: Command) -> Result<Finish> {
             Ok(if report.interrupted {
                 Finish::Interrupted
             } else if s.puzzles > 0 && s.solved == s.puzzles {
+                Finish::AllGood
+            } else {
+                Finish::SomeFailed
+            })
+        }
+        Command::Merge(config) => {
+            let report = merge::run_merge(&config)?;
+            report.notes.iter().for_each(|note| eprintln!("{note}"));
+            eprint!("{}", report.summary.to_text());
+            let s = &report.summary;
+            Ok(if report.missing == 0 && s.solved == s.puzzles {
                 Finish::AllGood
             } else {
                 Finish::SomeFailed
