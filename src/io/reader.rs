@@ -786,7 +786,11 @@ impl CsvSource {
         let (cut, line) = self.reader.get_mut().record_at(start, end);
         let line = line.unwrap_or(parser_line);
         let body = if cut {
-            let text: Vec<u8> = self.record.iter().next().unwrap_or_default().to_vec();
+            let text = self
+                .record
+                .get(self.puzzle_column)
+                .unwrap_or_default()
+                .to_vec();
             Body::invalid(&text, format!("record longer than {MAX_LINE} bytes"))
         } else {
             self.parse_row()
