@@ -698,3 +698,68 @@ fn a_thousand_columns() {
                 .and(predicate::str::contains("... 980 more")),
         );
 }
+
+mod fuzz_like {
+    //! libFuzzer-free versions of the fuzz/ targets, so `cargo test` throws random input at the
+    //! reader and the solvers on every run (fuzz/ goes deeper, on nightly).
+
+    use proptest::collection::vec;
+    use proptest::prelude::*;
+    use sudoku_batch::io::reader::{Body, Format, ReadOptions, RecordReader};
+    use sudoku_batch::{Grid, SolverKind};
+
+    /// Bytes that matter to the parsers, mixed with anything at all.
+    fn input_byte() -> impl Strategy<Value = u8> {
+        prop_oneof![
+            3 => prop::sample::select(b"0123456789.._,\"\"\n\n\r|-+ Grid#puzzle".to_vec()),
+            1 => any::<u8>(),
+        ]
+    }
+
+    fn read_everything(bytes: Vec<u8>, format: Format, column: Option<String>) {
+        let options = ReadOptions { format, column };
+        let mut reader = RecordReader::from_stream(sudoku_batch::io::decode_bytes(bytes), options);
+        let mut last_line = 0;
+        while let Ok(Some(record)) = reader.next_record() {
+            assert!(record.line >= 1 && record.line >= last_line);
+            last_line = record.line;
+            match record.body {
+                Body::Puzzle { puzzle, .. } => {
+                    assert_eq!(Grid::from_bytes(&puzzle.to_bytes()).unwrap(), puzzle)
+                }
+                Body::Invalid { text, message } => {
+                    assert!(text.chars().count() <= 100 && !message.is_empty());
+                    assert!(!text.chars().any(char::is_control));
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        #[test]
+        fn the_reader_takes_any_bytes(bytes in vec(input_byte(), 0..3000), column in 0..3usize) {
+            let column = [None, Some("1".to_string()), Some("puzzle".to_string())][column].clone();
+            for format in [Format::Auto, Format::Lines, Format::Csv, Format::Grid] {
+                read_everything(bytes.clone(), format, column.clone());
+            }
+        }
+
+        #[test]
+        fn every_solver_is_right_on_any_grid(cells in vec(prop_oneof![4 => Just(0u8), 1 => 1..=9u8], 81)) {
+            let puzzle = Grid::from_cells(cells.try_into().unwrap()).unwrap();
+            let mut counts = Vec::new();
+            for &kind in SolverKind::ALL {
+                let outcome = kind.solve(&puzzle, 2);
+                prop_assert!(outcome.count <= 2);
+                prop_assert_eq!(outcome.count > 0, outcome.solution.is_some());
+                if let Some(solution) = outcome.solution {
+                    prop_assert!(solution.check_solution_of(&puzzle).is_ok(), "{} on {}", kind, puzzle);
+                }
+                counts.push(outcome.count);
+            }
+            prop_assert!(counts.windows(2).all(|w| w[0] == w[1]), "{:?}", counts);
+        }
+    }
+}
