@@ -439,6 +439,7 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
     };
     let mut tally = Tally::default();
     let mut resumed_rows = 0;
+    let mut needs_header = true;
     let mut output = match (config.resume, config.output.as_deref()) {
         (false, path) => Output::create(path)?,
         (true, None) => return Err(Error::Usage("--resume needs -o FILE".into())),
@@ -464,15 +465,13 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
                     kept.last_index
                         .map_or("(none)".to_string(), |i| i.to_string())
                 ));
-                let mut output = Output::append(path, kept.keep_bytes)?;
-                if kept.keep_bytes == 0 {
-                    output.write_all(crate::io::writer::header_line().as_bytes())?;
-                }
-                output
+                // Keep the header unless it was torn too.
+                needs_header = kept.keep_bytes == 0;
+                Output::append(path, kept.keep_bytes)?
             }
         },
     };
-    if !config.resume {
+    if needs_header {
         output.write_all(crate::io::writer::header_line().as_bytes())?;
     }
     catch_interrupts();

@@ -336,6 +336,42 @@ fn killed_run_resumes_to_the_same_rows() {
 }
 
 #[test]
+fn resume_without_earlier_output_starts_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.csv");
+    let input = data("norvig_top95.txt");
+    bin()
+        .args(["solve", "--resume", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("no earlier output"));
+    let expected = solve_stdout(&[input.to_str().unwrap()], 0);
+    let got = std::fs::read(&out).unwrap();
+    assert_eq!(rows_without(&got, true), rows_without(&expected, true));
+    assert!(got.starts_with(b"index,line,puzzle,"));
+    // A partial output whose header was torn is started over too.
+    std::fs::remove_file(&out).unwrap();
+    std::fs::write(dir.path().join("out.csv.partial"), "index,li").unwrap();
+    bin()
+        .args(["solve", "-q", "--resume", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .code(0);
+    assert_eq!(
+        rows_without(&std::fs::read(&out).unwrap(), true),
+        rows_without(&expected, true)
+    );
+    bin()
+        .args(["solve", "--resume"])
+        .arg(&input)
+        .assert()
+        .code(2);
+}
+
+#[test]
 fn ctrl_c_flushes_prints_the_summary_and_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let input = big_input(dir.path(), 30);
