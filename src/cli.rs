@@ -68,7 +68,8 @@ impl From<FormatArg> for Format {
 /// Options shared by commands that read puzzle files.
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
-    /// Input files, read in order; `-` or none reads standard input.
+    /// Input files, read in order; `-` or none reads standard input. gzip, zstd and zip are
+    /// recognised by content and decompressed on the fly; `ARCHIVE.zip:MEMBER` reads one member.
     #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 
