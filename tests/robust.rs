@@ -625,6 +625,8 @@ fn a_200_mb_record_is_invalid_with_bounded_memory() {
     // A quoted field of 200 MB of newlines: lines are short, the record is not.
     check_long_line("csv", (b"puzzle,note\n\"", b'\n', b"\""), size, message);
     check_long_line("grid", (b"", b'7', b""), size, "longer than 65536 bytes");
+    // --format auto on a pipe recognises the CSV header before the long record.
+    check_long_line("auto", (b"puzzle,note\n", b'7', b""), 8 << 20, message);
 }
 
 #[test]

@@ -154,19 +154,23 @@ impl RecordReader {
         let file = self.next_input as u32;
         self.next_input += 1;
         self.records_in_current = 0;
-        let mut stream = match self.preopened.take() {
+        let stream = match self.preopened.take() {
             Some(stream) => stream,
             None => input.open(self.bytes_read.clone())?,
         };
-        let format = match self.options.format {
+        let (stream, format): (Box<dyn BufRead + Send>, Format) = match self.options.format {
             Format::Auto => {
-                let head = stream.fill_buf().map_err(|source| Error::Read {
+                // One read may return only a few bytes (a pipe, a decompressor): gather up to
+                // the first meaningful line before deciding.
+                let mut peek = Peek::new(stream);
+                let head = peek.head(MAX_LINE).map_err(|source| Error::Read {
                     path: input.path(),
                     source,
                 })?;
-                detect_format(head)
+                let format = detect_format(head);
+                (Box::new(peek), format)
             }
-            other => other,
+            other => (stream, other),
         };
         self.current = Some(match format {
             Format::Csv => Source::Csv(CsvSource::new(
@@ -220,6 +224,89 @@ impl Iterator for RecordReader {
     type Item = Result<Record>;
     fn next(&mut self) -> Option<Self::Item> {
         self.next_record().transpose()
+    }
+}
+
+/// A stream whose start can be looked at before it is read: [`Peek::head`] gathers bytes up to
+/// the end of the first meaningful line (neither blank nor a `#` comment), however few bytes each
+/// read of the underlying stream returns.
+struct Peek {
+    inner: Box<dyn BufRead + Send>,
+    head: Vec<u8>,
+    pos: usize,
+}
+
+impl Peek {
+    fn new(inner: Box<dyn BufRead + Send>) -> Self {
+        Peek {
+            inner,
+            head: Vec::new(),
+            pos: 0,
+        }
+    }
+
+    /// The first bytes of the stream: at least through its first meaningful line, or `limit`
+    /// bytes, or all of it if it is shorter.
+    fn head(&mut self, limit: usize) -> std::io::Result<&[u8]> {
+        while self.head.len() < limit && !has_meaningful_line(&self.head) {
+            let bytes = match self.inner.fill_buf() {
+                Ok(bytes) => bytes,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if bytes.is_empty() {
+                break;
+            }
+            let take = bytes.len().min(limit - self.head.len());
+            self.head.extend_from_slice(&bytes[..take]);
+            self.inner.consume(take);
+        }
+        Ok(&self.head)
+    }
+}
+
+/// Whether `head` holds a complete line that is neither blank nor a `#` comment.
+fn has_meaningful_line(head: &[u8]) -> bool {
+    let complete = match head.iter().rposition(|&b| b == b'\n') {
+        Some(end) => &head[..end],
+        None => return false,
+    };
+    complete.split(|&b| b == b'\n').any(|line| {
+        let line = line.trim_ascii();
+        !line.is_empty() && !line.starts_with(b"#")
+    })
+}
+
+impl Read for Peek {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(out.len());
+        out[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Peek {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.pos < self.head.len() {
+            Ok(&self.head[self.pos..])
+        } else {
+            self.inner.fill_buf()
+        }
+    }
+
+    fn consume(&mut self, amount: usize) {
+        if self.pos < self.head.len() {
+            self.pos = (self.pos + amount).min(self.head.len());
+            if self.pos == self.head.len() {
+                // The head is read: free it.
+                self.head = Vec::new();
+                self.pos = 0;
+            }
+        } else {
+            self.inner.consume(amount);
+        }
     }
 }
 
@@ -1006,6 +1093,43 @@ mod tests {
                 }
                 out
             }
+        }
+    }
+
+    /// A stream that returns one byte per read, like a slow pipe.
+    struct Trickle(std::io::Cursor<Vec<u8>>);
+
+    impl Read for Trickle {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            let n = out.len().min(1);
+            self.0.read(&mut out[..n])
+        }
+    }
+
+    #[test]
+    fn detection_sees_the_first_line_of_a_trickling_stream() {
+        let cases = [
+            (format!("\n\npuzzle,note\n{P},x\n"), Format::Csv),
+            (format!("Grid 01\n{}\n", draw(P, 0)), Format::Grid),
+            (format!("{P}\n"), Format::Lines),
+        ];
+        for (text, format) in cases {
+            let stream = std::io::BufReader::with_capacity(
+                1,
+                Trickle(std::io::Cursor::new(text.into_bytes())),
+            );
+            let options = ReadOptions::default();
+            let mut reader = RecordReader::from_stream(Box::new(stream), options);
+            let record = reader.next_record().unwrap().unwrap();
+            assert!(
+                matches!(record.body, Body::Puzzle { .. }),
+                "{format:?}: {record:?}"
+            );
+            let mut peek = Peek::new(Box::new(std::io::Cursor::new(b"ab\ncd".to_vec())));
+            assert!(peek.head(100).unwrap().starts_with(b"ab\n"));
+            let mut all = String::new();
+            peek.read_to_string(&mut all).unwrap();
+            assert_eq!(all, "ab\ncd");
         }
     }
 
