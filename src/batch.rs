@@ -10,12 +10,16 @@
 //! [`ordered_map`] is the generic form that `verify` and `generate` reuse.
 //! Memory stays bounded: a chunk may only be read after a token comes back from the writer, so
 //! at most `in_flight` chunks exist at once, whatever the input size.
+//!
+//! Long runs: `--shard K/N` keeps only the records of one shard (rows keep their global
+//! `index`); `--resume` checks an interrupted run's rows against the input and appends the rest;
+//! Ctrl-C stops reading, finishes the chunks in flight, and leaves `FILE.partial` for `--resume`.
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -24,9 +28,10 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::grid::Grid;
 use crate::io::reader::{Body, ReadOptions, Record, RecordReader};
-use crate::io::writer::{row_writer, Status};
+use crate::io::writer::{row_writer, Status, COLUMNS};
 use crate::io::Input;
-use crate::output::Output;
+use crate::output::{take_for_resume, Output, PartialRows};
+use crate::shard::{Shard, ShardChoice};
 use crate::solver::SolverKind;
 use crate::stats::{Summary, Tally};
 
@@ -52,6 +57,10 @@ pub struct SolveConfig {
     pub unique: bool,
     /// No progress bar and no summary on stderr.
     pub quiet: bool,
+    /// Which records to process.
+    pub shard: ShardChoice,
+    /// Continue an interrupted run: keep the rows of `FILE.partial` that match the input.
+    pub resume: bool,
 }
 
 impl SolveConfig {
@@ -66,6 +75,8 @@ impl SolveConfig {
             solver: SolverKind::default(),
             unique: false,
             quiet: true,
+            shard: ShardChoice::All,
+            resume: false,
         }
     }
 }
@@ -82,6 +93,49 @@ pub struct SolveReport {
     pub summary: Summary,
     /// Inputs that held no records.
     pub empty_inputs: Vec<String>,
+    /// The run stopped early on Ctrl-C; the rows done so far are in `FILE.partial`.
+    pub interrupted: bool,
+    /// Rows kept from an interrupted run (`--resume`); they count in the summary.
+    pub resumed_rows: u64,
+    /// Remarks for stderr: the shard in effect, what `--resume` kept.
+    pub notes: Vec<String>,
+}
+
+/// Set by Ctrl-C: stop reading, finish the chunks in flight, keep `FILE.partial`.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Installs the Ctrl-C handler (once per process): the first Ctrl-C asks the run to stop
+/// cleanly, a second one exits at once with status 130.
+fn catch_interrupts() {
+    static INSTALLED: OnceLock<()> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        // Failing to install (another handler exists) only loses the clean stop.
+        let _ = ctrlc::set_handler(|| {
+            if INTERRUPTED.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        });
+    });
+}
+
+/// Records with their global stream position, only those of one shard when sharding.
+struct ShardedRecords {
+    reader: RecordReader,
+    shard: Option<Shard>,
+    next_index: u64,
+}
+
+impl ShardedRecords {
+    fn next(&mut self) -> Result<Option<(u64, Record)>> {
+        while let Some(record) = self.reader.next_record()? {
+            let index = self.next_index;
+            self.next_index += 1;
+            if self.shard.map_or(true, |s| s.contains(index)) {
+                return Ok(Some((index, record)));
+            }
+        }
+        Ok(None)
+    }
 }
 
 /// The result of solving one record.
@@ -177,17 +231,20 @@ struct ChunkOut {
     records: u64,
 }
 
-/// Formats result rows for `records`, whose first has stream position `first_index`.
-fn format_rows(
-    records: &[Record],
-    verdicts: &[Verdict],
-    first_index: u64,
-    files: &[String],
-) -> ChunkOut {
+/// The text of the `puzzle` column for a record.
+fn puzzle_column(body: &Body) -> std::borrow::Cow<'_, [u8]> {
+    match body {
+        Body::Puzzle { puzzle, .. } => std::borrow::Cow::Owned(puzzle.to_bytes().to_vec()),
+        Body::Invalid { text, .. } => std::borrow::Cow::Borrowed(text.as_bytes()),
+    }
+}
+
+/// Formats result rows for `records`, each with its stream position.
+fn format_rows(records: &[(u64, Record)], verdicts: &[Verdict], files: &[String]) -> ChunkOut {
     let mut writer = row_writer(Vec::with_capacity(records.len() * 220));
     let mut tally = Tally::default();
     let mut index_buf = itoa_buf();
-    for (offset, (record, verdict)) in records.iter().zip(verdicts).enumerate() {
+    for ((index, record), verdict) in records.iter().zip(verdicts) {
         let puzzle_text;
         let puzzle: &[u8] = match &record.body {
             Body::Puzzle { puzzle, .. } => {
@@ -200,7 +257,7 @@ fn format_rows(
         let solution: &[u8] = solution_text.as_ref().map_or(b"", |s| s.as_slice());
         let file = files.get(record.file as usize).map_or("-", String::as_str);
         let fields: [&[u8]; 9] = [
-            index_buf.0.format(first_index + offset as u64).as_bytes(),
+            index_buf.0.format(*index).as_bytes(),
             index_buf.1.format(record.line).as_bytes(),
             puzzle,
             solution,
@@ -237,8 +294,7 @@ fn itoa_buf() -> (itoa::Buffer, itoa::Buffer, itoa::Buffer, itoa::Buffer) {
 }
 
 fn solve_chunk(
-    records: &[Record],
-    first_index: u64,
+    records: &[(u64, Record)],
     solver: SolverKind,
     unique: bool,
     files: &[String],
@@ -246,9 +302,9 @@ fn solve_chunk(
     let verdicts: Vec<Verdict> = records
         .par_iter()
         .with_min_len(4)
-        .map(|record| judge(&record.body, solver, unique))
+        .map(|(_, record)| judge(&record.body, solver, unique))
         .collect();
-    format_rows(records, &verdicts, first_index, files)
+    format_rows(records, &verdicts, files)
 }
 
 /// The sequential oracle: the same rows as [`run_solve`] without threads, as (index, verdict).
@@ -359,70 +415,241 @@ pub fn build_pool(threads: usize) -> Result<rayon::ThreadPool> {
 
 /// Runs `solve`: reads every input, solves on `config.threads` threads, writes the rows in
 /// input order, and returns the summary. Bad records are rows, not errors; errors are I/O.
+///
+/// With a shard, only that shard's records are solved (rows keep their global `index`). With
+/// `resume`, the rows of an interrupted run are checked against the input and kept, and the run
+/// goes on from there. Ctrl-C stops cleanly: the report says `interrupted`, and the rows so far
+/// are flushed to `FILE.partial` (not renamed), ready for `--resume`.
 pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
     for input in &config.inputs {
         input.check()?;
     }
-    let mut output = Output::create(config.output.as_deref())?;
+    let mut notes = Vec::new();
+    let shard = config
+        .shard
+        .resolve()
+        .map_err(Error::Usage)?
+        .map(|(shard, note)| {
+            notes.push(note);
+            shard
+        });
     let threads = config.threads.max(1);
     let pool = build_pool(threads)?;
     let files: Vec<String> = config.inputs.iter().map(Input::display_name).collect();
     let bytes_read = Arc::new(AtomicU64::new(0));
     let total_bytes: Option<u64> = config.inputs.iter().map(Input::size).sum();
-    let mut progress = Progress::new(total_bytes, config.quiet);
     let started = Instant::now();
-    output.write_all(crate::io::writer::header_line().as_bytes())?;
+    let mut records = ShardedRecords {
+        reader: RecordReader::new(
+            config.inputs.clone(),
+            config.read.clone(),
+            bytes_read.clone(),
+        ),
+        shard,
+        next_index: 0,
+    };
+    let mut tally = Tally::default();
+    let mut resumed_rows = 0;
+    let mut needs_header = true;
+    let mut output = match (config.resume, config.output.as_deref()) {
+        (false, path) => Output::create(path)?,
+        (true, None) => return Err(Error::Usage("--resume needs -o FILE".into())),
+        (true, Some(path)) if path.as_os_str() == "-" => {
+            return Err(Error::Usage("--resume needs -o FILE".into()))
+        }
+        (true, Some(path)) => match take_for_resume(path)? {
+            None => {
+                notes.push(format!(
+                    "resume: no earlier output for {}; starting from the beginning",
+                    path.display()
+                ));
+                Output::create(Some(path))?
+            }
+            Some(partial) => {
+                let kept = keep_rows(&partial, &mut records, &files)?;
+                resumed_rows = kept.rows;
+                tally = kept.tally;
+                notes.push(format!(
+                    "resume: kept {} row(s) of {}, continuing after index {}",
+                    kept.rows,
+                    partial.display(),
+                    kept.last_index
+                        .map_or("(none)".to_string(), |i| i.to_string())
+                ));
+                // Keep the header unless it was torn too.
+                needs_header = kept.keep_bytes == 0;
+                Output::append(path, kept.keep_bytes)?
+            }
+        },
+    };
+    if needs_header {
+        output.write_all(crate::io::writer::header_line().as_bytes())?;
+    }
+    catch_interrupts();
+    INTERRUPTED.store(false, Ordering::SeqCst);
+    let mut progress = Progress::new(total_bytes, config.quiet);
 
-    let mut reader = RecordReader::new(
-        config.inputs.clone(),
-        config.read.clone(),
-        bytes_read.clone(),
-    );
-    let mut next_index = 0u64;
     let mut finished = false;
-    let produce = || -> Result<Option<(u64, Vec<Record>)>> {
+    let mut interrupted = false;
+    let produce = || -> Result<Option<Vec<(u64, Record)>>> {
         if finished {
+            return Ok(None);
+        }
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            interrupted = true;
             return Ok(None);
         }
         let mut chunk = Vec::with_capacity(CHUNK);
         while chunk.len() < CHUNK {
-            match reader.next_record()? {
-                Some(record) => chunk.push(record),
+            match records.next()? {
+                Some(item) => chunk.push(item),
                 None => {
                     finished = true;
                     break;
                 }
             }
         }
-        if chunk.is_empty() {
-            return Ok(None);
-        }
-        let first = next_index;
-        next_index += chunk.len() as u64;
-        Ok(Some((first, chunk)))
+        Ok((!chunk.is_empty()).then_some(chunk))
     };
     let (solver, unique) = (config.solver, config.unique);
-    let work =
-        |(first, chunk): (u64, Vec<Record>)| solve_chunk(&chunk, first, solver, unique, &files);
-    let mut tally = Tally::default();
-    let consume = |out: ChunkOut| -> Result<()> {
-        output.write_all(&out.rows)?;
-        tally += &out.tally;
-        progress.advance(out.records, bytes_read.load(Ordering::Relaxed));
-        Ok(())
+    let work = |chunk: Vec<(u64, Record)>| solve_chunk(&chunk, solver, unique, &files);
+    let new_tally = {
+        let mut new_tally = Tally::default();
+        let consume = |out: ChunkOut| -> Result<()> {
+            output.write_all(&out.rows)?;
+            new_tally += &out.tally;
+            progress.advance(out.records, bytes_read.load(Ordering::Relaxed));
+            Ok(())
+        };
+        let result = ordered_map(&pool, threads * 8 + 2, produce, work, consume);
+        progress.finish();
+        result?;
+        new_tally
     };
-    let result = ordered_map(&pool, threads * 8 + 2, produce, work, consume);
-    progress.finish();
-    result?;
-    output.finish()?;
-    let summary = tally.summary(started.elapsed(), threads, config.solver.name());
+    if interrupted {
+        output.flush()?;
+        if let Some(path) = &config.output {
+            notes.push(format!(
+                "interrupted: the rows so far are in {}; run again with --resume to finish",
+                crate::output::partial_path(path).display()
+            ));
+        }
+    } else {
+        output.finish()?;
+    }
+    tally += &new_tally;
+    let wall = started.elapsed();
+    let mut summary = tally.summary(wall, threads, config.solver.name());
+    // Throughput is this run's: kept rows were not solved now.
+    summary.puzzles_per_second = if wall.as_secs_f64() > 0.0 {
+        new_tally.puzzles() as f64 / wall.as_secs_f64()
+    } else {
+        0.0
+    };
     if let Some(path) = &config.summary_json {
         write_json(path, &summary)?;
     }
     Ok(SolveReport {
         summary,
-        empty_inputs: reader.empty_inputs().to_vec(),
+        empty_inputs: records.reader.empty_inputs().to_vec(),
+        interrupted,
+        resumed_rows,
+        notes,
     })
+}
+
+/// What `--resume` kept of an interrupted run.
+struct Kept {
+    rows: u64,
+    keep_bytes: u64,
+    last_index: Option<u64>,
+    tally: Tally,
+}
+
+/// Reads the rows of an interrupted run's `partial` output in step with the input records, and
+/// keeps them while they match (same `index`, `line`, `puzzle` and `file`). A torn last line is
+/// dropped. A row that does not match the input is an error: the input changed, and appending
+/// to those rows would mix two runs.
+fn keep_rows(partial: &Path, records: &mut ShardedRecords, files: &[String]) -> Result<Kept> {
+    let mut rows = PartialRows::open(partial)?;
+    let mut row = csv::ByteRecord::new();
+    let mut kept = Kept {
+        rows: 0,
+        keep_bytes: 0,
+        last_index: None,
+        tally: Tally::default(),
+    };
+    if !rows.next_row(&mut row)? {
+        return Ok(kept); // Empty or torn header: start over.
+    }
+    let mismatch = |message: String| Error::Input {
+        path: partial.to_path_buf(),
+        message: format!("cannot resume: {message}"),
+    };
+    let header: Vec<&[u8]> = row.iter().collect();
+    if header != COLUMNS.iter().map(|c| c.as_bytes()).collect::<Vec<_>>() {
+        return Err(mismatch("its header is not that of a solve output".into()));
+    }
+    kept.keep_bytes = rows.position();
+    let column = |name: &str| COLUMNS.iter().position(|c| *c == name).unwrap_or(0);
+    let [c_index, c_line, c_puzzle, c_status, c_guesses, c_solve_ns, c_file] = [
+        "index", "line", "puzzle", "status", "guesses", "solve_ns", "file",
+    ]
+    .map(column);
+    let mut buffers = itoa_buf();
+    while rows.next_row(&mut row)? {
+        let row_number = kept.rows + 1;
+        let Some((index, record)) = records.next()? else {
+            return Err(mismatch(format!(
+                "row {row_number} has no matching input record (the input has fewer records)"
+            )));
+        };
+        let field = |i: usize| row.get(i).unwrap_or_default();
+        let expected: [(&str, &[u8], &[u8]); 4] = [
+            ("index", buffers.0.format(index).as_bytes(), field(c_index)),
+            (
+                "line",
+                buffers.1.format(record.line).as_bytes(),
+                field(c_line),
+            ),
+            ("puzzle", &puzzle_column(&record.body), field(c_puzzle)),
+            (
+                "file",
+                files
+                    .get(record.file as usize)
+                    .map_or("-", String::as_str)
+                    .as_bytes(),
+                field(c_file),
+            ),
+        ];
+        for (name, want, found) in expected {
+            if want != found {
+                return Err(mismatch(format!(
+                    "row {row_number} (index {}) has {name} {:?} but the input record at line {} \
+                     has {:?}; the input changed since the interrupted run",
+                    String::from_utf8_lossy(field(c_index)),
+                    String::from_utf8_lossy(found),
+                    record.line,
+                    String::from_utf8_lossy(want),
+                )));
+            }
+        }
+        let number = |i: usize| std::str::from_utf8(field(i)).ok()?.parse::<u64>().ok();
+        let status = std::str::from_utf8(field(c_status))
+            .ok()
+            .and_then(Status::from_word);
+        let (Some(status), Some(guesses), Some(solve_ns)) =
+            (status, number(c_guesses), number(c_solve_ns))
+        else {
+            return Err(mismatch(format!("row {row_number} is not a result row")));
+        };
+        kept.tally
+            .record(status, status != Status::Invalid, guesses, solve_ns);
+        kept.rows += 1;
+        kept.last_index = Some(index);
+        kept.keep_bytes = rows.position();
+    }
+    Ok(kept)
 }
 
 /// Writes `value` as pretty JSON to `path`.

@@ -10,7 +10,9 @@ use crate::batch::{default_threads, SolveConfig};
 use crate::bench::{self, BenchConfig};
 use crate::io::reader::{Format, ReadOptions};
 use crate::io::Input;
+use crate::merge::MergeConfig;
 use crate::report::{ReportConfig, ReportFormat};
+use crate::shard::{Shard, ShardChoice};
 use crate::solver::SolverKind;
 use crate::Command;
 
@@ -29,7 +31,8 @@ pub enum CliCommand {
     /// Solve every puzzle of the inputs and write one CSV row per record, in input order.
     ///
     /// Exit status: 0 when every record was solved, 1 when some were not (unsolvable, multiple,
-    /// invalid, mismatch) or there were none, 2 on usage or I/O errors.
+    /// invalid, mismatch) or there were none, 2 on usage or I/O errors, 130 when stopped by
+    /// Ctrl-C (rows so far kept in FILE.partial for --resume).
     Solve(SolveArgs),
 
     /// Measure solver throughput: datasets × solvers × thread counts, median of timed passes.
@@ -40,6 +43,12 @@ pub enum CliCommand {
 
     /// Compare `bench --csv` results from many runs and machines in one table (and chart).
     Report(ReportArgs),
+    /// Merge the outputs of `solve --shard` runs back into input order (by the `index` column)
+    /// and combine their summaries.
+    ///
+    /// Exit status: 0 when every row is `solved` and no index is missing, 1 otherwise, 2 on
+    /// errors (unreadable input, rows out of order, an index in two inputs).
+    Merge(MergeArgs),
 }
 
 /// Input layout choices.
@@ -51,6 +60,9 @@ pub enum FormatArg {
     Lines,
     /// CSV with a header naming the puzzle column.
     Csv,
+    /// 9 rows of 9 cells per puzzle (`|`, `-`, `+`, spaces allowed), blocks separated by blank
+    /// lines or headers such as `Grid 01` (Project Euler 96).
+    Grid,
 }
 
 impl From<FormatArg> for Format {
@@ -59,6 +71,7 @@ impl From<FormatArg> for Format {
             FormatArg::Auto => Format::Auto,
             FormatArg::Lines => Format::Lines,
             FormatArg::Csv => Format::Csv,
+            FormatArg::Grid => Format::Grid,
         }
     }
 }
@@ -66,7 +79,8 @@ impl From<FormatArg> for Format {
 /// Options shared by commands that read puzzle files.
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
-    /// Input files, read in order; `-` or none reads standard input.
+    /// Input files, read in order; `-` or none reads standard input. gzip, zstd and zip are
+    /// recognised by content and decompressed on the fly; `ARCHIVE.zip:MEMBER` reads one member.
     #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 
@@ -149,6 +163,19 @@ pub struct SolveArgs {
     /// No progress bar and no summary on stderr.
     #[arg(short, long)]
     pub quiet: bool,
+
+    /// Process only shard K of N (K is 1-based): the records whose 0-based index i has
+    /// i % N == K-1; rows keep their global index. Without it, K and N come from a Slurm job
+    /// array (SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN + 1, SLURM_ARRAY_TASK_COUNT) or a
+    /// Kubernetes Indexed Job (JOB_COMPLETION_INDEX + 1, SUDOKU_BATCH_SHARDS) when set;
+    /// `--shard 1/1` turns sharding off.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+
+    /// Continue an interrupted run: keep the rows already in FILE.partial (checked against the
+    /// input; a torn last row is dropped), append the rest. Needs -o FILE.
+    #[arg(long, requires = "output")]
+    pub resume: bool,
 }
 
 impl SolveArgs {
@@ -164,6 +191,44 @@ impl SolveArgs {
             solver: self.solver.unwrap_or_default(),
             unique: self.unique,
             quiet: self.quiet,
+            shard: self
+                .shard
+                .map_or(ShardChoice::FromEnvironment, ShardChoice::Only),
+            resume: self.resume,
+        }
+    }
+}
+
+/// `merge` options.
+#[derive(Debug, Clone, Args)]
+pub struct MergeArgs {
+    /// The shards' result CSVs, in any order.
+    #[arg(value_name = "OUT", required = true)]
+    pub inputs: Vec<PathBuf>,
+
+    /// Write the combined CSV here (via FILE.partial, renamed when complete) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Write the combined summary as JSON to FILE (counts and solve-time percentiles are
+    /// recomputed from the rows).
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+
+    /// A shard's JSON summary (`solve --summary`); repeat for each shard. Gives the combined
+    /// summary its solver, threads (summed) and wall time (the longest shard's).
+    #[arg(long = "shard-summary", value_name = "JSON")]
+    pub shard_summaries: Vec<PathBuf>,
+}
+
+impl MergeArgs {
+    /// The plain configuration.
+    pub fn into_config(self) -> MergeConfig {
+        MergeConfig {
+            inputs: self.inputs,
+            output: self.output,
+            summary_json: self.summary,
+            shard_summaries: self.shard_summaries,
         }
     }
 }
@@ -332,6 +397,7 @@ impl Cli {
             CliCommand::Solve(args) => Command::Solve(args.into_config()),
             CliCommand::Bench(args) => Command::Bench(args.into_config()),
             CliCommand::Report(args) => Command::Report(args.into_config()),
+            CliCommand::Merge(args) => Command::Merge(args.into_config()),
         }
     }
 }
@@ -361,7 +427,7 @@ mod tests {
         ])
         .unwrap();
         let Command::Solve(config) = cli.into_command() else {
-            panic!("not solve");
+            panic!("expected solve");
         };
         assert_eq!(
             config.inputs,

@@ -19,8 +19,10 @@ pub mod cli;
 pub mod error;
 pub mod grid;
 pub mod io;
+pub mod merge;
 pub mod output;
 pub mod report;
+pub mod shard;
 pub mod solver;
 pub mod stats;
 pub mod sysinfo;
@@ -39,6 +41,8 @@ pub enum Command {
     Bench(bench::BenchConfig),
     /// Compare results across machines.
     Report(report::ReportConfig),
+    /// Merge sharded outputs back into input order.
+    Merge(merge::MergeConfig),
 }
 
 /// How a command that ran to the end went; the process exit status follows from it.
@@ -72,10 +76,24 @@ pub fn run(command: Command) -> Result<Finish> {
                 eprintln!("warning: {name}: no puzzles found");
             }
             if !config.quiet {
+                report.notes.iter().for_each(|note| eprintln!("{note}"));
                 eprint!("{}", report.summary.to_text());
             }
             let s = &report.summary;
-            Ok(if s.puzzles > 0 && s.solved == s.puzzles {
+            Ok(if report.interrupted {
+                Finish::Interrupted
+            } else if s.puzzles > 0 && s.solved == s.puzzles {
+                Finish::AllGood
+            } else {
+                Finish::SomeFailed
+            })
+        }
+        Command::Merge(config) => {
+            let report = merge::run_merge(&config)?;
+            report.notes.iter().for_each(|note| eprintln!("{note}"));
+            eprint!("{}", report.summary.to_text());
+            let s = &report.summary;
+            Ok(if report.missing == 0 && s.solved == s.puzzles {
                 Finish::AllGood
             } else {
                 Finish::SomeFailed

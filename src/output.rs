@@ -1,9 +1,9 @@
 //! Where a run's rows go: stdout, or a file written crash-safely (into `FILE.partial` beside it,
 //! renamed to `FILE` only once the run completes, so a killed run never leaves a truncated file
-//! that looks finished).
+//! that looks finished); and reading back an interrupted run's rows for `--resume`.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -46,6 +46,28 @@ impl Output {
         }
     }
 
+    /// Reopens the in-progress file for `path` to continue an interrupted run: everything after
+    /// its first `keep` bytes (a torn last row, rows that are redone) is cut off, and new rows
+    /// are appended.
+    pub fn append(path: &Path, keep: u64) -> Result<Output> {
+        let partial = partial_path(path);
+        let error = |source| Error::Write {
+            path: partial.clone(),
+            source,
+        };
+        let mut file = OpenOptions::new()
+            .write(true)
+            .open(&partial)
+            .map_err(error)?;
+        file.set_len(keep).map_err(error)?;
+        file.seek(SeekFrom::End(0)).map_err(error)?;
+        Ok(Output {
+            sink: BufWriter::with_capacity(256 * 1024, Box::new(file)),
+            target: Some(path.to_path_buf()),
+            display: path.to_path_buf(),
+        })
+    }
+
     fn stdout() -> Output {
         Output {
             sink: BufWriter::with_capacity(256 * 1024, Box::new(io::stdout())),
@@ -84,5 +106,128 @@ impl Output {
             })?;
         }
         Ok(())
+    }
+}
+
+/// Finds an earlier run's rows for `--resume`: the in-progress file for `path`, or else a
+/// finished `path`, which is moved back to the in-progress name so the run can check it and
+/// append to it. `None` when there is neither.
+pub fn take_for_resume(path: &Path) -> Result<Option<PathBuf>> {
+    let partial = partial_path(path);
+    if partial.is_file() {
+        return Ok(Some(partial));
+    }
+    if path.is_file() {
+        std::fs::rename(path, &partial).map_err(|source| Error::Write {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        return Ok(Some(partial));
+    }
+    Ok(None)
+}
+
+/// The complete rows of an earlier run's in-progress file, read as CSV records. A torn last
+/// line (no newline: the run was killed while writing it) is left out.
+pub struct PartialRows {
+    reader: csv::Reader<io::Take<BufReader<File>>>,
+    path: PathBuf,
+    complete_len: u64,
+}
+
+impl PartialRows {
+    /// Opens `partial`, an in-progress output file.
+    pub fn open(partial: &Path) -> Result<PartialRows> {
+        let read_error = |source| Error::Read {
+            path: partial.to_path_buf(),
+            source,
+        };
+        let mut file = File::open(partial).map_err(read_error)?;
+        let complete_len = complete_length(&mut file).map_err(read_error)?;
+        file.seek(SeekFrom::Start(0)).map_err(read_error)?;
+        let reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(BufReader::new(file).take(complete_len));
+        Ok(PartialRows {
+            reader,
+            path: partial.to_path_buf(),
+            complete_len,
+        })
+    }
+
+    /// The length of the file up to the end of its last complete line.
+    pub fn complete_len(&self) -> u64 {
+        self.complete_len
+    }
+
+    /// Reads the next record (the header first) into `row`; false at the end.
+    pub fn next_row(&mut self, row: &mut csv::ByteRecord) -> Result<bool> {
+        self.reader.read_byte_record(row).map_err(|e| Error::Input {
+            path: self.path.clone(),
+            message: format!("not a result file: {e}"),
+        })
+    }
+
+    /// The byte offset just past the last record read.
+    pub fn position(&self) -> u64 {
+        self.reader.position().byte()
+    }
+
+    /// The file being read.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// The length of `file` up to and including its last `\n` (0 if it has none).
+fn complete_length(file: &mut File) -> io::Result<u64> {
+    let mut end = file.seek(SeekFrom::End(0))?;
+    let mut block = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let start = end.saturating_sub(block.len() as u64);
+        let len = (end - start) as usize;
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(&mut block[..len])?;
+        if let Some(i) = block[..len].iter().rposition(|&b| b == b'\n') {
+            return Ok(start + i as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partial_rows_skip_a_torn_line_and_append_cuts_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.csv");
+        let partial = partial_path(&target);
+        std::fs::write(&partial, "a,b\n1,\"x,\ny\"\n2,z\n3,to").unwrap();
+        let mut rows = PartialRows::open(&partial).unwrap();
+        let mut row = csv::ByteRecord::new();
+        let mut seen = Vec::new();
+        while rows.next_row(&mut row).unwrap() {
+            seen.push((row.get(0).unwrap().to_vec(), rows.position()));
+        }
+        let firsts: Vec<&[u8]> = seen.iter().map(|(f, _)| f.as_slice()).collect();
+        assert_eq!(firsts, [&b"a"[..], b"1", b"2"]);
+        assert_eq!(rows.complete_len(), 17);
+        let mut out = Output::append(&target, seen[1].1).unwrap();
+        out.write_all(b"2,w\n").unwrap();
+        out.finish().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&target).unwrap(),
+            "a,b\n1,\"x,\ny\"\n2,w\n"
+        );
+        assert!(!partial.exists());
+        // A finished file is taken back for resuming.
+        assert_eq!(take_for_resume(&target).unwrap(), Some(partial.clone()));
+        assert!(partial.exists() && !target.exists());
+        std::fs::remove_file(&partial).unwrap();
+        assert_eq!(take_for_resume(&target).unwrap(), None);
     }
 }

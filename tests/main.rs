@@ -4,3 +4,4 @@ mod bench;
 mod cli;
 mod golden;
 mod report;
+mod robust;

@@ -1,16 +1,19 @@
-//! Streams puzzle records from line files and CSV files (file or stdin), one record at a time,
-//! with the file and line each came from. Never holds a whole input in memory.
+//! Streams puzzle records from line files, CSV files and grid files (file or stdin, plain or
+//! compressed), one record at a time, with the file and line each came from. Never holds a whole
+//! input in memory: lines, CSV records and grid rows are cut at [`MAX_LINE`] bytes, and a longer
+//! one becomes an `invalid` record without being read into memory whole.
 //!
 //! A record whose text is not a valid puzzle is still a record: it comes out as
 //! [`Body::Invalid`] with a message, so the output keeps one row per input record, in order.
 
-use std::io::BufRead;
+use std::collections::VecDeque;
+use std::io::{BufRead, Read};
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use super::Input;
 use crate::error::{Error, Result};
-use crate::grid::Grid;
+use crate::grid::{cell_value, Grid};
 
 /// Longest line (or CSV field) read into memory; longer ones become `invalid` records.
 pub const MAX_LINE: usize = 64 * 1024;
@@ -37,6 +40,9 @@ pub enum Format {
     Lines,
     /// CSV with a header row naming the puzzle column.
     Csv,
+    /// Puzzles drawn as 9 rows of 9 cells (separators `|`, `-`, `+` and spaces allowed), blocks
+    /// separated by blank lines or header lines such as `Grid 01` (Project Euler 96).
+    Grid,
 }
 
 /// How to read records.
@@ -104,11 +110,13 @@ pub struct RecordReader {
     records_in_current: u64,
     bytes_read: Arc<AtomicU64>,
     empty_inputs: Vec<String>,
+    preopened: Option<Box<dyn BufRead + Send>>,
 }
 
 enum Source {
     Lines(LineSource),
     Csv(CsvSource),
+    Grid(GridSource),
 }
 
 impl RecordReader {
@@ -122,7 +130,16 @@ impl RecordReader {
             records_in_current: 0,
             bytes_read,
             empty_inputs: Vec::new(),
+            preopened: None,
         }
+    }
+
+    /// A reader over one already-open byte stream, shown as `-` (standard input); for tests and
+    /// fuzzing. Use [`super::decode_bytes`] to read compressed bytes from memory.
+    pub fn from_stream(stream: Box<dyn BufRead + Send>, options: ReadOptions) -> Self {
+        let mut reader = RecordReader::new(vec![Input::Stdin], options, Arc::default());
+        reader.preopened = Some(stream);
+        reader
     }
 
     /// Inputs that held no records, by display name, among those read so far.
@@ -137,16 +154,23 @@ impl RecordReader {
         let file = self.next_input as u32;
         self.next_input += 1;
         self.records_in_current = 0;
-        let mut stream = input.open(self.bytes_read.clone())?;
-        let format = match self.options.format {
+        let stream = match self.preopened.take() {
+            Some(stream) => stream,
+            None => input.open(self.bytes_read.clone())?,
+        };
+        let (stream, format): (Box<dyn BufRead + Send>, Format) = match self.options.format {
             Format::Auto => {
-                let head = stream.fill_buf().map_err(|source| Error::Read {
+                // One read may return only a few bytes (a pipe, a decompressor): gather up to
+                // the first meaningful line before deciding.
+                let mut peek = Peek::new(stream);
+                let head = peek.head(MAX_LINE).map_err(|source| Error::Read {
                     path: input.path(),
                     source,
                 })?;
-                detect_format(head)
+                let format = detect_format(head);
+                (Box::new(peek), format)
             }
-            other => other,
+            other => (stream, other),
         };
         self.current = Some(match format {
             Format::Csv => Source::Csv(CsvSource::new(
@@ -155,7 +179,8 @@ impl RecordReader {
                 file,
                 self.options.column.as_deref(),
             )?),
-            _ => Source::Lines(LineSource {
+            Format::Grid => Source::Grid(GridSource::new(stream, file, input.path())),
+            Format::Auto | Format::Lines => Source::Lines(LineSource {
                 stream,
                 file,
                 line: 0,
@@ -175,6 +200,7 @@ impl RecordReader {
             let next = match self.current.as_mut() {
                 Some(Source::Lines(source)) => source.next_record()?,
                 Some(Source::Csv(source)) => source.next_record()?,
+                Some(Source::Grid(source)) => source.next_record()?,
                 None => None,
             };
             match next {
@@ -201,20 +227,107 @@ impl Iterator for RecordReader {
     }
 }
 
-/// Decides between lines and CSV from the start of an input: CSV when the first meaningful line
-/// has a comma and no puzzle-length token (a header such as `quizzes,solutions`).
+/// A stream whose start can be looked at before it is read: [`Peek::head`] gathers bytes up to
+/// the end of the first meaningful line (neither blank nor a `#` comment), however few bytes each
+/// read of the underlying stream returns.
+struct Peek {
+    inner: Box<dyn BufRead + Send>,
+    head: Vec<u8>,
+    pos: usize,
+}
+
+impl Peek {
+    fn new(inner: Box<dyn BufRead + Send>) -> Self {
+        Peek {
+            inner,
+            head: Vec::new(),
+            pos: 0,
+        }
+    }
+
+    /// The first bytes of the stream: at least through its first meaningful line, or `limit`
+    /// bytes, or all of it if it is shorter.
+    fn head(&mut self, limit: usize) -> std::io::Result<&[u8]> {
+        while self.head.len() < limit && !has_meaningful_line(&self.head) {
+            let bytes = match self.inner.fill_buf() {
+                Ok(bytes) => bytes,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if bytes.is_empty() {
+                break;
+            }
+            let take = bytes.len().min(limit - self.head.len());
+            self.head.extend_from_slice(&bytes[..take]);
+            self.inner.consume(take);
+        }
+        Ok(&self.head)
+    }
+}
+
+/// Whether `head` holds a complete line that is neither blank nor a `#` comment.
+fn has_meaningful_line(head: &[u8]) -> bool {
+    let complete = match head.iter().rposition(|&b| b == b'\n') {
+        Some(end) => &head[..end],
+        None => return false,
+    };
+    complete.split(|&b| b == b'\n').any(|line| {
+        let line = line.trim_ascii();
+        !line.is_empty() && !line.starts_with(b"#")
+    })
+}
+
+impl Read for Peek {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(out.len());
+        out[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Peek {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.pos < self.head.len() {
+            Ok(&self.head[self.pos..])
+        } else {
+            self.inner.fill_buf()
+        }
+    }
+
+    fn consume(&mut self, amount: usize) {
+        if self.pos < self.head.len() {
+            self.pos = (self.pos + amount).min(self.head.len());
+            if self.pos == self.head.len() {
+                // The head is read: free it.
+                self.head = Vec::new();
+                self.pos = 0;
+            }
+        } else {
+            self.inner.consume(amount);
+        }
+    }
+}
+
+/// Decides between lines, CSV and grids from the start of an input: CSV when the first
+/// meaningful line has a comma and no puzzle-length token (a header such as
+/// `quizzes,solutions`); grid when it is a `Grid ...` header, a border line of `-`/`+`/`|`, or
+/// a row of exactly 9 cells; lines otherwise.
 pub fn detect_format(head: &[u8]) -> Format {
     let first = head
         .split(|&b| b == b'\n')
         .map(|line| line.trim_ascii())
         .find(|line| !line.is_empty() && !line.starts_with(b"#"));
     match first {
+        Some(line) if is_grid_header(line) => Format::Grid,
         Some(line)
             if long_tokens(line).next().is_none()
                 && (line.contains(&b',') || is_puzzle_header(line)) =>
         {
             Format::Csv
         }
+        Some(line) if !line.contains(&b',') && is_grid_border_or_row(line) => Format::Grid,
         _ => Format::Lines,
     }
 }
@@ -224,6 +337,29 @@ fn is_puzzle_header(line: &[u8]) -> bool {
     let name = String::from_utf8_lossy(line);
     let name = name.trim().trim_start_matches('\u{feff}').trim_matches('"');
     PUZZLE_COLUMNS.iter().any(|c| c.eq_ignore_ascii_case(name))
+}
+
+/// `Grid 01`, `grid`, `GRID: 7`: the header Project Euler 96 puts before each puzzle.
+fn is_grid_header(line: &[u8]) -> bool {
+    line.len() >= 4
+        && line[..4].eq_ignore_ascii_case(b"grid")
+        && line.get(4).map_or(true, |b| !b.is_ascii_alphabetic())
+}
+
+/// A separator line (only `|`, `-`, `+`, spaces, with at least one `-` or `+`) or a row with
+/// exactly 9 cells.
+fn is_grid_border_or_row(line: &[u8]) -> bool {
+    let cells = grid_cells(line);
+    let border = cells.is_empty() && line.iter().any(|&b| b == b'-' || b == b'+');
+    border || (cells.len() == 9 && cells.iter().all(|&b| cell_value(b).is_some()))
+}
+
+/// The cells of one grid row: the line without its separators.
+fn grid_cells(line: &[u8]) -> Vec<u8> {
+    line.iter()
+        .copied()
+        .filter(|&b| !(b.is_ascii_whitespace() || matches!(b, b'|' | b'-' | b'+')))
+        .collect()
 }
 
 fn is_separator(b: u8) -> bool {
@@ -343,8 +479,316 @@ pub fn read_line_bounded(
     }
 }
 
+/// Reads puzzles drawn as 9 rows of 9 cells.
+///
+/// A row is a line whose cells remain after removing `|`, `-`, `+` and whitespace; a line left
+/// with no cells is a border and is skipped. A line starting with a letter or `#` (such as
+/// `Grid 01`) is a header; it and blank lines end an incomplete block. Nine rows make a block,
+/// whose record line is the block's first line (its header, when it has one). A block with a
+/// row of the wrong width, or cut short, is one `invalid` record.
+struct GridSource {
+    stream: Box<dyn BufRead + Send>,
+    file: u32,
+    line: u64,
+    buf: Vec<u8>,
+    path: std::path::PathBuf,
+    /// First line of the block being read.
+    start: Option<u64>,
+    /// Rows read in this block.
+    rows: usize,
+    /// Cells of this block so far (at most 81 kept).
+    cells: Vec<u8>,
+    /// The first problem found in this block.
+    problem: Option<String>,
+}
+
+impl GridSource {
+    fn new(stream: Box<dyn BufRead + Send>, file: u32, path: std::path::PathBuf) -> Self {
+        GridSource {
+            stream,
+            file,
+            line: 0,
+            buf: Vec::new(),
+            path,
+            start: None,
+            rows: 0,
+            cells: Vec::with_capacity(81),
+            problem: None,
+        }
+    }
+
+    /// Ends the current block as a record and resets the state for the next one.
+    fn take_block(&mut self, cut_short: bool) -> Record {
+        let line = self.start.unwrap_or(self.line);
+        let problem = self
+            .problem
+            .take()
+            .or_else(|| cut_short.then(|| format!("grid block has {} of 9 rows", self.rows)));
+        let body = match problem {
+            Some(message) => Body::invalid(&self.cells, message),
+            None => match Grid::from_bytes(&self.cells) {
+                Ok(puzzle) => Body::Puzzle {
+                    puzzle,
+                    reference: None,
+                },
+                Err(e) => Body::invalid(&self.cells, e.to_string()),
+            },
+        };
+        self.start = None;
+        self.rows = 0;
+        self.cells.clear();
+        Record {
+            file: self.file,
+            line,
+            body,
+        }
+    }
+
+    fn next_record(&mut self) -> Result<Option<Record>> {
+        loop {
+            let Some(overlong) = read_line_bounded(&mut *self.stream, &mut self.buf, MAX_LINE)
+                .map_err(|source| Error::Read {
+                    path: self.path.clone(),
+                    source,
+                })?
+            else {
+                return Ok((self.rows > 0).then(|| self.take_block(true)));
+            };
+            self.line += 1;
+            let text = self.buf.trim_ascii();
+            if text.is_empty() {
+                if self.rows > 0 {
+                    return Ok(Some(self.take_block(true)));
+                }
+                self.start = None;
+                continue;
+            }
+            if text[0].is_ascii_alphabetic() || text[0] == b'#' {
+                let record = (self.rows > 0).then(|| self.take_block(true));
+                self.start = Some(self.line);
+                match record {
+                    Some(record) => return Ok(Some(record)),
+                    None => continue,
+                }
+            }
+            let cells = grid_cells(text);
+            self.start.get_or_insert(self.line);
+            if cells.is_empty() && !overlong {
+                continue; // a border line
+            }
+            self.rows += 1;
+            if self.problem.is_none() && (overlong || cells.len() != 9) {
+                self.problem = Some(if overlong {
+                    format!(
+                        "grid row at line {} is longer than {MAX_LINE} bytes",
+                        self.line
+                    )
+                } else {
+                    format!(
+                        "grid row at line {} has {} cells; expected 9",
+                        self.line,
+                        cells.len()
+                    )
+                });
+            }
+            let room = 81usize.saturating_sub(self.cells.len());
+            self.cells
+                .extend_from_slice(&cells[..cells.len().min(room)]);
+            if self.rows == 9 {
+                return Ok(Some(self.take_block(false)));
+            }
+        }
+    }
+}
+
+/// Where the CSV quote rules put a byte (as the `csv` crate reads them: a quote opens a quoted
+/// field only at the start of a field; `""` inside quotes is a quote).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CsvState {
+    FieldStart,
+    Unquoted,
+    Quoted,
+    QuoteInQuoted,
+}
+
+impl CsvState {
+    /// The state after `byte`, and whether `byte` ends a record (`\n` or `\r` outside quotes).
+    fn step(self, byte: u8) -> (CsvState, bool) {
+        use CsvState::*;
+        match (self, byte) {
+            (Quoted, b'"') => (QuoteInQuoted, false),
+            (Quoted, _) => (Quoted, false),
+            (QuoteInQuoted, b'"') => (Quoted, false),
+            (FieldStart, b'"') => (Quoted, false),
+            (_, b',') => (FieldStart, false),
+            (_, b'\n' | b'\r') => (FieldStart, true),
+            _ => (Unquoted, false),
+        }
+    }
+}
+
+/// Passes CSV bytes to the `csv` parser, cutting every record to `limit` bytes so the parser
+/// never buffers more than that, however long a record is; and notes where each record starts,
+/// with its true line number.
+///
+/// The rest of a cut record is skipped up to its end (found with the same quote rules as the
+/// parser), and a quote is added if the cut fell inside a quoted field. Offsets are counted in
+/// the bytes passed on: `cuts` holds those where records were cut, `starts` the start of each
+/// record and its line (the parser's own record lines are off after blank lines and cuts).
+struct CsvCap<R> {
+    inner: R,
+    limit: usize,
+    state: CsvState,
+    record_len: usize,
+    cutting: bool,
+    close_quote: bool,
+    /// Bytes to pass on before more input: a closing quote, then the record's end.
+    pending_quote: bool,
+    pending_end: Option<u8>,
+    /// Bytes passed on so far.
+    passed: u64,
+    /// The 1-based line of the next input byte.
+    line: u64,
+    cuts: VecDeque<u64>,
+    starts: VecDeque<(u64, u64)>,
+}
+
+impl<R: BufRead> CsvCap<R> {
+    fn new(inner: R, limit: usize) -> Self {
+        CsvCap {
+            inner,
+            limit,
+            state: CsvState::FieldStart,
+            record_len: 0,
+            cutting: false,
+            close_quote: false,
+            pending_quote: false,
+            pending_end: None,
+            passed: 0,
+            line: 1,
+            cuts: VecDeque::new(),
+            starts: VecDeque::new(),
+        }
+    }
+
+    /// Ends a cut: queue the closing quote and the record's end.
+    fn end_cut(&mut self, end: Option<u8>) {
+        self.cutting = false;
+        self.pending_quote = self.close_quote;
+        self.pending_end = end;
+        self.record_len = 0;
+    }
+
+    /// Copies queued bytes into `out`; returns how many.
+    fn drain_pending(&mut self, out: &mut [u8]) -> usize {
+        let mut n = 0;
+        while n < out.len() {
+            if self.pending_quote {
+                self.pending_quote = false;
+                out[n] = b'"';
+            } else if let Some(end) = self.pending_end.take() {
+                out[n] = end;
+            } else {
+                break;
+            }
+            n += 1;
+        }
+        self.passed += n as u64;
+        n
+    }
+
+    /// Forgets what lies before `offset`; then whether a record in `offset..end` was cut, and
+    /// the line where it starts.
+    fn record_at(&mut self, offset: u64, end: u64) -> (bool, Option<u64>) {
+        while self.cuts.front().is_some_and(|&cut| cut < offset) {
+            self.cuts.pop_front();
+        }
+        while self
+            .starts
+            .front()
+            .is_some_and(|&(start, _)| start < offset)
+        {
+            self.starts.pop_front();
+        }
+        let cut = self.cuts.front().is_some_and(|&cut| cut < end);
+        let line = self
+            .starts
+            .front()
+            .filter(|&&(start, _)| start < end)
+            .map(|&(_, line)| line);
+        (cut, line)
+    }
+}
+
+impl<R: BufRead> Read for CsvCap<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            let n = self.drain_pending(out);
+            if n > 0 {
+                return Ok(n);
+            }
+            let input = match self.inner.fill_buf() {
+                Ok(input) => input,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if input.is_empty() {
+                if self.cutting {
+                    self.end_cut(None);
+                    continue;
+                }
+                return Ok(0);
+            }
+            let mut used = 0;
+            let mut written = 0;
+            for &byte in input {
+                if written == out.len() {
+                    break;
+                }
+                used += 1;
+                let before = self.state;
+                let (after, ends_record) = before.step(byte);
+                self.state = after;
+                let line = self.line;
+                self.line += u64::from(byte == b'\n');
+                if self.cutting {
+                    if ends_record {
+                        self.end_cut(Some(byte));
+                        break;
+                    }
+                    continue;
+                }
+                if ends_record {
+                    self.record_len = 0;
+                } else {
+                    if self.record_len == 0 {
+                        self.starts.push_back((self.passed + written as u64, line));
+                    }
+                    self.record_len += 1;
+                    if self.record_len > self.limit {
+                        self.cutting = true;
+                        self.close_quote = before == CsvState::Quoted;
+                        self.cuts.push_back(self.passed + written as u64);
+                        continue;
+                    }
+                }
+                out[written] = byte;
+                written += 1;
+            }
+            self.inner.consume(used);
+            self.passed += written as u64;
+            if written > 0 {
+                return Ok(written);
+            }
+        }
+    }
+}
+
 struct CsvSource {
-    reader: csv::Reader<Box<dyn BufRead + Send>>,
+    reader: csv::Reader<CsvCap<Box<dyn BufRead + Send>>>,
     record: csv::ByteRecord,
     file: u32,
     puzzle_column: usize,
@@ -365,10 +809,19 @@ impl CsvSource {
             .flexible(true)
             .has_headers(true)
             .buffer_capacity(64 * 1024)
-            .from_reader(stream);
-        let header: Vec<String> = reader
+            .from_reader(CsvCap::new(stream, MAX_LINE));
+        let header = reader
             .byte_headers()
             .map_err(|e| csv_error(&path, e))?
+            .clone();
+        let header_end = reader.position().byte();
+        if reader.get_mut().record_at(0, header_end).0 {
+            return Err(Error::Input {
+                path,
+                message: format!("the CSV header is longer than {MAX_LINE} bytes"),
+            });
+        }
+        let header: Vec<String> = header
             .iter()
             .map(|field| {
                 String::from_utf8_lossy(field)
@@ -397,14 +850,14 @@ impl CsvSource {
                     path: path.clone(),
                     message: format!(
                         "no column {wanted:?} in the CSV header ({})",
-                        header.join(",")
+                        show_header(&header)
                     ),
                 })?,
             None => find(PUZZLE_COLUMNS).ok_or_else(|| Error::Input {
                 path: path.clone(),
                 message: format!(
                     "no puzzle column in the CSV header ({}); name one with --column",
-                    header.join(",")
+                    show_header(&header)
                 ),
             })?,
         };
@@ -426,8 +879,21 @@ impl CsvSource {
             Ok(true) => {}
             Err(e) => return Err(csv_error(&self.path, e)),
         }
-        let line = self.record.position().map_or(0, |p| p.line());
-        let body = self.parse_row();
+        let parser_line = self.record.position().map_or(0, |p| p.line());
+        let start = self.record.position().map_or(0, |p| p.byte());
+        let end = self.reader.position().byte();
+        let (cut, line) = self.reader.get_mut().record_at(start, end);
+        let line = line.unwrap_or(parser_line);
+        let body = if cut {
+            let text = self
+                .record
+                .get(self.puzzle_column)
+                .unwrap_or_default()
+                .to_vec();
+            Body::invalid(&text, format!("record longer than {MAX_LINE} bytes"))
+        } else {
+            self.parse_row()
+        };
         Ok(Some(Record {
             file: self.file,
             line,
@@ -474,6 +940,15 @@ impl CsvSource {
         };
         Body::Puzzle { puzzle, reference }
     }
+}
+
+/// The header for messages: its first 20 names, and how many more there are.
+fn show_header(header: &[String]) -> String {
+    let mut shown: Vec<String> = header.iter().take(20).map(|h| echo(h.as_bytes())).collect();
+    if header.len() > 20 {
+        shown.push(format!("... {} more", header.len() - 20));
+    }
+    shown.join(",")
 }
 
 fn csv_error(path: &std::path::Path, error: csv::Error) -> Error {
@@ -602,5 +1077,179 @@ mod tests {
         );
         assert_eq!(buf, b"last");
         assert_eq!(read_line_bounded(&mut stream, &mut buf, 10).unwrap(), None);
+    }
+
+    fn read_all(bytes: &[u8], format: Format) -> Vec<Record> {
+        let options = ReadOptions {
+            format,
+            column: None,
+        };
+        RecordReader::from_stream(Box::new(std::io::Cursor::new(bytes.to_vec())), options)
+            .collect::<Result<Vec<_>>>()
+            .unwrap()
+    }
+
+    fn draw(grid: &str, style: usize) -> String {
+        let rows: Vec<&str> = (0..9).map(|r| &grid[r * 9..r * 9 + 9]).collect();
+        match style {
+            0 => rows.join("\n"),
+            _ => {
+                let mut out = String::from("+-------+-------+-------+\n");
+                for (r, row) in rows.iter().enumerate() {
+                    let b = row.as_bytes();
+                    let part = |i: usize| {
+                        format!("{} {} {}", b[i] as char, b[i + 1] as char, b[i + 2] as char)
+                    };
+                    out += &format!("| {} | {} | {} |\n", part(0), part(3), part(6));
+                    if r % 3 == 2 {
+                        out += "+-------+-------+-------+\n";
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    /// A stream that returns one byte per read, like a slow pipe.
+    struct Trickle(std::io::Cursor<Vec<u8>>);
+
+    impl Read for Trickle {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            let n = out.len().min(1);
+            self.0.read(&mut out[..n])
+        }
+    }
+
+    #[test]
+    fn detection_sees_the_first_line_of_a_trickling_stream() {
+        let cases = [
+            (format!("\n\npuzzle,note\n{P},x\n"), Format::Csv),
+            (format!("Grid 01\n{}\n", draw(P, 0)), Format::Grid),
+            (format!("{P}\n"), Format::Lines),
+        ];
+        for (text, format) in cases {
+            let stream = std::io::BufReader::with_capacity(
+                1,
+                Trickle(std::io::Cursor::new(text.into_bytes())),
+            );
+            let options = ReadOptions::default();
+            let mut reader = RecordReader::from_stream(Box::new(stream), options);
+            let record = reader.next_record().unwrap().unwrap();
+            assert!(
+                matches!(record.body, Body::Puzzle { .. }),
+                "{format:?}: {record:?}"
+            );
+            let mut peek = Peek::new(Box::new(std::io::Cursor::new(b"ab\ncd".to_vec())));
+            assert!(peek.head(100).unwrap().starts_with(b"ab\n"));
+            let mut all = String::new();
+            peek.read_to_string(&mut all).unwrap();
+            assert_eq!(all, "ab\ncd");
+        }
+    }
+
+    #[test]
+    fn grid_blocks() {
+        let p: Grid = P.parse().unwrap();
+        let text = format!(
+            "Grid 01\n{}\nGrid 02\n{}\n\n{}\n\n\n{}",
+            draw(P, 0),
+            draw(S, 0),
+            draw(P, 1),
+            draw(P, 0)
+        );
+        assert_eq!(detect_format(text.as_bytes()), Format::Grid);
+        assert_eq!(detect_format(draw(P, 1).as_bytes()), Format::Grid);
+        assert_eq!(detect_format(draw(P, 0).as_bytes()), Format::Grid);
+        let records = read_all(text.as_bytes(), Format::Auto);
+        let lines: Vec<u64> = records.iter().map(|r| r.line).collect();
+        assert_eq!(lines, [1, 11, 22, 38]);
+        assert_eq!(puzzle(Some(records[0].body.clone())).0, p);
+        assert_eq!(puzzle(Some(records[1].body.clone())).0, S.parse().unwrap());
+        assert_eq!(puzzle(Some(records[2].body.clone())).0, p);
+        assert_eq!(puzzle(Some(records[3].body.clone())).0, p);
+    }
+
+    #[test]
+    fn bad_grid_blocks_are_one_record_each() {
+        let mut wide = draw(P, 0);
+        wide.insert(12, '1'); // row 2 gets 10 cells
+        let short: String = draw(P, 0).lines().take(5).collect::<Vec<_>>().join("\n");
+        let text = format!("{wide}\nGrid 2\n{short}\nGrid 3\n{}\n{short}", draw(P, 0));
+        let records = read_all(text.as_bytes(), Format::Grid);
+        let got: Vec<(u64, String)> = records
+            .iter()
+            .map(|r| match &r.body {
+                Body::Invalid { message, .. } => (r.line, message.clone()),
+                Body::Puzzle { .. } => (r.line, "ok".into()),
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (1, "grid row at line 2 has 10 cells; expected 9".to_string()),
+                (10, "grid block has 5 of 9 rows".into()),
+                (16, "ok".into()),
+                (26, "grid block has 5 of 9 rows".into()),
+            ]
+        );
+    }
+
+    fn csv_records(text: &[u8], limit: usize) -> (Vec<u8>, Vec<u64>) {
+        let mut cap = CsvCap::new(std::io::Cursor::new(text.to_vec()), limit);
+        let mut out = Vec::new();
+        let mut small = [0u8; 3]; // tiny reads exercise every boundary
+        loop {
+            let n = cap.read(&mut small).unwrap();
+            if n == 0 {
+                break;
+            }
+            out.extend_from_slice(&small[..n]);
+        }
+        (out, cap.cuts.into_iter().collect())
+    }
+
+    #[test]
+    fn csv_cap_cuts_long_records_and_keeps_lines() {
+        let (out, cuts) = csv_records(b"a,b\nshort,x\n", 8);
+        assert_eq!((out.as_slice(), cuts.len()), (&b"a,b\nshort,x\n"[..], 0));
+        let (out, cuts) = csv_records(b"h\n0123456789abc\nok\n", 8);
+        assert_eq!(out, b"h\n01234567\nok\n");
+        assert_eq!(cuts, [10]);
+        // Cut inside a quoted field with newlines: the quote is closed, the newlines kept.
+        let (out, cuts) = csv_records(b"h\n\"0123\n5678\n\"\"x\",y\nok\n", 8);
+        assert_eq!(out, b"h\n\"0123\n56\"\nok\n");
+        assert_eq!(cuts, [10]);
+        // A stray quote mid-field is literal, as for the parser: nothing is cut.
+        let (out, cuts) = csv_records(b"a\"b\nc\nd\n", 4);
+        assert_eq!((out.as_slice(), cuts.len()), (&b"a\"b\nc\nd\n"[..], 0));
+    }
+
+    #[test]
+    fn long_csv_records_are_invalid_rows_at_the_right_line() {
+        let long = "7".repeat(MAX_LINE + 10);
+        let text = format!("puzzle,solution\n{P},{S}\n{P},\"{long}\n{long}\"\n\n{P},{S}\n");
+        let records = read_all(text.as_bytes(), Format::Auto);
+        assert_eq!(records.len(), 3);
+        assert_eq!(records[1].line, 3);
+        assert_eq!(
+            message(Some(records[1].body.clone())),
+            format!("record longer than {MAX_LINE} bytes")
+        );
+        assert_eq!(records[2].line, 6, "after a blank line too");
+        assert_eq!(
+            puzzle(Some(records[2].body.clone())).1,
+            Some(S.parse().unwrap())
+        );
+        let header = format!("puzzle{long}\n{P}\n");
+        let options = ReadOptions {
+            format: Format::Csv,
+            column: None,
+        };
+        let error = RecordReader::from_stream(Box::new(std::io::Cursor::new(header)), options)
+            .next()
+            .unwrap()
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("header is longer than"), "{error}");
     }
 }

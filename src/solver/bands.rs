@@ -100,7 +100,9 @@ const ROWS: [u32; 8] = {
     let mut t = [0u32; 8];
     let mut m = 0;
     while m < 8 {
-        t[m] = (m as u32 & 1) * 0x1FF | (m as u32 >> 1 & 1) * 0x1FF << 9 | (m as u32 >> 2) * 0x1FF << 18;
+        t[m] = (m as u32 & 1) * 0x1FF
+            | (m as u32 >> 1 & 1) * 0x1FF << 9
+            | (m as u32 >> 2) * 0x1FF << 18;
         m += 1;
     }
     t
@@ -133,10 +135,15 @@ fn other_bands(b: usize) -> (usize, usize) {
 /// Whether to look for hidden singles in columns (the band update only sees rows and boxes).
 const COLUMN_SINGLES: bool = true;
 
-pub static CNT: [std::sync::atomic::AtomicU64; 8] = [const { std::sync::atomic::AtomicU64::new(0) }; 8];
+pub static CNT: [std::sync::atomic::AtomicU64; 8] =
+    [const { std::sync::atomic::AtomicU64::new(0) }; 8];
 const COUNTERS: bool = false;
 #[inline(always)]
-fn bump(i: usize) { if COUNTERS { CNT[i].fetch_add(1, std::sync::atomic::Ordering::Relaxed); } }
+fn bump(i: usize) {
+    if COUNTERS {
+        CNT[i].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
 #[derive(Clone, Copy)]
 struct State {
     cand: [u32; BOARDS],
@@ -154,7 +161,12 @@ struct Search {
 
 /// Solves `puzzle` (clues already checked for conflicts) up to `limit` solutions.
 pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
-    let mut state = State { cand: [0; BOARDS], prev: [0; BOARDS], unsolved: [BAND; 3], urows: [BAND; 3] };
+    let mut state = State {
+        cand: [0; BOARDS],
+        prev: [0; BOARDS],
+        unsolved: [BAND; 3],
+        urows: [BAND; 3],
+    };
     state.cand[..27].fill(BAND);
     state.prev[..27].fill(!0); // every board is looked at once
     for (cell, &digit) in puzzle.cells().iter().enumerate() {

@@ -1,0 +1,328 @@
+//! `merge`: puts the outputs of a sharded run back together. A streaming k-way merge by the
+//! `index` column (memory: one row per shard), the combined CSV in input order, and a combined
+//! summary.
+//!
+//! Percentiles cannot be combined from the shards' JSON summaries, so the combined summary's
+//! counts, solve-time percentiles and guess figures are recomputed from the rows' `status`,
+//! `guesses` and `solve_ns` (exact, like a single run). The shards' summaries, when given, add
+//! what the rows do not hold: the solver, the threads (summed) and the wall time (the longest
+//! shard's, as when shards run side by side).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::io::writer::{header_line, row_writer, Status, COLUMNS};
+use crate::output::Output;
+use crate::stats::{Summary, Tally};
+
+/// Everything `merge` needs, built from the command line.
+#[derive(Debug, Clone, Default)]
+pub struct MergeConfig {
+    /// The shards' result CSVs (any order).
+    pub inputs: Vec<PathBuf>,
+    /// The combined CSV; `None` for stdout.
+    pub output: Option<PathBuf>,
+    /// Where to write the combined JSON summary, if anywhere.
+    pub summary_json: Option<PathBuf>,
+    /// The shards' JSON summaries (`solve --summary`), for solver, threads and wall time.
+    pub shard_summaries: Vec<PathBuf>,
+}
+
+/// What a merge reports.
+#[derive(Debug, Clone)]
+pub struct MergeReport {
+    /// The combined summary.
+    pub summary: Summary,
+    /// Indices missing between the first and last row (a shard's output missing or partial).
+    pub missing: u64,
+    /// Remarks for stderr.
+    pub notes: Vec<String>,
+}
+
+/// One shard's rows, read one at a time.
+struct ShardRows {
+    path: PathBuf,
+    reader: csv::Reader<BufReader<File>>,
+    row: csv::ByteRecord,
+    index: u64,
+}
+
+impl ShardRows {
+    fn open(path: &Path) -> Result<ShardRows> {
+        let file = File::open(path).map_err(|source| Error::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(BufReader::new(file));
+        let mut shard = ShardRows {
+            path: path.to_path_buf(),
+            reader,
+            row: csv::ByteRecord::new(),
+            index: 0,
+        };
+        let header_ok = shard.read()? && {
+            let names: Vec<&[u8]> = shard.row.iter().collect();
+            names == COLUMNS.map(str::as_bytes)
+        };
+        if !header_ok {
+            return Err(shard.error(format!(
+                "not a solve output (expected the header {})",
+                header_line().trim_end()
+            )));
+        }
+        Ok(shard)
+    }
+
+    fn error(&self, message: String) -> Error {
+        Error::Input {
+            path: self.path.clone(),
+            message,
+        }
+    }
+
+    /// Reads the next row; false at the end.
+    fn read(&mut self) -> Result<bool> {
+        self.reader
+            .read_byte_record(&mut self.row)
+            .map_err(|e| self.error(format!("unreadable CSV: {e}")))
+    }
+
+    /// Reads the next row and its index, checking that indices increase.
+    fn advance(&mut self) -> Result<Option<u64>> {
+        let previous = (self.row.position().map_or(0, |p| p.line()) > 1).then_some(self.index);
+        if !self.read()? {
+            return Ok(None);
+        }
+        let line = self.row.position().map_or(0, |p| p.line());
+        let index = std::str::from_utf8(field(&self.row, "index"))
+            .ok()
+            .and_then(|t| t.parse::<u64>().ok())
+            .ok_or_else(|| self.error(format!("line {line}: no index")))?;
+        if previous.is_some_and(|p| index <= p) {
+            return Err(self.error(format!(
+                "line {line}: index {index} after {}; rows must be in index order",
+                self.index
+            )));
+        }
+        self.index = index;
+        Ok(Some(index))
+    }
+}
+
+/// A field of a result row by column name.
+fn field<'r>(row: &'r csv::ByteRecord, name: &str) -> &'r [u8] {
+    COLUMNS
+        .iter()
+        .position(|c| *c == name)
+        .and_then(|i| row.get(i))
+        .unwrap_or_default()
+}
+
+/// Adds one row to the tally; an error names the bad field.
+fn tally_row(tally: &mut Tally, row: &csv::ByteRecord) -> std::result::Result<(), String> {
+    let text = |name: &str| std::str::from_utf8(field(row, name)).unwrap_or("");
+    let number = |name: &str| {
+        text(name)
+            .parse::<u64>()
+            .map_err(|_| format!("bad {name} {:?}", text(name)))
+    };
+    let status = Status::from_word(text("status"))
+        .ok_or_else(|| format!("bad status {:?}", text("status")))?;
+    tally.record(
+        status,
+        status != Status::Invalid,
+        number("guesses")?,
+        number("solve_ns")?,
+    );
+    Ok(())
+}
+
+/// Merges the shards' outputs into one CSV in index order and combines their summaries.
+///
+/// Errors (exit 2): an unreadable input, a file that is not a solve output, rows out of index
+/// order, an index present in two inputs. Missing indices are counted, not errors.
+pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
+    if config.inputs.is_empty() {
+        return Err(Error::Usage("merge needs at least one input".into()));
+    }
+    let mut shards = config
+        .inputs
+        .iter()
+        .map(|p| ShardRows::open(p))
+        .collect::<Result<Vec<_>>>()?;
+    let shard_summaries = config
+        .shard_summaries
+        .iter()
+        .map(|path| read_summary(path))
+        .collect::<Result<Vec<_>>>()?;
+    let mut output = Output::create(config.output.as_deref())?;
+    output.write_all(header_line().as_bytes())?;
+    let mut heap = BinaryHeap::new();
+    for (i, shard) in shards.iter_mut().enumerate() {
+        if let Some(index) = shard.advance()? {
+            heap.push(Reverse((index, i)));
+        }
+    }
+    let mut writer = row_writer(Vec::with_capacity(128 * 1024));
+    let mut tally = Tally::default();
+    let mut expected = 0u64;
+    let mut missing = 0u64;
+    let mut last: Option<(u64, usize)> = None;
+    while let Some(Reverse((index, i))) = heap.pop() {
+        if let Some((previous, j)) = last.filter(|&(p, _)| p == index) {
+            return Err(Error::Input {
+                path: shards[i].path.clone(),
+                message: format!(
+                    "index {previous} is also in {}; each index must come from one shard",
+                    shards[j].path.display()
+                ),
+            });
+        }
+        missing += index - expected;
+        expected = index + 1;
+        last = Some((index, i));
+        let shard = &mut shards[i];
+        tally_row(&mut tally, &shard.row).map_err(|message| {
+            let line = shard.row.position().map_or(0, |p| p.line());
+            shard.error(format!("line {line}: {message}"))
+        })?;
+        // Writing to a Vec cannot fail.
+        let _ = writer.write_byte_record(&shard.row);
+        if writer.get_ref().len() >= 64 * 1024 {
+            let full = std::mem::replace(&mut writer, row_writer(Vec::with_capacity(128 * 1024)));
+            output.write_all(&full.into_inner().unwrap_or_default())?;
+        }
+        if let Some(next) = shard.advance()? {
+            heap.push(Reverse((next, i)));
+        }
+    }
+    output.write_all(&writer.into_inner().unwrap_or_default())?;
+    output.finish()?;
+
+    let mut notes = Vec::new();
+    let wall = shard_summaries
+        .iter()
+        .map(|s| s.wall_seconds)
+        .fold(0.0, f64::max);
+    let threads = shard_summaries.iter().map(|s| s.threads).sum();
+    let mut solvers: Vec<&str> = shard_summaries.iter().map(|s| s.solver.as_str()).collect();
+    solvers.dedup();
+    let mut summary = tally.summary(Duration::from_secs_f64(wall), threads, &solvers.join("+"));
+    if shard_summaries.is_empty() {
+        notes.push(
+            "no --shard-summary given: threads, solver and wall time unknown (0); counts and \
+             solve times are recomputed from the rows"
+                .into(),
+        );
+    } else {
+        let claimed: u64 = shard_summaries.iter().map(|s| s.puzzles).sum();
+        if claimed != summary.puzzles {
+            notes.push(format!(
+                "warning: the shard summaries count {claimed} puzzles but the rows hold {}",
+                summary.puzzles
+            ));
+        }
+        summary.puzzles_per_second = if wall > 0.0 {
+            summary.puzzles as f64 / wall
+        } else {
+            0.0
+        };
+    }
+    if missing > 0 {
+        notes.push(format!(
+            "warning: {missing} index(es) missing between 0 and {}: a shard's output is missing \
+             or incomplete",
+            expected.saturating_sub(1)
+        ));
+    }
+    if let Some(path) = &config.summary_json {
+        crate::batch::write_json(path, &summary)?;
+    }
+    Ok(MergeReport {
+        summary,
+        missing,
+        notes,
+    })
+}
+
+fn read_summary(path: &Path) -> Result<Summary> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|e| Error::Input {
+        path: path.to_path_buf(),
+        message: format!("not a solve summary: {e}"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(index: u64, status: &str) -> String {
+        format!(
+            "{index},{},{},,{status},1,{},,a.txt\n",
+            index + 1,
+            ".".repeat(81),
+            100 * (index + 1)
+        )
+    }
+
+    fn write(dir: &Path, name: &str, indices: &[u64]) -> PathBuf {
+        let path = dir.join(name);
+        let body: String = indices.iter().map(|&i| row(i, "unsolvable")).collect();
+        std::fs::write(&path, header_line() + &body).unwrap();
+        path
+    }
+
+    #[test]
+    fn merges_in_index_order_and_recounts() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = write(dir.path(), "a.csv", &[0, 3, 6]);
+        let b = write(dir.path(), "b.csv", &[1, 4]);
+        let c = write(dir.path(), "c.csv", &[2, 5, 8]);
+        let out = dir.path().join("all.csv");
+        let config = MergeConfig {
+            inputs: vec![c, a.clone(), b],
+            output: Some(out.clone()),
+            ..MergeConfig::default()
+        };
+        let report = run_merge(&config).unwrap();
+        let expected: String = [0, 1, 2, 3, 4, 5, 6, 8]
+            .iter()
+            .map(|&i| row(i, "unsolvable"))
+            .collect();
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            header_line() + &expected
+        );
+        assert_eq!((report.summary.puzzles, report.summary.unsolvable), (8, 8));
+        assert_eq!(report.missing, 1);
+        assert_eq!(report.summary.guesses_per_puzzle, 1.0);
+
+        let dup = MergeConfig {
+            inputs: vec![a.clone(), a.clone()],
+            output: Some(out.clone()),
+            ..MergeConfig::default()
+        };
+        let error = run_merge(&dup).unwrap_err().to_string();
+        assert!(error.contains("index 0 is also in"), "{error}");
+        let unordered = write(dir.path(), "u.csv", &[2, 1]);
+        let bad = MergeConfig {
+            inputs: vec![unordered],
+            output: Some(out),
+            ..MergeConfig::default()
+        };
+        let error = run_merge(&bad).unwrap_err().to_string();
+        assert!(error.contains("index 1 after 2"), "{error}");
+    }
+}

@@ -1,0 +1,841 @@
+//! Issue 6, million-puzzle robustness: compressed inputs, the grid format, crash-safe output
+//! with --resume and Ctrl-C, sharding and merge, and hostile inputs with bounded memory.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command as StdCommand, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn bin() -> Command {
+    Command::cargo_bin("sudoku-batch").unwrap()
+}
+
+fn bin_path() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("sudoku-batch")
+}
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(name)
+}
+
+/// Result rows without the columns that legitimately differ between runs: `solve_ns` (always),
+/// and `file` (when the same records come from differently named files).
+fn rows_without(csv_text: &[u8], drop_file: bool) -> Vec<Vec<String>> {
+    let mut reader = csv::Reader::from_reader(csv_text);
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let solve_ns = header.iter().position(|h| h == "solve_ns").unwrap();
+    let file = header.iter().position(|h| h == "file").unwrap();
+    reader
+        .records()
+        .map(|r| {
+            r.unwrap()
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != solve_ns && !(drop_file && i == file))
+                .map(|(_, f)| f.to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// The output of `solve ARGS` on stdout, checked to exit with `code`.
+fn solve_stdout(args: &[&str], code: i32) -> Vec<u8> {
+    let output = bin().arg("solve").args(args).arg("-q").output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(bytes).unwrap();
+    enc.finish().unwrap()
+}
+
+fn zip_file(path: &Path, members: &[(&str, &[u8])]) {
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (name, bytes) in members {
+        zip.start_file(*name, options).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap();
+}
+
+#[test]
+fn every_compressed_format_gives_the_plain_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["kaggle3m_radcliffe_first1000.csv", "tdoku_test_puzzles.txt"] {
+        let plain = std::fs::read(data(name)).unwrap();
+        let code = if name.ends_with(".csv") { 0 } else { 1 }; // tdoku's set has unsolvables
+        let expected = rows_without(&solve_stdout(&[data(name).to_str().unwrap()], code), true);
+        assert!(expected.len() >= 40, "{name}");
+        // gzip in two members (as `cat a.gz b.gz` or pigz make), zstd in two frames.
+        let cut = plain.len() / 2;
+        let mut gz = gzip(&plain[..cut]);
+        gz.extend(gzip(&plain[cut..]));
+        let mut zst = zstd::encode_all(&plain[..cut], 3).unwrap();
+        zst.extend(zstd::encode_all(&plain[cut..], 3).unwrap());
+        let gz_path = dir.path().join(format!("{name}.gz"));
+        let zst_path = dir.path().join(format!("{name}.zst"));
+        let zip_path = dir.path().join(format!("{name}.zip"));
+        let two_path = dir.path().join(format!("two-{name}.zip"));
+        std::fs::write(&gz_path, gz).unwrap();
+        std::fs::write(&zst_path, zst).unwrap();
+        zip_file(&zip_path, &[(name, &plain)]);
+        zip_file(&two_path, &[("notes.md", b"# notes\n"), (name, &plain)]);
+        let member = format!("{}:{name}", two_path.display());
+        for input in [
+            gz_path.display().to_string(),
+            zst_path.display().to_string(),
+            zip_path.display().to_string(),
+            member,
+        ] {
+            let got = rows_without(&solve_stdout(&[&input], code), true);
+            assert_eq!(got, expected, "{input}");
+        }
+        // Compressed standard input works too (not zip: it needs random access).
+        let out = bin()
+            .args(["solve", "-q", "-"])
+            .write_stdin(std::fs::read(&gz_path).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(
+            rows_without(&out.stdout, true),
+            expected,
+            "{name}.gz on stdin"
+        );
+    }
+    // A zip with several files and none named is a clear error listing them.
+    let two = dir.path().join("two-tdoku_test_puzzles.txt.zip");
+    let many = dir.path().join("many.zip");
+    zip_file(&many, &[("a.txt", b"x\n"), ("b.txt", b"y\n")]);
+    bin()
+        .args(["solve", "-q"])
+        .arg(&many)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("several files (a.txt, b.txt)"));
+    bin()
+        .args(["solve", "-q", &format!("{}:nope.txt", two.display())])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no member \"nope.txt\""));
+    // A truncated gzip stream is a read error naming the file, after the rows before it.
+    let gz = std::fs::read(dir.path().join("tdoku_test_puzzles.txt.gz")).unwrap();
+    let cut = dir.path().join("cut.gz");
+    std::fs::write(&cut, &gz[..gz.len() - 20]).unwrap();
+    bin()
+        .args(["solve", "-q"])
+        .arg(&cut)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cut.gz"));
+}
+
+#[test]
+fn euler96_grid_blocks_parse_back_to_the_same_puzzles() {
+    let lines = std::fs::read_to_string(data("norvig_easy50.txt")).unwrap();
+    let puzzles: Vec<&str> = lines.lines().filter(|l| l.len() == 81).collect();
+    assert_eq!(puzzles.len(), 50);
+    let mut grid = String::new();
+    for (n, puzzle) in puzzles.iter().enumerate() {
+        grid += &format!("Grid {:02}\r\n", n + 1);
+        for row in 0..9 {
+            grid += &puzzle[row * 9..row * 9 + 9];
+            grid += "\r\n";
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p096_sudoku.txt");
+    std::fs::write(&path, &grid).unwrap();
+    let from_lines = rows_without(
+        &solve_stdout(&[data("norvig_easy50.txt").to_str().unwrap()], 0),
+        true,
+    );
+    for format in ["auto", "grid"] {
+        let from_grid = rows_without(
+            &solve_stdout(&[path.to_str().unwrap(), "--format", format], 0),
+            true,
+        );
+        assert_eq!(from_grid.len(), 50);
+        for (n, (g, l)) in from_grid.iter().zip(&from_lines).enumerate() {
+            assert_eq!(g[1], (n * 10 + 1).to_string(), "line of the block's header");
+            assert_eq!(
+                (&g[0], &g[2..]),
+                (&l[0], &l[2..]),
+                "same puzzle, same result"
+            );
+        }
+    }
+    // Drawn grids with borders, separated by blank lines, work too.
+    let drawn: String = puzzles[..3]
+        .iter()
+        .map(|p| {
+            let mut out = String::from("+-------+-------+-------+\n");
+            for r in 0..9 {
+                let row: Vec<String> = (0..3)
+                    .map(|b| {
+                        p[r * 9 + b * 3..r * 9 + b * 3 + 3]
+                            .chars()
+                            .map(String::from)
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                    .collect();
+                out += &format!("| {} |\n", row.join(" | "));
+                if r % 3 == 2 {
+                    out += "+-------+-------+-------+\n";
+                }
+            }
+            out + "\n"
+        })
+        .collect();
+    let out = bin()
+        .args(["solve", "-q"])
+        .write_stdin(drawn)
+        .output()
+        .unwrap();
+    let rows = rows_without(&out.stdout, true);
+    let lines: Vec<&str> = rows.iter().map(|r| r[1].as_str()).collect();
+    assert_eq!(lines, ["1", "15", "29"]);
+    assert_eq!(
+        rows.iter().map(|r| &r[2..]).collect::<Vec<_>>(),
+        from_lines[..3].iter().map(|r| &r[2..]).collect::<Vec<_>>()
+    );
+}
+
+/// A big input: the Kaggle rows' puzzles repeated (debug builds solve them in tens of µs).
+fn big_input(dir: &Path, copies: usize) -> PathBuf {
+    let text = std::fs::read_to_string(data("kaggle3m_radcliffe_first1000.csv")).unwrap();
+    let puzzles: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').nth(1))
+        .collect();
+    let path = dir.join("big.txt");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    for _ in 0..copies {
+        for p in &puzzles {
+            writeln!(file, "{p}").unwrap();
+        }
+    }
+    file.flush().unwrap();
+    path
+}
+
+/// Waits until `path` holds at least `bytes` (the writer flushes in 256 KiB blocks), then
+/// returns; fails if the child ends first or it takes too long.
+fn wait_for_growth(child: &mut Child, path: &Path, bytes: u64) {
+    let started = Instant::now();
+    loop {
+        if std::fs::metadata(path).is_ok_and(|m| m.len() >= bytes) {
+            return;
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!(
+                "the run ended ({status}) before it could be interrupted; make the input bigger"
+            );
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no output after 120 s"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn spawn_solve(input: &Path, out: &Path) -> Child {
+    StdCommand::new(bin_path())
+        .args(["solve", "-j", "2", "-o"])
+        .arg(out)
+        .arg(input)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn killed_run_resumes_to_the_same_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = big_input(dir.path(), 30); // 30,000 puzzles, about 6 MB of output
+    let full = dir.path().join("full.csv");
+    bin()
+        .args(["solve", "-q", "-o"])
+        .arg(&full)
+        .arg(&input)
+        .assert()
+        .code(0);
+    let out = dir.path().join("out.csv");
+    let partial = dir.path().join("out.csv.partial");
+    let mut child = spawn_solve(&input, &out);
+    wait_for_growth(&mut child, &partial, 300_000);
+    child.kill().unwrap(); // SIGKILL: no chance to clean up
+    child.wait().unwrap();
+    assert!(
+        !out.exists(),
+        "a killed run must not leave a finished-looking file"
+    );
+    let written = std::fs::read(&partial).unwrap();
+    let total = std::fs::read(&full).unwrap();
+    assert!(written.len() < total.len(), "killed midway");
+    // Simulate a write torn by the kill: half a row at the end.
+    let mut torn = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&partial)
+        .unwrap();
+    torn.write_all(b"123456,7,..3.").unwrap();
+    drop(torn);
+    let resumed = bin()
+        .args(["solve", "-j", "1", "--resume", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(resumed.status.code(), Some(0));
+    let note = String::from_utf8_lossy(&resumed.stderr);
+    assert!(note.contains("resume: kept "), "{note}");
+    assert!(!partial.exists());
+    let got = std::fs::read(&out).unwrap();
+    assert_eq!(rows_without(&got, false), rows_without(&total, false));
+    // Byte-identical apart from solve_ns: the kept prefix is exactly what was written.
+    let kept_len = written.iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    assert_eq!(&got[..kept_len], &written[..kept_len]);
+    // Resuming a finished output keeps everything and solves nothing.
+    bin()
+        .args(["solve", "--resume", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("kept 30000 row(s)"));
+    assert_eq!(std::fs::read(&out).unwrap(), got);
+    // Rows that do not match the input are refused, not mixed with a new run.
+    std::fs::write(&partial, &got[..kept_len]).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    bin()
+        .args(["solve", "--resume", "-o"])
+        .arg(&out)
+        .arg(data("norvig_top95.txt"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "cannot resume: row 1 (index 0) has",
+        ));
+}
+
+#[test]
+fn resume_without_earlier_output_starts_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.csv");
+    let input = data("norvig_top95.txt");
+    bin()
+        .args(["solve", "--resume", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("no earlier output"));
+    let expected = solve_stdout(&[input.to_str().unwrap()], 0);
+    let got = std::fs::read(&out).unwrap();
+    assert_eq!(rows_without(&got, true), rows_without(&expected, true));
+    assert!(got.starts_with(b"index,line,puzzle,"));
+    // A partial output whose header was torn is started over too.
+    std::fs::remove_file(&out).unwrap();
+    std::fs::write(dir.path().join("out.csv.partial"), "index,li").unwrap();
+    bin()
+        .args(["solve", "-q", "--resume", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .code(0);
+    assert_eq!(
+        rows_without(&std::fs::read(&out).unwrap(), true),
+        rows_without(&expected, true)
+    );
+    bin()
+        .args(["solve", "--resume"])
+        .arg(&input)
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn ctrl_c_flushes_prints_the_summary_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = big_input(dir.path(), 30);
+    let out = dir.path().join("out.csv");
+    let partial = dir.path().join("out.csv.partial");
+    let mut child = spawn_solve(&input, &out);
+    wait_for_growth(&mut child, &partial, 300_000);
+    let kill = StdCommand::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted: the rows so far are in"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("puzzles: "), "summary printed: {stderr}");
+    assert!(!out.exists());
+    let written = std::fs::read(&partial).unwrap();
+    assert_eq!(written.last(), Some(&b'\n'), "flushed whole rows");
+    let rows = rows_without(&written, false);
+    assert!(!rows.is_empty() && rows.len() < 30_000, "{}", rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row[0], i.to_string(), "rows in order, none lost");
+    }
+    bin()
+        .args(["solve", "-q", "--resume", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .code(0);
+    let full = solve_stdout(&[input.to_str().unwrap()], 0);
+    assert_eq!(
+        rows_without(&std::fs::read(&out).unwrap(), true),
+        rows_without(&full, true)
+    );
+}
+
+#[test]
+fn shards_merged_equal_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every status: tdoku's set has unsolvable and multiple-solution puzzles; add bad lines.
+    let mut text = std::fs::read_to_string(data("tdoku_test_puzzles.txt")).unwrap();
+    text += "not a puzzle\n12345\n";
+    text += &std::fs::read_to_string(data("norvig_top95.txt")).unwrap();
+    let input = dir.path().join("mixed.txt");
+    std::fs::write(&input, text).unwrap();
+    let input = input.to_str().unwrap();
+    let one = dir.path().join("one.csv");
+    let one_json = dir.path().join("one.json");
+    bin()
+        .args(["solve", "-q", "--unique", input, "-o"])
+        .arg(&one)
+        .arg("--summary")
+        .arg(&one_json)
+        .assert()
+        .code(1);
+    let n = 3;
+    let mut outs = Vec::new();
+    let mut jsons = Vec::new();
+    for k in 1..=n {
+        let out = dir.path().join(format!("shard{k}.csv"));
+        let json = dir.path().join(format!("shard{k}.json"));
+        let mut cmd = bin();
+        cmd.args(["solve", "-q", "--unique", input, "-o"]).arg(&out);
+        cmd.arg("--summary").arg(&json);
+        // Shard 1 from --shard, 2 from Slurm's variables, 3 from a Kubernetes Indexed Job's.
+        match k {
+            1 => cmd.args(["--shard", "1/3"]),
+            2 => cmd
+                .env("SLURM_ARRAY_TASK_ID", "5")
+                .env("SLURM_ARRAY_TASK_MIN", "4")
+                .env("SLURM_ARRAY_TASK_COUNT", "3"),
+            _ => cmd
+                .env("JOB_COMPLETION_INDEX", "2")
+                .env("SUDOKU_BATCH_SHARDS", "3"),
+        };
+        cmd.assert().code(predicate::in_iter([0, 1]));
+        let rows = rows_without(&std::fs::read(&out).unwrap(), false);
+        assert!(rows
+            .iter()
+            .all(|r| r[0].parse::<u64>().unwrap() % n == k - 1));
+        outs.push(out);
+        jsons.push(json);
+    }
+    let merged = dir.path().join("merged.csv");
+    let merged_json = dir.path().join("merged.json");
+    let mut merge = bin();
+    merge
+        .arg("merge")
+        .args(outs.iter().rev())
+        .arg("-o")
+        .arg(&merged);
+    merge.arg("--summary").arg(&merged_json);
+    for json in &jsons {
+        merge.arg("--shard-summary").arg(json);
+    }
+    merge.assert().code(1); // some rows are not `solved`, as in the single run
+    assert_eq!(
+        rows_without(&std::fs::read(&merged).unwrap(), false),
+        rows_without(&std::fs::read(&one).unwrap(), false)
+    );
+    let summary = |p: &Path| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+    };
+    let (a, b) = (summary(&one_json), summary(&merged_json));
+    for key in [
+        "puzzles",
+        "solved",
+        "unsolvable",
+        "multiple",
+        "invalid",
+        "mismatch",
+        "solver",
+    ] {
+        assert_eq!(a[key], b[key], "{key}");
+    }
+    assert_eq!(
+        b["threads"].as_u64().unwrap(),
+        3 * a["threads"].as_u64().unwrap()
+    );
+    assert!(b["multiple"].as_u64().unwrap() > 0 && b["invalid"].as_u64().unwrap() >= 2);
+    // A missing shard is reported, not silently merged.
+    bin()
+        .arg("merge")
+        .args(&outs[..2])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("missing"));
+    bin()
+        .args(["solve", "--shard", "4/3", input])
+        .assert()
+        .code(2);
+}
+
+/// Runs `solve ARGS` with `stdin` fed from a generator on another thread, under
+/// `/usr/bin/time -v` when present; returns (stdout, stderr, exit code, peak RSS in KiB).
+fn solve_streamed(
+    args: &[&str],
+    feed: impl FnOnce(&mut dyn Write) -> std::io::Result<()> + Send + 'static,
+) -> (Vec<u8>, String, Option<i32>, Option<u64>) {
+    let time = Path::new("/usr/bin/time");
+    let mut cmd = if time.exists() {
+        let mut c = StdCommand::new(time);
+        c.arg("-v").arg(bin_path());
+        c
+    } else {
+        StdCommand::new(bin_path())
+    };
+    let mut child = cmd
+        .arg("solve")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        let mut sink = std::io::BufWriter::with_capacity(1 << 20, &mut stdin);
+        let _ = feed(&mut sink).and_then(|_| sink.flush());
+    });
+    let output = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let rss = stderr
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Maximum resident set size (kbytes): ")
+        })
+        .and_then(|v| v.trim().parse().ok());
+    (output.stdout, stderr, output.status.code(), rss)
+}
+
+const PUZZLE: &str =
+    "4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........";
+
+/// `prefix`, `size` bytes of `fill`, `suffix`, then a newline and a good puzzle (as a line,
+/// or as a grid block).
+fn long_line(
+    size: usize,
+    (prefix, fill, suffix): (&'static [u8], u8, &'static [u8]),
+    grid: bool,
+) -> impl FnOnce(&mut dyn Write) -> std::io::Result<()> + Send {
+    move |w: &mut dyn Write| {
+        w.write_all(prefix)?;
+        let block = vec![fill; 1 << 20];
+        for _ in 0..size >> 20 {
+            w.write_all(&block)?;
+        }
+        w.write_all(suffix)?;
+        w.write_all(b"\n")?;
+        if grid {
+            // A blank line ends the bad block; then the puzzle as 9 rows.
+            w.write_all(b"\n")?;
+            for row in 0..9 {
+                writeln!(w, "{}", &PUZZLE[row * 9..row * 9 + 9])?;
+            }
+            Ok(())
+        } else {
+            writeln!(w, "{PUZZLE}")
+        }
+    }
+}
+
+type Shape = (&'static [u8], u8, &'static [u8]);
+
+fn check_long_line(format: &str, shape: Shape, size: usize, message: &str) {
+    let (stdout, stderr, code, rss) = solve_streamed(
+        &["-q", "--format", format, "-"],
+        long_line(size, shape, format == "grid"),
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let rows = rows_without(&stdout, true);
+    let last = rows.last().unwrap();
+    assert_eq!(
+        last[4], "solved",
+        "{format}: the record after the long one is intact"
+    );
+    assert_eq!(rows[0][4], "invalid");
+    assert!(rows[0][6].contains(message), "{:?}", rows[0]);
+    assert!(
+        rows[0][2].len() <= 100,
+        "a short excerpt is echoed, not the line"
+    );
+    eprintln!("{format}: {size}-byte record, peak RSS {rss:?} KiB");
+    if let Some(kib) = rss {
+        assert!(
+            kib < 60 * 1024,
+            "{format}: peak RSS {kib} KiB for a {size}-byte record"
+        );
+    }
+}
+
+#[test]
+fn a_200_mb_record_is_invalid_with_bounded_memory() {
+    let size = 200 << 20;
+    check_long_line(
+        "lines",
+        (b"", b'7', b""),
+        size,
+        "line longer than 65536 bytes",
+    );
+    let message = "record longer than 65536 bytes";
+    check_long_line("csv", (b"puzzle,note\n", b'7', b""), size, message);
+    // A quoted field of 200 MB of newlines: lines are short, the record is not.
+    check_long_line("csv", (b"puzzle,note\n\"", b'\n', b"\""), size, message);
+    check_long_line("grid", (b"", b'7', b""), size, "longer than 65536 bytes");
+    // --format auto on a pipe recognises the CSV header before the long record.
+    check_long_line("auto", (b"puzzle,note\n", b'7', b""), 8 << 20, message);
+}
+
+#[test]
+#[ignore = "streams 1 GiB per case; run with --ignored (scripts/robust-heavy.sh)"]
+fn a_1_gb_record_is_invalid_with_bounded_memory() {
+    let size = 1 << 30;
+    check_long_line(
+        "lines",
+        (b"", b'7', b""),
+        size,
+        "line longer than 65536 bytes",
+    );
+    let message = "record longer than 65536 bytes";
+    check_long_line("csv", (b"puzzle\n", b'7', b""), size, message);
+    check_long_line("csv", (b"puzzle\n\"", b'\n', b"\""), size, message);
+}
+
+#[test]
+fn junk_nul_and_invalid_utf8_are_invalid_rows() {
+    let mut input = Vec::new();
+    input.extend_from_slice(PUZZLE.as_bytes());
+    input.extend_from_slice(b"\n");
+    let mut nul = PUZZLE.as_bytes().to_vec();
+    nul[5] = 0;
+    input.extend_from_slice(&nul);
+    input.extend_from_slice(b"\n\xff\xfe\xc3\x28 not utf-8 at all\n");
+    let mut latin = PUZZLE.as_bytes().to_vec();
+    latin[80] = 0xe9;
+    input.extend_from_slice(&latin);
+    input.extend_from_slice(b"\n");
+    let out = bin()
+        .args(["solve", "-q"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let rows = rows_without(&out.stdout, true);
+    let status: Vec<&str> = rows.iter().map(|r| r[4].as_str()).collect();
+    assert_eq!(status, ["solved", "invalid", "invalid", "invalid"]);
+    assert!(rows[1][6].contains("cell 6"), "{:?}", rows[1]);
+    assert!(
+        rows.iter().all(|r| !r[2].contains('\0')),
+        "no control characters echoed"
+    );
+
+    // Random binary junk, in every format: never a panic; rows or a clear error.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let junk: Vec<u8> = (0..2_000_000)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect();
+    for format in ["auto", "lines", "csv", "grid"] {
+        let out = bin()
+            .args(["solve", "-q", "--format", format, "--column", "1"])
+            .write_stdin(junk.clone())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{format}: {stderr}");
+        assert!(
+            matches!(out.status.code(), Some(1 | 2)),
+            "{format}: {stderr}"
+        );
+        if out.status.code() == Some(2) {
+            assert!(stderr.contains("error: "), "{format}: {stderr}");
+        } else {
+            assert!(rows_without(&out.stdout, true)
+                .iter()
+                .all(|r| r[4] == "invalid"));
+        }
+    }
+}
+
+#[test]
+fn a_thousand_columns() {
+    let mut header: Vec<String> = (0..1000).map(|i| format!("c{i}")).collect();
+    header[700] = "puzzle".into();
+    let mut row: Vec<String> = (0..1000).map(|i| i.to_string()).collect();
+    row[700] = PUZZLE.into();
+    let text = format!(
+        "{}\n{}\n{}\n",
+        header.join(","),
+        row.join(","),
+        row[..500].join(",")
+    );
+    let out = bin()
+        .args(["solve", "-q"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    let rows = rows_without(&out.stdout, true);
+    assert_eq!(rows[0][4], "solved");
+    assert_eq!(rows[1][4], "invalid");
+    assert!(rows[1][6].contains("row has 500 field(s)"), "{:?}", rows[1]);
+    header[700] = "c700".into();
+    bin()
+        .args(["solve", "-q", "--format", "csv"])
+        .write_stdin(format!("{}\n", header.join(",")))
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("no puzzle column")
+                .and(predicate::str::contains("... 980 more")),
+        );
+}
+
+mod fuzz_like {
+    //! libFuzzer-free versions of the fuzz/ targets, so `cargo test` throws random input at the
+    //! reader and the solvers on every run (fuzz/ goes deeper, on nightly).
+
+    use proptest::collection::vec;
+    use proptest::prelude::*;
+    use sudoku_batch::io::reader::{Body, Format, ReadOptions, RecordReader};
+    use sudoku_batch::{Grid, SolverKind};
+
+    /// Bytes that matter to the parsers, mixed with anything at all.
+    fn input_byte() -> impl Strategy<Value = u8> {
+        prop_oneof![
+            3 => prop::sample::select(b"0123456789.._,\"\"\n\n\r|-+ Grid#puzzle".to_vec()),
+            1 => any::<u8>(),
+        ]
+    }
+
+    fn read_everything(bytes: Vec<u8>, format: Format, column: Option<String>) {
+        let options = ReadOptions { format, column };
+        let mut reader = RecordReader::from_stream(sudoku_batch::io::decode_bytes(bytes), options);
+        let mut last_line = 0;
+        while let Ok(Some(record)) = reader.next_record() {
+            assert!(record.line >= 1 && record.line >= last_line);
+            last_line = record.line;
+            match record.body {
+                Body::Puzzle { puzzle, .. } => {
+                    assert_eq!(Grid::from_bytes(&puzzle.to_bytes()).unwrap(), puzzle)
+                }
+                Body::Invalid { text, message } => {
+                    assert!(text.chars().count() <= 100 && !message.is_empty());
+                    assert!(!text.chars().any(char::is_control));
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        #[test]
+        fn the_reader_takes_any_bytes(bytes in vec(input_byte(), 0..3000), column in 0..3usize) {
+            let column = [None, Some("1".to_string()), Some("puzzle".to_string())][column].clone();
+            for format in [Format::Auto, Format::Lines, Format::Csv, Format::Grid] {
+                read_everything(bytes.clone(), format, column.clone());
+            }
+        }
+
+        #[test]
+        fn every_solver_is_right_on_any_grid(cells in vec(prop_oneof![4 => Just(0u8), 1 => 1..=9u8], 81)) {
+            let puzzle = Grid::from_cells(cells.try_into().unwrap()).unwrap();
+            let mut counts = Vec::new();
+            for &kind in SolverKind::ALL {
+                let outcome = kind.solve(&puzzle, 2);
+                prop_assert!(outcome.count <= 2);
+                prop_assert_eq!(outcome.count > 0, outcome.solution.is_some());
+                if let Some(solution) = outcome.solution {
+                    prop_assert!(solution.check_solution_of(&puzzle).is_ok(), "{} on {}", kind, puzzle);
+                }
+                counts.push(outcome.count);
+            }
+            prop_assert!(counts.windows(2).all(|w| w[0] == w[1]), "{:?}", counts);
+        }
+    }
+}
+
+/// Inputs the fuzzers found, kept as regression tests.
+mod fuzz_regressions {
+    use sudoku_batch::{Grid, SolverKind};
+
+    /// `cargo fuzz run solve` (timeout-47f97b8a…): a sparse grid with no contradictory clues
+    /// and no solution. The singles solver needs about 40,000 guesses to prove it (0.25 s in
+    /// release, over 10 s under ASan), so libFuzzer reported a timeout. Not a wrong answer: every
+    /// solver must say "no solution", and the run must finish.
+    #[test]
+    fn sparse_unsolvable_grid_is_proven_unsolvable() {
+        let puzzle: Grid =
+            "...............13..8......4613..8......9...........613..8...........9...........6"
+                .parse()
+                .unwrap();
+        assert!(puzzle.first_conflict().is_none());
+        for &kind in SolverKind::ALL {
+            let outcome = kind.solve(&puzzle, 2);
+            assert_eq!((outcome.count, outcome.solution), (0, None), "{kind}");
+        }
+    }
+
+    /// `cargo fuzz run solve` (timeout-68bca454…): the same kind, worse: about 408,000 guesses,
+    /// 1.5 s in release (minutes in a debug build, hence ignored; scripts/robust-heavy.sh runs
+    /// it). Hostile input can make one solve slow; the answer must still be right.
+    #[test]
+    #[ignore = "about 1.5 s in release, minutes in debug"]
+    fn sparser_unsolvable_grid_is_proven_unsolvable() {
+        let puzzle: Grid =
+            ".........................54613.........9...........613.613...8...........9......."
+                .parse()
+                .unwrap();
+        for &kind in SolverKind::ALL {
+            let outcome = kind.solve(&puzzle, 2);
+            assert_eq!((outcome.count, outcome.solution), (0, None), "{kind}");
+        }
+    }
+}
