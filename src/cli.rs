@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::batch::{default_threads, SolveConfig};
+use crate::generate::{GenerateConfig, Shape, Symmetry, MIN_UNIQUE_CLUES};
 use crate::io::reader::{Format, ReadOptions};
 use crate::io::Input;
 use crate::solver::SolverKind;
@@ -28,6 +29,14 @@ pub enum CliCommand {
     /// Exit status: 0 when every record was solved, 1 when some were not (unsolvable, multiple,
     /// invalid, mismatch) or there were none, 2 on usage or I/O errors.
     Solve(SolveArgs),
+    /// Generate puzzles with exactly one solution, reproducibly from a seed.
+    ///
+    /// Each puzzle is proven unique by the solver before it is written. The same seed and options
+    /// give the same bytes on any machine, with any thread count and any solver. Without clue
+    /// options the puzzles are minimal (no clue can be removed without losing uniqueness).
+    ///
+    /// Exit status: 0 when every puzzle was written, 2 on usage or I/O errors.
+    Generate(GenerateArgs),
 }
 
 /// Input layout choices.
@@ -156,11 +165,110 @@ impl SolveArgs {
     }
 }
 
+/// Parses a symmetry name, listing the valid ones on error.
+pub fn parse_symmetry(name: &str) -> Result<Symmetry, String> {
+    Symmetry::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Symmetry::ALL.iter().map(|s| s.name()).collect();
+        format!(
+            "unknown symmetry {name:?}; choose one of: {}",
+            names.join(", ")
+        )
+    })
+}
+
+/// `generate` options.
+#[derive(Debug, Clone, Args)]
+pub struct GenerateArgs {
+    /// How many puzzles to make.
+    #[arg(short = 'n', long = "count", value_name = "COUNT")]
+    pub count: u64,
+
+    /// Seed: the same seed and options give the same output anywhere [default: drawn from the
+    /// clock, and printed in the summary].
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+
+    /// Exactly N clues per puzzle.
+    #[arg(long, value_name = "N", conflicts_with_all = ["min_clues", "max_clues"])]
+    pub clues: Option<usize>,
+
+    /// At least N clues per puzzle [default: 17]. With --max-clues, each puzzle's clue count is
+    /// drawn from the range.
+    #[arg(long, value_name = "N")]
+    pub min_clues: Option<usize>,
+
+    /// At most N clues per puzzle [default: 81].
+    #[arg(long, value_name = "N")]
+    pub max_clues: Option<usize>,
+
+    /// Minimal puzzles: no clue (no symmetric group of clues, with --symmetry) can be removed
+    /// without losing uniqueness. The default when no clue count is given; with --clues or a
+    /// range, puzzles must be minimal and in range.
+    #[arg(long)]
+    pub minimal: bool,
+
+    /// Symmetry of the clue pattern: none, central (half turn), quarter (quarter turn),
+    /// diagonal, antidiagonal, horizontal (mirror top/bottom), vertical (mirror left/right),
+    /// dihedral (all eight).
+    #[arg(long, value_name = "NAME", value_parser = parse_symmetry, default_value = "none")]
+    pub symmetry: Symmetry,
+
+    /// Write CSV `puzzle,solution,clues` (with a header) instead of one puzzle per line.
+    #[arg(long)]
+    pub with_solution: bool,
+
+    /// Write to FILE (written to FILE.partial, renamed when complete) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Worker threads [default: all logical cores]. Does not change the output.
+    #[arg(short = 'j', long = "threads", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+
+    #[arg(long, value_name = "NAME", value_parser = parse_solver, help = solver_help())]
+    pub solver: Option<SolverKind>,
+
+    /// No progress bar and no summary on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+impl GenerateArgs {
+    /// The plain configuration.
+    pub fn into_config(self) -> GenerateConfig {
+        let (min_clues, max_clues) = match self.clues {
+            Some(n) => (n, n),
+            None => (
+                self.min_clues.unwrap_or(MIN_UNIQUE_CLUES),
+                self.max_clues.unwrap_or(81),
+            ),
+        };
+        let counts_given =
+            self.clues.is_some() || self.min_clues.is_some() || self.max_clues.is_some();
+        GenerateConfig {
+            count: self.count,
+            seed: self.seed,
+            shape: Shape {
+                min_clues,
+                max_clues,
+                minimal: self.minimal || !counts_given,
+                symmetry: self.symmetry,
+            },
+            with_solution: self.with_solution,
+            output: self.output,
+            threads: self.threads.map_or_else(default_threads, usize::from),
+            solver: self.solver.unwrap_or_default(),
+            quiet: self.quiet,
+        }
+    }
+}
+
 impl Cli {
     /// Converts the parsed command line into the library's command.
     pub fn into_command(self) -> Command {
         match self.command {
             CliCommand::Solve(args) => Command::Solve(args.into_config()),
+            CliCommand::Generate(args) => Command::Generate(args.into_config()),
         }
     }
 }
@@ -189,7 +297,9 @@ mod tests {
             "csv",
         ])
         .unwrap();
-        let Command::Solve(config) = cli.into_command();
+        let Command::Solve(config) = cli.into_command() else {
+            panic!("expected solve");
+        };
         assert_eq!(
             config.inputs,
             vec![Input::File("a.txt".into()), Input::Stdin]

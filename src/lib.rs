@@ -16,6 +16,7 @@
 pub mod batch;
 pub mod cli;
 pub mod error;
+pub mod generate;
 pub mod grid;
 pub mod io;
 pub mod output;
@@ -31,6 +32,8 @@ pub use solver::{solve, Outcome, SolverKind};
 pub enum Command {
     /// Solve puzzle files.
     Solve(batch::SolveConfig),
+    /// Generate puzzles with exactly one solution.
+    Generate(generate::GenerateConfig),
 }
 
 /// How a command that ran to the end went; the process exit status follows from it.
@@ -69,6 +72,13 @@ pub fn run(command: Command) -> Result<Finish> {
             } else {
                 Finish::SomeFailed
             })
+        }
+        Command::Generate(config) => {
+            let report = generate::run_generate(&config)?;
+            if !config.quiet {
+                eprint!("{}", report.to_text(&config.shape));
+            }
+            Ok(Finish::AllGood)
         }
     }
 }
