@@ -10,6 +10,7 @@ use crate::generate::{GenerateConfig, Shape, Symmetry, MIN_UNIQUE_CLUES};
 use crate::io::reader::{Format, ReadOptions};
 use crate::io::Input;
 use crate::solver::SolverKind;
+use crate::verify::VerifyConfig;
 use crate::Command;
 
 /// Solve Sudoku puzzles in bulk, fast, on all cores, and measure how fast.
@@ -37,6 +38,19 @@ pub enum CliCommand {
     ///
     /// Exit status: 0 when every puzzle was written, 2 on usage or I/O errors.
     Generate(GenerateArgs),
+    /// Check solution files: each row's solution must be a complete grid that obeys the rules
+    /// and keeps every clue of its puzzle (and, with --unique, the puzzle must have exactly one
+    /// solution).
+    ///
+    /// Reads CSVs with a header (Kaggle's quizzes,solutions; puzzle,solution; solve's own
+    /// output) and line files `puzzle<sep>solution` (sep: whitespace, `,` or `:`; ids, counts
+    /// and ratings around them are allowed). Rows that give no solution (solve's rows whose
+    /// status is not `solved`, `puzzle:0` lines) are skipped and counted, unless
+    /// --require-solution. Prints a summary and the first failures as `file:line: kind: reason`.
+    ///
+    /// Exit status: 0 when every checked row passed (and at least one was checked), 1 when some
+    /// failed or none was checked, 2 on usage or I/O errors.
+    Verify(VerifyArgs),
 }
 
 /// Input layout choices.
@@ -263,12 +277,76 @@ impl GenerateArgs {
     }
 }
 
+/// `verify` options.
+#[derive(Debug, Clone, Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// CSV solution column, by header name or 1-based number (default: solution or solutions).
+    #[arg(long, value_name = "NAME|N")]
+    pub solution_column: Option<String>,
+
+    /// Also prove that each puzzle has exactly one solution (solver with limit 2).
+    #[arg(long)]
+    pub unique: bool,
+
+    /// Rows that give no solution fail (as malformed) instead of being skipped.
+    #[arg(long)]
+    pub require_solution: bool,
+
+    /// Write every failure as CSV `file,line,kind,reason` to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+
+    /// Also write the summary as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Print at most N failures after the summary.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub show: usize,
+
+    /// Worker threads [default: all logical cores].
+    #[arg(short = 'j', long = "threads", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+
+    #[arg(long, value_name = "NAME", value_parser = parse_solver, help = solver_help())]
+    pub solver: Option<SolverKind>,
+
+    /// No progress bar and no summary: only the exit status (and --report / --json files).
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+impl VerifyArgs {
+    /// The plain configuration.
+    pub fn into_config(self) -> VerifyConfig {
+        let (inputs, read) = self.input.to_inputs();
+        VerifyConfig {
+            inputs,
+            format: read.format,
+            puzzle_column: read.column,
+            solution_column: self.solution_column,
+            unique: self.unique,
+            require_solution: self.require_solution,
+            report: self.report,
+            json: self.json,
+            show: self.show,
+            threads: self.threads.map_or_else(default_threads, usize::from),
+            solver: self.solver.unwrap_or_default(),
+            quiet: self.quiet,
+        }
+    }
+}
+
 impl Cli {
     /// Converts the parsed command line into the library's command.
     pub fn into_command(self) -> Command {
         match self.command {
             CliCommand::Solve(args) => Command::Solve(args.into_config()),
             CliCommand::Generate(args) => Command::Generate(args.into_config()),
+            CliCommand::Verify(args) => Command::Verify(args.into_config()),
         }
     }
 }

@@ -931,6 +931,22 @@ mod tests {
     }
 
     #[test]
+    fn output_does_not_depend_on_the_solver() {
+        // Dense puzzles keep this quick for slow solvers too.
+        let dense = shape(45, 45, false, Symmetry::None);
+        let made = |solver| {
+            let generator = Generator::new(dense, solver).unwrap();
+            (0..2)
+                .map(|i| generator.generate(9, i).unwrap().puzzle)
+                .collect::<Vec<_>>()
+        };
+        let expected = made(SolverKind::default());
+        for &solver in SolverKind::ALL {
+            assert_eq!(made(solver), expected, "{solver}");
+        }
+    }
+
+    #[test]
     fn forced_cells_are_singles() {
         let solution = random_solution(&mut Rng::new(1, 1));
         let mut board = Board::new(&solution);

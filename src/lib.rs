@@ -22,6 +22,7 @@ pub mod io;
 pub mod output;
 pub mod solver;
 pub mod stats;
+pub mod verify;
 
 pub use error::{Error, Result};
 pub use grid::Grid;
@@ -34,6 +35,8 @@ pub enum Command {
     Solve(batch::SolveConfig),
     /// Generate puzzles with exactly one solution.
     Generate(generate::GenerateConfig),
+    /// Check solution files.
+    Verify(verify::VerifyConfig),
 }
 
 /// How a command that ran to the end went; the process exit status follows from it.
@@ -79,6 +82,26 @@ pub fn run(command: Command) -> Result<Finish> {
                 eprint!("{}", report.to_text(&config.shape));
             }
             Ok(Finish::AllGood)
+        }
+        Command::Verify(config) => {
+            let report = verify::run_verify(&config)?;
+            for name in &report.empty_inputs {
+                eprintln!("warning: {name}: no rows found");
+            }
+            if !config.quiet {
+                use std::io::Write;
+                std::io::stdout()
+                    .write_all(report.to_text().as_bytes())
+                    .map_err(|source| Error::Write {
+                        path: "-".into(),
+                        source,
+                    })?;
+            }
+            Ok(if report.all_good() {
+                Finish::AllGood
+            } else {
+                Finish::SomeFailed
+            })
         }
     }
 }
