@@ -229,7 +229,11 @@ pub fn check_row(
     if unique {
         let outcome = solver.solve(&puzzle, 2);
         if outcome.count >= 2 {
-            let reason = match outcome.solution.filter(|other| other != &solution) {
+            let other = outcome
+                .solution
+                .filter(|other| other != &solution)
+                .or_else(|| another_solution(&puzzle, &solution, solver));
+            let reason = match other {
                 Some(other) => {
                     let cell = (0..81)
                         .find(|&i| other.get(i) != solution.get(i))
@@ -248,6 +252,22 @@ pub fn check_row(
         }
     }
     Verdict::Valid
+}
+
+/// A solution of `puzzle` other than `known`, found by trying each other digit in each blank
+/// cell in turn (only called for puzzles known to have several solutions, to name one).
+fn another_solution(puzzle: &Grid, known: &Grid, solver: SolverKind) -> Option<Grid> {
+    let mut probe = *puzzle;
+    for cell in (0..81).filter(|&c| puzzle.get(c) == 0) {
+        for digit in (1..=9).filter(|&d| d != known.get(cell)) {
+            probe.set(cell, digit);
+            if let Some(found) = solver.solve(&probe, 1).solution {
+                return Some(found);
+            }
+        }
+        probe.set(cell, 0);
+    }
+    None
 }
 
 /// Streams [`Row`]s from a list of inputs, in order, in bounded memory.
@@ -1018,6 +1038,10 @@ mod tests {
                 Some(expected),
                 "{puzzle} {solution}: {v:?}"
             );
+        }
+        match verdict(&".".repeat(81), &s, true) {
+            Verdict::Failed(_, reason) => assert!(reason.contains("another has"), "{reason}"),
+            other => panic!("{other:?}"),
         }
         // without --unique the empty puzzle's solution is fine
         assert_eq!(verdict(&".".repeat(81), &s, false), Verdict::Valid);
