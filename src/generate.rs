@@ -346,9 +346,9 @@ impl Generator {
             });
         }
         Err(Error::Usage(format!(
-            "no puzzle with {}{} clues{} found for puzzle {index} in {MAX_ATTEMPTS} attempts; \
+            "no {}puzzle with {} clues{} found for puzzle {index} in {MAX_ATTEMPTS} attempts; \
              random clue removal seldom goes below about 21 clues",
-            if minimal { "minimal, " } else { "" },
+            if minimal { "minimal " } else { "" },
             if min_clues == max_clues {
                 min_clues.to_string()
             } else {
