@@ -8,12 +8,14 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::batch::{default_threads, SolveConfig};
 use crate::bench::{self, BenchConfig};
+use crate::generate::{GenerateConfig, Shape, Symmetry, MIN_UNIQUE_CLUES};
 use crate::io::reader::{Format, ReadOptions};
 use crate::io::Input;
 use crate::merge::MergeConfig;
 use crate::report::{ReportConfig, ReportFormat};
 use crate::shard::{Shard, ShardChoice};
 use crate::solver::SolverKind;
+use crate::verify::VerifyConfig;
 use crate::Command;
 
 /// Solve Sudoku puzzles in bulk, fast, on all cores, and measure how fast.
@@ -49,6 +51,27 @@ pub enum CliCommand {
     /// Exit status: 0 when every row is `solved` and no index is missing, 1 otherwise, 2 on
     /// errors (unreadable input, rows out of order, an index in two inputs).
     Merge(MergeArgs),
+    /// Generate puzzles with exactly one solution, reproducibly from a seed.
+    ///
+    /// Each puzzle is proven unique by the solver before it is written. The same seed and options
+    /// give the same bytes on any machine, with any thread count and any solver. Without clue
+    /// options the puzzles are minimal (no clue can be removed without losing uniqueness).
+    ///
+    /// Exit status: 0 when every puzzle was written, 2 on usage or I/O errors.
+    Generate(GenerateArgs),
+    /// Check solution files: each row's solution must be a complete grid that obeys the rules
+    /// and keeps every clue of its puzzle (and, with --unique, the puzzle must have exactly one
+    /// solution).
+    ///
+    /// Reads CSVs with a header (Kaggle's quizzes,solutions; puzzle,solution; solve's own
+    /// output) and line files `puzzle<sep>solution` (sep: whitespace, `,` or `:`; ids, counts
+    /// and ratings around them are allowed). Rows that give no solution (solve's rows whose
+    /// status is not `solved`, `puzzle:0` lines) are skipped and counted, unless
+    /// --require-solution. Prints a summary and the first failures as `file:line: kind: reason`.
+    ///
+    /// Exit status: 0 when every checked row passed (and at least one was checked), 1 when some
+    /// failed or none was checked, 2 on usage or I/O errors.
+    Verify(VerifyArgs),
 }
 
 /// Input layout choices.
@@ -390,6 +413,167 @@ impl ReportArgs {
     }
 }
 
+/// Parses a symmetry name, listing the valid ones on error.
+pub fn parse_symmetry(name: &str) -> Result<Symmetry, String> {
+    Symmetry::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Symmetry::ALL.iter().map(|s| s.name()).collect();
+        format!(
+            "unknown symmetry {name:?}; choose one of: {}",
+            names.join(", ")
+        )
+    })
+}
+
+/// `generate` options.
+#[derive(Debug, Clone, Args)]
+pub struct GenerateArgs {
+    /// How many puzzles to make.
+    #[arg(short = 'n', long = "count", value_name = "COUNT")]
+    pub count: u64,
+
+    /// Seed: the same seed and options give the same output anywhere [default: drawn from the
+    /// clock, and printed in the summary].
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+
+    /// Exactly N clues per puzzle.
+    #[arg(long, value_name = "N", conflicts_with_all = ["min_clues", "max_clues"])]
+    pub clues: Option<usize>,
+
+    /// At least N clues per puzzle [default: 17]. With --max-clues, each puzzle's clue count is
+    /// drawn from the range.
+    #[arg(long, value_name = "N")]
+    pub min_clues: Option<usize>,
+
+    /// At most N clues per puzzle [default: 81].
+    #[arg(long, value_name = "N")]
+    pub max_clues: Option<usize>,
+
+    /// Minimal puzzles: no clue (no symmetric group of clues, with --symmetry) can be removed
+    /// without losing uniqueness. The default when no clue count is given; with --clues or a
+    /// range, puzzles must be minimal and in range.
+    #[arg(long)]
+    pub minimal: bool,
+
+    /// Symmetry of the clue pattern: none, central (half turn), quarter (quarter turn),
+    /// diagonal, antidiagonal, horizontal (mirror top/bottom), vertical (mirror left/right),
+    /// dihedral (all eight).
+    #[arg(long, value_name = "NAME", value_parser = parse_symmetry, default_value = "none")]
+    pub symmetry: Symmetry,
+
+    /// Write CSV `puzzle,solution,clues` (with a header) instead of one puzzle per line.
+    #[arg(long)]
+    pub with_solution: bool,
+
+    /// Write to FILE (written to FILE.partial, renamed when complete) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Worker threads [default: all logical cores]. Does not change the output.
+    #[arg(short = 'j', long = "threads", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+
+    #[arg(long, value_name = "NAME", value_parser = parse_solver, help = solver_help())]
+    pub solver: Option<SolverKind>,
+
+    /// No progress bar and no summary on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+impl GenerateArgs {
+    /// The plain configuration.
+    pub fn into_config(self) -> GenerateConfig {
+        let (min_clues, max_clues) = match self.clues {
+            Some(n) => (n, n),
+            None => (
+                self.min_clues.unwrap_or(MIN_UNIQUE_CLUES),
+                self.max_clues.unwrap_or(81),
+            ),
+        };
+        let counts_given =
+            self.clues.is_some() || self.min_clues.is_some() || self.max_clues.is_some();
+        GenerateConfig {
+            count: self.count,
+            seed: self.seed,
+            shape: Shape {
+                min_clues,
+                max_clues,
+                minimal: self.minimal || !counts_given,
+                symmetry: self.symmetry,
+            },
+            with_solution: self.with_solution,
+            output: self.output,
+            threads: self.threads.map_or_else(default_threads, usize::from),
+            solver: self.solver.unwrap_or_default(),
+            quiet: self.quiet,
+        }
+    }
+}
+
+/// `verify` options.
+#[derive(Debug, Clone, Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// CSV solution column, by header name or 1-based number (default: solution or solutions).
+    #[arg(long, value_name = "NAME|N")]
+    pub solution_column: Option<String>,
+
+    /// Also prove that each puzzle has exactly one solution (solver with limit 2).
+    #[arg(long)]
+    pub unique: bool,
+
+    /// Rows that give no solution fail (as malformed) instead of being skipped.
+    #[arg(long)]
+    pub require_solution: bool,
+
+    /// Write every failure as CSV `file,line,kind,reason` to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+
+    /// Also write the summary as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Print at most N failures after the summary.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub show: usize,
+
+    /// Worker threads [default: all logical cores].
+    #[arg(short = 'j', long = "threads", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+
+    #[arg(long, value_name = "NAME", value_parser = parse_solver, help = solver_help())]
+    pub solver: Option<SolverKind>,
+
+    /// No progress bar and no summary: only the exit status (and --report / --json files).
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+impl VerifyArgs {
+    /// The plain configuration.
+    pub fn into_config(self) -> VerifyConfig {
+        let (inputs, read) = self.input.to_inputs();
+        VerifyConfig {
+            inputs,
+            format: read.format,
+            puzzle_column: read.column,
+            solution_column: self.solution_column,
+            unique: self.unique,
+            require_solution: self.require_solution,
+            report: self.report,
+            json: self.json,
+            show: self.show,
+            threads: self.threads.map_or_else(default_threads, usize::from),
+            solver: self.solver.unwrap_or_default(),
+            quiet: self.quiet,
+        }
+    }
+}
+
 impl Cli {
     /// Converts the parsed command line into the library's command.
     pub fn into_command(self) -> Command {
@@ -398,6 +582,8 @@ impl Cli {
             CliCommand::Bench(args) => Command::Bench(args.into_config()),
             CliCommand::Report(args) => Command::Report(args.into_config()),
             CliCommand::Merge(args) => Command::Merge(args.into_config()),
+            CliCommand::Generate(args) => Command::Generate(args.into_config()),
+            CliCommand::Verify(args) => Command::Verify(args.into_config()),
         }
     }
 }

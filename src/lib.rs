@@ -17,6 +17,7 @@ pub mod batch;
 pub mod bench;
 pub mod cli;
 pub mod error;
+pub mod generate;
 pub mod grid;
 pub mod io;
 pub mod merge;
@@ -27,6 +28,7 @@ pub mod solver;
 pub mod stats;
 pub mod sysinfo;
 pub mod transform;
+pub mod verify;
 
 pub use error::{Error, Result};
 pub use grid::Grid;
@@ -43,6 +45,10 @@ pub enum Command {
     Report(report::ReportConfig),
     /// Merge sharded outputs back into input order.
     Merge(merge::MergeConfig),
+    /// Generate puzzles with exactly one solution.
+    Generate(generate::GenerateConfig),
+    /// Check solution files.
+    Verify(verify::VerifyConfig),
 }
 
 /// How a command that ran to the end went; the process exit status follows from it.
@@ -115,6 +121,33 @@ pub fn run(command: Command) -> Result<Finish> {
             let text = report::run_report(&config)?;
             print_stdout(&text)?;
             Ok(Finish::AllGood)
+        }
+        Command::Generate(config) => {
+            let report = generate::run_generate(&config)?;
+            if !config.quiet {
+                eprint!("{}", report.to_text(&config.shape));
+            }
+            Ok(Finish::AllGood)
+        }
+        Command::Verify(config) => {
+            let report = verify::run_verify(&config)?;
+            for name in &report.empty_inputs {
+                eprintln!("warning: {name}: no rows found");
+            }
+            if !config.quiet {
+                use std::io::Write;
+                std::io::stdout()
+                    .write_all(report.to_text().as_bytes())
+                    .map_err(|source| Error::Write {
+                        path: "-".into(),
+                        source,
+                    })?;
+            }
+            Ok(if report.all_good() {
+                Finish::AllGood
+            } else {
+                Finish::SomeFailed
+            })
         }
     }
 }

@@ -1,7 +1,10 @@
-//! The integration test crate: one binary for all integration tests (`autotests = false`).
+//! The integration test crate: one binary for all integration tests (`autotests = false`), one
+//! module per file.
 
 mod bench;
 mod cli;
+mod generate;
 mod golden;
 mod report;
 mod robust;
+mod verify;

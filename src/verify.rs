@@ -1,0 +1,1128 @@
+//! `verify`: checks solution files (Kaggle-style CSVs, `solve`'s own output, `puzzle<sep>solution`
+//! line files), row by row, streaming, on all cores.
+//!
+//! Every row that gives a solution passes when the solution is a complete grid that obeys the
+//! rules and keeps every clue of its puzzle (and, with `--unique`, when the puzzle has exactly one
+//! solution). A row that gives no solution is *skipped*: counted and reported, not a failure,
+//! unless `--require-solution`. That covers `solve`'s rows whose status is not `solved` (their
+//! solution column is empty) and tdoku-style `puzzle:0` lines. A row of `solve`'s output whose
+//! status says `solved` but whose solution is empty fails as malformed.
+//!
+//! The reader here is verify's own: unlike [`crate::io::reader::RecordReader`], which keeps a
+//! reference solution only when it is a well-formed complete grid, it must keep every solution
+//! field as written, to say what is wrong with it. It reuses the shared building blocks
+//! ([`Input`], [`read_line_bounded`], [`detect_format`]).
+
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::batch::{build_pool, ordered_map, write_json, Progress};
+use crate::error::{Error, Result};
+use crate::grid::{Grid, ParseError, SolutionError};
+use crate::io::reader::{
+    detect_format, read_line_bounded, Format, MAX_LINE, PUZZLE_COLUMNS, SOLUTION_COLUMNS,
+};
+use crate::io::Input;
+use crate::output::Output;
+use crate::solver::SolverKind;
+
+/// Rows per work item handed to the pool.
+const CHUNK: usize = 1024;
+
+/// Fields longer than this are not kept: they are reported by length only.
+const MAX_FIELD: usize = 1024;
+
+/// Tokens at least this long are grids; shorter ones are ids, counts and ratings (as in `solve`).
+const MIN_GRID_TOKEN: usize = 40;
+
+/// Everything `verify` needs, built from the command line.
+#[derive(Debug, Clone)]
+pub struct VerifyConfig {
+    /// Inputs, read in order.
+    pub inputs: Vec<Input>,
+    /// Input layout (auto-detected per input by default).
+    pub format: Format,
+    /// CSV puzzle column by name or 1-based number (default: a known puzzle column name).
+    pub puzzle_column: Option<String>,
+    /// CSV solution column by name or 1-based number (default: `solution` or `solutions`).
+    pub solution_column: Option<String>,
+    /// Also prove that each puzzle has exactly one solution.
+    pub unique: bool,
+    /// Rows that give no solution fail (as malformed) instead of being skipped.
+    pub require_solution: bool,
+    /// Write every failure as CSV `file,line,kind,reason` here.
+    pub report: Option<PathBuf>,
+    /// Write the summary as JSON here.
+    pub json: Option<PathBuf>,
+    /// How many failures to print after the summary.
+    pub show: usize,
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// The solver for `--unique`.
+    pub solver: SolverKind,
+    /// No progress bar and no summary.
+    pub quiet: bool,
+}
+
+impl VerifyConfig {
+    /// A configuration with defaults for everything but the inputs.
+    pub fn new(inputs: Vec<Input>) -> Self {
+        VerifyConfig {
+            inputs,
+            format: Format::Auto,
+            puzzle_column: None,
+            solution_column: None,
+            unique: false,
+            require_solution: false,
+            report: None,
+            json: None,
+            show: 10,
+            threads: crate::batch::default_threads(),
+            solver: SolverKind::default(),
+            quiet: true,
+        }
+    }
+}
+
+/// Why a row failed. The words of [`FailureKind::as_str`] are stable: scripts match on them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// The row cannot be read as a puzzle and a solution (missing field, bad character, ...).
+    Malformed,
+    /// The puzzle or the solution does not have 81 cells.
+    WrongLength,
+    /// The solution has blank cells.
+    Incomplete,
+    /// The solution repeats a digit in a row, column or box.
+    BrokenRule,
+    /// The solution changes a clue of its puzzle.
+    ClueContradicted,
+    /// The puzzle has more than one solution (checked with `--unique`).
+    NotUnique,
+}
+
+impl FailureKind {
+    /// Every kind, in the order summaries list them.
+    pub const ALL: [FailureKind; 6] = [
+        FailureKind::Malformed,
+        FailureKind::WrongLength,
+        FailureKind::Incomplete,
+        FailureKind::BrokenRule,
+        FailureKind::ClueContradicted,
+        FailureKind::NotUnique,
+    ];
+
+    /// The word used in the report's `kind` column, the JSON keys and the failure lines.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::Malformed => "malformed",
+            FailureKind::WrongLength => "wrong_length",
+            FailureKind::Incomplete => "incomplete",
+            FailureKind::BrokenRule => "broken_rule",
+            FailureKind::ClueContradicted => "clue_contradicted",
+            FailureKind::NotUnique => "not_unique",
+        }
+    }
+
+    /// A label for the text summary.
+    pub const fn label(self) -> &'static str {
+        match self {
+            FailureKind::Malformed => "malformed row",
+            FailureKind::WrongLength => "wrong length",
+            FailureKind::Incomplete => "incomplete solution",
+            FailureKind::BrokenRule => "broken rule",
+            FailureKind::ClueContradicted => "clue contradicted",
+            FailureKind::NotUnique => "not unique",
+        }
+    }
+}
+
+/// What one row holds, as read (before any checking).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowContent {
+    /// A puzzle field and a solution field, as written (trimmed).
+    Pair {
+        /// The puzzle text.
+        puzzle: Vec<u8>,
+        /// The solution text.
+        solution: Vec<u8>,
+    },
+    /// The row gives a puzzle but no solution.
+    NoSolution,
+    /// The row cannot be read.
+    Bad {
+        /// Why (malformed or wrong length).
+        kind: FailureKind,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// One row of an input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// Position of the input in the run's input list.
+    pub file: u32,
+    /// 1-based line of the row's start in its file.
+    pub line: u64,
+    /// What it holds.
+    pub content: RowContent,
+}
+
+/// The verdict on one row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The solution is correct (and the puzzle unique, when asked).
+    Valid,
+    /// The row gives no solution.
+    Skipped,
+    /// The row fails.
+    Failed(FailureKind, String),
+}
+
+fn parse_field(what: &str, text: &[u8]) -> std::result::Result<Grid, (FailureKind, String)> {
+    Grid::from_bytes(text).map_err(|e| {
+        let kind = match e {
+            ParseError::WrongLength { .. } => FailureKind::WrongLength,
+            ParseError::InvalidChar { .. } => FailureKind::Malformed,
+        };
+        (kind, format!("{what}: {e}"))
+    })
+}
+
+/// Checks one row. This is the per-row path of the parallel run and the test oracle.
+pub fn check_row(
+    content: &RowContent,
+    unique: bool,
+    require_solution: bool,
+    solver: SolverKind,
+) -> Verdict {
+    let (puzzle, solution) = match content {
+        RowContent::Bad { kind, reason } => return Verdict::Failed(*kind, reason.clone()),
+        RowContent::NoSolution if require_solution => {
+            return Verdict::Failed(FailureKind::Malformed, "no solution given".into())
+        }
+        RowContent::NoSolution => return Verdict::Skipped,
+        RowContent::Pair { puzzle, solution } => (puzzle, solution),
+    };
+    let checked = parse_field("puzzle", puzzle).and_then(|puzzle| {
+        let solution = parse_field("solution", solution)?;
+        solution.check_solution_of(&puzzle).map_err(|e| match e {
+            SolutionError::Incomplete { .. } => (FailureKind::Incomplete, e.to_string()),
+            SolutionError::Broken(conflict) => (FailureKind::BrokenRule, conflict.to_string()),
+            SolutionError::ClueContradicted { .. } => {
+                (FailureKind::ClueContradicted, e.to_string())
+            }
+        })?;
+        Ok((puzzle, solution))
+    });
+    let (puzzle, solution) = match checked {
+        Ok(pair) => pair,
+        Err((kind, reason)) => return Verdict::Failed(kind, reason),
+    };
+    if unique {
+        let outcome = solver.solve(&puzzle, 2);
+        if outcome.count >= 2 {
+            let other = outcome
+                .solution
+                .filter(|other| other != &solution)
+                .or_else(|| another_solution(&puzzle, &solution, solver));
+            let reason = match other {
+                Some(other) => {
+                    let cell = (0..81)
+                        .find(|&i| other.get(i) != solution.get(i))
+                        .unwrap_or(0);
+                    format!(
+                        "the puzzle has 2 or more solutions (another has {} at row {}, \
+                         column {})",
+                        other.get(cell),
+                        cell / 9 + 1,
+                        cell % 9 + 1
+                    )
+                }
+                None => "the puzzle has 2 or more solutions".to_string(),
+            };
+            return Verdict::Failed(FailureKind::NotUnique, reason);
+        }
+    }
+    Verdict::Valid
+}
+
+/// A solution of `puzzle` other than `known`, found by trying each other digit in each blank
+/// cell in turn (only called for puzzles known to have several solutions, to name one).
+fn another_solution(puzzle: &Grid, known: &Grid, solver: SolverKind) -> Option<Grid> {
+    let mut probe = *puzzle;
+    for cell in (0..81).filter(|&c| puzzle.get(c) == 0) {
+        for digit in (1..=9).filter(|&d| d != known.get(cell)) {
+            probe.set(cell, digit);
+            if let Some(found) = solver.solve(&probe, 1).solution {
+                return Some(found);
+            }
+        }
+        probe.set(cell, 0);
+    }
+    None
+}
+
+/// Streams [`Row`]s from a list of inputs, in order, in bounded memory.
+pub struct RowReader {
+    inputs: Vec<Input>,
+    format: Format,
+    puzzle_column: Option<String>,
+    solution_column: Option<String>,
+    next_input: usize,
+    current: Option<Source>,
+    rows_in_current: u64,
+    bytes_read: Arc<AtomicU64>,
+    empty_inputs: Vec<String>,
+}
+
+enum Source {
+    Lines(LineSource),
+    Csv(Box<CsvSource>),
+}
+
+impl RowReader {
+    /// A reader over the inputs of `config`; `bytes_read` is advanced by every raw byte read.
+    pub fn new(config: &VerifyConfig, bytes_read: Arc<AtomicU64>) -> RowReader {
+        RowReader {
+            inputs: config.inputs.clone(),
+            format: config.format,
+            puzzle_column: config.puzzle_column.clone(),
+            solution_column: config.solution_column.clone(),
+            next_input: 0,
+            current: None,
+            rows_in_current: 0,
+            bytes_read,
+            empty_inputs: Vec::new(),
+        }
+    }
+
+    /// Inputs that held no rows, by display name, among those read so far.
+    pub fn empty_inputs(&self) -> &[String] {
+        &self.empty_inputs
+    }
+
+    fn open_next(&mut self) -> Result<bool> {
+        let Some(input) = self.inputs.get(self.next_input) else {
+            return Ok(false);
+        };
+        let file = self.next_input as u32;
+        self.next_input += 1;
+        self.rows_in_current = 0;
+        let mut stream = input.open(self.bytes_read.clone())?;
+        let format = match self.format {
+            Format::Auto => detect_format(stream.fill_buf().map_err(|source| Error::Read {
+                path: input.path(),
+                source,
+            })?),
+            other => other,
+        };
+        self.current = Some(match format {
+            Format::Csv => Source::Csv(Box::new(CsvSource::new(
+                stream,
+                input.path(),
+                file,
+                self.puzzle_column.as_deref(),
+                self.solution_column.as_deref(),
+            )?)),
+            _ => Source::Lines(LineSource {
+                stream,
+                file,
+                line: 0,
+                buf: Vec::new(),
+                path: input.path(),
+            }),
+        });
+        Ok(true)
+    }
+
+    /// The next row, or `None` after the last input.
+    pub fn next_row(&mut self) -> Result<Option<Row>> {
+        loop {
+            if self.current.is_none() && !self.open_next()? {
+                return Ok(None);
+            }
+            let next = match self.current.as_mut() {
+                Some(Source::Lines(source)) => source.next_row()?,
+                Some(Source::Csv(source)) => source.next_row()?,
+                None => None,
+            };
+            if let Some(row) = next {
+                self.rows_in_current += 1;
+                return Ok(Some(row));
+            }
+            self.current = None;
+            if self.rows_in_current == 0 {
+                let name = self.inputs[self.next_input - 1].display_name();
+                self.empty_inputs.push(name);
+            }
+        }
+    }
+}
+
+/// A field as kept in a row: the trimmed text, or a wrong-length failure when it is too long to
+/// keep.
+fn keep_field(what: &str, text: &[u8]) -> std::result::Result<Vec<u8>, RowContent> {
+    let text = text.trim_ascii();
+    if text.len() > MAX_FIELD {
+        return Err(RowContent::Bad {
+            kind: FailureKind::WrongLength,
+            reason: format!("{what}: expected 81 cells, found {} characters", text.len()),
+        });
+    }
+    Ok(text.to_vec())
+}
+
+fn pair(puzzle: &[u8], solution: &[u8]) -> RowContent {
+    let puzzle = match keep_field("puzzle", puzzle) {
+        Ok(text) => text,
+        Err(bad) => return bad,
+    };
+    match keep_field("solution", solution) {
+        Ok(solution) => RowContent::Pair { puzzle, solution },
+        Err(bad) => bad,
+    }
+}
+
+fn is_separator(b: u8) -> bool {
+    b.is_ascii_whitespace() || matches!(b, b',' | b':' | b';' | b'|')
+}
+
+/// Reads one line of a line file: `None` for blank and `#` lines. The puzzle is the first token
+/// of 40 or more characters and the solution the second (tokens are separated by whitespace,
+/// `,`, `:`, `;` or `|`), so ids, counts and ratings around them are allowed.
+pub fn parse_line(line: &[u8]) -> Option<RowContent> {
+    let line = line.trim_ascii();
+    if line.is_empty() || line.starts_with(b"#") {
+        return None;
+    }
+    let mut grids = line
+        .split(|&b| is_separator(b))
+        .filter(|t| t.len() >= MIN_GRID_TOKEN);
+    Some(match (grids.next(), grids.next()) {
+        (Some(puzzle), Some(solution)) => pair(puzzle, solution),
+        (Some(_), None) => RowContent::NoSolution,
+        (None, _) => RowContent::Bad {
+            kind: FailureKind::Malformed,
+            reason: "no puzzle found (no token of 40 or more characters)".into(),
+        },
+    })
+}
+
+struct LineSource {
+    stream: Box<dyn BufRead + Send>,
+    file: u32,
+    line: u64,
+    buf: Vec<u8>,
+    path: PathBuf,
+}
+
+impl LineSource {
+    fn next_row(&mut self) -> Result<Option<Row>> {
+        loop {
+            let read = read_line_bounded(&mut *self.stream, &mut self.buf, MAX_LINE);
+            let Some(overlong) = read.map_err(|source| Error::Read {
+                path: self.path.clone(),
+                source,
+            })?
+            else {
+                return Ok(None);
+            };
+            self.line += 1;
+            let content = if overlong {
+                Some(RowContent::Bad {
+                    kind: FailureKind::Malformed,
+                    reason: format!("line longer than {MAX_LINE} bytes"),
+                })
+            } else {
+                parse_line(&self.buf)
+            };
+            if let Some(content) = content {
+                return Ok(Some(Row {
+                    file: self.file,
+                    line: self.line,
+                    content,
+                }));
+            }
+        }
+    }
+}
+
+struct CsvSource {
+    reader: csv::Reader<Box<dyn BufRead + Send>>,
+    record: csv::ByteRecord,
+    file: u32,
+    puzzle_column: usize,
+    solution_column: usize,
+    status_column: Option<usize>,
+    header: Vec<String>,
+    path: PathBuf,
+}
+
+/// Finds a column by a name or 1-based number given by the user, or else by the known names.
+fn find_column(
+    header: &[String],
+    wanted: Option<&str>,
+    known: &[&str],
+    what: &str,
+    flag: &str,
+    path: &std::path::Path,
+) -> Result<usize> {
+    let by_name = |names: &[&str]| {
+        header
+            .iter()
+            .position(|h| names.iter().any(|n| h.eq_ignore_ascii_case(n)))
+    };
+    let found = match wanted {
+        Some(wanted) => by_name(&[wanted]).or_else(|| {
+            wanted
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n >= 1 && n <= header.len())
+                .map(|n| n - 1)
+        }),
+        None => by_name(known),
+    };
+    found.ok_or_else(|| Error::Input {
+        path: path.to_path_buf(),
+        message: match wanted {
+            Some(wanted) => format!(
+                "no column {wanted:?} in the CSV header ({})",
+                header.join(",")
+            ),
+            None => format!(
+                "no {what} column in the CSV header ({}); name one with {flag}",
+                header.join(",")
+            ),
+        },
+    })
+}
+
+impl CsvSource {
+    fn new(
+        stream: Box<dyn BufRead + Send>,
+        path: PathBuf,
+        file: u32,
+        puzzle_column: Option<&str>,
+        solution_column: Option<&str>,
+    ) -> Result<CsvSource> {
+        // Records end at `\n` only: with the default (any of `\r`, `\n`, `\r\n`) the csv
+        // crate numbers the rows of a CRLF file one line too low. Fields are trimmed, so a
+        // trailing `\r` does no harm.
+        let mut reader = csv::ReaderBuilder::new()
+            .terminator(csv::Terminator::Any(b'\n'))
+            .flexible(true)
+            .has_headers(true)
+            .buffer_capacity(64 * 1024)
+            .from_reader(stream);
+        let header: Vec<String> = reader
+            .byte_headers()
+            .map_err(|e| csv_error(&path, e))?
+            .iter()
+            .map(|field| {
+                String::from_utf8_lossy(field)
+                    .trim()
+                    .trim_start_matches('\u{feff}')
+                    .to_string()
+            })
+            .collect();
+        let puzzle = find_column(
+            &header,
+            puzzle_column,
+            PUZZLE_COLUMNS,
+            "puzzle",
+            "--column",
+            &path,
+        )?;
+        let solution = find_column(
+            &header,
+            solution_column,
+            SOLUTION_COLUMNS,
+            "solution",
+            "--solution-column",
+            &path,
+        )?;
+        if puzzle == solution {
+            return Err(Error::Input {
+                path,
+                message: format!(
+                    "the puzzle and solution columns are both {:?}",
+                    header[puzzle]
+                ),
+            });
+        }
+        let status_column = header.iter().position(|h| h.eq_ignore_ascii_case("status"));
+        Ok(CsvSource {
+            reader,
+            record: csv::ByteRecord::new(),
+            file,
+            puzzle_column: puzzle,
+            solution_column: solution,
+            status_column,
+            header,
+            path,
+        })
+    }
+
+    fn next_row(&mut self) -> Result<Option<Row>> {
+        loop {
+            match self.reader.read_byte_record(&mut self.record) {
+                Ok(false) => return Ok(None),
+                Ok(true) => {}
+                Err(e) => return Err(csv_error(&self.path, e)),
+            }
+            // A blank line of a CRLF file is a record holding just `\r`: skip it like the csv
+            // crate skips empty lines.
+            let blank = self.record.len() == 1 && self.record[0].trim_ascii().is_empty();
+            if !blank {
+                break;
+            }
+        }
+        let line = self.record.position().map_or(0, |p| p.line());
+        Ok(Some(Row {
+            file: self.file,
+            line,
+            content: self.parse_row(),
+        }))
+    }
+
+    fn parse_row(&self) -> RowContent {
+        let row = &self.record;
+        let missing = |column: usize, what: &str| RowContent::Bad {
+            kind: FailureKind::Malformed,
+            reason: format!(
+                "row has {} field(s); the {what} column {:?} is field {}",
+                row.len(),
+                self.header[column],
+                column + 1
+            ),
+        };
+        let Some(puzzle) = row.get(self.puzzle_column) else {
+            return missing(self.puzzle_column, "puzzle");
+        };
+        let Some(solution) = row.get(self.solution_column) else {
+            return missing(self.solution_column, "solution");
+        };
+        if solution.trim_ascii().is_empty() {
+            let status = self
+                .status_column
+                .and_then(|c| row.get(c))
+                .map(<[u8]>::trim_ascii);
+            return if status == Some(b"solved") {
+                RowContent::Bad {
+                    kind: FailureKind::Malformed,
+                    reason: "status is solved but the solution is empty".into(),
+                }
+            } else {
+                RowContent::NoSolution
+            };
+        }
+        pair(puzzle, solution)
+    }
+}
+
+fn csv_error(path: &std::path::Path, error: csv::Error) -> Error {
+    let line = error.position().map(|p| p.line());
+    match error.into_kind() {
+        csv::ErrorKind::Io(source) => Error::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+        other => Error::Input {
+            path: path.to_path_buf(),
+            message: match line {
+                Some(line) => format!("line {line}: {other:?}"),
+                None => format!("{other:?}"),
+            },
+        },
+    }
+}
+
+/// One failed row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The input's display name.
+    pub file: String,
+    /// 1-based line in that input.
+    pub line: u64,
+    /// Why it failed.
+    pub kind: FailureKind,
+    /// What exactly is wrong.
+    pub reason: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}: {}: {}",
+            self.file,
+            self.line,
+            self.kind.as_str(),
+            self.reason
+        )
+    }
+}
+
+/// Failure counts by kind, with stable JSON keys.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct FailureCounts {
+    /// Rows that could not be read.
+    pub malformed: u64,
+    /// Puzzles or solutions without 81 cells.
+    pub wrong_length: u64,
+    /// Solutions with blank cells.
+    pub incomplete: u64,
+    /// Solutions that repeat a digit in a unit.
+    pub broken_rule: u64,
+    /// Solutions that change a clue.
+    pub clue_contradicted: u64,
+    /// Puzzles with several solutions (`--unique`).
+    pub not_unique: u64,
+}
+
+impl FailureCounts {
+    /// The count for `kind`.
+    pub fn get(&self, kind: FailureKind) -> u64 {
+        match kind {
+            FailureKind::Malformed => self.malformed,
+            FailureKind::WrongLength => self.wrong_length,
+            FailureKind::Incomplete => self.incomplete,
+            FailureKind::BrokenRule => self.broken_rule,
+            FailureKind::ClueContradicted => self.clue_contradicted,
+            FailureKind::NotUnique => self.not_unique,
+        }
+    }
+
+    fn add(&mut self, kind: FailureKind, n: u64) {
+        let slot = match kind {
+            FailureKind::Malformed => &mut self.malformed,
+            FailureKind::WrongLength => &mut self.wrong_length,
+            FailureKind::Incomplete => &mut self.incomplete,
+            FailureKind::BrokenRule => &mut self.broken_rule,
+            FailureKind::ClueContradicted => &mut self.clue_contradicted,
+            FailureKind::NotUnique => &mut self.not_unique,
+        };
+        *slot += n;
+    }
+
+    /// All failures.
+    pub fn total(&self) -> u64 {
+        FailureKind::ALL.iter().map(|&k| self.get(k)).sum()
+    }
+}
+
+/// The outcome of a `verify` run (also written as JSON with `--json`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VerifySummary {
+    /// Inputs read.
+    pub files: usize,
+    /// Rows read (blank and `#` lines of line files are not rows).
+    pub rows: u64,
+    /// Rows whose solution passed.
+    pub valid: u64,
+    /// Rows that give no solution (not checked, not failures unless `--require-solution`).
+    pub skipped: u64,
+    /// Rows that failed.
+    pub failed: u64,
+    /// Failed rows by kind.
+    pub failures: FailureCounts,
+    /// Whether uniqueness was checked.
+    pub unique: bool,
+    /// Worker threads.
+    pub threads: usize,
+    /// Solver used for `--unique`.
+    pub solver: String,
+    /// Wall time.
+    pub wall_seconds: f64,
+    /// Rows per second.
+    pub rows_per_second: f64,
+}
+
+/// What a finished run reports.
+#[derive(Debug, Clone)]
+pub struct VerifyReport {
+    /// The counts.
+    pub summary: VerifySummary,
+    /// The first failures, up to the configured number, in input order.
+    pub first_failures: Vec<Failure>,
+    /// Where the first skipped row is (`file:line`), if any.
+    pub first_skipped: Option<String>,
+    /// Inputs that held no rows.
+    pub empty_inputs: Vec<String>,
+}
+
+impl VerifyReport {
+    /// True when every row that was checked passed and at least one was checked.
+    pub fn all_good(&self) -> bool {
+        self.summary.failed == 0 && self.summary.valid > 0
+    }
+
+    /// The text summary: counts, then the first failures as `file:line: kind: reason`.
+    pub fn to_text(&self) -> String {
+        let s = &self.summary;
+        let mut text = format!(
+            "verified {} rows from {} file(s) in {:.3} s ({:.0} rows/s, {} threads{})\n",
+            s.rows,
+            s.files,
+            s.wall_seconds,
+            s.rows_per_second,
+            s.threads,
+            if s.unique {
+                format!(", uniqueness by solver {}", s.solver)
+            } else {
+                String::new()
+            }
+        );
+        text += &format!("  valid                  {}\n", s.valid);
+        text += &format!("  skipped                {}", s.skipped);
+        match &self.first_skipped {
+            Some(at) => text += &format!("  (no solution given; first at {at})\n"),
+            None => text += "\n",
+        }
+        text += &format!("  failed                 {}\n", s.failed);
+        for kind in FailureKind::ALL {
+            if kind == FailureKind::NotUnique && !s.unique {
+                text += &format!("    {:<21}not checked (use --unique)\n", kind.label());
+            } else {
+                text += &format!("    {:<21}{}\n", kind.label(), s.failures.get(kind));
+            }
+        }
+        if s.valid == 0 && s.failed == 0 {
+            text += "nothing was checked: no row gives a solution\n";
+        }
+        if !self.first_failures.is_empty() {
+            let shown = self.first_failures.len() as u64;
+            if shown < s.failed {
+                text += &format!("first {shown} of {} failures:\n", s.failed);
+            } else {
+                text += "failures:\n";
+            }
+            for failure in &self.first_failures {
+                text += &format!("{failure}\n");
+            }
+        }
+        text
+    }
+}
+
+/// A checked chunk: its counts and its failures, in order.
+struct ChunkOut {
+    rows: u64,
+    valid: u64,
+    skipped: u64,
+    counts: FailureCounts,
+    failures: Vec<(u32, u64, FailureKind, String)>,
+    first_skipped: Option<(u32, u64)>,
+}
+
+fn check_chunk(rows: &[Row], config: &VerifyConfig) -> ChunkOut {
+    let mut out = ChunkOut {
+        rows: rows.len() as u64,
+        valid: 0,
+        skipped: 0,
+        counts: FailureCounts::default(),
+        failures: Vec::new(),
+        first_skipped: None,
+    };
+    for row in rows {
+        match check_row(
+            &row.content,
+            config.unique,
+            config.require_solution,
+            config.solver,
+        ) {
+            Verdict::Valid => out.valid += 1,
+            Verdict::Skipped => {
+                out.skipped += 1;
+                out.first_skipped.get_or_insert((row.file, row.line));
+            }
+            Verdict::Failed(kind, reason) => {
+                out.counts.add(kind, 1);
+                out.failures.push((row.file, row.line, kind, reason));
+            }
+        }
+    }
+    out
+}
+
+/// The header of the `--report` CSV.
+pub const REPORT_COLUMNS: [&str; 4] = ["file", "line", "kind", "reason"];
+
+/// Runs `verify`: reads every input, checks the rows on `config.threads` threads, writes the
+/// failure report in input order, and returns the summary. Failed rows are counts, not errors;
+/// errors are usage and I/O failures.
+pub fn run_verify(config: &VerifyConfig) -> Result<VerifyReport> {
+    for input in &config.inputs {
+        input.check()?;
+    }
+    let mut report = match &config.report {
+        Some(path) => {
+            let mut output = Output::create(Some(path))?;
+            output.write_all(format!("{}\n", REPORT_COLUMNS.join(",")).as_bytes())?;
+            Some(output)
+        }
+        None => None,
+    };
+    let threads = config.threads.max(1);
+    let pool = build_pool(threads)?;
+    let files: Vec<String> = config.inputs.iter().map(Input::display_name).collect();
+    let bytes_read = Arc::new(AtomicU64::new(0));
+    let total_bytes: Option<u64> = config.inputs.iter().map(Input::size).sum();
+    let mut progress = Progress::new(total_bytes, config.quiet);
+    let started = Instant::now();
+
+    let mut reader = RowReader::new(config, bytes_read.clone());
+    let mut finished = false;
+    let produce = || -> Result<Option<Vec<Row>>> {
+        if finished {
+            return Ok(None);
+        }
+        let mut chunk = Vec::with_capacity(CHUNK);
+        while chunk.len() < CHUNK {
+            match reader.next_row()? {
+                Some(row) => chunk.push(row),
+                None => {
+                    finished = true;
+                    break;
+                }
+            }
+        }
+        Ok((!chunk.is_empty()).then_some(chunk))
+    };
+    let work = |chunk: Vec<Row>| check_chunk(&chunk, config);
+    let mut summary = VerifySummary {
+        files: config.inputs.len(),
+        rows: 0,
+        valid: 0,
+        skipped: 0,
+        failed: 0,
+        failures: FailureCounts::default(),
+        unique: config.unique,
+        threads,
+        solver: config.solver.name().to_string(),
+        wall_seconds: 0.0,
+        rows_per_second: 0.0,
+    };
+    let mut first_failures = Vec::new();
+    let mut first_skipped = None;
+    let name = |file: u32| files.get(file as usize).map_or("-", String::as_str);
+    let consume = |chunk: ChunkOut| -> Result<()> {
+        summary.rows += chunk.rows;
+        summary.valid += chunk.valid;
+        summary.skipped += chunk.skipped;
+        for kind in FailureKind::ALL {
+            summary.failures.add(kind, chunk.counts.get(kind));
+        }
+        if first_skipped.is_none() {
+            first_skipped = chunk
+                .first_skipped
+                .map(|(file, line)| format!("{}:{line}", name(file)));
+        }
+        if let Some(output) = report.as_mut() {
+            let mut writer = crate::io::writer::row_writer(Vec::new());
+            for (file, line, kind, reason) in &chunk.failures {
+                let line = itoa::Buffer::new().format(*line).to_string();
+                // Writing to a Vec cannot fail.
+                let _ = writer.write_record([name(*file), &line, kind.as_str(), reason]);
+            }
+            output.write_all(&writer.into_inner().unwrap_or_default())?;
+        }
+        for (file, line, kind, reason) in chunk.failures {
+            if first_failures.len() >= config.show {
+                break;
+            }
+            first_failures.push(Failure {
+                file: name(file).to_string(),
+                line,
+                kind,
+                reason,
+            });
+        }
+        progress.advance(chunk.rows, bytes_read.load(Ordering::Relaxed));
+        Ok(())
+    };
+    let result = ordered_map(&pool, threads * 4 + 2, produce, work, consume);
+    progress.finish();
+    result?;
+    if let Some(output) = report {
+        output.finish()?;
+    }
+    summary.failed = summary.failures.total();
+    summary.wall_seconds = started.elapsed().as_secs_f64();
+    summary.rows_per_second = summary.rows as f64 / summary.wall_seconds.max(1e-9);
+    if let Some(path) = &config.json {
+        write_json(path, &summary)?;
+    }
+    Ok(VerifyReport {
+        summary,
+        first_failures,
+        first_skipped,
+        empty_inputs: reader.empty_inputs().to_vec(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P: &str =
+        "4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........";
+
+    fn solution() -> String {
+        let grid: Grid = P.parse().unwrap();
+        let solved = SolverKind::default().solve(&grid, 1).solution.unwrap();
+        String::from_utf8(solved.to_bytes().to_vec()).unwrap()
+    }
+
+    fn verdict(puzzle: &str, solution: &str, unique: bool) -> Verdict {
+        let content = RowContent::Pair {
+            puzzle: puzzle.as_bytes().to_vec(),
+            solution: solution.as_bytes().to_vec(),
+        };
+        check_row(&content, unique, false, SolverKind::default())
+    }
+
+    fn kind(v: Verdict) -> Option<FailureKind> {
+        match v {
+            Verdict::Failed(kind, _) => Some(kind),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn each_failure_kind_is_caught() {
+        let s = solution();
+        assert_eq!(verdict(P, &s, true), Verdict::Valid);
+        // swap two cells of row 9: the row still holds 1-9 once, but two columns break
+        let mut swapped = s.clone().into_bytes();
+        swapped.swap(78, 79);
+        let swapped = String::from_utf8(swapped).unwrap();
+        let mut blanked = s.clone();
+        blanked.replace_range(80..81, ".");
+        // a clue where the puzzle had a blank, different from the solution's digit there
+        let mut clue_changed_puzzle = P.to_string();
+        let other = if &s[2..3] == "1" { "2" } else { "1" };
+        clue_changed_puzzle.replace_range(2..3, other);
+        // (puzzle, solution, unique, expected kind)
+        let table: Vec<(String, String, bool, FailureKind)> = vec![
+            (P.into(), s[..80].into(), false, FailureKind::WrongLength),
+            (P[..79].into(), s.clone(), false, FailureKind::WrongLength),
+            (
+                P.into(),
+                format!("x{}", &s[1..]),
+                false,
+                FailureKind::Malformed,
+            ),
+            (P.into(), blanked, false, FailureKind::Incomplete),
+            (P.into(), swapped, false, FailureKind::BrokenRule),
+            (
+                clue_changed_puzzle,
+                s.clone(),
+                false,
+                FailureKind::ClueContradicted,
+            ),
+            (".".repeat(81), s.clone(), true, FailureKind::NotUnique),
+        ];
+        for (puzzle, solution, unique, expected) in table {
+            let v = verdict(&puzzle, &solution, unique);
+            assert_eq!(
+                kind(v.clone()),
+                Some(expected),
+                "{puzzle} {solution}: {v:?}"
+            );
+        }
+        match verdict(&".".repeat(81), &s, true) {
+            Verdict::Failed(_, reason) => assert!(reason.contains("another has"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+        // without --unique the empty puzzle's solution is fine
+        assert_eq!(verdict(&".".repeat(81), &s, false), Verdict::Valid);
+    }
+
+    #[test]
+    fn broken_rule_names_the_unit() {
+        let s = solution();
+        let mut bytes = s.into_bytes();
+        bytes.swap(78, 79);
+        let v = verdict(&".".repeat(81), std::str::from_utf8(&bytes).unwrap(), false);
+        match v {
+            Verdict::Failed(FailureKind::BrokenRule, reason) => {
+                assert!(reason.contains("appears twice in column"), "{reason}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn line_forms() {
+        let s = solution();
+        let pair_of = |p: &str, s: &str| {
+            Some(RowContent::Pair {
+                puzzle: p.as_bytes().to_vec(),
+                solution: s.as_bytes().to_vec(),
+            })
+        };
+        for sep in [":", ",", " ", "\t", ":1:"] {
+            assert_eq!(
+                parse_line(format!("{P}{sep}{s}\r").as_bytes()),
+                pair_of(P, &s)
+            );
+        }
+        assert_eq!(
+            parse_line(format!("id7 {P} {s} 7.2").as_bytes()),
+            pair_of(P, &s)
+        );
+        assert_eq!(
+            parse_line(format!("{P}:0").as_bytes()),
+            Some(RowContent::NoSolution)
+        );
+        assert_eq!(parse_line(b"# comment"), None);
+        assert_eq!(parse_line(b"  "), None);
+        assert!(matches!(
+            parse_line(b"12 34"),
+            Some(RowContent::Bad {
+                kind: FailureKind::Malformed,
+                ..
+            })
+        ));
+        let long = "1".repeat(5000);
+        assert!(matches!(
+            parse_line(format!("{P} {long}").as_bytes()),
+            Some(RowContent::Bad {
+                kind: FailureKind::WrongLength,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn skipped_rows_fail_when_solutions_are_required() {
+        let solver = SolverKind::default();
+        assert_eq!(
+            check_row(&RowContent::NoSolution, false, false, solver),
+            Verdict::Skipped
+        );
+        assert_eq!(
+            kind(check_row(&RowContent::NoSolution, false, true, solver)),
+            Some(FailureKind::Malformed)
+        );
+    }
+
+    #[test]
+    fn counts_add_up() {
+        let mut counts = FailureCounts::default();
+        for (i, kind) in FailureKind::ALL.into_iter().enumerate() {
+            counts.add(kind, i as u64 + 1);
+        }
+        assert_eq!(counts.total(), 21);
+        assert_eq!(counts.get(FailureKind::NotUnique), 6);
+    }
+}
