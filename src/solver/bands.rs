@@ -1,12 +1,12 @@
 //! The default solver: per-digit, band-wise bitboards in the JCZSolve family.
 //!
 //! # State
-//! For every digit `d` and band `b` (three rows), `cand[d*3+b]` is a 27-bit mask of the band's
+//! For every digit `d` and band `b` (three rows), `cand[b*9+d]` is a 27-bit mask of the band's
 //! cells where `d` can still go (bit `row_in_band*9 + col`). A solved cell keeps its bit in its
 //! own digit's board only. Beside the boards: `unsolved[b]` (cells not yet fixed) and `urows[b]`
-//! (bit `d*3+row_in_band`: digit `d` not yet placed in that row), plus `prev`, the boards as they
-//! were last propagated, so only changed boards are looked at again. The whole state is 240
-//! bytes of plain integers: a branch is a `Copy`, never a heap allocation, and nothing is undone.
+//! (bit `d*3+row_in_band`: digit `d` not yet placed in that row), plus `dirty`, one bit per board
+//! changed since it was last propagated, so only those are looked at again. The whole state is
+//! 136 bytes of plain integers: a branch is a `Copy`, never a heap allocation, and nothing is undone.
 //!
 //! # Propagation, per changed board (one digit, one band)
 //! 1. **Locked candidates inside the band.** The board shrinks to a 3×3 "minirow" occupancy
@@ -29,6 +29,10 @@
 //! the last is tried on a copy of the state; the last one continues in place. A guess is
 //! counted per branch point with two or more candidates, as in every other solver.
 
+// Bit-board code mixes shifts, masks and ors throughout; Rust's precedence (shifts and `&`
+// before `|`) is relied on deliberately, as in C bitboard code.
+#![allow(clippy::precedence)]
+
 use super::Outcome;
 use crate::grid::{Grid, CELLS};
 
@@ -36,8 +40,8 @@ use crate::grid::{Grid, CELLS};
 const BAND: u32 = (1 << 27) - 1;
 /// One column of a band: the same column bit in each of its three rows.
 const COL: u32 = 1 | 1 << 9 | 1 << 18;
-/// Boards are indexed `b*9 + d` (band-major); 27 used, padded to 32 so change detection vectorises.
-const BOARDS: usize = 32;
+/// Boards, indexed `b*9 + d` (band-major).
+const BOARDS: usize = 27;
 
 /// `MINIROWS[row9]`: which of the three minirows (boxes) of a 9-bit row have a candidate.
 const MINIROWS: [u32; 512] = {
@@ -100,7 +104,9 @@ const ROWS: [u32; 8] = {
     let mut t = [0u32; 8];
     let mut m = 0;
     while m < 8 {
-        t[m] = (m as u32 & 1) * 0x1FF | (m as u32 >> 1 & 1) * 0x1FF << 9 | (m as u32 >> 2) * 0x1FF << 18;
+        t[m] = (m as u32 & 1) * 0x1FF
+            | (m as u32 >> 1 & 1) * 0x1FF << 9
+            | (m as u32 >> 2) * 0x1FF << 18;
         m += 1;
     }
     t
@@ -130,19 +136,16 @@ fn other_bands(b: usize) -> (usize, usize) {
     }
 }
 
-/// Whether to look for hidden singles in columns (the band update only sees rows and boxes).
-const COLUMN_SINGLES: bool = true;
-
-pub static CNT: [std::sync::atomic::AtomicU64; 8] = [const { std::sync::atomic::AtomicU64::new(0) }; 8];
-const COUNTERS: bool = false;
-#[inline(always)]
-fn bump(i: usize) { if COUNTERS { CNT[i].fetch_add(1, std::sync::atomic::Ordering::Relaxed); } }
 #[derive(Clone, Copy)]
 struct State {
+    /// Candidate cells per digit and band, index `b*9 + d`.
     cand: [u32; BOARDS],
-    prev: [u32; BOARDS],
+    /// Cells not yet fixed, per band.
     unsolved: [u32; 3],
+    /// Per band, bit `d*3 + row_in_band`: digit `d` not yet placed in that row.
     urows: [u32; 3],
+    /// Bit `k`: board `k` changed since it was last propagated.
+    dirty: u32,
 }
 
 struct Search {
@@ -154,9 +157,12 @@ struct Search {
 
 /// Solves `puzzle` (clues already checked for conflicts) up to `limit` solutions.
 pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
-    let mut state = State { cand: [0; BOARDS], prev: [0; BOARDS], unsolved: [BAND; 3], urows: [BAND; 3] };
-    state.cand[..27].fill(BAND);
-    state.prev[..27].fill(!0); // every board is looked at once
+    let mut state = State {
+        cand: [BAND; BOARDS],
+        unsolved: [BAND; 3],
+        urows: [BAND; 3],
+        dirty: (1 << BOARDS) - 1,
+    };
     for (cell, &digit) in puzzle.cells().iter().enumerate() {
         if digit != 0 {
             let (d, b, i) = (digit as usize - 1, cell / 27, cell % 27);
@@ -181,86 +187,75 @@ pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
 }
 
 impl State {
+    /// Removes `mask` from board `k`, marking it dirty if that changed it.
+    #[inline(always)]
+    fn clear(&mut self, k: usize, mask: u32) {
+        let old = self.cand[k];
+        let new = old & !mask;
+        self.cand[k] = new;
+        self.dirty |= u32::from(old != new) << k;
+    }
+
+    /// Removes `cells` of band `b` from the boards of every digit but `d`, and the columns of
+    /// `cells` from `d`'s boards in the other two bands.
+    #[inline(always)]
+    fn eliminate(&mut self, d: usize, b: usize, cells: u32) {
+        for e in 0..9 {
+            if e != d {
+                self.clear(b * 9 + e, cells);
+            }
+        }
+        let cols = fold(cells);
+        let colmask = cols | cols << 9 | cols << 18;
+        let (b1, b2) = other_bands(b);
+        self.clear(b1 * 9 + d, colmask);
+        self.clear(b2 * 9 + d, colmask);
+    }
+
     /// Places digit `d` in cell `i` of band `b` (which must still allow it).
     #[inline(always)]
     fn assign(&mut self, d: usize, b: usize, i: usize) {
-        let bit = 1u32 << i;
-        let keep = self.cand[b * 9 + d] & !PEERS[i];
-        for x in &mut self.cand[b * 9..b * 9 + 9] {
-            *x &= !bit;
-        }
-        self.cand[b * 9 + d] = keep;
-        let col = !(COL << (i % 9));
-        let (b1, b2) = other_bands(b);
-        self.cand[b1 * 9 + d] &= col;
-        self.cand[b2 * 9 + d] &= col;
-        self.unsolved[b] &= !bit;
+        self.clear(b * 9 + d, PEERS[i]);
+        self.eliminate(d, b, 1 << i);
+        self.unsolved[b] &= !(1 << i);
         self.urows[b] &= !(1 << (d * 3 + i / 9));
     }
 
-    /// Propagates locked candidates and row singles over every changed board until nothing
-    /// changes. Returns false on a contradiction.
+    /// Propagates locked candidates and row singles over every dirty board until none is
+    /// left. Returns false on a contradiction.
     #[inline(always)]
     fn update(&mut self) -> bool {
-        loop {
-            bump(1);
-            let mut dirty = self.changed();
-            if dirty == 0 {
-                return true;
+        while self.dirty != 0 {
+            let k = self.dirty.trailing_zeros() as usize;
+            self.dirty &= self.dirty - 1;
+            let x = self.cand[k];
+            let y = x & LOCKED[shrink(x)];
+            if y == 0 {
+                return false;
             }
-            while dirty != 0 {
-                let k = dirty.trailing_zeros() as usize;
-                dirty &= dirty - 1;
-                bump(0);
-                let x = self.cand[k];
-                let y = x & LOCKED[shrink(x)];
-                if y == 0 {
-                    return false;
-                }
-                self.cand[k] = y;
-                self.prev[k] = y;
-                let (d, b) = (k % 9, k / 9);
-                let open = self.urows[b] >> (d * 3) & 7;
-                // Rows still open for d that are down to one cell: place them all at once. The
-                // locked-candidates mask already cleared their boxes inside the band.
-                let (r0, r1, r2) = (y & 0x1FF, y >> 9 & 0x1FF, y >> 18);
-                let rows = (open & 1) * (r0 & (r0 - 1) == 0) as u32
-                    | (open & 2) * (r1 & (r1 - 1) == 0) as u32
-                    | (open & 4) * (r2 & (r2 - 1) == 0) as u32;
+            self.cand[k] = y;
+            let (d, b) = (k % 9, k / 9);
+            let open = self.urows[b] >> (d * 3) & 7;
+            // Rows still open for d that are down to one cell: place them all at once. The
+            // locked-candidates mask already cleared their boxes inside the band.
+            let (r0, r1, r2) = (y & 0x1FF, y >> 9 & 0x1FF, y >> 18);
+            let rows = (open & 1) * u32::from(r0 & (r0 - 1) == 0)
+                | (open & 2) * u32::from(r1 & (r1 - 1) == 0)
+                | (open & 4) * u32::from(r2 & (r2 - 1) == 0);
+            if rows != 0 {
                 let solved = y & ROWS[rows as usize];
-                if solved != 0 {
-                    bump(7);
-                    self.urows[b] &= !(rows << (d * 3));
-                    self.unsolved[b] &= !solved;
-                    for x in &mut self.cand[b * 9..b * 9 + 9] {
-                        *x &= !solved;
-                    }
-                    self.cand[k] = y;
-                    let cols = fold(solved);
-                    let colmask = !(cols | cols << 9 | cols << 18);
-                    let (b1, b2) = other_bands(b);
-                    self.cand[b1 * 9 + d] &= colmask;
-                    self.cand[b2 * 9 + d] &= colmask;
-                }
+                self.urows[b] &= !(rows << (d * 3));
+                self.unsolved[b] &= !solved;
+                self.eliminate(d, b, solved);
             }
         }
+        true
     }
 
-    /// Bit `k` set when board `k` changed since it was last propagated.
+    /// Places naked singles; `None` on a contradiction (a cell without candidates), else
+    /// whether anything was placed.
     #[inline(always)]
-    fn changed(&self) -> u32 {
-        let mut mask = 0;
-        for k in 0..BOARDS {
-            mask |= ((self.cand[k] != self.prev[k]) as u32) << k;
-        }
-        mask
-    }
-
-    /// Places naked singles and hidden singles in columns. Returns `None` on a contradiction,
-    /// `Some(true)` when something was placed.
-    #[inline(always)]
-    fn singles(&mut self) -> Option<bool> {
-        bump(2);
+    fn naked_singles(&mut self) -> Option<bool> {
         let mut placed = false;
         for b in 0..3 {
             if self.unsolved[b] == 0 {
@@ -273,47 +268,55 @@ impl State {
                 once |= x;
             }
             if once != BAND {
-                return None; // a cell with no candidate
+                return None;
             }
             let mut single = once & !twice & self.unsolved[b];
             while single != 0 {
                 let i = single.trailing_zeros() as usize;
                 single &= single - 1;
+                // An earlier single of this pass may have taken the last candidate.
                 let d = (0..9).find(|&d| self.cand[b * 9 + d] & 1 << i != 0)?;
                 self.assign(d, b, i);
-                bump(4);
                 placed = true;
             }
         }
-        if placed || !COLUMN_SINGLES {
-            return Some(placed);
-        }
-        bump(3);
+        Some(placed)
+    }
+
+    /// Places hidden singles in columns (rows and boxes are covered by the band update);
+    /// `None` on a contradiction (a column with no place for a digit).
+    #[inline(always)]
+    fn column_singles(&mut self) -> Option<bool> {
+        let mut placed = false;
+        let open = self.urows[0] | self.urows[1] | self.urows[2];
         for d in 0..9 {
-            if (self.urows[0] | self.urows[1] | self.urows[2]) >> (d * 3) & 7 == 0 {
+            if open >> (d * 3) & 7 == 0 {
                 continue; // placed in every row already
             }
-            let (x0, x1, x2) = (self.cand[d], self.cand[9 + d], self.cand[18 + d]);
-            let (f0, f1, f2) = (fold(x0), fold(x1), fold(x2));
-            if f0 | f1 | f2 != 0x1FF {
-                return None; // a column with no place for d
+            // Count candidates per column over the nine rows, saturating at two.
+            let (mut once, mut twice) = (0u32, 0u32);
+            for b in 0..3 {
+                let x = self.cand[b * 9 + d];
+                for r in 0..3 {
+                    let row = x >> (9 * r) & 0x1FF;
+                    twice |= once & row;
+                    once |= row;
+                }
             }
-            // Columns with candidates in exactly one band.
-            let only = (f0 ^ f1 ^ f2) & !(f0 & f1 & f2);
-            for (b, x, f) in [(0, x0, f0), (1, x1, f1), (2, x2, f2)] {
-                let mut cols = only & f;
-                while cols != 0 {
-                    let c = cols.trailing_zeros();
-                    cols &= cols - 1;
-                    let bits = x >> c & COL;
-                    if bits & (bits - 1) == 0 && self.unsolved[b] & bits << c != 0 {
-                        if self.cand[b * 9 + d] & bits << c == 0 {
-                            return None;
-                        }
-                        self.assign(d, b, (bits.trailing_zeros() + c) as usize);
-                        bump(5);
-                        placed = true;
+            if once != 0x1FF {
+                return None;
+            }
+            let spread = (once & !twice) * COL;
+            for b in 0..3 {
+                let mut hits = self.cand[b * 9 + d] & spread & self.unsolved[b];
+                while hits != 0 {
+                    let i = hits.trailing_zeros() as usize;
+                    hits &= hits - 1;
+                    if self.cand[b * 9 + d] & 1 << i == 0 {
+                        return None; // a single placed just now took it: column left empty
                     }
+                    self.assign(d, b, i);
+                    placed = true;
                 }
             }
         }
@@ -327,7 +330,12 @@ impl State {
             if !self.update() {
                 return false;
             }
-            match self.singles() {
+            match self.naked_singles() {
+                None => return false,
+                Some(true) => continue,
+                Some(false) => {}
+            }
+            match self.column_singles() {
                 None => return false,
                 Some(true) => continue,
                 Some(false) => return true,
@@ -341,7 +349,7 @@ impl State {
 
     fn grid(&self) -> Option<Grid> {
         let mut cells = [0u8; CELLS];
-        for (k, &x) in self.cand[..27].iter().enumerate() {
+        for (k, &x) in self.cand.iter().enumerate() {
             let mut x = x;
             while x != 0 {
                 cells[k / 9 * 27 + x.trailing_zeros() as usize] = (k % 9 + 1) as u8;
@@ -415,7 +423,6 @@ impl Search {
             let (b, i, mut digits) = state.branch_cell();
             debug_assert!(digits.count_ones() >= 2);
             self.guesses += 1;
-            bump(6);
             while digits & (digits - 1) != 0 {
                 let d = digits.trailing_zeros() as usize;
                 digits &= digits - 1;
