@@ -367,13 +367,8 @@ impl State {
 
     /// The cell to branch on: band, index in band, and its candidate digits (9-bit mask).
     fn branch_cell(&self) -> (usize, usize, u32) {
-        let mut best = (0, 0, 0u32);
-        let mut best_n = u32::MAX;
-        for b in 0..3 {
-            let unsolved = self.unsolved[b];
-            if unsolved == 0 {
-                continue;
-            }
+        let mut pairs = [0u32; 3];
+        for (b, pairs) in pairs.iter_mut().enumerate() {
             let (mut once, mut twice, mut thrice) = (0u32, 0u32, 0u32);
             for d in 0..9 {
                 let x = self.cand[b * 9 + d];
@@ -381,22 +376,29 @@ impl State {
                 twice |= once & x;
                 once |= x;
             }
-            let pairs = twice & !thrice & unsolved;
-            if pairs != 0 {
-                let i = pairs.trailing_zeros() as usize;
+            *pairs = twice & !thrice & self.unsolved[b];
+        }
+        // Among bivalue cells, the last one (bottom band first, highest index): a tie-break
+        // that measured 15-20% fewer guesses than the first one on top1465 and hard375/unique.
+        for b in (0..3).rev() {
+            if pairs[b] != 0 {
+                let i = 31 - pairs[b].leading_zeros() as usize;
                 return (b, i, self.digits(b, i));
             }
-            if best_n > 3 {
-                let mut cells = unsolved;
-                while cells != 0 {
-                    let i = cells.trailing_zeros() as usize;
-                    cells &= cells - 1;
-                    let digits = self.digits(b, i);
-                    let n = digits.count_ones();
-                    if n < best_n {
-                        best_n = n;
-                        best = (b, i, digits);
-                    }
+        }
+        // No bivalue cell: the cell with the fewest candidates.
+        let mut best = (0, 0, 0u32);
+        let mut best_n = u32::MAX;
+        for b in 0..3 {
+            let mut cells = self.unsolved[b];
+            while cells != 0 {
+                let i = cells.trailing_zeros() as usize;
+                cells &= cells - 1;
+                let digits = self.digits(b, i);
+                let n = digits.count_ones();
+                if n < best_n {
+                    best_n = n;
+                    best = (b, i, digits);
                 }
             }
         }
