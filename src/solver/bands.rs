@@ -20,12 +20,15 @@
 //!
 //! When no board changes any more, **naked singles** (cells in exactly one board) are found
 //! with a bit-parallel "once / twice" count over the nine boards of each band, which also
-//! finds cells with no candidate at all. **Hidden singles in columns** are found the same way
-//! on column occupancy. Then propagation repeats until nothing changes.
+//! finds cells with no candidate at all. Then, for each digit whose boards changed since it was
+//! last looked at (`touched`), the columns: **locked candidates down each stack** (the same
+//! permutation rule, [`STACK`], on the band × column occupancy of each stack; this cut guesses
+//! on top1465 from 14.4 to 10.6 per puzzle and paid 10–25% net) and **hidden singles in
+//! columns** (a once/twice count over the nine rows). Propagation repeats until nothing changes.
 //!
 //! # Search
-//! The branching cell is a bivalue cell when one exists (two alternatives, so the most
-//! information per guess), otherwise the cell with the fewest candidates. Every alternative but
+//! The branching cell is a bivalue cell when one exists (two alternatives; the last one found,
+//! a tie-break that measured fewer guesses than the first), otherwise the cell with the fewest candidates. Every alternative but
 //! the last is tried on a copy of the state; the last one continues in place. A guess is
 //! counted per branch point with two or more candidates, as in every other solver.
 
@@ -81,6 +84,26 @@ const LOCKED: [u32; 512] = {
             p += 1;
         }
         t[occ] = union;
+        occ += 1;
+    }
+    t
+};
+
+/// `STACK[occupancy]`: the same permutation rule seen down a stack: for a 9-bit occupancy with
+/// bit `band*3 + column_in_stack` (the box of that band has a candidate in that column), the
+/// (band, column) pairs used by some fitting permutation, same bit layout; `0` when none fits.
+const STACK: [u32; 512] = {
+    let mut t = [0u32; 512];
+    let mut occ = 0;
+    while occ < 512 {
+        let cells = LOCKED[occ];
+        let mut bit = 0;
+        while bit < 9 {
+            if cells >> (bit / 3 * 9 + bit % 3 * 3) & 7 != 0 {
+                t[occ] |= 1 << bit;
+            }
+            bit += 1;
+        }
         occ += 1;
     }
     t
@@ -146,6 +169,8 @@ struct State {
     urows: [u32; 3],
     /// Bit `k`: board `k` changed since it was last propagated.
     dirty: u32,
+    /// Bit `d`: a board of digit `d` changed since its columns were last checked.
+    touched: u32,
 }
 
 struct Search {
@@ -162,6 +187,7 @@ pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
         unsolved: [BAND; 3],
         urows: [BAND; 3],
         dirty: (1 << BOARDS) - 1,
+        touched: 0x1FF,
     };
     for (cell, &digit) in puzzle.cells().iter().enumerate() {
         if digit != 0 {
@@ -241,6 +267,7 @@ impl State {
             }
             self.cand[k] = y;
             let (d, b) = (k % 9, k / 9);
+            self.touched |= 1 << d;
             let open = self.urows[b] >> (d * 3) & 7;
             // Rows still open for d that are down to one cell: place them all at once. The
             // locked-candidates mask already cleared their boxes inside the band.
@@ -295,9 +322,36 @@ impl State {
     fn column_singles(&mut self) -> Option<bool> {
         let mut placed = false;
         let open = self.urows[0] | self.urows[1] | self.urows[2];
-        for d in 0..9 {
+        let mut todo = self.touched;
+        self.touched = 0;
+        while todo != 0 {
+            let d = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
             if open >> (d * 3) & 7 == 0 {
                 continue; // placed in every row already
+            }
+            {
+                // Locked candidates down each stack (the band update only looks along rows).
+                let (f0, f1, f2) = (
+                    fold(self.cand[d]),
+                    fold(self.cand[9 + d]),
+                    fold(self.cand[18 + d]),
+                );
+                let mut keep = [0u32; 3];
+                for s in 0..3 {
+                    let occ =
+                        (f0 >> (3 * s) & 7) | (f1 >> (3 * s) & 7) << 3 | (f2 >> (3 * s) & 7) << 6;
+                    let allowed = STACK[occ as usize];
+                    if allowed == 0 {
+                        return None;
+                    }
+                    keep[0] |= (allowed & 7) << (3 * s);
+                    keep[1] |= (allowed >> 3 & 7) << (3 * s);
+                    keep[2] |= (allowed >> 6) << (3 * s);
+                }
+                for (b, keep) in keep.into_iter().enumerate() {
+                    self.clear(b * 9 + d, !(keep * COL));
+                }
             }
             // Count candidates per column over the nine rows, saturating at two.
             let (mut once, mut twice) = (0u32, 0u32);
@@ -326,7 +380,7 @@ impl State {
                 }
             }
         }
-        Some(placed)
+        Some(placed || self.dirty != 0)
     }
 
     /// Full propagation to a fixpoint; false on a contradiction.
