@@ -239,10 +239,15 @@ impl State {
         // changed-board mask is built in a register rather than through `self.dirty`.
         let keep = self.cand[b * 9 + d];
         let band: &mut [u32; 9] = (&mut self.cand[b * 9..b * 9 + 9]).try_into().unwrap();
-        let mut changed = 0u32;
-        for (e, x) in band.iter_mut().enumerate() {
-            changed |= u32::from(*x & cells != 0) << e;
+        let before = *band;
+        for x in band.iter_mut() {
             *x &= !cells;
+        }
+        // Compared old against new (not `x & cells != 0`, which the optimiser turns into
+        // per-lane shifts when `cells` is one bit): compiles to vector compares + movemask.
+        let mut changed = 0u32;
+        for (e, (old, new)) in before.iter().zip(band.iter()).enumerate() {
+            changed |= u32::from(old != new) << e;
         }
         band[d] = keep;
         self.dirty |= (changed & !(1 << d)) << (b * 9);
