@@ -99,13 +99,6 @@ fn main() {
                     best = best.min((cpu_ns(epoch) - start) as f64 * 1e-9);
                 }
                 let n = (puzzles.len() * rounds) as f64;
-                let c: Vec<f64> = sudoku_batch::solver::bands::CNT
-                    .iter()
-                    .map(|c| {
-                        c.swap(0, std::sync::atomic::Ordering::Relaxed) as f64 / reps as f64 / n
-                    })
-                    .collect();
-                println!("boards {:.1} passes {:.1} singles {:.1} colscan {:.1} naked {:.1} colsingle {:.1} guesses {:.1} rowsolved {:.1}", c[0],c[1],c[2],c[3],c[4],c[5],c[6],c[7]);
                 println!(
                     "{name:>11} {kind:>9} limit {limit}: {:>10.0}/s  {:>7.2} guesses/puzzle  {:>5.1}% no guess",
                     n / best,

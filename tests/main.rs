@@ -7,4 +7,5 @@ mod generate;
 mod golden;
 mod report;
 mod robust;
+mod solvers;
 mod verify;

@@ -1,12 +1,13 @@
 //! The default solver: per-digit, band-wise bitboards in the JCZSolve family.
 //!
 //! # State
-//! For every digit `d` and band `b` (three rows), `cand[d*3+b]` is a 27-bit mask of the band's
+//! For every digit `d` and band `b` (three rows), `cand[b*9+d]` is a 27-bit mask of the band's
 //! cells where `d` can still go (bit `row_in_band*9 + col`). A solved cell keeps its bit in its
 //! own digit's board only. Beside the boards: `unsolved[b]` (cells not yet fixed) and `urows[b]`
-//! (bit `d*3+row_in_band`: digit `d` not yet placed in that row), plus `prev`, the boards as they
-//! were last propagated, so only changed boards are looked at again. The whole state is 240
-//! bytes of plain integers: a branch is a `Copy`, never a heap allocation, and nothing is undone.
+//! (bit `d*3+row_in_band`: digit `d` not yet placed in that row), plus `dirty`, one bit per board
+//! changed since it was last propagated, so only those are looked at again, and `touched`, one
+//! bit per digit for the column checks below. The whole state is 140 bytes of plain integers: a
+//! branch is a `Copy` on the stack, never a heap allocation, and nothing is ever undone.
 //!
 //! # Propagation, per changed board (one digit, one band)
 //! 1. **Locked candidates inside the band.** The board shrinks to a 3×3 "minirow" occupancy
@@ -20,14 +21,29 @@
 //!
 //! When no board changes any more, **naked singles** (cells in exactly one board) are found
 //! with a bit-parallel "once / twice" count over the nine boards of each band, which also
-//! finds cells with no candidate at all. **Hidden singles in columns** are found the same way
-//! on column occupancy. Then propagation repeats until nothing changes.
+//! finds cells with no candidate at all. Then, for each digit whose boards changed since it was
+//! last looked at (`touched`), the columns: **locked candidates down each stack** (the same
+//! permutation rule, [`STACK`], on the band × column occupancy of each stack; this cut guesses
+//! on top1465 from 14.4 to 10.6 per puzzle and paid 10–25% net) and **hidden singles in
+//! columns** (a once/twice count over the nine rows). Propagation repeats until nothing changes.
 //!
 //! # Search
-//! The branching cell is a bivalue cell when one exists (two alternatives, so the most
-//! information per guess), otherwise the cell with the fewest candidates. Every alternative but
-//! the last is tried on a copy of the state; the last one continues in place. A guess is
-//! counted per branch point with two or more candidates, as in every other solver.
+//! The branching cell is a bivalue cell when one exists (two alternatives; the last one found, a
+//! tie-break that measured fewer guesses than the first), otherwise the cell with the fewest
+//! candidates. Every alternative but the last is tried on a copy of the state; the last one
+//! continues in place. A guess is counted per branch point with two or more candidates, as in
+//! every other solver.
+//!
+//! # Tried and dropped (CPU-time A/B on a loaded 2-core machine)
+//! - Branch-free row-single elimination (always running the eliminate step): 20–25% slower.
+//! - Passing the state by value to keep it in registers: no change.
+//! - `-C target-cpu=native` (BMI2/AVX2/POPCNT everywhere): no change, so no `std::arch`
+//!   multiversioning and no `unsafe`.
+//! - Scoring bivalue cells by how constrained their digits are: no fewer guesses, more work.
+
+// Bit-board code mixes shifts, masks and ors throughout; Rust's precedence (shifts and `&`
+// before `|`) is relied on deliberately, as in C bitboard code.
+#![allow(clippy::precedence)]
 
 use super::Outcome;
 use crate::grid::{Grid, CELLS};
@@ -36,8 +52,8 @@ use crate::grid::{Grid, CELLS};
 const BAND: u32 = (1 << 27) - 1;
 /// One column of a band: the same column bit in each of its three rows.
 const COL: u32 = 1 | 1 << 9 | 1 << 18;
-/// Boards are indexed `b*9 + d` (band-major); 27 used, padded to 32 so change detection vectorises.
-const BOARDS: usize = 32;
+/// Boards, indexed `b*9 + d` (band-major).
+const BOARDS: usize = 27;
 
 /// `MINIROWS[row9]`: which of the three minirows (boxes) of a 9-bit row have a candidate.
 const MINIROWS: [u32; 512] = {
@@ -77,6 +93,26 @@ const LOCKED: [u32; 512] = {
             p += 1;
         }
         t[occ] = union;
+        occ += 1;
+    }
+    t
+};
+
+/// `STACK[occupancy]`: the same permutation rule seen down a stack: for a 9-bit occupancy with
+/// bit `band*3 + column_in_stack` (the box of that band has a candidate in that column), the
+/// (band, column) pairs used by some fitting permutation, same bit layout; `0` when none fits.
+const STACK: [u32; 512] = {
+    let mut t = [0u32; 512];
+    let mut occ = 0;
+    while occ < 512 {
+        let cells = LOCKED[occ];
+        let mut bit = 0;
+        while bit < 9 {
+            if cells >> (bit / 3 * 9 + bit % 3 * 3) & 7 != 0 {
+                t[occ] |= 1 << bit;
+            }
+            bit += 1;
+        }
         occ += 1;
     }
     t
@@ -132,24 +168,18 @@ fn other_bands(b: usize) -> (usize, usize) {
     }
 }
 
-/// Whether to look for hidden singles in columns (the band update only sees rows and boxes).
-const COLUMN_SINGLES: bool = true;
-
-pub static CNT: [std::sync::atomic::AtomicU64; 8] =
-    [const { std::sync::atomic::AtomicU64::new(0) }; 8];
-const COUNTERS: bool = false;
-#[inline(always)]
-fn bump(i: usize) {
-    if COUNTERS {
-        CNT[i].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    }
-}
 #[derive(Clone, Copy)]
 struct State {
+    /// Candidate cells per digit and band, index `b*9 + d`.
     cand: [u32; BOARDS],
-    prev: [u32; BOARDS],
+    /// Cells not yet fixed, per band.
     unsolved: [u32; 3],
+    /// Per band, bit `d*3 + row_in_band`: digit `d` not yet placed in that row.
     urows: [u32; 3],
+    /// Bit `k`: board `k` changed since it was last propagated.
+    dirty: u32,
+    /// Bit `d`: a board of digit `d` changed since its columns were last checked.
+    touched: u32,
 }
 
 struct Search {
@@ -162,13 +192,12 @@ struct Search {
 /// Solves `puzzle` (clues already checked for conflicts) up to `limit` solutions.
 pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
     let mut state = State {
-        cand: [0; BOARDS],
-        prev: [0; BOARDS],
+        cand: [BAND; BOARDS],
         unsolved: [BAND; 3],
         urows: [BAND; 3],
+        dirty: (1 << BOARDS) - 1,
+        touched: 0x1FF,
     };
-    state.cand[..27].fill(BAND);
-    state.prev[..27].fill(!0); // every board is looked at once
     for (cell, &digit) in puzzle.cells().iter().enumerate() {
         if digit != 0 {
             let (d, b, i) = (digit as usize - 1, cell / 27, cell % 27);
@@ -193,86 +222,87 @@ pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
 }
 
 impl State {
+    /// Removes `mask` from board `k`, marking it dirty if that changed it.
+    #[inline(always)]
+    fn clear(&mut self, k: usize, mask: u32) {
+        let old = self.cand[k];
+        let new = old & !mask;
+        self.cand[k] = new;
+        self.dirty |= u32::from(old != new) << k;
+    }
+
+    /// Removes `cells` of band `b` from the boards of every digit but `d`, and the columns of
+    /// `cells` from `d`'s boards in the other two bands.
+    #[inline(always)]
+    fn eliminate(&mut self, d: usize, b: usize, cells: u32) {
+        // All nine boards of the band at once (vectorises), then `d`'s board put back; the
+        // changed-board mask is built in a register rather than through `self.dirty`.
+        let keep = self.cand[b * 9 + d];
+        let band: &mut [u32; 9] = (&mut self.cand[b * 9..b * 9 + 9]).try_into().unwrap();
+        let before = *band;
+        for x in band.iter_mut() {
+            *x &= !cells;
+        }
+        // Compared old against new (not `x & cells != 0`, which the optimiser turns into
+        // per-lane shifts when `cells` is one bit): compiles to vector compares + movemask.
+        let mut changed = 0u32;
+        for (e, (old, new)) in before.iter().zip(band.iter()).enumerate() {
+            changed |= u32::from(old != new) << e;
+        }
+        band[d] = keep;
+        self.dirty |= (changed & !(1 << d)) << (b * 9);
+        let cols = fold(cells);
+        let colmask = cols | cols << 9 | cols << 18;
+        let (b1, b2) = other_bands(b);
+        self.clear(b1 * 9 + d, colmask);
+        self.clear(b2 * 9 + d, colmask);
+    }
+
     /// Places digit `d` in cell `i` of band `b` (which must still allow it).
     #[inline(always)]
     fn assign(&mut self, d: usize, b: usize, i: usize) {
-        let bit = 1u32 << i;
-        let keep = self.cand[b * 9 + d] & !PEERS[i];
-        for x in &mut self.cand[b * 9..b * 9 + 9] {
-            *x &= !bit;
-        }
-        self.cand[b * 9 + d] = keep;
-        let col = !(COL << (i % 9));
-        let (b1, b2) = other_bands(b);
-        self.cand[b1 * 9 + d] &= col;
-        self.cand[b2 * 9 + d] &= col;
-        self.unsolved[b] &= !bit;
+        self.clear(b * 9 + d, PEERS[i]);
+        self.eliminate(d, b, 1 << i);
+        self.unsolved[b] &= !(1 << i);
         self.urows[b] &= !(1 << (d * 3 + i / 9));
     }
 
-    /// Propagates locked candidates and row singles over every changed board until nothing
-    /// changes. Returns false on a contradiction.
+    /// Propagates locked candidates and row singles over every dirty board until none is
+    /// left. Returns false on a contradiction.
     #[inline(always)]
     fn update(&mut self) -> bool {
-        loop {
-            bump(1);
-            let mut dirty = self.changed();
-            if dirty == 0 {
-                return true;
+        while self.dirty != 0 {
+            let k = self.dirty.trailing_zeros() as usize;
+            self.dirty &= self.dirty - 1;
+            let x = self.cand[k];
+            let y = x & LOCKED[shrink(x)];
+            if y == 0 {
+                return false;
             }
-            while dirty != 0 {
-                let k = dirty.trailing_zeros() as usize;
-                dirty &= dirty - 1;
-                bump(0);
-                let x = self.cand[k];
-                let y = x & LOCKED[shrink(x)];
-                if y == 0 {
-                    return false;
-                }
-                self.cand[k] = y;
-                self.prev[k] = y;
-                let (d, b) = (k % 9, k / 9);
-                let open = self.urows[b] >> (d * 3) & 7;
-                // Rows still open for d that are down to one cell: place them all at once. The
-                // locked-candidates mask already cleared their boxes inside the band.
-                let (r0, r1, r2) = (y & 0x1FF, y >> 9 & 0x1FF, y >> 18);
-                let rows = (open & 1) * (r0 & (r0 - 1) == 0) as u32
-                    | (open & 2) * (r1 & (r1 - 1) == 0) as u32
-                    | (open & 4) * (r2 & (r2 - 1) == 0) as u32;
+            self.cand[k] = y;
+            let (d, b) = (k % 9, k / 9);
+            self.touched |= 1 << d;
+            let open = self.urows[b] >> (d * 3) & 7;
+            // Rows still open for d that are down to one cell: place them all at once. The
+            // locked-candidates mask already cleared their boxes inside the band.
+            let (r0, r1, r2) = (y & 0x1FF, y >> 9 & 0x1FF, y >> 18);
+            let rows = (open & 1) * u32::from(r0 & (r0 - 1) == 0)
+                | (open & 2) * u32::from(r1 & (r1 - 1) == 0)
+                | (open & 4) * u32::from(r2 & (r2 - 1) == 0);
+            if rows != 0 {
                 let solved = y & ROWS[rows as usize];
-                if solved != 0 {
-                    bump(7);
-                    self.urows[b] &= !(rows << (d * 3));
-                    self.unsolved[b] &= !solved;
-                    for x in &mut self.cand[b * 9..b * 9 + 9] {
-                        *x &= !solved;
-                    }
-                    self.cand[k] = y;
-                    let cols = fold(solved);
-                    let colmask = !(cols | cols << 9 | cols << 18);
-                    let (b1, b2) = other_bands(b);
-                    self.cand[b1 * 9 + d] &= colmask;
-                    self.cand[b2 * 9 + d] &= colmask;
-                }
+                self.urows[b] &= !(rows << (d * 3));
+                self.unsolved[b] &= !solved;
+                self.eliminate(d, b, solved);
             }
         }
+        true
     }
 
-    /// Bit `k` set when board `k` changed since it was last propagated.
+    /// Places naked singles; `None` on a contradiction (a cell without candidates), else
+    /// whether anything was placed.
     #[inline(always)]
-    fn changed(&self) -> u32 {
-        let mut mask = 0;
-        for k in 0..BOARDS {
-            mask |= ((self.cand[k] != self.prev[k]) as u32) << k;
-        }
-        mask
-    }
-
-    /// Places naked singles and hidden singles in columns. Returns `None` on a contradiction,
-    /// `Some(true)` when something was placed.
-    #[inline(always)]
-    fn singles(&mut self) -> Option<bool> {
-        bump(2);
+    fn naked_singles(&mut self) -> Option<bool> {
         let mut placed = false;
         for b in 0..3 {
             if self.unsolved[b] == 0 {
@@ -285,51 +315,86 @@ impl State {
                 once |= x;
             }
             if once != BAND {
-                return None; // a cell with no candidate
+                return None;
             }
             let mut single = once & !twice & self.unsolved[b];
             while single != 0 {
                 let i = single.trailing_zeros() as usize;
                 single &= single - 1;
+                // An earlier single of this pass may have taken the last candidate.
                 let d = (0..9).find(|&d| self.cand[b * 9 + d] & 1 << i != 0)?;
                 self.assign(d, b, i);
-                bump(4);
                 placed = true;
             }
         }
-        if placed || !COLUMN_SINGLES {
-            return Some(placed);
-        }
-        bump(3);
-        for d in 0..9 {
-            if (self.urows[0] | self.urows[1] | self.urows[2]) >> (d * 3) & 7 == 0 {
+        Some(placed)
+    }
+
+    /// Places hidden singles in columns (rows and boxes are covered by the band update);
+    /// `None` on a contradiction (a column with no place for a digit).
+    #[inline(always)]
+    fn column_singles(&mut self) -> Option<bool> {
+        let mut placed = false;
+        let open = self.urows[0] | self.urows[1] | self.urows[2];
+        let mut todo = self.touched;
+        self.touched = 0;
+        while todo != 0 {
+            let d = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            if open >> (d * 3) & 7 == 0 {
                 continue; // placed in every row already
             }
-            let (x0, x1, x2) = (self.cand[d], self.cand[9 + d], self.cand[18 + d]);
-            let (f0, f1, f2) = (fold(x0), fold(x1), fold(x2));
-            if f0 | f1 | f2 != 0x1FF {
-                return None; // a column with no place for d
-            }
-            // Columns with candidates in exactly one band.
-            let only = (f0 ^ f1 ^ f2) & !(f0 & f1 & f2);
-            for (b, x, f) in [(0, x0, f0), (1, x1, f1), (2, x2, f2)] {
-                let mut cols = only & f;
-                while cols != 0 {
-                    let c = cols.trailing_zeros();
-                    cols &= cols - 1;
-                    let bits = x >> c & COL;
-                    if bits & (bits - 1) == 0 && self.unsolved[b] & bits << c != 0 {
-                        if self.cand[b * 9 + d] & bits << c == 0 {
-                            return None;
-                        }
-                        self.assign(d, b, (bits.trailing_zeros() + c) as usize);
-                        bump(5);
-                        placed = true;
+            {
+                // Locked candidates down each stack (the band update only looks along rows).
+                let (f0, f1, f2) = (
+                    fold(self.cand[d]),
+                    fold(self.cand[9 + d]),
+                    fold(self.cand[18 + d]),
+                );
+                let mut keep = [0u32; 3];
+                for s in 0..3 {
+                    let occ =
+                        (f0 >> (3 * s) & 7) | (f1 >> (3 * s) & 7) << 3 | (f2 >> (3 * s) & 7) << 6;
+                    let allowed = STACK[occ as usize];
+                    if allowed == 0 {
+                        return None;
                     }
+                    keep[0] |= (allowed & 7) << (3 * s);
+                    keep[1] |= (allowed >> 3 & 7) << (3 * s);
+                    keep[2] |= (allowed >> 6) << (3 * s);
+                }
+                for (b, keep) in keep.into_iter().enumerate() {
+                    self.clear(b * 9 + d, !(keep * COL));
+                }
+            }
+            // Count candidates per column over the nine rows, saturating at two.
+            let (mut once, mut twice) = (0u32, 0u32);
+            for b in 0..3 {
+                let x = self.cand[b * 9 + d];
+                for r in 0..3 {
+                    let row = x >> (9 * r) & 0x1FF;
+                    twice |= once & row;
+                    once |= row;
+                }
+            }
+            if once != 0x1FF {
+                return None;
+            }
+            let spread = (once & !twice) * COL;
+            for b in 0..3 {
+                let mut hits = self.cand[b * 9 + d] & spread & self.unsolved[b];
+                while hits != 0 {
+                    let i = hits.trailing_zeros() as usize;
+                    hits &= hits - 1;
+                    if self.cand[b * 9 + d] & 1 << i == 0 {
+                        return None; // a single placed just now took it: column left empty
+                    }
+                    self.assign(d, b, i);
+                    placed = true;
                 }
             }
         }
-        Some(placed)
+        Some(placed || self.dirty != 0)
     }
 
     /// Full propagation to a fixpoint; false on a contradiction.
@@ -339,7 +404,12 @@ impl State {
             if !self.update() {
                 return false;
             }
-            match self.singles() {
+            match self.naked_singles() {
+                None => return false,
+                Some(true) => continue,
+                Some(false) => {}
+            }
+            match self.column_singles() {
                 None => return false,
                 Some(true) => continue,
                 Some(false) => return true,
@@ -353,7 +423,7 @@ impl State {
 
     fn grid(&self) -> Option<Grid> {
         let mut cells = [0u8; CELLS];
-        for (k, &x) in self.cand[..27].iter().enumerate() {
+        for (k, &x) in self.cand.iter().enumerate() {
             let mut x = x;
             while x != 0 {
                 cells[k / 9 * 27 + x.trailing_zeros() as usize] = (k % 9 + 1) as u8;
@@ -365,13 +435,8 @@ impl State {
 
     /// The cell to branch on: band, index in band, and its candidate digits (9-bit mask).
     fn branch_cell(&self) -> (usize, usize, u32) {
-        let mut best = (0, 0, 0u32);
-        let mut best_n = u32::MAX;
-        for b in 0..3 {
-            let unsolved = self.unsolved[b];
-            if unsolved == 0 {
-                continue;
-            }
+        let mut pairs = [0u32; 3];
+        for (b, pairs) in pairs.iter_mut().enumerate() {
             let (mut once, mut twice, mut thrice) = (0u32, 0u32, 0u32);
             for d in 0..9 {
                 let x = self.cand[b * 9 + d];
@@ -379,22 +444,29 @@ impl State {
                 twice |= once & x;
                 once |= x;
             }
-            let pairs = twice & !thrice & unsolved;
-            if pairs != 0 {
-                let i = pairs.trailing_zeros() as usize;
+            *pairs = twice & !thrice & self.unsolved[b];
+        }
+        // Among bivalue cells, the last one (bottom band first, highest index): a tie-break
+        // that measured 15-20% fewer guesses than the first one on top1465 and hard375/unique.
+        for b in (0..3).rev() {
+            if pairs[b] != 0 {
+                let i = 31 - pairs[b].leading_zeros() as usize;
                 return (b, i, self.digits(b, i));
             }
-            if best_n > 3 {
-                let mut cells = unsolved;
-                while cells != 0 {
-                    let i = cells.trailing_zeros() as usize;
-                    cells &= cells - 1;
-                    let digits = self.digits(b, i);
-                    let n = digits.count_ones();
-                    if n < best_n {
-                        best_n = n;
-                        best = (b, i, digits);
-                    }
+        }
+        // No bivalue cell: the cell with the fewest candidates.
+        let mut best = (0, 0, 0u32);
+        let mut best_n = u32::MAX;
+        for b in 0..3 {
+            let mut cells = self.unsolved[b];
+            while cells != 0 {
+                let i = cells.trailing_zeros() as usize;
+                cells &= cells - 1;
+                let digits = self.digits(b, i);
+                let n = digits.count_ones();
+                if n < best_n {
+                    best_n = n;
+                    best = (b, i, digits);
                 }
             }
         }
@@ -427,7 +499,6 @@ impl Search {
             let (b, i, mut digits) = state.branch_cell();
             debug_assert!(digits.count_ones() >= 2);
             self.guesses += 1;
-            bump(6);
             while digits & (digits - 1) != 0 {
                 let d = digits.trailing_zeros() as usize;
                 digits &= digits - 1;
