@@ -11,7 +11,7 @@
 //! The reader here is verify's own: unlike [`crate::io::reader::RecordReader`], which keeps a
 //! reference solution only when it is a well-formed complete grid, it must keep every solution
 //! field as written, to say what is wrong with it. It reuses the shared building blocks
-//! ([`Input`], [`read_line_bounded`], [`detect_format`]).
+//! ([`Input`], [`read_line_bounded`], [`sniff_format`]).
 
 use std::io::BufRead;
 use std::path::PathBuf;
@@ -25,7 +25,7 @@ use crate::batch::{build_pool, ordered_map, write_json, Progress};
 use crate::error::{Error, Result};
 use crate::grid::{Grid, ParseError, SolutionError};
 use crate::io::reader::{
-    detect_format, read_line_bounded, Format, MAX_LINE, PUZZLE_COLUMNS, SOLUTION_COLUMNS,
+    read_line_bounded, sniff_format, Format, MAX_LINE, PUZZLE_COLUMNS, SOLUTION_COLUMNS,
 };
 use crate::io::Input;
 use crate::output::Output;
@@ -316,13 +316,10 @@ impl RowReader {
         let file = self.next_input as u32;
         self.next_input += 1;
         self.rows_in_current = 0;
-        let mut stream = input.open(self.bytes_read.clone())?;
-        let format = match self.format {
-            Format::Auto => detect_format(stream.fill_buf().map_err(|source| Error::Read {
-                path: input.path(),
-                source,
-            })?),
-            other => other,
+        let stream = input.open(self.bytes_read.clone())?;
+        let (stream, format) = match self.format {
+            Format::Auto => sniff_format(stream, &input.path())?,
+            other => (stream, other),
         };
         self.current = Some(match format {
             Format::Csv => Source::Csv(Box::new(CsvSource::new(

@@ -817,7 +817,9 @@ mod fuzz_regressions {
                 .parse()
                 .unwrap();
         assert!(puzzle.first_conflict().is_none());
-        for &kind in SolverKind::ALL {
+        // `naive` (textbook, no propagation) needs minutes here even in release: the ignored
+        // test below covers it with the other hostile grid's budget.
+        for &kind in SolverKind::ALL.iter().filter(|&&k| k != SolverKind::Naive) {
             let outcome = kind.solve(&puzzle, 2);
             assert_eq!((outcome.count, outcome.solution), (0, None), "{kind}");
         }
@@ -833,7 +835,7 @@ mod fuzz_regressions {
             ".........................54613.........9...........613.613...8...........9......."
                 .parse()
                 .unwrap();
-        for &kind in SolverKind::ALL {
+        for &kind in SolverKind::ALL.iter().filter(|&&k| k != SolverKind::Naive) {
             let outcome = kind.solve(&puzzle, 2);
             assert_eq!((outcome.count, outcome.solution), (0, None), "{kind}");
         }

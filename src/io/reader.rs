@@ -159,17 +159,7 @@ impl RecordReader {
             None => input.open(self.bytes_read.clone())?,
         };
         let (stream, format): (Box<dyn BufRead + Send>, Format) = match self.options.format {
-            Format::Auto => {
-                // One read may return only a few bytes (a pipe, a decompressor): gather up to
-                // the first meaningful line before deciding.
-                let mut peek = Peek::new(stream);
-                let head = peek.head(MAX_LINE).map_err(|source| Error::Read {
-                    path: input.path(),
-                    source,
-                })?;
-                let format = detect_format(head);
-                (Box::new(peek), format)
-            }
+            Format::Auto => sniff_format(stream, &input.path())?,
             other => (stream, other),
         };
         self.current = Some(match format {
@@ -230,6 +220,22 @@ impl Iterator for RecordReader {
 /// A stream whose start can be looked at before it is read: [`Peek::head`] gathers bytes up to
 /// the end of the first meaningful line (neither blank nor a `#` comment), however few bytes each
 /// read of the underlying stream returns.
+/// Decides an input's format from its first meaningful line. One read may return only a few
+/// bytes (a pipe, a decompressor), so this gathers up to that line first; the returned stream
+/// still yields every byte.
+pub fn sniff_format(
+    stream: Box<dyn BufRead + Send>,
+    path: &std::path::Path,
+) -> Result<(Box<dyn BufRead + Send>, Format)> {
+    let mut peek = Peek::new(stream);
+    let head = peek.head(MAX_LINE).map_err(|source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let format = detect_format(head);
+    Ok((Box::new(peek), format))
+}
+
 struct Peek {
     inner: Box<dyn BufRead + Send>,
     head: Vec<u8>,
