@@ -130,7 +130,7 @@ impl ShardedRecords {
         while let Some(record) = self.reader.next_record()? {
             let index = self.next_index;
             self.next_index += 1;
-            if self.shard.map_or(true, |s| s.contains(index)) {
+            if self.shard.is_none_or(|s| s.contains(index)) {
                 return Ok(Some((index, record)));
             }
         }

@@ -212,7 +212,7 @@ pub fn compare(rows: &[BenchRow], baseline: Option<&str>) -> Result<Comparison> 
             }
         };
         let best = &mut table[slot].1[machine];
-        if best.map_or(true, |b| b.timestamp <= row.timestamp) {
+        if best.is_none_or(|b| b.timestamp <= row.timestamp) {
             *best = Some(row);
         }
     }

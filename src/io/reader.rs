@@ -349,7 +349,7 @@ fn is_puzzle_header(line: &[u8]) -> bool {
 fn is_grid_header(line: &[u8]) -> bool {
     line.len() >= 4
         && line[..4].eq_ignore_ascii_case(b"grid")
-        && line.get(4).map_or(true, |b| !b.is_ascii_alphabetic())
+        && line.get(4).is_none_or(|b| !b.is_ascii_alphabetic())
 }
 
 /// A separator line (only `|`, `-`, `+`, spaces, with at least one `-` or `+`) or a row with
