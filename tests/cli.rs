@@ -401,3 +401,53 @@ fn closed_stdout_pipe_ends_quietly() {
     assert_eq!(status.code(), Some(0), "stderr: {stderr}");
     assert!(!stderr.contains("error"), "{stderr}");
 }
+
+/// The parallel pipeline writes what the plain sequential path (`solve_sequential`, the oracle)
+/// decides, record for record, across two inputs of different formats with bad records mixed in.
+#[test]
+fn parallel_pipeline_matches_the_sequential_oracle() {
+    use sudoku_batch::batch::{run_solve, solve_sequential, SolveConfig};
+    use sudoku_batch::io::Input;
+
+    let dir = tempfile::tempdir().unwrap();
+    let lines = dir.path().join("hard.txt");
+    let csv = dir.path().join("kaggle.csv");
+    let mut text = String::new();
+    for (i, line) in std::fs::read_to_string("data/norvig_top95.txt")
+        .unwrap()
+        .lines()
+        .enumerate()
+    {
+        text.push_str(line);
+        text.push('\n');
+        if i % 10 == 3 {
+            text.push_str(&line[..70]);
+            text.push('\n');
+        }
+    }
+    std::fs::write(&lines, text).unwrap();
+    let kaggle = std::fs::read_to_string("data/kaggle3m_radcliffe_first1000.csv").unwrap();
+    let head: Vec<&str> = kaggle.lines().take(300).collect();
+    std::fs::write(&csv, head.join("\n")).unwrap();
+
+    let out = dir.path().join("out.csv");
+    let mut config = SolveConfig::new(vec![Input::File(lines), Input::File(csv)]);
+    config.threads = 2;
+    config.unique = true;
+    config.output = Some(out.clone());
+    run_solve(&config).unwrap();
+    let parallel = rows(&std::fs::read(&out).unwrap());
+    let oracle = solve_sequential(&config).unwrap();
+    assert_eq!(parallel.len(), oracle.len());
+    assert_eq!(parallel.len(), 95 + 10 + 299);
+    for (index, (row, (record, verdict))) in parallel.iter().zip(&oracle).enumerate() {
+        assert_eq!(row.index, index as u64);
+        assert_eq!(row.line, record.line, "row {index}");
+        assert_eq!(row.status, verdict.status, "row {index}");
+        assert_eq!(row.message, verdict.message, "row {index}");
+        assert_eq!(row.guesses, verdict.guesses, "row {index}");
+        let solution = verdict.solution.map(|s| s.to_string()).unwrap_or_default();
+        assert_eq!(row.solution, solution, "row {index}");
+    }
+    assert!(parallel.iter().any(|r| r.status == Status::Invalid));
+}

@@ -94,10 +94,18 @@ impl SolverKind {
     /// A puzzle whose clues already contradict each other has no solution: the result is
     /// [`Outcome::NONE`] whichever solver runs.
     pub fn solve(self, puzzle: &Grid, limit: u32) -> Outcome {
-        let limit = limit.max(1);
         if puzzle.has_conflict() {
             return Outcome::NONE;
         }
+        self.solve_clean(puzzle, limit)
+    }
+
+    /// [`SolverKind::solve`] without the conflict check, for callers that have just made it
+    /// (`solve`'s per-record path checks once to name the conflict; generated puzzles are
+    /// subsets of a valid grid). The clues must not conflict: `!puzzle.has_conflict()`.
+    pub(crate) fn solve_clean(self, puzzle: &Grid, limit: u32) -> Outcome {
+        debug_assert!(!puzzle.has_conflict());
+        let limit = limit.max(1);
         match self {
             SolverKind::Naive => naive::solve(puzzle, limit),
             SolverKind::Backtrack => backtrack::solve(puzzle, limit),
