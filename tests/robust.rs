@@ -784,11 +784,25 @@ mod fuzz_like {
             }
         }
 
+    }
+
+    proptest! {
+        // Random sparse grids are the hostile case for the searches: a conflict-free grid with
+        // no solution can need 10^5 guesses (see `fuzz_regressions`) and `naive` minutes, so
+        // this one runs on a fixed seed (the same cases every run, a few seconds) and leaves
+        // `naive` out; the fuzzers (`scripts/fuzz.sh`) explore new grids. With a random seed and
+        // `naive` included, one CI run took 400 s here.
+        #![proptest_config(ProptestConfig {
+            cases: 200,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x5EED_0081),
+            ..ProptestConfig::default()
+        })]
+
         #[test]
         fn every_solver_is_right_on_any_grid(cells in vec(prop_oneof![4 => Just(0u8), 1 => 1..=9u8], 81)) {
             let puzzle = Grid::from_cells(cells.try_into().unwrap()).unwrap();
             let mut counts = Vec::new();
-            for &kind in SolverKind::ALL {
+            for &kind in SolverKind::ALL.iter().filter(|&&k| k != SolverKind::Naive) {
                 let outcome = kind.solve(&puzzle, 2);
                 prop_assert!(outcome.count <= 2);
                 prop_assert_eq!(outcome.count > 0, outcome.solution.is_some());
