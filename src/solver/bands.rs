@@ -144,6 +144,23 @@ const ROWS: [u32; 8] = {
     t
 };
 
+/// `BOXES[m]`: the cells of the band's boxes selected by the 3-bit mask `m`.
+const BOXES: [u32; 8] = {
+    let mut t = [0u32; 8];
+    let mut m = 0;
+    while m < 8 {
+        let mut k = 0;
+        while k < 3 {
+            if m >> k & 1 != 0 {
+                t[m] |= 0o7007007 << (3 * k);
+            }
+            k += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
 /// Minirow occupancy of a band board: bit `row*3 + box`.
 #[inline(always)]
 fn shrink(x: u32) -> usize {
@@ -189,24 +206,11 @@ struct Search {
     first: Option<Grid>,
 }
 
-/// Solves `puzzle` (clues already checked for conflicts) up to `limit` solutions.
+/// Solves `puzzle` up to `limit` solutions; clues that conflict give no solution.
 pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
-    let mut state = State {
-        cand: [BAND; BOARDS],
-        unsolved: [BAND; 3],
-        urows: [BAND; 3],
-        dirty: (1 << BOARDS) - 1,
-        touched: 0x1FF,
+    let Some(mut state) = State::from_clues(puzzle) else {
+        return Outcome::NONE; // two equal clues in a row, column or box
     };
-    for (cell, &digit) in puzzle.cells().iter().enumerate() {
-        if digit != 0 {
-            let (d, b, i) = (digit as usize - 1, cell / 27, cell % 27);
-            if state.cand[b * 9 + d] & 1 << i == 0 {
-                return Outcome::NONE; // a peer clue already took this digit
-            }
-            state.assign(d, b, i);
-        }
-    }
     let mut search = Search {
         limit,
         count: 0,
@@ -222,6 +226,61 @@ pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
 }
 
 impl State {
+    /// The state with every clue placed, built in bulk: one pass over the cells collects, per
+    /// digit, the rows, columns and boxes it already occupies, then each board is the band
+    /// minus the filled cells and minus those units, plus the digit's own clues. `None` when
+    /// two clues of one digit share a unit. Nothing is propagated yet (every board is dirty).
+    fn from_clues(puzzle: &Grid) -> Option<State> {
+        // Index 9 collects the blanks, so the loop has no branch on the cell's content.
+        let (mut rows, mut cols, mut boxes) = ([0u32; 10], [0u32; 10], [0u32; 10]);
+        let mut clues = [0u32; 30]; // clue cells, index `d*3 + band`
+        let values = puzzle.cells();
+        for r in 0..9 {
+            // Fully unrolled over the columns: column, box and bit positions are constants.
+            for c in 0..9 {
+                let d = usize::from(values[r * 9 + c]).wrapping_sub(1).min(9);
+                rows[d] |= 1 << r;
+                cols[d] |= 1 << c;
+                boxes[d] |= 1 << (r / 3 * 3 + c / 3);
+                clues[d * 3 + r / 3] |= 1 << (r % 3 * 9 + c);
+            }
+        }
+        // Two clues of a digit share a unit exactly when the digit occupies fewer rows,
+        // columns or boxes than it has clues.
+        for d in 0..9 {
+            let n = clues[d * 3].count_ones()
+                + clues[d * 3 + 1].count_ones()
+                + clues[d * 3 + 2].count_ones();
+            if rows[d].count_ones() != n || cols[d].count_ones() != n || boxes[d].count_ones() != n
+            {
+                return None;
+            }
+        }
+        let mut state = State {
+            cand: [0; BOARDS],
+            unsolved: [BAND; 3],
+            urows: [0; 3],
+            dirty: (1 << BOARDS) - 1,
+            touched: 0x1FF,
+        };
+        for b in 0..3 {
+            for d in 0..9 {
+                state.unsolved[b] &= !clues[d * 3 + b];
+            }
+        }
+        for d in 0..9 {
+            let colcells = cols[d] * COL;
+            for b in 0..3 {
+                let taken = ROWS[(rows[d] >> (3 * b) & 7) as usize]
+                    | BOXES[(boxes[d] >> (3 * b) & 7) as usize]
+                    | colcells;
+                state.cand[b * 9 + d] = state.unsolved[b] & !taken | clues[d * 3 + b];
+                state.urows[b] |= (!rows[d] >> (3 * b) & 7) << (d * 3);
+            }
+        }
+        Some(state)
+    }
+
     /// Removes `mask` from board `k`, marking it dirty if that changed it.
     #[inline(always)]
     fn clear(&mut self, k: usize, mask: u32) {
@@ -452,9 +511,9 @@ impl State {
         // guesses per puzzle from 123 to 69 on hard375 and from 10.6 to 6.6 on top1465.
         let mut best = None;
         let mut best_score = 0;
-        for b in 0..3 {
+        for (b, &pairs) in pairs.iter().enumerate() {
             let (b1, b2) = other_bands(b);
-            let mut cells = pairs[b];
+            let mut cells = pairs;
             while cells != 0 {
                 let i = cells.trailing_zeros() as usize;
                 cells &= cells - 1;
@@ -573,6 +632,24 @@ mod tests {
         let out = solve(&Grid::empty(), 7);
         assert_eq!(out.count, 7);
         assert!(out.solution.unwrap().is_solution_of(&Grid::empty()));
+    }
+
+    #[test]
+    fn conflicting_clues_are_found_while_building_the_state() {
+        let puzzle: Grid =
+            "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+                .parse()
+                .unwrap();
+        assert!(
+            State::from_clues(&puzzle).is_some() && State::from_clues(&Grid::empty()).is_some()
+        );
+        for cell in 0..CELLS {
+            for digit in 1..=9 {
+                let mut g = puzzle;
+                g.set(cell, digit);
+                assert_eq!(State::from_clues(&g).is_none(), g.has_conflict(), "{g}");
+            }
+        }
     }
 
     #[test]
