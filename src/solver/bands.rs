@@ -294,21 +294,15 @@ impl State {
     /// `cells` from `d`'s boards in the other two bands.
     #[inline(always)]
     fn eliminate(&mut self, d: usize, b: usize, cells: u32) {
-        // All nine boards of the band at once (vectorises), then `d`'s board put back; the
-        // changed-board mask is built in a register rather than through `self.dirty`.
         let keep = self.cand[b * 9 + d];
-        let band: &mut [u32; 9] = (&mut self.cand[b * 9..b * 9 + 9]).try_into().unwrap();
-        let before = *band;
-        for x in band.iter_mut() {
-            *x &= !cells;
-        }
-        // Compared old against new (not `x & cells != 0`, which the optimiser turns into
-        // per-lane shifts when `cells` is one bit): compiles to vector compares + movemask.
         let mut changed = 0u32;
-        for (e, (old, new)) in before.iter().zip(band.iter()).enumerate() {
+        for e in 0..9 {
+            let old = self.cand[b * 9 + e];
+            let new = old & !cells;
+            self.cand[b * 9 + e] = new;
             changed |= u32::from(old != new) << e;
         }
-        band[d] = keep;
+        self.cand[b * 9 + d] = keep;
         self.dirty |= (changed & !(1 << d)) << (b * 9);
         let cols = fold(cells);
         let colmask = cols | cols << 9 | cols << 18;
