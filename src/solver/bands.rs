@@ -163,6 +163,40 @@ const BOXES: [u32; 8] = {
     t
 };
 
+/// Removes `cells` from each of eight boards; bit `e` of the result says board `e` changed.
+#[inline(always)]
+fn clear8<const V3: bool>(block: &mut [u32; 8], cells: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if V3 {
+            // SAFETY: `V3` code runs only after the CPU check in `solve` (AVX2 included).
+            return unsafe { clear8_avx2(block, cells) };
+        }
+    }
+    let mut changed = 0u32;
+    for (e, x) in block.iter_mut().enumerate() {
+        changed |= u32::from(*x & cells != 0) << e;
+        *x &= !cells;
+    }
+    changed
+}
+
+/// [`clear8`] in three AVX2 instructions plus a load and a store.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn clear8_avx2(block: &mut [u32; 8], cells: u32) -> u32 {
+    use std::arch::x86_64::*;
+    let ptr = block.as_mut_ptr().cast::<__m256i>();
+    let mask = _mm256_set1_epi32(cells as i32);
+    // SAFETY: `ptr` covers exactly the 32 bytes of `block`, which we borrow mutably; the
+    // unaligned load and store have no alignment requirement.
+    let old = unsafe { _mm256_loadu_si256(ptr) };
+    unsafe { _mm256_storeu_si256(ptr, _mm256_andnot_si256(mask, old)) };
+    let untouched = _mm256_cmpeq_epi32(_mm256_and_si256(old, mask), _mm256_setzero_si256());
+    !(_mm256_movemask_ps(_mm256_castsi256_ps(untouched)) as u32) & 0xFF
+}
+
 /// Minirow occupancy of a band board: bit `row*3 + box`.
 #[inline(always)]
 fn shrink(x: u32) -> usize {
@@ -334,15 +368,15 @@ impl State {
     /// Removes `cells` of band `b` from the boards of every digit but `d`, and the columns of
     /// `cells` from `d`'s boards in the other two bands.
     #[inline(always)]
-    fn eliminate(&mut self, d: usize, b: usize, cells: u32) {
+    fn eliminate<const V3: bool>(&mut self, d: usize, b: usize, cells: u32) {
         let keep = self.cand[b * 9 + d];
-        let mut changed = 0u32;
-        for e in 0..9 {
-            let old = self.cand[b * 9 + e];
-            let new = old & !cells;
-            self.cand[b * 9 + e] = new;
-            changed |= u32::from(old != new) << e;
-        }
+        // Eight boards as one block (in the v3 copy: one AVX2 and-not, compare and movemask
+        // instead of eight rounds of scalar code), then the ninth.
+        let block: &mut [u32; 8] = (&mut self.cand[b * 9..b * 9 + 8]).try_into().unwrap();
+        let mut changed = clear8::<V3>(block, cells);
+        let last = self.cand[b * 9 + 8];
+        self.cand[b * 9 + 8] = last & !cells;
+        changed |= u32::from(last & cells != 0) << 8;
         self.cand[b * 9 + d] = keep;
         self.dirty |= (changed & !(1 << d)) << (b * 9);
         let cols = fold(cells);
@@ -354,9 +388,9 @@ impl State {
 
     /// Places digit `d` in cell `i` of band `b` (which must still allow it).
     #[inline(always)]
-    fn assign(&mut self, d: usize, b: usize, i: usize) {
+    fn assign<const V3: bool>(&mut self, d: usize, b: usize, i: usize) {
         self.clear(b * 9 + d, PEERS[i]);
-        self.eliminate(d, b, 1 << i);
+        self.eliminate::<V3>(d, b, 1 << i);
         self.unsolved[b] &= !(1 << i);
         self.urows[b] &= !(1 << (d * 3 + i / 9));
     }
@@ -364,7 +398,7 @@ impl State {
     /// Propagates locked candidates and row singles over every dirty board until none is
     /// left. Returns false on a contradiction.
     #[inline(always)]
-    fn update(&mut self) -> bool {
+    fn update<const V3: bool>(&mut self) -> bool {
         while self.dirty != 0 {
             let k = self.dirty.trailing_zeros() as usize;
             self.dirty &= self.dirty - 1;
@@ -387,7 +421,7 @@ impl State {
                 let solved = y & ROWS[rows as usize];
                 self.urows[b] &= !(rows << (d * 3));
                 self.unsolved[b] &= !solved;
-                self.eliminate(d, b, solved);
+                self.eliminate::<V3>(d, b, solved);
             }
         }
         true
@@ -396,7 +430,7 @@ impl State {
     /// Places naked singles; `None` on a contradiction (a cell without candidates), else
     /// whether anything was placed.
     #[inline(always)]
-    fn naked_singles(&mut self) -> Option<bool> {
+    fn naked_singles<const V3: bool>(&mut self) -> Option<bool> {
         let mut placed = false;
         for b in 0..3 {
             if self.unsolved[b] == 0 {
@@ -417,7 +451,7 @@ impl State {
                 single &= single - 1;
                 // An earlier single of this pass may have taken the last candidate.
                 let d = (0..9).find(|&d| self.cand[b * 9 + d] & 1 << i != 0)?;
-                self.assign(d, b, i);
+                self.assign::<V3>(d, b, i);
                 placed = true;
             }
         }
@@ -427,7 +461,7 @@ impl State {
     /// Places hidden singles in columns (rows and boxes are covered by the band update);
     /// `None` on a contradiction (a column with no place for a digit).
     #[inline(always)]
-    fn column_singles(&mut self) -> Option<bool> {
+    fn column_singles<const V3: bool>(&mut self) -> Option<bool> {
         let mut placed = false;
         let open = self.urows[0] | self.urows[1] | self.urows[2];
         let mut todo = self.touched;
@@ -483,7 +517,7 @@ impl State {
                     if self.cand[b * 9 + d] & 1 << i == 0 {
                         return None; // a single placed just now took it: column left empty
                     }
-                    self.assign(d, b, i);
+                    self.assign::<V3>(d, b, i);
                     placed = true;
                 }
             }
@@ -493,17 +527,17 @@ impl State {
 
     /// Full propagation to a fixpoint; false on a contradiction.
     #[inline(always)]
-    fn propagate(&mut self) -> bool {
+    fn propagate<const V3: bool>(&mut self) -> bool {
         loop {
-            if !self.update() {
+            if !self.update::<V3>() {
                 return false;
             }
-            match self.naked_singles() {
+            match self.naked_singles::<V3>() {
                 None => return false,
                 Some(true) => continue,
                 Some(false) => {}
             }
-            match self.column_singles() {
+            match self.column_singles::<V3>() {
                 None => return false,
                 Some(true) => continue,
                 Some(false) => return true,
@@ -626,7 +660,7 @@ impl Search {
     #[inline(always)]
     fn run<const V3: bool>(&mut self, state: &mut State) -> bool {
         loop {
-            if !state.propagate() {
+            if !state.propagate::<V3>() {
                 return false;
             }
             if state.solved() {
@@ -643,12 +677,12 @@ impl Search {
                 let d = digits.trailing_zeros() as usize;
                 digits &= digits - 1;
                 let mut child = *state;
-                child.assign(d, b, i);
+                child.assign::<V3>(d, b, i);
                 if self.descend::<V3>(&mut child) {
                     return true;
                 }
             }
-            state.assign(digits.trailing_zeros() as usize, b, i);
+            state.assign::<V3>(digits.trailing_zeros() as usize, b, i);
         }
     }
 }
@@ -716,6 +750,35 @@ mod tests {
             solve(&Grid::empty(), 3),
             solve_with::<false>(&Grid::empty(), 3)
         );
+    }
+
+    #[test]
+    fn clear8_copies_agree() {
+        let mut x = 0x9E37_79B9u32;
+        for _ in 0..2000 {
+            let mut block = [0u32; 8];
+            for v in block.iter_mut() {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                *v = x & BAND;
+            }
+            let cells = x.rotate_left(7) & BAND & if x & 1 == 0 { 0x1FF } else { BAND };
+            let (mut a, mut b) = (block, block);
+            let changed = clear8::<false>(&mut a, cells);
+            for e in 0..8 {
+                assert_eq!(a[e], block[e] & !cells);
+                assert_eq!(changed >> e & 1 == 1, block[e] & cells != 0);
+            }
+            #[cfg(target_arch = "x86_64")]
+            {
+                if has_v3_bits() {
+                    assert_eq!(clear8::<true>(&mut b, cells), changed);
+                    assert_eq!(a, b);
+                }
+            }
+            let _ = &mut b;
+        }
     }
 
     #[test]
