@@ -103,10 +103,8 @@ impl SolverKind {
         }
     }
 
-    /// [`SolverKind::solve`] without the conflict check, for callers that have just made it
-    /// (`solve`'s per-record path checks once to name the conflict; generated puzzles are
-    /// subsets of a valid grid). The clues must not conflict: `!puzzle.has_conflict()`.
-    pub(crate) fn solve_clean(self, puzzle: &Grid, limit: u32) -> Outcome {
+    /// The solver proper, for clues already known not to conflict.
+    fn solve_clean(self, puzzle: &Grid, limit: u32) -> Outcome {
         debug_assert!(!puzzle.has_conflict());
         let limit = limit.max(1);
         match self {
