@@ -35,8 +35,9 @@ pub struct Machine {
     pub git_commit: String,
     /// The compiler version of the build.
     pub rustc: String,
-    /// The SIMD and bit-manipulation features the solvers were compiled to use
-    /// (`-C target-feature` / `target-cpu`); the solvers do no run-time dispatch.
+    /// The SIMD and bit-manipulation features the solvers use: those the build was compiled
+    /// for (`-C target-feature` / `target-cpu`), plus those of the copy of `bands` chosen at run
+    /// time on this CPU (POPCNT, BMI1/2, LZCNT, AVX2 where present).
     pub cpu_features_used: String,
     /// The same features as detected on this CPU at run time: what a `target-cpu=native` build
     /// could use.
@@ -56,7 +57,15 @@ impl Machine {
             version: VERSION.to_string(),
             git_commit: GIT_COMMIT.to_string(),
             rustc: RUSTC.to_string(),
-            cpu_features_used: features_used().join(" "),
+            cpu_features_used: {
+                let mut used = features_used();
+                for f in crate::solver::bands::runtime_features() {
+                    if !used.contains(f) {
+                        used.push(f);
+                    }
+                }
+                used.join(" ")
+            },
             cpu_features_available: features_available().join(" "),
         }
     }

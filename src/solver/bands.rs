@@ -262,6 +262,17 @@ pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
     solve_with::<false>(puzzle, limit)
 }
 
+/// The CPU features the run-time selected copy of this solver uses on this machine.
+pub(crate) fn runtime_features() -> &'static [&'static str] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_v3_bits() {
+            return &["popcnt", "bmi1", "bmi2", "lzcnt", "avx2"];
+        }
+    }
+    &[]
+}
+
 /// Whether the CPU has the features of [`solve_v3`] (each check is a cached atomic load).
 #[cfg(target_arch = "x86_64")]
 #[inline]
