@@ -562,11 +562,13 @@ impl State {
 
     fn grid(&self) -> Option<Grid> {
         let mut cells = [0u8; CELLS];
-        for (k, &x) in self.cand.iter().enumerate() {
-            let mut x = x;
-            while x != 0 {
-                cells[k / 9 * 27 + x.trailing_zeros() as usize] = (k % 9 + 1) as u8;
-                x &= x - 1;
+        for (band, boards) in cells.chunks_exact_mut(27).zip(self.cand.chunks_exact(9)) {
+            for (digit, &board) in (1u8..).zip(boards) {
+                let mut x = board & BAND;
+                while x != 0 {
+                    band[x.trailing_zeros() as usize] = digit;
+                    x &= x - 1;
+                }
             }
         }
         Grid::from_cells(cells)
