@@ -424,10 +424,14 @@ impl State {
             let open = self.urows[b] >> (d * 3) & 7;
             // Rows still open for d that are down to one cell: place them all at once. The
             // locked-candidates mask already cleared their boxes inside the band.
-            let (r0, r1, r2) = (y & 0x1FF, y >> 9 & 0x1FF, y >> 18);
-            let rows = (open & 1) * u32::from(r0 & (r0 - 1) == 0)
-                | (open & 2) * u32::from(r1 & (r1 - 1) == 0)
-                | (open & 4) * u32::from(r2 & (r2 - 1) == 0);
+            // Every row of `y` has a cell (else no permutation fits and `y` is 0), so one
+            // subtraction clears the lowest cell of all three rows without borrows between
+            // them; a row is down to one cell when nothing is left of it.
+            let rest = y & y.wrapping_sub(COL);
+            let rows = open
+                & (u32::from(rest & 0x1FF == 0)
+                    | u32::from(rest >> 9 & 0x1FF == 0) << 1
+                    | u32::from(rest >> 18 == 0) << 2);
             if rows != 0 {
                 let solved = y & ROWS[rows as usize];
                 self.urows[b] &= !(rows << (d * 3));
