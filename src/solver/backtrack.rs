@@ -23,8 +23,11 @@ struct State {
     first: Option<Grid>,
 }
 
-/// Solves `puzzle` (clues already checked for conflicts) up to `limit` solutions.
+/// Solves `puzzle` up to `limit` solutions; clues that conflict give no solution.
 pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
+    if puzzle.has_conflict() {
+        return Outcome::NONE; // clues that contradict each other: no solution
+    }
     let mut state = State {
         used_row: [0; 9],
         used_col: [0; 9],

@@ -18,8 +18,11 @@ struct State {
     first: Option<Grid>,
 }
 
-/// Solves `puzzle` (clues already checked for conflicts) up to `limit` solutions.
+/// Solves `puzzle` up to `limit` solutions; clues that conflict give no solution.
 pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
+    if puzzle.has_conflict() {
+        return Outcome::NONE; // clues that contradict each other: no solution
+    }
     let mut state = State {
         row: [[false; 10]; 9],
         col: [[false; 10]; 9],
