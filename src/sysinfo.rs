@@ -185,77 +185,38 @@ macro_rules! compiled_in {
     };
 }
 
+/// The features both lists look at, each tested with `$x86!(name)` on x86-64 and
+/// `$arm!(name)` on AArch64 (the detection macros need literal names, hence a macro).
+macro_rules! known_features {
+    ($x86:ident, $arm:ident) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            feature_list!(
+                $x86, "sse2", "sse3", "ssse3", "sse4.1", "sse4.2", "popcnt", "lzcnt", "bmi1",
+                "bmi2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vl"
+            )
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            feature_list!($arm, "neon", "sve", "sve2", "dotprod")
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        {
+            Vec::new()
+        }
+    }};
+}
+
 /// Features the compiler was allowed to use for this build.
 fn features_used() -> Vec<&'static str> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        feature_list!(
-            compiled_in,
-            "sse2",
-            "sse3",
-            "ssse3",
-            "sse4.1",
-            "sse4.2",
-            "popcnt",
-            "lzcnt",
-            "bmi1",
-            "bmi2",
-            "avx",
-            "avx2",
-            "fma",
-            "avx512f",
-            "avx512bw",
-            "avx512vl"
-        )
-    }
-    #[cfg(target_arch = "aarch64")]
-    {
-        feature_list!(compiled_in, "neon", "sve", "sve2", "dotprod")
-    }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    {
-        Vec::new()
-    }
+    known_features!(compiled_in, compiled_in)
 }
 
 /// The same features as detected on this CPU.
 fn features_available() -> Vec<&'static str> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        feature_list!(
-            is_x86_feature_detected,
-            "sse2",
-            "sse3",
-            "ssse3",
-            "sse4.1",
-            "sse4.2",
-            "popcnt",
-            "lzcnt",
-            "bmi1",
-            "bmi2",
-            "avx",
-            "avx2",
-            "fma",
-            "avx512f",
-            "avx512bw",
-            "avx512vl"
-        )
-    }
     #[cfg(target_arch = "aarch64")]
-    {
-        use std::arch::is_aarch64_feature_detected;
-        feature_list!(
-            is_aarch64_feature_detected,
-            "neon",
-            "sve",
-            "sve2",
-            "dotprod"
-        )
-    }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    {
-        Vec::new()
-    }
+    use std::arch::is_aarch64_feature_detected;
+    known_features!(is_x86_feature_detected, is_aarch64_feature_detected)
 }
 
 /// The one-minute load average (from `/proc/loadavg`), where the OS reports it.
