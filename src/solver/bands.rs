@@ -35,13 +35,14 @@
 //! candidates, as in every other solver.
 //!
 //! # Start and CPU features
-//! The clues are placed in bulk ([`State::from_clues`]), which also detects clues that conflict,
-//! so [`super::SolverKind::solve`] skips its generic conflict scan for this solver. On x86-64
+//! The clues are placed in bulk ([`State::from_clues`]), which also detects clues that conflict
+//! (no separate scan of the grid). On x86-64
 //! CPUs with the x86-64-v3 bit instructions, a second copy of the whole search, compiled with
 //! them, is chosen at run time ([`solve`]); in it [`clear8`] updates a band's eight boards with
-//! AVX2, [`shrink`] is one BMI2 `pext` instead of three table lookups and a cell's digits are
-//! gathered by one AVX2 shift and sign-bit mask ([`State::digits`]). Both copies give
-//! identical results (tested).
+//! AVX2, the column rules run on eight digits at once ([`State::column_singles_avx2`]), a
+//! cell's digits are gathered by one AVX2 shift and sign-bit mask ([`State::digits`]), and,
+//! where `pext` is fast ([`fast_pext`]: not on AMD before Zen 3), [`shrink`] is one BMI2
+//! `pext` instead of three table lookups. All copies give identical results (tested).
 //!
 //! # Tried and dropped (CPU-time A/B on a loaded 2-core machine)
 //! - Branch-free row-single elimination (always running the eliminate step): 20–25% slower.
@@ -58,6 +59,14 @@
 
 use super::Outcome;
 use crate::grid::{Grid, CELLS};
+
+/// Which compiled copy of the search runs (the const parameter `L` of most functions here):
+/// the x86-64 baseline ...
+const PORTABLE: u8 = 0;
+/// ... or the x86-64-v3 bit instructions and AVX2 (see [`solve`]) ...
+const V3: u8 = 1;
+/// ... plus BMI2 `pext` for the minirow occupancy ([`shrink`]), where `pext` is fast.
+const V3_PEXT: u8 = 2;
 
 /// All 27 cells of a band.
 const BAND: u32 = (1 << 27) - 1;
@@ -174,11 +183,11 @@ const BOXES: [u32; 8] = {
 
 /// Removes `cells` from each of eight boards; bit `e` of the result says board `e` changed.
 #[inline(always)]
-fn clear8<const V3: bool>(block: &mut [u32; 8], cells: u32) -> u32 {
+fn clear8<const L: u8>(block: &mut [u32; 8], cells: u32) -> u32 {
     #[cfg(target_arch = "x86_64")]
     {
-        if V3 {
-            // SAFETY: `V3` code runs only after the CPU check in `solve` (AVX2 included).
+        if L >= V3 {
+            // SAFETY: level `V3` code runs only after the CPU check in `solve` (AVX2 included).
             return unsafe { clear8_avx2(block, cells) };
         }
     }
@@ -221,11 +230,11 @@ fn digits_avx2(boards: &[u32; 9], i: usize) -> u32 {
 
 /// Minirow occupancy of a band board: bit `row*3 + box`.
 #[inline(always)]
-fn shrink<const V3: bool>(x: u32) -> usize {
+fn shrink<const L: u8>(x: u32) -> usize {
     #[cfg(target_arch = "x86_64")]
     {
-        if V3 {
-            // SAFETY: `V3` code runs only after the CPU check in `solve` (BMI2 included).
+        if L >= V3_PEXT {
+            // SAFETY: level `V3_PEXT` code runs only after the CPU check in `solve` (BMI2).
             return unsafe { shrink_bmi2(x) };
         }
     }
@@ -297,10 +306,16 @@ pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
     {
         if has_v3_bits() {
             // SAFETY: the running CPU supports every feature `solve_v3` is compiled with.
-            return unsafe { solve_v3(puzzle, limit) };
+            return unsafe {
+                if fast_pext() {
+                    solve_v3::<V3_PEXT>(puzzle, limit)
+                } else {
+                    solve_v3::<V3>(puzzle, limit)
+                }
+            };
         }
     }
-    solve_with::<false>(puzzle, limit)
+    solve_with::<PORTABLE>(puzzle, limit)
 }
 
 /// The features of the fast copy. `target_feature` and `is_x86_feature_detected!` need
@@ -328,18 +343,55 @@ fn has_v3_bits() -> bool {
     has!("popcnt") && has!("bmi1") && has!("bmi2") && has!("lzcnt") && has!("avx2")
 }
 
+/// Whether `pext` is fast: one micro-op on Intel and on AMD since Zen 3, but microcoded
+/// with a latency of up to hundreds of cycles on AMD Zen 1/2 and Hygon (families 17h, 18h),
+/// where the table lookups of [`shrink`] are faster. Asked once (CPUID traps to the host in a
+/// virtual machine), then cached.
+#[cfg(target_arch = "x86_64")]
+fn fast_pext() -> bool {
+    static FAST: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FAST.get_or_init(|| {
+        use std::arch::x86_64::__cpuid;
+        // SAFETY: CPUID exists on every x86-64 CPU; leaves 0 and 1 always exist. (Newer
+        // Rust declares `__cpuid` safe; the block keeps our minimum version compiling.)
+        #[allow(unused_unsafe)]
+        let (vendor, version) = unsafe { (__cpuid(0), __cpuid(1).eax) };
+        let mut id = [0u8; 12];
+        for (part, reg) in id
+            .chunks_exact_mut(4)
+            .zip([vendor.ebx, vendor.edx, vendor.ecx])
+        {
+            part.copy_from_slice(&reg.to_le_bytes());
+        }
+        pext_is_fast(&id, version)
+    })
+}
+
+/// [`fast_pext`] from the CPUID vendor string and the family/model word (leaf 1, EAX).
+#[cfg(target_arch = "x86_64")]
+fn pext_is_fast(vendor: &[u8; 12], version: u32) -> bool {
+    let base = version >> 8 & 0xF;
+    let family = if base == 0xF {
+        base + (version >> 20 & 0xFF)
+    } else {
+        base
+    };
+    let amd_like = vendor == b"AuthenticAMD" || vendor == b"HygonGenuine";
+    !amd_like || family >= 0x19
+}
+
 /// [`solve`] compiled with the x86-64-v3 bit instructions; only called after
 /// [`has_v3_bits`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt,avx2")]
-fn solve_v3(puzzle: &Grid, limit: u32) -> Outcome {
-    solve_with::<true>(puzzle, limit)
+fn solve_v3<const L: u8>(puzzle: &Grid, limit: u32) -> Outcome {
+    solve_with::<L>(puzzle, limit)
 }
 
 /// The solver body, inlined into each entry point so it is compiled with the entry's CPU
-/// features. `V3` is true only below [`solve_v3`].
+/// features. `L` is [`V3`] or [`V3_PEXT`] only below [`solve_v3`].
 #[inline(always)]
-fn solve_with<const V3: bool>(puzzle: &Grid, limit: u32) -> Outcome {
+fn solve_with<const L: u8>(puzzle: &Grid, limit: u32) -> Outcome {
     let Some(mut state) = State::from_clues(puzzle) else {
         return Outcome::NONE; // two equal clues in a row, column or box
     };
@@ -349,7 +401,7 @@ fn solve_with<const V3: bool>(puzzle: &Grid, limit: u32) -> Outcome {
         guesses: 0,
         first: None,
     };
-    search.descend::<V3>(&mut state);
+    search.descend::<L>(&mut state);
     Outcome {
         count: search.count,
         solution: search.first,
@@ -427,12 +479,12 @@ impl State {
     /// `cells` from `d`'s boards in the other two bands. Returns the boards that changed (for
     /// `dirty`), so [`State::update`] can keep its work list in a register.
     #[inline(always)]
-    fn eliminate<const V3: bool>(&mut self, d: usize, b: usize, cells: u32) -> u32 {
+    fn eliminate<const L: u8>(&mut self, d: usize, b: usize, cells: u32) -> u32 {
         let keep = self.cand[b * 9 + d];
         // Eight boards as one block (in the v3 copy: one AVX2 and-not, compare and movemask
         // instead of eight rounds of scalar code), then the ninth.
         let block: &mut [u32; 8] = (&mut self.cand[b * 9..b * 9 + 8]).try_into().unwrap();
-        let mut changed = clear8::<V3>(block, cells);
+        let mut changed = clear8::<L>(block, cells);
         let last = self.cand[b * 9 + 8];
         self.cand[b * 9 + 8] = last & !cells;
         changed |= u32::from(last & cells != 0) << 8;
@@ -447,8 +499,8 @@ impl State {
 
     /// Places digit `d` in cell `i` of band `b` (which must still allow it).
     #[inline(always)]
-    fn assign<const V3: bool>(&mut self, d: usize, b: usize, i: usize) {
-        self.dirty |= self.clear(b * 9 + d, PEERS[i]) | self.eliminate::<V3>(d, b, 1 << i);
+    fn assign<const L: u8>(&mut self, d: usize, b: usize, i: usize) {
+        self.dirty |= self.clear(b * 9 + d, PEERS[i]) | self.eliminate::<L>(d, b, 1 << i);
         self.unsolved[b] &= !(1 << i);
         self.urows[b] &= !(1 << (d * 3 + i / 9));
     }
@@ -456,7 +508,7 @@ impl State {
     /// Propagates locked candidates and row singles over every dirty board until none is
     /// left. Returns false on a contradiction.
     #[inline(always)]
-    fn update<const V3: bool>(&mut self) -> bool {
+    fn update<const L: u8>(&mut self) -> bool {
         // The work list and the digits seen live in registers until the end.
         let (mut dirty, mut touched) = (self.dirty, self.touched);
         while dirty != 0 {
@@ -465,7 +517,7 @@ impl State {
             let k = (dirty.trailing_zeros() as usize).min(BOARDS - 1);
             dirty &= dirty - 1;
             let x = self.cand[k];
-            let y = x & LOCKED[shrink::<V3>(x)];
+            let y = x & LOCKED[shrink::<L>(x)];
             if y == 0 {
                 return false;
             }
@@ -487,7 +539,7 @@ impl State {
                 let solved = y & ROWS[rows as usize];
                 self.urows[b] &= !(rows << (d * 3));
                 self.unsolved[b] &= !solved;
-                dirty |= self.eliminate::<V3>(d, b, solved);
+                dirty |= self.eliminate::<L>(d, b, solved);
             }
         }
         (self.dirty, self.touched) = (0, touched);
@@ -497,7 +549,7 @@ impl State {
     /// Places naked singles; `None` on a contradiction (a cell without candidates), else
     /// whether anything was placed.
     #[inline(always)]
-    fn naked_singles<const V3: bool>(&mut self) -> Option<bool> {
+    fn naked_singles<const L: u8>(&mut self) -> Option<bool> {
         let mut placed = false;
         for b in 0..3 {
             if self.unsolved[b] == 0 {
@@ -517,11 +569,11 @@ impl State {
                 let i = single.trailing_zeros() as usize;
                 single &= single - 1;
                 // An earlier single of this pass may have taken the last candidate.
-                let digits = self.digits::<V3>(b, i);
+                let digits = self.digits::<L>(b, i);
                 if digits == 0 {
                     return None;
                 }
-                self.assign::<V3>(digits.trailing_zeros() as usize, b, i);
+                self.assign::<L>(digits.trailing_zeros() as usize, b, i);
                 placed = true;
             }
         }
@@ -532,12 +584,12 @@ impl State {
     /// boards changed since the last call (rows and boxes are covered by the band update).
     /// `None` on a contradiction, else whether anything changed.
     #[inline(always)]
-    fn column_singles<const V3: bool>(&mut self) -> Option<bool> {
+    fn column_singles<const L: u8>(&mut self) -> Option<bool> {
         #[cfg(target_arch = "x86_64")]
         {
-            if V3 {
-                // SAFETY: `V3` code runs only after the CPU check in `solve`.
-                return unsafe { self.column_singles_avx2() };
+            if L >= V3 {
+                // SAFETY: level `V3` code runs only after the CPU check in `solve`.
+                return unsafe { self.column_singles_avx2::<L>() };
             }
         }
         let mut placed = false;
@@ -547,7 +599,7 @@ impl State {
             let d = todo.trailing_zeros() as usize;
             todo &= todo - 1;
             if open >> (d * 3) & 7 != 0 {
-                placed |= self.column_digit::<V3>(d)?;
+                placed |= self.column_digit::<L>(d)?;
             }
         }
         Some(placed || self.dirty != 0)
@@ -556,7 +608,7 @@ impl State {
     /// [`State::column_singles`] for one digit; `None` on a contradiction, else whether a
     /// single was placed.
     #[inline(always)]
-    fn column_digit<const V3: bool>(&mut self, d: usize) -> Option<bool> {
+    fn column_digit<const L: u8>(&mut self, d: usize) -> Option<bool> {
         // Locked candidates down each stack (the band update only looks along rows).
         let (f0, f1, f2) = (
             fold(self.cand[d]),
@@ -590,14 +642,14 @@ impl State {
         if once != 0x1FF {
             return None;
         }
-        self.place_column_singles::<V3>(d, once & !twice)
+        self.place_column_singles::<L>(d, once & !twice)
     }
 
     /// Places digit `d` in its unsolved cells in the columns `single` (9-bit), where it was
     /// found to have one place left; `None` if a cell no longer allows it (a single placed
     /// since took it, so the column has no place left), else whether anything was placed.
     #[inline(always)]
-    fn place_column_singles<const V3: bool>(&mut self, d: usize, single: u32) -> Option<bool> {
+    fn place_column_singles<const L: u8>(&mut self, d: usize, single: u32) -> Option<bool> {
         let mut placed = false;
         let spread = single * COL;
         for b in 0..3 {
@@ -608,7 +660,7 @@ impl State {
                 if self.cand[b * 9 + d] & 1 << i == 0 {
                     return None;
                 }
-                self.assign::<V3>(d, b, i);
+                self.assign::<L>(d, b, i);
                 placed = true;
             }
         }
@@ -622,7 +674,7 @@ impl State {
     /// column with no place, which [`State::place_column_singles`] reports.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt,avx2")]
-    fn column_singles_avx2(&mut self) -> Option<bool> {
+    fn column_singles_avx2<const L: u8>(&mut self) -> Option<bool> {
         use std::arch::x86_64::*;
         let todo = std::mem::take(&mut self.touched);
         let mut placed = false;
@@ -721,30 +773,30 @@ impl State {
                 while lanes != 0 {
                     let d = lanes.trailing_zeros() as usize;
                     lanes &= lanes - 1;
-                    placed |= self.place_column_singles::<true>(d, singles[d])?;
+                    placed |= self.place_column_singles::<L>(d, singles[d])?;
                 }
             }
         }
         let open = self.urows[0] | self.urows[1] | self.urows[2];
         if todo & 0x100 != 0 && open >> 24 != 0 {
-            placed |= self.column_digit::<true>(8)?;
+            placed |= self.column_digit::<L>(8)?;
         }
         Some(placed || self.dirty != 0)
     }
 
     /// Full propagation to a fixpoint; false on a contradiction.
     #[inline(always)]
-    fn propagate<const V3: bool>(&mut self) -> bool {
+    fn propagate<const L: u8>(&mut self) -> bool {
         loop {
-            if !self.update::<V3>() {
+            if !self.update::<L>() {
                 return false;
             }
-            match self.naked_singles::<V3>() {
+            match self.naked_singles::<L>() {
                 None => return false,
                 Some(true) => continue,
                 Some(false) => {}
             }
-            match self.column_singles::<V3>() {
+            match self.column_singles::<L>() {
                 None => return false,
                 Some(true) => continue,
                 Some(false) => return true,
@@ -772,7 +824,7 @@ impl State {
 
     /// The cell to branch on: band, index in band, and its candidate digits (9-bit mask).
     #[inline(always)]
-    fn branch_cell<const V3: bool>(&self) -> (usize, usize, u32) {
+    fn branch_cell<const L: u8>(&self) -> (usize, usize, u32) {
         let mut pairs = [0u32; 3];
         for (b, pairs) in pairs.iter_mut().enumerate() {
             let (mut once, mut twice, mut thrice) = (0u32, 0u32, 0u32);
@@ -807,7 +859,7 @@ impl State {
             }
         }
         if let Some((b, i)) = best {
-            return (b, i, self.digits::<V3>(b, i));
+            return (b, i, self.digits::<L>(b, i));
         }
         // No bivalue cell: the cell with the fewest candidates.
         let mut best = (0, 0, 0u32);
@@ -817,7 +869,7 @@ impl State {
             while cells != 0 {
                 let i = cells.trailing_zeros() as usize;
                 cells &= cells - 1;
-                let digits = self.digits::<V3>(b, i);
+                let digits = self.digits::<L>(b, i);
                 let n = digits.count_ones();
                 if n < best_n {
                     best_n = n;
@@ -830,12 +882,12 @@ impl State {
 
     /// The candidate digits (9-bit mask) of cell `i` of band `b`.
     #[inline(always)]
-    fn digits<const V3: bool>(&self, b: usize, i: usize) -> u32 {
+    fn digits<const L: u8>(&self, b: usize, i: usize) -> u32 {
         let boards: &[u32; 9] = self.cand[b * 9..b * 9 + 9].try_into().unwrap();
         #[cfg(target_arch = "x86_64")]
         {
-            if V3 {
-                // SAFETY: `V3` code runs only after the CPU check in `solve` (AVX2 included).
+            if L >= V3 {
+                // SAFETY: level `V3` code runs only after the CPU check in `solve` (AVX2).
                 return unsafe { digits_avx2(boards, i) };
             }
         }
@@ -850,13 +902,13 @@ impl State {
 impl Search {
     /// Searches below `state` with the copy of the search that matches the entry point.
     #[inline(always)]
-    fn descend<const V3: bool>(&mut self, state: &mut State) -> bool {
+    fn descend<const L: u8>(&mut self, state: &mut State) -> bool {
         #[cfg(target_arch = "x86_64")]
         {
-            if V3 {
-                // SAFETY: `V3` is true only in code inlined into `solve_v3` or `run_v3`,
-                // which are entered only after the CPU check in `solve`.
-                return unsafe { self.run_v3(state) };
+            if L >= V3 {
+                // SAFETY: level `V3` and up occur only in code inlined into `solve_v3` or
+                // `run_v3`, which are entered only after the CPU check in `solve`.
+                return unsafe { self.run_v3::<L>(state) };
             }
         }
         self.run_portable(state)
@@ -864,21 +916,21 @@ impl Search {
 
     /// The search compiled for the baseline CPU.
     fn run_portable(&mut self, state: &mut State) -> bool {
-        self.run::<false>(state)
+        self.run::<PORTABLE>(state)
     }
 
     /// The search compiled with the x86-64-v3 bit instructions (see [`solve`]).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt,avx2")]
-    fn run_v3(&mut self, state: &mut State) -> bool {
-        self.run::<true>(state)
+    fn run_v3<const L: u8>(&mut self, state: &mut State) -> bool {
+        self.run::<L>(state)
     }
 
     /// Depth-first search from `state`; returns true when the solution limit is reached.
     #[inline(always)]
-    fn run<const V3: bool>(&mut self, state: &mut State) -> bool {
+    fn run<const L: u8>(&mut self, state: &mut State) -> bool {
         loop {
-            if !state.propagate::<V3>() {
+            if !state.propagate::<L>() {
                 return false;
             }
             if state.solved() {
@@ -888,19 +940,19 @@ impl Search {
                 }
                 return self.count >= self.limit;
             }
-            let (b, i, mut digits) = state.branch_cell::<V3>();
+            let (b, i, mut digits) = state.branch_cell::<L>();
             debug_assert!(digits.count_ones() >= 2);
             self.guesses += 1;
             while digits & (digits - 1) != 0 {
                 let d = digits.trailing_zeros() as usize;
                 digits &= digits - 1;
                 let mut child = *state;
-                child.assign::<V3>(d, b, i);
-                if self.descend::<V3>(&mut child) {
+                child.assign::<L>(d, b, i);
+                if self.descend::<L>(&mut child) {
                     return true;
                 }
             }
-            state.assign::<V3>(digits.trailing_zeros() as usize, b, i);
+            state.assign::<L>(digits.trailing_zeros() as usize, b, i);
         }
     }
 }
@@ -918,7 +970,7 @@ mod tests {
         assert_eq!(LOCKED[0b111_001_001], 0);
         // Row 0 only in box 0 (claiming): rows 1 and 2 lose box 0.
         assert_eq!(LOCKED[0b111_111_001], 7 | 0o770 << 9 | 0o770 << 18);
-        assert_eq!(shrink::<false>(1 << 4 | 1 << 9 | 1 << 26), 0b100_001_010);
+        assert_eq!(shrink::<PORTABLE>(1 << 4 | 1 << 9 | 1 << 26), 0b100_001_010);
         assert_eq!(PEERS[0].count_ones(), 14);
         assert_eq!(PEERS[13], (0x1FF << 9 | 0o070070070) & !(1 << 13));
     }
@@ -958,16 +1010,26 @@ mod tests {
         for line in top95.lines().take(40).chain(hard.lines().take(40)) {
             let puzzle: Grid = line.trim().parse().unwrap();
             for limit in [1, 2] {
-                assert_eq!(
-                    solve(&puzzle, limit),
-                    solve_with::<false>(&puzzle, limit),
-                    "{line}"
-                );
+                let portable = solve_with::<PORTABLE>(&puzzle, limit);
+                assert_eq!(solve(&puzzle, limit), portable, "{line}");
+                #[cfg(target_arch = "x86_64")]
+                {
+                    if has_v3_bits() {
+                        // SAFETY: the CPU has every feature of `solve_v3` (checked just now).
+                        let (v3, pext) = unsafe {
+                            (
+                                solve_v3::<V3>(&puzzle, limit),
+                                solve_v3::<V3_PEXT>(&puzzle, limit),
+                            )
+                        };
+                        assert_eq!((v3, pext), (portable, portable), "{line}");
+                    }
+                }
             }
         }
         assert_eq!(
             solve(&Grid::empty(), 3),
-            solve_with::<false>(&Grid::empty(), 3)
+            solve_with::<PORTABLE>(&Grid::empty(), 3)
         );
     }
 
@@ -984,7 +1046,7 @@ mod tests {
             }
             let cells = x.rotate_left(7) & BAND & if x & 1 == 0 { 0x1FF } else { BAND };
             let mut a = block;
-            let changed = clear8::<false>(&mut a, cells);
+            let changed = clear8::<PORTABLE>(&mut a, cells);
             for e in 0..8 {
                 assert_eq!(a[e], block[e] & !cells);
                 assert_eq!(changed >> e & 1 == 1, block[e] & cells != 0);
@@ -993,10 +1055,10 @@ mod tests {
             {
                 if has_v3_bits() {
                     let mut b = block;
-                    assert_eq!(clear8::<true>(&mut b, cells), changed);
+                    assert_eq!(clear8::<V3>(&mut b, cells), changed);
                     assert_eq!(a, b);
                     for &x in &block {
-                        assert_eq!(shrink::<true>(x), shrink::<false>(x), "{x:#x}");
+                        assert_eq!(shrink::<V3_PEXT>(x), shrink::<PORTABLE>(x), "{x:#x}");
                     }
                     let state = State {
                         cand: std::array::from_fn(|k| block[k % 8].rotate_left(k as u32) & BAND),
@@ -1007,12 +1069,24 @@ mod tests {
                     };
                     for b in 0..3 {
                         for i in 0..27 {
-                            assert_eq!(state.digits::<true>(b, i), state.digits::<false>(b, i));
+                            assert_eq!(state.digits::<V3>(b, i), state.digits::<PORTABLE>(b, i));
                         }
                     }
                 }
             }
         }
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn pext_is_avoided_where_it_is_microcoded() {
+        // CPUID leaf-1 EAX of real parts: Intel Sapphire Rapids, AMD Zen 2 (EPYC 7742),
+        // Zen 3 (EPYC 7763), Zen 4 (Ryzen 7950X), Hygon Dhyana.
+        assert!(pext_is_fast(b"GenuineIntel", 0x0008_06F8));
+        assert!(!pext_is_fast(b"AuthenticAMD", 0x0083_0F10));
+        assert!(pext_is_fast(b"AuthenticAMD", 0x00A0_0F11));
+        assert!(pext_is_fast(b"AuthenticAMD", 0x00A6_0F12));
+        assert!(!pext_is_fast(b"HygonGenuine", 0x0090_0F01));
     }
 
     #[test]
