@@ -1,6 +1,7 @@
 //! Quick development timing: `cargo run --release --example timing -- [solver...] [--sets a,b]`.
-//! Prints puzzles/s (best of a few repeats), guesses/puzzle and % solved without guessing,
-//! and checks every solution with the independent validator.
+//! Prints puzzles/s (best of `REPS` repeats, default 3, of at least `PUZZLES` solves, default
+//! 20000), guesses/puzzle and % solved without guessing, and checks every solution with the
+//! independent validator.
 
 use std::time::Instant;
 use sudoku_batch::{Grid, SolverKind};
@@ -69,8 +70,12 @@ fn main() {
             for limit in [1u32, 2] {
                 let mut best = f64::MAX;
                 // Repeat small sets so one timed rep lasts tens of milliseconds.
+                let target: usize = std::env::var("PUZZLES")
+                    .ok()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(20_000);
                 let rounds = if kind == SolverKind::default() {
-                    (20_000 / puzzles.len()).max(1)
+                    (target / puzzles.len()).max(1)
                 } else {
                     1
                 };

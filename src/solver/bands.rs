@@ -228,6 +228,57 @@ fn digits_avx2(boards: &[u32; 9], i: usize) -> u32 {
     _mm256_movemask_ps(_mm256_castsi256_ps(up)) as u32 | (boards[8] >> i & 1) << 8
 }
 
+/// Each digit's clue cells per band: index `d*3 + band`, bit `row_in_band*9 + col`.
+#[inline(always)]
+fn clue_masks<const L: u8>(puzzle: &Grid) -> [u32; 27] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if L >= V3 {
+            // SAFETY: level `V3` code runs only after the CPU check in `solve` (AVX2).
+            return unsafe { clue_masks_avx2(puzzle.cells()) };
+        }
+    }
+    // Indices 27..30 collect the blanks, so the loop has no branch on the cell's content.
+    let mut clues = [0u32; 30];
+    for (i, &v) in puzzle.cells().iter().enumerate() {
+        let d = usize::from(v).wrapping_sub(1).min(9);
+        clues[d * 3 + i / 27] |= 1 << (i % 27);
+    }
+    clues[..27].try_into().unwrap()
+}
+
+/// [`clue_masks`] by byte compares: per digit, three 32-byte compares and sign-bit gathers
+/// give its 81 cells as one 128-bit mask, cut into bands.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn clue_masks_avx2(cells: &[u8; CELLS]) -> [u32; 27] {
+    use std::arch::x86_64::*;
+    // SAFETY: bytes 0..32, 32..64 and 49..81 of the 81-byte array are readable; the loads
+    // have no alignment need. (The last load overlaps the second to stay inside the array.)
+    let (a, b, c) = unsafe {
+        let p = cells.as_ptr();
+        (
+            _mm256_loadu_si256(p.cast()),
+            _mm256_loadu_si256(p.add(32).cast()),
+            _mm256_loadu_si256(p.add(CELLS - 32).cast()),
+        )
+    };
+    let mut clues = [0u32; 27];
+    for d in 0..9 {
+        let digit = _mm256_set1_epi8(d as i8 + 1);
+        let bits = |v| _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, digit)) as u32;
+        // Cells 0..32, 32..64, and 64..81 (the last load starts at cell 49).
+        let all = u128::from(bits(a))
+            | u128::from(bits(b)) << 32
+            | u128::from(bits(c) >> (64 - (CELLS - 32))) << 64;
+        for band in 0..3 {
+            clues[d * 3 + band] = (all >> (27 * band)) as u32 & BAND;
+        }
+    }
+    clues
+}
+
 /// Minirow occupancy of a band board: bit `row*3 + box`.
 #[inline(always)]
 fn shrink<const L: u8>(x: u32) -> usize {
@@ -392,7 +443,7 @@ fn solve_v3<const L: u8>(puzzle: &Grid, limit: u32) -> Outcome {
 /// features. `L` is [`V3`] or [`V3_PEXT`] only below [`solve_v3`].
 #[inline(always)]
 fn solve_with<const L: u8>(puzzle: &Grid, limit: u32) -> Outcome {
-    let Some(mut state) = State::from_clues(puzzle) else {
+    let Some(mut state) = State::from_clues::<L>(puzzle) else {
         return Outcome::NONE; // two equal clues in a row, column or box
     };
     let mut search = Search {
@@ -410,37 +461,14 @@ fn solve_with<const L: u8>(puzzle: &Grid, limit: u32) -> Outcome {
 }
 
 impl State {
-    /// The state with every clue placed, built in bulk: one pass over the cells collects, per
-    /// digit, the rows, columns and boxes it already occupies, then each board is the band
-    /// minus the filled cells and minus those units, plus the digit's own clues. `None` when
-    /// two clues of one digit share a unit. Nothing is propagated yet (every board is dirty).
+    /// The state with every clue placed, built in bulk: each digit's clue cells per band
+    /// ([`clue_masks`]) give the rows, columns and boxes it already occupies, then each board
+    /// is the band minus the filled cells and minus those units, plus the digit's own clues.
+    /// `None` when two clues of one digit share a unit. Nothing is propagated yet (every board
+    /// is dirty).
     #[inline(always)]
-    fn from_clues(puzzle: &Grid) -> Option<State> {
-        // Index 9 collects the blanks, so the loop has no branch on the cell's content.
-        let (mut rows, mut cols, mut boxes) = ([0u32; 10], [0u32; 10], [0u32; 10]);
-        let mut clues = [0u32; 30]; // clue cells, index `d*3 + band`
-        let values = puzzle.cells();
-        for r in 0..9 {
-            // Fully unrolled over the columns: column, box and bit positions are constants.
-            for c in 0..9 {
-                let d = usize::from(values[r * 9 + c]).wrapping_sub(1).min(9);
-                rows[d] |= 1 << r;
-                cols[d] |= 1 << c;
-                boxes[d] |= 1 << (r / 3 * 3 + c / 3);
-                clues[d * 3 + r / 3] |= 1 << (r % 3 * 9 + c);
-            }
-        }
-        // Two clues of a digit share a unit exactly when the digit occupies fewer rows,
-        // columns or boxes than it has clues.
-        for d in 0..9 {
-            let n = clues[d * 3].count_ones()
-                + clues[d * 3 + 1].count_ones()
-                + clues[d * 3 + 2].count_ones();
-            if rows[d].count_ones() != n || cols[d].count_ones() != n || boxes[d].count_ones() != n
-            {
-                return None;
-            }
-        }
+    fn from_clues<const L: u8>(puzzle: &Grid) -> Option<State> {
+        let clues = clue_masks::<L>(puzzle);
         let mut state = State {
             cand: [0; BOARDS],
             unsolved: [BAND; 3],
@@ -454,13 +482,33 @@ impl State {
             }
         }
         for d in 0..9 {
-            let colcells = cols[d] * COL;
-            for b in 0..3 {
-                let taken = ROWS[(rows[d] >> (3 * b) & 7) as usize]
-                    | BOXES[(boxes[d] >> (3 * b) & 7) as usize]
+            let bands = [clues[d * 3], clues[d * 3 + 1], clues[d * 3 + 2]];
+            let (mut rows, mut boxes, mut cols, mut n) = (0u32, 0u32, 0u32, 0u32);
+            for (b, &x) in bands.iter().enumerate() {
+                let f = fold(x);
+                rows |= (u32::from(x & 0x1FF != 0)
+                    | u32::from(x >> 9 & 0x1FF != 0) << 1
+                    | u32::from(x >> 18 != 0) << 2)
+                    << (3 * b);
+                boxes |= (u32::from(f & 0o7 != 0)
+                    | u32::from(f & 0o70 != 0) << 1
+                    | u32::from(f & 0o700 != 0) << 2)
+                    << (3 * b);
+                cols |= f;
+                n += x.count_ones();
+            }
+            // Two clues of a digit share a unit exactly when the digit occupies fewer rows,
+            // columns or boxes than it has clues.
+            if rows.count_ones() != n || cols.count_ones() != n || boxes.count_ones() != n {
+                return None;
+            }
+            let colcells = cols * COL;
+            for (b, &x) in bands.iter().enumerate() {
+                let taken = ROWS[(rows >> (3 * b) & 7) as usize]
+                    | BOXES[(boxes >> (3 * b) & 7) as usize]
                     | colcells;
-                state.cand[b * 9 + d] = state.unsolved[b] & !taken | clues[d * 3 + b];
-                state.urows[b] |= (!rows[d] >> (3 * b) & 7) << (d * 3);
+                state.cand[b * 9 + d] = state.unsolved[b] & !taken | x;
+                state.urows[b] |= (!rows >> (3 * b) & 7) << (d * 3);
             }
         }
         Some(state)
@@ -1095,14 +1143,25 @@ mod tests {
             "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
                 .parse()
                 .unwrap();
-        assert!(
-            State::from_clues(&puzzle).is_some() && State::from_clues(&Grid::empty()).is_some()
-        );
+        assert!(State::from_clues::<PORTABLE>(&puzzle).is_some());
+        assert!(State::from_clues::<PORTABLE>(&Grid::empty()).is_some());
+        #[cfg(target_arch = "x86_64")]
+        let v3 = has_v3_bits();
+        #[cfg(not(target_arch = "x86_64"))]
+        let v3 = false;
         for cell in 0..CELLS {
             for digit in 1..=9 {
                 let mut g = puzzle;
                 g.set(cell, digit);
-                assert_eq!(State::from_clues(&g).is_none(), g.has_conflict(), "{g}");
+                assert_eq!(
+                    State::from_clues::<PORTABLE>(&g).is_none(),
+                    g.has_conflict(),
+                    "{g}"
+                );
+                if v3 {
+                    // The AVX2 clue masks (every cell, first and last included) agree.
+                    assert_eq!(clue_masks::<V3>(&g), clue_masks::<PORTABLE>(&g), "{g}");
+                }
             }
         }
     }
