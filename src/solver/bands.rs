@@ -3,11 +3,12 @@
 //! # State
 //! For every digit `d` and band `b` (three rows), `cand[b*9+d]` is a 27-bit mask of the band's
 //! cells where `d` can still go (bit `row_in_band*9 + col`). A solved cell keeps its bit in its
-//! own digit's board only. Beside the boards: `unsolved[b]` (cells not yet fixed) and `urows[b]`
-//! (bit `d*3+row_in_band`: digit `d` not yet placed in that row), plus `dirty`, one bit per board
-//! changed since it was last propagated, so only those are looked at again, and `touched`, one
-//! bit per digit for the column checks below. The whole state is 140 bytes of plain integers: a
-//! branch is a `Copy` on the stack, never a heap allocation, and nothing is ever undone.
+//! own digit's board only. Beside the boards: `unsolved[b]` (cells not yet fixed) and `open[k]`
+//! (bit `row_in_band`: board `k`'s digit not yet placed in that row; per board, so the update
+//! loop needs no division to find it), plus `dirty`, one bit per board changed since it was
+//! last propagated, so only those are looked at again, and `touched`, one bit per digit for the
+//! column checks below. The whole state is 156 bytes of plain integers: a branch is a `Copy` on
+//! the stack, never a heap allocation, and nothing is ever undone.
 //!
 //! # Propagation, per changed board (one digit, one band)
 //! 1. **Locked candidates inside the band.** The board shrinks to a 3×3 "minirow" occupancy
@@ -327,8 +328,8 @@ struct State {
     cand: [u32; BOARDS],
     /// Cells not yet fixed, per band.
     unsolved: [u32; 3],
-    /// Per band, bit `d*3 + row_in_band`: digit `d` not yet placed in that row.
-    urows: [u32; 3],
+    /// Per board, bit `row_in_band`: the board's digit is not yet placed in that row.
+    open: [u8; BOARDS],
     /// Bit `k`: board `k` changed since it was last propagated.
     dirty: u32,
     /// Bit `d`: a board of digit `d` changed since its columns were last checked.
@@ -472,7 +473,7 @@ impl State {
         let mut state = State {
             cand: [0; BOARDS],
             unsolved: [BAND; 3],
-            urows: [0; 3],
+            open: [0; BOARDS],
             dirty: (1 << BOARDS) - 1,
             touched: 0x1FF,
         };
@@ -508,7 +509,7 @@ impl State {
                     | BOXES[(boxes >> (3 * b) & 7) as usize]
                     | colcells;
                 state.cand[b * 9 + d] = state.unsolved[b] & !taken | x;
-                state.urows[b] |= (!rows >> (3 * b) & 7) << (d * 3);
+                state.open[b * 9 + d] = (!rows >> (3 * b) & 7) as u8;
             }
         }
         Some(state)
@@ -550,7 +551,7 @@ impl State {
     fn assign<const L: u8>(&mut self, d: usize, b: usize, i: usize) {
         self.dirty |= self.clear(b * 9 + d, PEERS[i]) | self.eliminate::<L>(d, b, 1 << i);
         self.unsolved[b] &= !(1 << i);
-        self.urows[b] &= !(1 << (d * 3 + i / 9));
+        self.open[b * 9 + d] &= !(1 << (i / 9));
     }
 
     /// Propagates locked candidates and row singles over every dirty board until none is
@@ -558,7 +559,7 @@ impl State {
     #[inline(always)]
     fn update<const L: u8>(&mut self) -> bool {
         // The work list and the digits seen live in registers until the end.
-        let (mut dirty, mut touched) = (self.dirty, self.touched);
+        let (mut dirty, mut seen) = (self.dirty, 0u32);
         while dirty != 0 {
             // `dirty` has bits below `BOARDS` only; `min` (a conditional move) tells the
             // compiler so and drops the bounds checks on `cand`.
@@ -570,9 +571,8 @@ impl State {
                 return false;
             }
             self.cand[k] = y;
-            let (d, b) = (k % 9, k / 9);
-            touched |= 1 << d;
-            let open = self.urows[b] >> (d * 3) & 7;
+            seen |= 1 << k;
+            let open = u32::from(self.open[k]);
             // Rows still open for d that are down to one cell: place them all at once. The
             // locked-candidates mask already cleared their boxes inside the band.
             // Every row of `y` has a cell (else no permutation fits and `y` is 0), so one
@@ -584,13 +584,15 @@ impl State {
                     | u32::from(rest >> 9 & 0x1FF == 0) << 1
                     | u32::from(rest >> 18 == 0) << 2);
             if rows != 0 {
+                let (d, b) = (k % 9, k / 9);
                 let solved = y & ROWS[rows as usize];
-                self.urows[b] &= !(rows << (d * 3));
+                self.open[k] &= !(rows as u8);
                 self.unsolved[b] &= !solved;
                 dirty |= self.eliminate::<L>(d, b, solved);
             }
         }
-        (self.dirty, self.touched) = (0, touched);
+        // The digits of the boards looked at get their columns checked again.
+        (self.dirty, self.touched) = (0, self.touched | fold(seen));
         true
     }
 
@@ -641,12 +643,11 @@ impl State {
             }
         }
         let mut placed = false;
-        let open = self.urows[0] | self.urows[1] | self.urows[2];
         let mut todo = std::mem::take(&mut self.touched);
         while todo != 0 {
             let d = todo.trailing_zeros() as usize;
             todo &= todo - 1;
-            if open >> (d * 3) & 7 != 0 {
+            if self.open[d] | self.open[9 + d] | self.open[18 + d] != 0 {
                 placed |= self.column_digit::<L>(d)?;
             }
         }
@@ -825,8 +826,7 @@ impl State {
                 }
             }
         }
-        let open = self.urows[0] | self.urows[1] | self.urows[2];
-        if todo & 0x100 != 0 && open >> 24 != 0 {
+        if todo & 0x100 != 0 && self.open[8] | self.open[17] | self.open[26] != 0 {
             placed |= self.column_digit::<L>(8)?;
         }
         Some(placed || self.dirty != 0)
@@ -1020,6 +1020,11 @@ mod tests {
         assert_eq!(LOCKED[0b111_111_001], 7 | 0o770 << 9 | 0o770 << 18);
         assert_eq!(shrink::<PORTABLE>(1 << 4 | 1 << 9 | 1 << 26), 0b100_001_010);
         assert_eq!(PEERS[0].count_ones(), 14);
+        assert_eq!(
+            std::mem::size_of::<State>(),
+            156,
+            "the module doc gives the size"
+        );
         assert_eq!(PEERS[13], (0x1FF << 9 | 0o070070070) & !(1 << 13));
     }
 
@@ -1111,7 +1116,7 @@ mod tests {
                     let state = State {
                         cand: std::array::from_fn(|k| block[k % 8].rotate_left(k as u32) & BAND),
                         unsolved: [BAND; 3],
-                        urows: [0; 3],
+                        open: [0; BOARDS],
                         dirty: 0,
                         touched: 0,
                     };
