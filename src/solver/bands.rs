@@ -306,6 +306,12 @@ fn shrink_bmi2(x: u32) -> usize {
     (std::arch::x86_64::_pext_u32(x | x >> 1 | x >> 2, 0o111_111_111) & 0x1FF) as usize
 }
 
+/// Rows (3-bit) in which a band board has a candidate.
+#[inline(always)]
+fn occupied_rows(x: u32) -> u32 {
+    u32::from(x & 0x1FF != 0) | u32::from(x >> 9 & 0x1FF != 0) << 1 | u32::from(x >> 18 != 0) << 2
+}
+
 /// Columns (9-bit) in which a band board has a candidate.
 #[inline(always)]
 fn fold(x: u32) -> u32 {
@@ -487,10 +493,7 @@ impl State {
             let (mut rows, mut boxes, mut cols, mut n) = (0u32, 0u32, 0u32, 0u32);
             for (b, &x) in bands.iter().enumerate() {
                 let f = fold(x);
-                rows |= (u32::from(x & 0x1FF != 0)
-                    | u32::from(x >> 9 & 0x1FF != 0) << 1
-                    | u32::from(x >> 18 != 0) << 2)
-                    << (3 * b);
+                rows |= occupied_rows(x) << (3 * b);
                 boxes |= (u32::from(f & 0o7 != 0)
                     | u32::from(f & 0o70 != 0) << 1
                     | u32::from(f & 0o700 != 0) << 2)
@@ -579,10 +582,7 @@ impl State {
             // subtraction clears the lowest cell of all three rows without borrows between
             // them; a row is down to one cell when nothing is left of it.
             let rest = y & y.wrapping_sub(COL);
-            let rows = open
-                & (u32::from(rest & 0x1FF == 0)
-                    | u32::from(rest >> 9 & 0x1FF == 0) << 1
-                    | u32::from(rest >> 18 == 0) << 2);
+            let rows = open & !occupied_rows(rest);
             if rows != 0 {
                 let (d, b) = (k % 9, k / 9);
                 let solved = y & ROWS[rows as usize];
@@ -809,8 +809,9 @@ impl State {
             );
             let mut any = zero;
             for (b, &x) in kept.iter().enumerate() {
-                let open = _mm256_set1_epi32(self.unsolved[b] as i32);
-                any = _mm256_or_si256(any, _mm256_and_si256(x, _mm256_and_si256(spread, open)));
+                let unsolved = _mm256_set1_epi32(self.unsolved[b] as i32);
+                let hits = _mm256_and_si256(x, _mm256_and_si256(spread, unsolved));
+                any = _mm256_or_si256(any, hits);
             }
             let mut lanes = !(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(any, zero)))
                 as u32)
