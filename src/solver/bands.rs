@@ -65,8 +65,10 @@ use crate::grid::{Grid, CELLS};
 /// the x86-64 baseline ...
 const PORTABLE: u8 = 0;
 /// ... or the x86-64-v3 bit instructions and AVX2 (see [`solve`]) ...
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const V3: u8 = 1;
 /// ... plus BMI2 `pext` for the minirow occupancy ([`shrink`]), where `pext` is fast.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const V3_PEXT: u8 = 2;
 
 /// All 27 cells of a band.
@@ -360,20 +362,30 @@ struct Search {
 /// +8-11% more (callgrind: 15% fewer instructions). Any other CPU runs the same code compiled
 /// for the baseline, with identical results (tested).
 pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if has_v3_bits() {
-            // SAFETY: the running CPU supports every feature `solve_v3` is compiled with.
-            return unsafe {
-                if fast_pext() {
-                    solve_v3::<V3_PEXT>(puzzle, limit)
-                } else {
-                    solve_v3::<V3>(puzzle, limit)
-                }
-            };
-        }
+    match level() {
+        // SAFETY (both arms): `level` answers `V3` or above only when the running CPU has
+        // every feature `solve_v3` is compiled with.
+        #[cfg(target_arch = "x86_64")]
+        V3_PEXT => unsafe { solve_v3::<V3_PEXT>(puzzle, limit) },
+        #[cfg(target_arch = "x86_64")]
+        V3 => unsafe { solve_v3::<V3>(puzzle, limit) },
+        _ => solve_with::<PORTABLE>(puzzle, limit),
     }
-    solve_with::<PORTABLE>(puzzle, limit)
+}
+
+/// The copy of the search this CPU runs ([`PORTABLE`], [`V3`] or [`V3_PEXT`]), decided on the
+/// first call (feature detection and CPUID) and then one atomic load per puzzle.
+fn level() -> u8 {
+    static LEVEL: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
+    *LEVEL.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if has_v3_bits() {
+                return if fast_pext() { V3_PEXT } else { V3 };
+            }
+        }
+        PORTABLE
+    })
 }
 
 /// The features of the fast copy. `target_feature` and `is_x86_feature_detected!` need
@@ -386,7 +398,7 @@ const V3_FEATURES: [&str; 5] = ["popcnt", "bmi1", "bmi2", "lzcnt", "avx2"];
 pub(crate) fn runtime_features() -> &'static [&'static str] {
     #[cfg(target_arch = "x86_64")]
     {
-        if has_v3_bits() {
+        if level() >= V3 {
             return &V3_FEATURES;
         }
     }
@@ -403,26 +415,23 @@ fn has_v3_bits() -> bool {
 
 /// Whether `pext` is fast: one micro-op on Intel and on AMD since Zen 3, but microcoded
 /// with a latency of up to hundreds of cycles on AMD Zen 1/2 and Hygon (families 17h, 18h),
-/// where the table lookups of [`shrink`] are faster. Asked once (CPUID traps to the host in a
-/// virtual machine), then cached.
+/// where the table lookups of [`shrink`] are faster. Reads CPUID (which traps to the host in a
+/// virtual machine): called once, by [`level`].
 #[cfg(target_arch = "x86_64")]
 fn fast_pext() -> bool {
-    static FAST: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *FAST.get_or_init(|| {
-        use std::arch::x86_64::__cpuid;
-        // SAFETY: CPUID exists on every x86-64 CPU; leaves 0 and 1 always exist. (Newer
-        // Rust declares `__cpuid` safe; the block keeps our minimum version compiling.)
-        #[allow(unused_unsafe)]
-        let (vendor, version) = unsafe { (__cpuid(0), __cpuid(1).eax) };
-        let mut id = [0u8; 12];
-        for (part, reg) in id
-            .chunks_exact_mut(4)
-            .zip([vendor.ebx, vendor.edx, vendor.ecx])
-        {
-            part.copy_from_slice(&reg.to_le_bytes());
-        }
-        pext_is_fast(&id, version)
-    })
+    use std::arch::x86_64::__cpuid;
+    // SAFETY: CPUID exists on every x86-64 CPU; leaves 0 and 1 always exist. (Newer Rust
+    // declares `__cpuid` safe; the block keeps our minimum version compiling.)
+    #[allow(unused_unsafe)]
+    let (vendor, version) = unsafe { (__cpuid(0), __cpuid(1).eax) };
+    let mut id = [0u8; 12];
+    for (part, reg) in id
+        .chunks_exact_mut(4)
+        .zip([vendor.ebx, vendor.edx, vendor.ecx])
+    {
+        part.copy_from_slice(&reg.to_le_bytes());
+    }
+    pext_is_fast(&id, version)
 }
 
 /// [`fast_pext`] from the CPUID vendor string and the family/model word (leaf 1, EAX).
