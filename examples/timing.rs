@@ -34,6 +34,14 @@ fn cpu_ns(wall: Instant) -> u64 {
 
 fn main() {
     let epoch = Instant::now();
+    // Settings from the environment: solves per timed repeat, and repeats (best one kept).
+    let setting = |name: &str, default: usize| -> usize {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let (target, reps) = (setting("PUZZLES", 20_000), setting("REPS", 3));
     let args: Vec<String> = std::env::args().skip(1).collect();
     let sets_arg = args
         .iter()
@@ -70,10 +78,6 @@ fn main() {
             for limit in [1u32, 2] {
                 let mut best = f64::MAX;
                 // Repeat small sets so one timed rep lasts tens of milliseconds.
-                let target: usize = std::env::var("PUZZLES")
-                    .ok()
-                    .and_then(|n| n.parse().ok())
-                    .unwrap_or(20_000);
                 let rounds = if kind == SolverKind::default() {
                     (target / puzzles.len()).max(1)
                 } else {
@@ -81,10 +85,6 @@ fn main() {
                 };
                 let mut guesses = 0u64;
                 let mut no_guess = 0usize;
-                let reps = std::env::var("REPS")
-                    .ok()
-                    .and_then(|r| r.parse().ok())
-                    .unwrap_or(3);
                 for _ in 0..reps {
                     guesses = 0;
                     no_guess = 0;

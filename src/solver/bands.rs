@@ -53,6 +53,17 @@
 //! - Branching digit order (fewer or more remaining places first): noise-level, either way.
 //! - Tables for a board's digit and band instead of `k % 9`, `k / 9`: more instructions.
 //! - Scoring bivalue cells by how constrained their digits are: no fewer guesses, more work.
+//! - Degree plus the number of bivalue peers as the score: 1–3% fewer guesses, more work per
+//!   branch; ties to the first cell instead of the last: noise-level.
+//! - The update loop band by band (no division for a board's band and digit): 3% fewer
+//!   instructions but 5–10% slower; a power-of-two board stride: more instructions.
+//! - Skipping naked singles for bands whose boards did not change, sharing the bivalue count
+//!   between naked singles and branching, and other orders of the three propagation steps:
+//!   more instructions each.
+//! - Marking a board dirty after an elimination only if a minirow emptied or a row came down
+//!   to one cell (AVX2, exact): about half of the band update's visits change nothing, but
+//!   most of them follow a minirow change, so this cost 25% more instructions.
+//! - The solution grid from the digits' bit planes (multiply-spread bytes): no gain.
 
 // Bit-board code mixes shifts, masks and ors throughout; Rust's precedence (shifts and `&`
 // before `|`) is relied on deliberately, as in C bitboard code.
@@ -355,12 +366,13 @@ struct Search {
 ///
 /// On x86-64 CPUs with the x86-64-v3 bit instructions (POPCNT, BMI1/2, LZCNT, AVX2: Intel
 /// since 2013, AMD since 2015), this runs a copy of the solver compiled with them enabled:
-/// `count_ones` (branching rule, clue check) becomes one instruction instead of a dozen, and
-/// variable shifts and and-nots get cheaper forms, and [`clear8`] uses AVX2. Rust compiles for
-/// the x86-64 baseline, which has none of them. A/B runs (best of 5, alternating) measured
-/// POPCNT alone +5%, the other bit instructions +2-9% on the hard sets, the AVX2 board clear
-/// +8-11% more (callgrind: 15% fewer instructions). Any other CPU runs the same code compiled
-/// for the baseline, with identical results (tested).
+/// `count_ones` (branching rule, clue check) becomes one instruction instead of a dozen,
+/// variable shifts and and-nots get cheaper forms, and the AVX2 helpers listed in the module
+/// doc replace scalar loops. Rust compiles for the x86-64 baseline, which has none of them.
+/// A/B runs (best of 5, alternating) measured POPCNT alone +5%, the other bit instructions
+/// +2-9% on the hard sets, the AVX2 board clear +8-11% more; later, `pext` and the AVX2 column
+/// pass +6-15% and +2-8%. Any other CPU runs the same code compiled for the baseline, with
+/// identical results (tested).
 pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
     match level() {
         // SAFETY (both arms): `level` answers `V3` or above only when the running CPU has
