@@ -1,6 +1,6 @@
-//! The solve pipeline: a reader thread streams records in chunks, rayon solves the chunks on
-//! all cores, and the calling thread writes the result rows in input order. The only module
-//! that knows rayon and indicatif.
+//! The solve pipeline: the calling thread reads records in chunks (lines of line files are only
+//! split, not parsed), rayon parses and solves the chunks on all cores, and a writer thread
+//! writes the result rows in input order. The only module that knows rayon and indicatif.
 //!
 //! ```text
 //! calling thread: read chunk ──spawn──▶ rayon pool (one task per chunk, rows formatted there)
@@ -27,7 +27,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::grid::Grid;
-use crate::io::reader::{Body, ReadOptions, Record, RecordReader};
+use crate::io::reader::{Body, Deferred, ReadOptions, Record, RecordReader};
 use crate::io::writer::{row_writer, Status, COLUMNS};
 use crate::io::Input;
 use crate::output::{take_for_resume, Output, PartialRows};
@@ -37,6 +37,10 @@ use crate::stats::{Summary, Tally};
 
 /// Records per chunk handed to the pool.
 const CHUNK: usize = 64;
+
+/// Line text per chunk: a chunk of long lines ends early, so memory stays bounded by
+/// `in_flight` chunks of at most this plus one line of [`crate::io::reader::MAX_LINE`] bytes.
+const CHUNK_TEXT: usize = 256 * 1024;
 
 /// Everything `solve` needs, built from the command line.
 #[derive(Debug, Clone)]
@@ -128,13 +132,51 @@ struct ShardedRecords {
 impl ShardedRecords {
     fn next(&mut self) -> Result<Option<(u64, Record)>> {
         while let Some(record) = self.reader.next_record()? {
-            let index = self.next_index;
-            self.next_index += 1;
-            if self.shard.is_none_or(|s| s.contains(index)) {
+            if let Some(index) = self.take_index() {
                 return Ok(Some((index, record)));
             }
         }
         Ok(None)
+    }
+
+    /// The next record of the shard, its line text (if it is not parsed yet) appended to `text`.
+    fn next_deferred(&mut self, text: &mut Vec<u8>) -> Result<Option<(u64, Deferred)>> {
+        loop {
+            let start = text.len();
+            let Some(record) = self.reader.next_deferred(text)? else {
+                return Ok(None);
+            };
+            match self.take_index() {
+                Some(index) => return Ok(Some((index, record))),
+                None => text.truncate(start),
+            }
+        }
+    }
+
+    /// Numbers the record just read: its index, if it belongs to the shard.
+    fn take_index(&mut self) -> Option<u64> {
+        let index = self.next_index;
+        self.next_index += 1;
+        self.shard
+            .is_none_or(|s| s.contains(index))
+            .then_some(index)
+    }
+}
+
+/// Records read for one pool task. Lines of line files are still text: the pool's threads parse
+/// them, so the reading thread only splits lines.
+struct Chunk {
+    text: Vec<u8>,
+    records: Vec<(u64, Deferred)>,
+}
+
+impl Chunk {
+    fn parse(self) -> Vec<(u64, Record)> {
+        let text = self.text;
+        self.records
+            .into_iter()
+            .map(|(index, record)| (index, record.parse(&text)))
+            .collect()
     }
 }
 
@@ -517,7 +559,7 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
 
     let mut finished = false;
     let mut interrupted = false;
-    let produce = || -> Result<Option<Vec<(u64, Record)>>> {
+    let produce = || -> Result<Option<Chunk>> {
         if finished {
             return Ok(None);
         }
@@ -525,20 +567,23 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
             interrupted = true;
             return Ok(None);
         }
-        let mut chunk = Vec::with_capacity(CHUNK);
-        while chunk.len() < CHUNK {
-            match records.next()? {
-                Some(item) => chunk.push(item),
+        let mut chunk = Chunk {
+            text: Vec::with_capacity(CHUNK * 96),
+            records: Vec::with_capacity(CHUNK),
+        };
+        while chunk.records.len() < CHUNK && chunk.text.len() < CHUNK_TEXT {
+            match records.next_deferred(&mut chunk.text)? {
+                Some(item) => chunk.records.push(item),
                 None => {
                     finished = true;
                     break;
                 }
             }
         }
-        Ok((!chunk.is_empty()).then_some(chunk))
+        Ok((!chunk.records.is_empty()).then_some(chunk))
     };
     let (solver, unique) = (config.solver, config.unique);
-    let work = |chunk: Vec<(u64, Record)>| solve_chunk(&chunk, solver, unique, &files);
+    let work = |chunk: Chunk| solve_chunk(&chunk.parse(), solver, unique, &files);
     let new_tally = {
         let mut new_tally = Tally::default();
         let consume = |out: ChunkOut| -> Result<()> {

@@ -111,6 +111,8 @@ pub struct RecordReader {
     bytes_read: Arc<AtomicU64>,
     empty_inputs: Vec<String>,
     preopened: Option<Box<dyn BufRead + Send>>,
+    /// Line text for [`RecordReader::next_record`], reused.
+    scratch: Vec<u8>,
 }
 
 enum Source {
@@ -131,6 +133,7 @@ impl RecordReader {
             bytes_read,
             empty_inputs: Vec::new(),
             preopened: None,
+            scratch: Vec::new(),
         }
     }
 
@@ -174,7 +177,6 @@ impl RecordReader {
                 stream,
                 file,
                 line: 0,
-                buf: Vec::new(),
                 path: input.path(),
             }),
         });
@@ -183,14 +185,32 @@ impl RecordReader {
 
     /// The next record, or `None` at the end of the last input.
     pub fn next_record(&mut self) -> Result<Option<Record>> {
+        let mut text = std::mem::take(&mut self.scratch);
+        text.clear();
+        let next = self.next_deferred(&mut text);
+        let record = next.map(|found| found.map(|deferred| deferred.parse(&text)));
+        self.scratch = text;
+        record
+    }
+
+    /// The next record, or `None` at the end of the last input; a line of a line file comes
+    /// back unparsed, its text appended to `text` ([`Deferred::parse`] finishes it).
+    pub fn next_deferred(&mut self, text: &mut Vec<u8>) -> Result<Option<Deferred>> {
+        let parsed = |record: Option<Record>| {
+            record.map(|r| Deferred {
+                file: r.file,
+                line: r.line,
+                body: DeferredBody::Parsed(r.body),
+            })
+        };
         loop {
             if self.current.is_none() && !self.open_next()? {
                 return Ok(None);
             }
             let next = match self.current.as_mut() {
-                Some(Source::Lines(source)) => source.next_record()?,
-                Some(Source::Csv(source)) => source.next_record()?,
-                Some(Source::Grid(source)) => source.next_record()?,
+                Some(Source::Lines(source)) => source.next_deferred(text)?,
+                Some(Source::Csv(source)) => parsed(source.next_record()?),
+                Some(Source::Grid(source)) => parsed(source.next_record()?),
                 None => None,
             };
             match next {
@@ -386,10 +406,10 @@ fn long_tokens(line: &[u8]) -> impl Iterator<Item = &[u8]> {
 /// `,`, `:`, `;` or `|`), so a leading id and trailing ratings are allowed. A second such token
 /// of 81 digits is taken as the reference solution.
 pub fn parse_line(line: &[u8]) -> Option<Body> {
-    let line = line.trim_ascii();
-    if line.is_empty() || line.starts_with(b"#") {
+    if is_skipped_line(line) {
         return None;
     }
+    let line = line.trim_ascii();
     let mut long = long_tokens(line);
     let Some(token) = long.next() else {
         // No puzzle-length token: report the longest one.
@@ -410,18 +430,26 @@ pub fn parse_line(line: &[u8]) -> Option<Body> {
     Some(Body::Puzzle { puzzle, reference })
 }
 
+/// Whether a line of a line file holds no record: blank, or a `#` comment.
+fn is_skipped_line(line: &[u8]) -> bool {
+    let line = line.trim_ascii_start();
+    line.is_empty() || line[0] == b'#'
+}
+
 struct LineSource {
     stream: Box<dyn BufRead + Send>,
     file: u32,
     line: u64,
-    buf: Vec<u8>,
     path: std::path::PathBuf,
 }
 
 impl LineSource {
-    fn next_record(&mut self) -> Result<Option<Record>> {
+    /// The next record, its line appended to `text` unparsed (blank and comment lines are
+    /// skipped here; an overlong line comes back as its `invalid` body).
+    fn next_deferred(&mut self, text: &mut Vec<u8>) -> Result<Option<Deferred>> {
         loop {
-            let Some(overlong) = read_line_bounded(&mut *self.stream, &mut self.buf, MAX_LINE)
+            let start = text.len();
+            let Some(overlong) = append_line_bounded(&mut *self.stream, text, start + MAX_LINE)
                 .map_err(|source| Error::Read {
                     path: self.path.clone(),
                     source,
@@ -430,21 +458,60 @@ impl LineSource {
                 return Ok(None);
             };
             self.line += 1;
+            let line = &text[start..];
             let body = if overlong {
-                Some(Body::invalid(
-                    &self.buf,
-                    format!("line longer than {MAX_LINE} bytes"),
-                ))
+                let body = Body::invalid(line, format!("line longer than {MAX_LINE} bytes"));
+                text.truncate(start);
+                DeferredBody::Parsed(body)
+            } else if is_skipped_line(line) {
+                text.truncate(start);
+                continue;
             } else {
-                parse_line(&self.buf)
+                DeferredBody::Line(start..text.len())
             };
-            if let Some(body) = body {
-                return Ok(Some(Record {
-                    file: self.file,
-                    line: self.line,
-                    body,
-                }));
-            }
+            return Ok(Some(Deferred {
+                file: self.file,
+                line: self.line,
+                body,
+            }));
+        }
+    }
+}
+
+/// A record whose parsing may still be ahead: a line of a line file is handed on as its text,
+/// so that the solver threads parse it rather than the one thread that reads (parsing on the
+/// reader capped how well `solve` scales with threads).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Deferred {
+    /// Position of the input file in the run's input list.
+    pub file: u32,
+    /// 1-based line of the record's start in its file.
+    pub line: u64,
+    body: DeferredBody,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum DeferredBody {
+    Parsed(Body),
+    /// The byte range of the line in the text buffer it was read into.
+    Line(std::ops::Range<usize>),
+}
+
+impl Deferred {
+    /// The record, parsing its line out of `text`, the buffer [`RecordReader::next_deferred`]
+    /// appended it to.
+    pub fn parse(self, text: &[u8]) -> Record {
+        let body = match self.body {
+            DeferredBody::Parsed(body) => body,
+            DeferredBody::Line(range) => text
+                .get(range)
+                .and_then(parse_line)
+                .unwrap_or_else(|| Body::invalid(b"", "internal error: record text lost")),
+        };
+        Record {
+            file: self.file,
+            line: self.line,
+            body,
         }
     }
 }
@@ -457,6 +524,17 @@ pub fn read_line_bounded(
     limit: usize,
 ) -> std::io::Result<Option<bool>> {
     buf.clear();
+    append_line_bounded(stream, buf, limit)
+}
+
+/// Appends one line (without its `\n`) to `buf`, letting `buf` grow to at most `limit` bytes
+/// and skipping the rest of the line. Returns `None` at end of input (nothing appended),
+/// otherwise whether the line did not fit.
+fn append_line_bounded(
+    stream: &mut dyn BufRead,
+    buf: &mut Vec<u8>,
+    limit: usize,
+) -> std::io::Result<Option<bool>> {
     let mut seen_any = false;
     let mut overlong = false;
     loop {
@@ -469,7 +547,7 @@ pub fn read_line_bounded(
             return Ok(seen_any.then_some(overlong));
         }
         seen_any = true;
-        let (chunk, used, done) = match available.iter().position(|&b| b == b'\n') {
+        let (chunk, used, done) = match memchr::memchr(b'\n', available) {
             Some(i) => (&available[..i], i + 1, true),
             None => (available, available.len(), false),
         };
@@ -1093,6 +1171,60 @@ mod tests {
         RecordReader::from_stream(Box::new(std::io::Cursor::new(bytes.to_vec())), options)
             .collect::<Result<Vec<_>>>()
             .unwrap()
+    }
+
+    #[test]
+    fn deferred_lines_parse_like_the_lines_they_came_from() {
+        let long = "7".repeat(MAX_LINE + 10);
+        let lines = [
+            format!("  {P}  "),
+            String::new(),
+            "# a comment".into(),
+            format!("id7 {P} {S}"),
+            "   ".into(),
+            "12345".into(),
+            long.clone(),
+            format!("{P}x"),
+            "\t# indented comment".into(),
+            P.replace('.', "0"),
+        ];
+        let text = lines.join("\n");
+        let options = ReadOptions {
+            format: Format::Lines,
+            column: None,
+        };
+        let mut reader =
+            RecordReader::from_stream(Box::new(std::io::Cursor::new(text.clone())), options);
+        // One buffer for all records, as a chunk of the solve pipeline holds them.
+        let mut buffer = Vec::new();
+        let mut deferred = Vec::new();
+        while let Some(record) = reader.next_deferred(&mut buffer).unwrap() {
+            deferred.push(record);
+        }
+        assert!(buffer.len() < text.len() - MAX_LINE, "overlong line kept");
+        let got: Vec<Record> = deferred.into_iter().map(|d| d.parse(&buffer)).collect();
+        let expected: Vec<Record> = lines
+            .iter()
+            .enumerate()
+            .filter_map(|(i, line)| {
+                let body = if line.len() > MAX_LINE {
+                    Some(Body::invalid(
+                        &line.as_bytes()[..MAX_LINE],
+                        format!("line longer than {MAX_LINE} bytes"),
+                    ))
+                } else {
+                    parse_line(line.as_bytes())
+                };
+                body.map(|body| Record {
+                    file: 0,
+                    line: i as u64 + 1,
+                    body,
+                })
+            })
+            .collect();
+        assert_eq!(got.len(), 6);
+        assert_eq!(got, expected);
+        assert_eq!(got, read_all(text.as_bytes(), Format::Lines));
     }
 
     fn draw(grid: &str, style: usize) -> String {
