@@ -276,16 +276,56 @@ impl Grid {
         None
     }
 
+    /// True when every row, column and box holds all nine digits: for a grid without blanks,
+    /// the same answer as `first_conflict().is_none()`. Branch-free over whole rows, so it is
+    /// the fast path of every solution check (the unit-by-unit scan took ~4% of a `solve` run).
+    fn units_complete(&self) -> bool {
+        const ALL: u16 = 0x1FF;
+        let mut cols = [0u16; 9];
+        let mut all = ALL;
+        for band in self.cells.chunks_exact(27) {
+            let mut boxes = [0u16; 3];
+            for row in band.chunks_exact(9) {
+                // A blank or a byte out of range maps to a bit above the nine digits.
+                let bits: [u16; 9] = std::array::from_fn(|c| 1 << (row[c].wrapping_sub(1) & 15));
+                for (col, bit) in cols.iter_mut().zip(bits) {
+                    *col |= bit;
+                }
+                for (stack, b) in boxes.iter_mut().enumerate() {
+                    *b |= bits[stack * 3] | bits[stack * 3 + 1] | bits[stack * 3 + 2];
+                }
+                all &= (bits.iter().fold(0, |acc, bit| acc | bit) == ALL) as u16 * ALL;
+            }
+            for b in boxes {
+                all &= (b == ALL) as u16 * ALL;
+            }
+        }
+        for col in cols {
+            all &= (col == ALL) as u16 * ALL;
+        }
+        all == ALL
+    }
+
     /// Checks that `self` is a complete grid obeying the rules and keeping every clue of `puzzle`.
     pub fn check_solution_of(&self, puzzle: &Grid) -> Result<(), SolutionError> {
         let blanks = self.cells.iter().filter(|&&v| v == 0).count();
         if blanks > 0 {
             return Err(SolutionError::Incomplete { blanks });
         }
-        if let Some(conflict) = self.first_conflict() {
-            return Err(SolutionError::Broken(conflict));
+        if !self.units_complete() {
+            if let Some(conflict) = self.first_conflict() {
+                return Err(SolutionError::Broken(conflict));
+            }
         }
-        for (i, (&clue, &found)) in puzzle.cells.iter().zip(self.cells.iter()).enumerate() {
+        let pairs = || puzzle.cells.iter().zip(self.cells.iter());
+        // Branch-free first (it vectorizes); the loop below only names the first bad cell.
+        let contradicted = pairs().fold(false, |any, (&clue, &found)| {
+            any | ((clue != 0) & (clue != found))
+        });
+        if !contradicted {
+            return Ok(());
+        }
+        for (i, (&clue, &found)) in pairs().enumerate() {
             if clue != 0 && clue != found {
                 return Err(SolutionError::ClueContradicted {
                     row: i / 9 + 1,
@@ -463,6 +503,30 @@ mod tests {
             "digit 9 appears twice in box 5"
         );
         assert_eq!(PUZZLE.parse::<Grid>().unwrap().first_conflict(), None);
+    }
+
+    #[test]
+    fn complete_units_mean_no_conflict() {
+        let solution: Grid = SOLUTION.parse().unwrap();
+        assert!(solution.units_complete());
+        // Every grid one cell away from the solution, and every swap of two cells in a row.
+        let mut changed = 0;
+        for cell in 0..CELLS {
+            for digit in 1..=9 {
+                let mut grid = solution;
+                grid.set(cell, digit);
+                let complete = grid.units_complete();
+                assert_eq!(complete, grid.first_conflict().is_none(), "{grid}");
+                changed += usize::from(!complete);
+            }
+            let mut swapped = solution;
+            let other = cell / 9 * 9 + (cell + 1) % 9;
+            swapped.set(cell, solution.get(other));
+            swapped.set(other, solution.get(cell));
+            assert!(!swapped.units_complete(), "{swapped}");
+            assert!(swapped.first_conflict().is_some());
+        }
+        assert_eq!(changed, CELLS * 8);
     }
 
     #[test]
