@@ -735,6 +735,8 @@ struct CsvCap<R> {
     line: u64,
     cuts: VecDeque<u64>,
     starts: VecDeque<(u64, u64)>,
+    /// Copy runs of plain bytes at once (off only in tests, as the byte-by-byte reference).
+    runs: bool,
 }
 
 impl<R: BufRead> CsvCap<R> {
@@ -752,6 +754,7 @@ impl<R: BufRead> CsvCap<R> {
             line: 1,
             cuts: VecDeque::new(),
             starts: VecDeque::new(),
+            runs: true,
         }
     }
 
@@ -828,10 +831,33 @@ impl<R: BufRead> Read for CsvCap<R> {
             }
             let mut used = 0;
             let mut written = 0;
-            for &byte in input {
-                if written == out.len() {
-                    break;
+            while used < input.len() && written < out.len() {
+                if self.runs
+                    && !self.cutting
+                    && self.record_len > 0
+                    && self.state != CsvState::Quoted
+                {
+                    // Inside a record, outside quotes: bytes other than a quote or a line end
+                    // change nothing but the field state, so a run of them is copied at once.
+                    let rest = &input[used..];
+                    let max = rest
+                        .len()
+                        .min(out.len() - written)
+                        .min(self.limit - self.record_len);
+                    let run = memchr::memchr3(b'"', b'\n', b'\r', &rest[..max]).unwrap_or(max);
+                    if run > 0 {
+                        out[written..written + run].copy_from_slice(&rest[..run]);
+                        self.state = match rest[run - 1] {
+                            b',' => CsvState::FieldStart,
+                            _ => CsvState::Unquoted,
+                        };
+                        self.record_len += run;
+                        used += run;
+                        written += run;
+                        continue;
+                    }
                 }
+                let byte = input[used];
                 used += 1;
                 let before = self.state;
                 let (after, ends_record) = before.step(byte);
@@ -1344,6 +1370,44 @@ mod tests {
             out.extend_from_slice(&small[..n]);
         }
         (out, cap.cuts.into_iter().collect())
+    }
+
+    #[test]
+    fn csv_cap_runs_match_the_byte_by_byte_reference() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+        let bytes = proptest::sample::select(&b"ab,,\"\n\r7"[..]);
+        let case = (
+            proptest::collection::vec(bytes, 0..120),
+            1usize..12,
+            1usize..9,
+        );
+        let pass = |text: &[u8], limit: usize, read: usize, runs: bool| {
+            let mut cap = CsvCap::new(std::io::Cursor::new(text.to_vec()), limit);
+            cap.runs = runs;
+            let mut out = Vec::new();
+            let mut buf = vec![0u8; read];
+            let mut starts = Vec::new();
+            loop {
+                let n = cap.read(&mut buf).unwrap();
+                // Record starts are consumed as the parser advances; collect them per read.
+                starts.extend(cap.starts.drain(..));
+                if n == 0 {
+                    break;
+                }
+                out.extend_from_slice(&buf[..n]);
+            }
+            (out, Vec::from(cap.cuts), starts, cap.line)
+        };
+        TestRunner::new(Config::with_cases(2000))
+            .run(&case, |(text, limit, read)| {
+                prop_assert_eq!(
+                    pass(&text, limit, read, true),
+                    pass(&text, limit, read, false)
+                );
+                Ok(())
+            })
+            .unwrap();
     }
 
     #[test]
