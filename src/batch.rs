@@ -1,6 +1,6 @@
-//! The solve pipeline: the calling thread reads records in chunks (lines of line files are only
-//! split, not parsed), rayon parses and solves the chunks on all cores, and a writer thread
-//! writes the result rows in input order. The only module that knows rayon and indicatif.
+//! The solve pipeline: the calling thread reads records in chunks (lines and CSV fields are
+//! only cut out, not parsed), rayon parses and solves the chunks on all cores, and a writer
+//! thread writes the result rows in input order. The only module that knows rayon and indicatif.
 //!
 //! ```text
 //! calling thread: read chunk ──spawn──▶ rayon pool (one task per chunk, rows formatted there)
@@ -165,8 +165,8 @@ impl ShardedRecords {
     }
 }
 
-/// Records read for one pool task. Lines of line files are still text: the pool's threads parse
-/// them, so the reading thread only splits lines.
+/// Records read for one pool task. Lines and CSV fields are still text: the pool's threads parse
+/// them, so the reading thread only cuts them out.
 struct Chunk {
     text: Vec<u8>,
     records: Vec<(u64, Deferred)>,

@@ -193,8 +193,9 @@ impl RecordReader {
         record
     }
 
-    /// The next record, or `None` at the end of the last input; a line of a line file comes
-    /// back unparsed, its text appended to `text` ([`Deferred::parse`] finishes it).
+    /// The next record, or `None` at the end of the last input; a line of a line file or the
+    /// fields of a CSV row come back unparsed, their text appended to `text`
+    /// ([`Deferred::parse`] finishes them).
     pub fn next_deferred(&mut self, text: &mut Vec<u8>) -> Result<Option<Deferred>> {
         let parsed = |record: Option<Record>| {
             record.map(|r| Deferred {
@@ -209,7 +210,7 @@ impl RecordReader {
             }
             let next = match self.current.as_mut() {
                 Some(Source::Lines(source)) => source.next_deferred(text)?,
-                Some(Source::Csv(source)) => parsed(source.next_record()?),
+                Some(Source::Csv(source)) => source.next_deferred(text)?,
                 Some(Source::Grid(source)) => parsed(source.next_record()?),
                 None => None,
             };
@@ -478,9 +479,10 @@ impl LineSource {
     }
 }
 
-/// A record whose parsing may still be ahead: a line of a line file is handed on as its text,
-/// so that the solver threads parse it rather than the one thread that reads (parsing on the
-/// reader capped how well `solve` scales with threads).
+/// A record whose parsing may still be ahead: a line of a line file, or a CSV row's puzzle and
+/// solution fields, are handed on as text, so that the solver threads parse them rather than
+/// the one thread that reads (parsing on the reader capped how well `solve` scales with
+/// threads).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Deferred {
     /// Position of the input file in the run's input list.
@@ -495,18 +497,32 @@ enum DeferredBody {
     Parsed(Body),
     /// The byte range of the line in the text buffer it was read into.
     Line(std::ops::Range<usize>),
+    /// The byte ranges of a CSV row's puzzle field and reference solution field.
+    Csv {
+        puzzle: std::ops::Range<usize>,
+        solution: Option<std::ops::Range<usize>>,
+    },
 }
 
 impl Deferred {
     /// The record, parsing its line out of `text`, the buffer [`RecordReader::next_deferred`]
     /// appended it to.
     pub fn parse(self, text: &[u8]) -> Record {
+        // Only a `text` other than the one the record was read into can lack its range.
+        let lost = || Body::invalid(b"", "internal error: record text lost");
         let body = match self.body {
             DeferredBody::Parsed(body) => body,
-            DeferredBody::Line(range) => text
-                .get(range)
-                .and_then(parse_line)
-                .unwrap_or_else(|| Body::invalid(b"", "internal error: record text lost")),
+            DeferredBody::Line(range) => text.get(range).and_then(parse_line).unwrap_or_else(lost),
+            DeferredBody::Csv { puzzle, solution } => {
+                let solution = solution.map(|range| text.get(range));
+                match (text.get(puzzle), solution) {
+                    (Some(puzzle), None) => parse_csv_fields(puzzle, None),
+                    (Some(puzzle), Some(Some(solution))) => {
+                        parse_csv_fields(puzzle, Some(solution))
+                    }
+                    _ => lost(),
+                }
+            }
         };
         Record {
             file: self.file,
@@ -983,7 +999,9 @@ impl CsvSource {
         })
     }
 
-    fn next_record(&mut self) -> Result<Option<Record>> {
+    /// The next record; a well-formed row's puzzle and solution fields are appended to `text`
+    /// for [`Deferred::parse`] (the solver threads parse them).
+    fn next_deferred(&mut self, text: &mut Vec<u8>) -> Result<Option<Deferred>> {
         match self.reader.read_byte_record(&mut self.record) {
             Ok(false) => return Ok(None),
             Ok(true) => {}
@@ -994,62 +1012,70 @@ impl CsvSource {
         let end = self.reader.position().byte();
         let (cut, line) = self.reader.get_mut().record_at(start, end);
         let line = line.unwrap_or(parser_line);
-        let body = if cut {
-            let text = self
-                .record
-                .get(self.puzzle_column)
-                .unwrap_or_default()
-                .to_vec();
-            Body::invalid(&text, format!("record longer than {MAX_LINE} bytes"))
-        } else {
-            self.parse_row()
+        let row = &self.record;
+        let body = match row.get(self.puzzle_column) {
+            _ if cut => {
+                let field = row.get(self.puzzle_column).unwrap_or_default();
+                DeferredBody::Parsed(Body::invalid(
+                    field,
+                    format!("record longer than {MAX_LINE} bytes"),
+                ))
+            }
+            None => {
+                let all: Vec<u8> = row.iter().collect::<Vec<_>>().join(&b',');
+                DeferredBody::Parsed(Body::invalid(
+                    &all,
+                    format!(
+                        "row has {} field(s); the puzzle column {:?} is field {}",
+                        row.len(),
+                        self.puzzle_name,
+                        self.puzzle_column + 1
+                    ),
+                ))
+            }
+            Some(field) => {
+                let start = text.len();
+                text.extend_from_slice(field);
+                let middle = text.len();
+                let solution = self.solution_column.and_then(|c| row.get(c));
+                text.extend_from_slice(solution.unwrap_or_default());
+                DeferredBody::Csv {
+                    puzzle: start..middle,
+                    solution: solution.map(|_| middle..text.len()),
+                }
+            }
         };
-        Ok(Some(Record {
+        Ok(Some(Deferred {
             file: self.file,
             line,
             body,
         }))
     }
+}
 
-    fn parse_row(&self) -> Body {
-        let row = &self.record;
-        let Some(field) = row.get(self.puzzle_column) else {
-            let text: Vec<u8> = row.iter().collect::<Vec<_>>().join(&b',');
-            return Body::invalid(
-                &text,
-                format!(
-                    "row has {} field(s); the puzzle column {:?} is field {}",
-                    row.len(),
-                    self.puzzle_name,
-                    self.puzzle_column + 1
-                ),
-            );
-        };
-        let field = field.trim_ascii();
-        let puzzle = match Grid::from_bytes(field) {
-            Ok(grid) => grid,
-            Err(e) => return Body::invalid(field, e.to_string()),
-        };
-        let reference = match self
-            .solution_column
-            .and_then(|c| row.get(c))
-            .map(<[u8]>::trim_ascii)
-        {
-            None | Some(b"") => None,
-            Some(text) => match Grid::from_bytes(text) {
-                Ok(grid) if grid.is_complete() => Some(grid),
-                Ok(grid) => {
-                    let blanks = 81 - grid.clue_count();
-                    return Body::invalid(
-                        field,
-                        format!("reference solution has {blanks} blank cells"),
-                    );
-                }
-                Err(e) => return Body::invalid(field, format!("reference solution: {e}")),
-            },
-        };
-        Body::Puzzle { puzzle, reference }
-    }
+/// The body of a CSV row from its puzzle field and, when the file has that column, its
+/// reference solution field.
+fn parse_csv_fields(field: &[u8], solution: Option<&[u8]>) -> Body {
+    let field = field.trim_ascii();
+    let puzzle = match Grid::from_bytes(field) {
+        Ok(grid) => grid,
+        Err(e) => return Body::invalid(field, e.to_string()),
+    };
+    let reference = match solution.map(<[u8]>::trim_ascii) {
+        None | Some(b"") => None,
+        Some(text) => match Grid::from_bytes(text) {
+            Ok(grid) if grid.is_complete() => Some(grid),
+            Ok(grid) => {
+                let blanks = 81 - grid.clue_count();
+                return Body::invalid(
+                    field,
+                    format!("reference solution has {blanks} blank cells"),
+                );
+            }
+            Err(e) => return Body::invalid(field, format!("reference solution: {e}")),
+        },
+    };
+    Body::Puzzle { puzzle, reference }
 }
 
 /// The header for messages: its first 20 names, and how many more there are.
@@ -1197,6 +1223,43 @@ mod tests {
         RecordReader::from_stream(Box::new(std::io::Cursor::new(bytes.to_vec())), options)
             .collect::<Result<Vec<_>>>()
             .unwrap()
+    }
+
+    #[test]
+    fn deferred_csv_rows_parse_with_their_reference() {
+        let blanks = S.replacen('5', ".", 1).replacen('3', "0", 1);
+        let bad = S.replacen('5', "x", 1);
+        let text = format!(
+            "id,puzzle,solution\n1,{P},{S}\n2, {P} ,\n3,{P},{blanks}\n4,{P},{bad}\n5,{P}x,{S}\n6\n7,{P}\n"
+        );
+        let options = ReadOptions {
+            format: Format::Csv,
+            column: None,
+        };
+        let mut reader =
+            RecordReader::from_stream(Box::new(std::io::Cursor::new(text.clone())), options);
+        let mut buffer = Vec::new();
+        let mut records = Vec::new();
+        while let Some(record) = reader.next_deferred(&mut buffer).unwrap() {
+            records.push(record);
+        }
+        let records: Vec<Record> = records.into_iter().map(|d| d.parse(&buffer)).collect();
+        assert_eq!(records, read_all(text.as_bytes(), Format::Csv));
+        let lines: Vec<u64> = records.iter().map(|r| r.line).collect();
+        assert_eq!(lines, [2, 3, 4, 5, 6, 7, 8]);
+        let bodies: Vec<Option<Body>> = records.into_iter().map(|r| Some(r.body)).collect();
+        let [good, no_reference, with_blanks, bad_reference, bad_puzzle, short, no_solution] =
+            <[Option<Body>; 7]>::try_from(bodies).unwrap();
+        assert_eq!(puzzle(good), (P.parse().unwrap(), Some(S.parse().unwrap())));
+        assert_eq!(puzzle(no_reference), (P.parse().unwrap(), None));
+        assert_eq!(message(with_blanks), "reference solution has 2 blank cells");
+        assert!(message(bad_reference).starts_with("reference solution: "));
+        assert!(!message(bad_puzzle).is_empty());
+        assert_eq!(
+            message(short),
+            "row has 1 field(s); the puzzle column \"puzzle\" is field 2"
+        );
+        assert_eq!(puzzle(no_solution), (P.parse().unwrap(), None));
     }
 
     #[test]
