@@ -430,6 +430,7 @@ mod tests {
     fn parses_and_formats_round_trip() {
         let grid: Grid = PUZZLE.parse().unwrap();
         assert_eq!(grid.to_string(), PUZZLE);
+        assert_eq!(&grid.to_bytes()[..], PUZZLE.as_bytes());
         assert_eq!(grid.clue_count(), 30);
         let zeros = PUZZLE.replace('.', "0");
         assert_eq!(zeros.parse::<Grid>().unwrap(), grid);
