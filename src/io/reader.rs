@@ -497,10 +497,11 @@ enum DeferredBody {
     Parsed(Body),
     /// The byte range of the line in the text buffer it was read into.
     Line(std::ops::Range<usize>),
-    /// The byte ranges of a CSV row's puzzle field and reference solution field.
-    Csv {
-        puzzle: std::ops::Range<usize>,
-        solution: Option<std::ops::Range<usize>>,
+    /// A CSV row (the byte range of the whole record), with its puzzle and solution columns.
+    CsvRow {
+        range: std::ops::Range<usize>,
+        puzzle: u32,
+        solution: Option<u32>,
     },
 }
 
@@ -513,16 +514,19 @@ impl Deferred {
         let body = match self.body {
             DeferredBody::Parsed(body) => body,
             DeferredBody::Line(range) => text.get(range).and_then(parse_line).unwrap_or_else(lost),
-            DeferredBody::Csv { puzzle, solution } => {
-                let solution = solution.map(|range| text.get(range));
-                match (text.get(puzzle), solution) {
-                    (Some(puzzle), None) => parse_csv_fields(puzzle, None),
-                    (Some(puzzle), Some(Some(solution))) => {
-                        parse_csv_fields(puzzle, Some(solution))
+            DeferredBody::CsvRow {
+                range,
+                puzzle,
+                solution,
+            } => match text.get(range) {
+                None => lost(),
+                Some(row) => with_csv_fields(row, |row| match row.get(puzzle as usize) {
+                    None => lost(),
+                    Some(field) => {
+                        parse_csv_fields(field, solution.and_then(|c| row.get(c as usize)))
                     }
-                    _ => lost(),
-                }
-            }
+                }),
+            },
         };
         Record {
             file: self.file,
@@ -914,8 +918,9 @@ impl<R: BufRead> Read for CsvCap<R> {
 }
 
 struct CsvSource {
-    reader: csv::Reader<CsvCap<Box<dyn BufRead + Send>>>,
-    record: csv::ByteRecord,
+    records: CsvSplitter<Box<dyn BufRead + Send>>,
+    /// The row being cut out, when it has to be parsed on this thread (a rare bad row).
+    scratch: Vec<u8>,
     file: u32,
     puzzle_column: usize,
     solution_column: Option<usize>,
@@ -931,22 +936,25 @@ impl CsvSource {
         column: Option<&str>,
     ) -> Result<Self> {
         let path = input.path();
-        let mut reader = csv::ReaderBuilder::new()
-            .flexible(true)
-            .has_headers(true)
-            .buffer_capacity(64 * 1024)
-            .from_reader(CsvCap::new(stream, MAX_LINE));
-        let header = reader
-            .byte_headers()
-            .map_err(|e| csv_error(&path, e))?
-            .clone();
-        let header_end = reader.position().byte();
-        if reader.get_mut().record_at(0, header_end).0 {
-            return Err(Error::Input {
-                path,
-                message: format!("the CSV header is longer than {MAX_LINE} bytes"),
-            });
-        }
+        let mut records = CsvSplitter::new(CsvCap::new(stream, MAX_LINE));
+        let mut header_text = Vec::new();
+        let header = match records
+            .next(&mut header_text)
+            .map_err(|source| Error::Read {
+                path: path.clone(),
+                source,
+            })? {
+            None => Vec::new(),
+            Some(raw) => {
+                if records.record_at(raw).0 {
+                    return Err(Error::Input {
+                        path,
+                        message: format!("the CSV header is longer than {MAX_LINE} bytes"),
+                    });
+                }
+                csv_fields(&header_text)
+            }
+        };
         let header: Vec<String> = header
             .iter()
             .map(|field| {
@@ -989,8 +997,8 @@ impl CsvSource {
         };
         let solution_column = find(SOLUTION_COLUMNS).filter(|&c| c != puzzle_column);
         Ok(CsvSource {
-            reader,
-            record: csv::ByteRecord::new(),
+            records,
+            scratch: Vec::new(),
             file,
             puzzle_column,
             solution_column,
@@ -999,50 +1007,48 @@ impl CsvSource {
         })
     }
 
-    /// The next record; a well-formed row's puzzle and solution fields are appended to `text`
-    /// for [`Deferred::parse`] (the solver threads parse them).
+    /// The next record; a well-formed row is appended to `text` whole, for [`Deferred::parse`]
+    /// (the solver threads split its fields and parse them).
     fn next_deferred(&mut self, text: &mut Vec<u8>) -> Result<Option<Deferred>> {
-        match self.reader.read_byte_record(&mut self.record) {
-            Ok(false) => return Ok(None),
-            Ok(true) => {}
-            Err(e) => return Err(csv_error(&self.path, e)),
-        }
-        let parser_line = self.record.position().map_or(0, |p| p.line());
-        let start = self.record.position().map_or(0, |p| p.byte());
-        let end = self.reader.position().byte();
-        let (cut, line) = self.reader.get_mut().record_at(start, end);
-        let line = line.unwrap_or(parser_line);
-        let row = &self.record;
-        let body = match row.get(self.puzzle_column) {
-            _ if cut => {
-                let field = row.get(self.puzzle_column).unwrap_or_default();
-                DeferredBody::Parsed(Body::invalid(
-                    field,
-                    format!("record longer than {MAX_LINE} bytes"),
-                ))
-            }
-            None => {
-                let all: Vec<u8> = row.iter().collect::<Vec<_>>().join(&b',');
-                DeferredBody::Parsed(Body::invalid(
-                    &all,
+        let start = text.len();
+        let Some(raw) = self.records.next(text).map_err(|source| Error::Read {
+            path: self.path.clone(),
+            source,
+        })?
+        else {
+            return Ok(None);
+        };
+        let (cut, line) = self.records.record_at(raw);
+        let body = if cut || raw.fields <= self.puzzle_column {
+            // Parsed here: the message needs the row's fields.
+            self.scratch.clear();
+            self.scratch.extend_from_slice(&text[start..]);
+            text.truncate(start);
+            let row = csv_fields(&self.scratch);
+            let body = match row.get(self.puzzle_column) {
+                Some(field) if cut => {
+                    Body::invalid(field, format!("record longer than {MAX_LINE} bytes"))
+                }
+                None if cut => Body::invalid(b"", format!("record longer than {MAX_LINE} bytes")),
+                _ => Body::invalid(
+                    &row.join(&b',')[..],
                     format!(
                         "row has {} field(s); the puzzle column {:?} is field {}",
                         row.len(),
                         self.puzzle_name,
                         self.puzzle_column + 1
                     ),
-                ))
-            }
-            Some(field) => {
-                let start = text.len();
-                text.extend_from_slice(field);
-                let middle = text.len();
-                let solution = self.solution_column.and_then(|c| row.get(c));
-                text.extend_from_slice(solution.unwrap_or_default());
-                DeferredBody::Csv {
-                    puzzle: start..middle,
-                    solution: solution.map(|_| middle..text.len()),
-                }
+                ),
+            };
+            DeferredBody::Parsed(body)
+        } else {
+            DeferredBody::CsvRow {
+                range: start..text.len(),
+                puzzle: self.puzzle_column as u32,
+                solution: self
+                    .solution_column
+                    .filter(|&c| c < raw.fields)
+                    .map(|c| c as u32),
             }
         };
         Ok(Some(Deferred {
@@ -1051,6 +1057,180 @@ impl CsvSource {
             body,
         }))
     }
+}
+
+/// Where a record cut out by [`CsvSplitter`] lies in the bytes [`CsvCap`] passed on, and how
+/// many fields it has.
+#[derive(Debug, Clone, Copy)]
+struct RawRecord {
+    start: u64,
+    end: u64,
+    fields: usize,
+}
+
+/// Cuts CSV records out of the capped stream by the parser's quote rules, without parsing
+/// their fields: the solver threads do that ([`csv_fields`]), so the reading thread stays
+/// cheap (the whole `csv` parse there was the bound of `solve` on CSV input). Empty records
+/// (blank lines) are skipped, as the parser skips them.
+struct CsvSplitter<R> {
+    input: std::io::BufReader<CsvCap<R>>,
+    state: CsvState,
+    /// Offset of the next byte in the bytes `CsvCap` passed on.
+    offset: u64,
+}
+
+impl<R: BufRead> CsvSplitter<R> {
+    fn new(cap: CsvCap<R>) -> Self {
+        CsvSplitter {
+            input: std::io::BufReader::with_capacity(64 * 1024, cap),
+            state: CsvState::FieldStart,
+            offset: 0,
+        }
+    }
+
+    /// Whether a record was cut short, and the line where it starts.
+    fn record_at(&mut self, raw: RawRecord) -> (bool, u64) {
+        let (cut, line) = self.input.get_mut().record_at(raw.start, raw.end);
+        (cut, line.unwrap_or(0))
+    }
+
+    /// Appends the next record's bytes (without its line end) to `out`.
+    fn next(&mut self, out: &mut Vec<u8>) -> std::io::Result<Option<RawRecord>> {
+        let mut start = None;
+        let mut fields = 1;
+        loop {
+            let buf = match self.input.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buf.is_empty() {
+                self.state = CsvState::FieldStart;
+                return Ok(start.map(|start| RawRecord {
+                    start,
+                    end: self.offset,
+                    fields,
+                }));
+            }
+            let mut i = 0;
+            let mut ended = false;
+            // Where this buffer's part of the record begins.
+            let mut from = None;
+            while i < buf.len() {
+                if self.state != CsvState::Quoted {
+                    // Outside quotes only a quote or a line end matters; commas count fields.
+                    let run =
+                        memchr::memchr3(b'"', b'\n', b'\r', &buf[i..]).unwrap_or(buf.len() - i);
+                    if run > 0 {
+                        let bytes = &buf[i..i + run];
+                        fields += memchr::memchr_iter(b',', bytes).count();
+                        self.state = match bytes[run - 1] {
+                            b',' => CsvState::FieldStart,
+                            _ => CsvState::Unquoted,
+                        };
+                        from.get_or_insert(i);
+                        start.get_or_insert(self.offset + i as u64);
+                        i += run;
+                        continue;
+                    }
+                }
+                let (after, ends_record) = self.state.step(buf[i]);
+                self.state = after;
+                if ends_record {
+                    if start.is_some() {
+                        ended = true;
+                        break;
+                    }
+                    i += 1; // an empty record
+                    continue;
+                }
+                from.get_or_insert(i);
+                start.get_or_insert(self.offset + i as u64);
+                i += 1;
+            }
+            if let Some(from) = from {
+                out.extend_from_slice(&buf[from..i]);
+            }
+            if ended {
+                i += 1; // the line end
+            }
+            self.input.consume(i);
+            self.offset += i as u64;
+            if ended {
+                return Ok(start.map(|start| RawRecord {
+                    start,
+                    end: self.offset,
+                    fields,
+                }));
+            }
+        }
+    }
+}
+
+/// The fields of one CSV record (without its line end), by the `csv` parser's rules.
+fn csv_fields(record: &[u8]) -> Vec<Vec<u8>> {
+    with_csv_fields(record, |row| {
+        (0..row.len())
+            .filter_map(|i| row.get(i))
+            .map(<[u8]>::to_vec)
+            .collect()
+    })
+}
+
+/// One parsed CSV record: the unquoted fields back to back, and where each ends.
+struct CsvRow<'a> {
+    fields: &'a [u8],
+    ends: &'a [usize],
+}
+
+impl CsvRow<'_> {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn get(&self, i: usize) -> Option<&[u8]> {
+        let end = *self.ends.get(i)?;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        self.fields.get(start..end)
+    }
+}
+
+thread_local! {
+    /// Each thread's CSV field parser and its buffers, reused from row to row.
+    static CSV_PARSER: std::cell::RefCell<(csv_core::Reader, Vec<u8>, Vec<usize>)> =
+        std::cell::RefCell::new((csv_core::Reader::new(), Vec::new(), Vec::new()));
+}
+
+/// Parses one CSV record (without its line end) with `csv_core`, as the `csv` reader would,
+/// and hands its fields to `f`.
+fn with_csv_fields<T>(record: &[u8], f: impl FnOnce(&CsvRow) -> T) -> T {
+    use csv_core::ReadRecordResult as Step;
+    CSV_PARSER.with(|cell| {
+        let (parser, output, ends) = &mut *cell.borrow_mut();
+        parser.reset();
+        // Unquoting never makes a field longer, so the record's length suffices.
+        output.resize(record.len().max(1), 0);
+        ends.resize(ends.len().max(16), 0);
+        let (mut input, mut written, mut ended) = (record, 0, 0);
+        loop {
+            let (step, read, out, end) =
+                parser.read_record(input, &mut output[written..], &mut ends[ended..]);
+            input = &input[read..];
+            written += out;
+            ended += end;
+            match step {
+                // Input used up; the next call, with nothing, ends the record.
+                Step::InputEmpty => {}
+                Step::OutputFull => output.resize(output.len() * 2, 0),
+                Step::OutputEndsFull => ends.resize(ends.len() * 2, 0),
+                Step::Record | Step::End => break,
+            }
+        }
+        f(&CsvRow {
+            fields: &output[..written],
+            ends: &ends[..ended],
+        })
+    })
 }
 
 /// The body of a CSV row from its puzzle field and, when the file has that column, its
@@ -1085,23 +1265,6 @@ fn show_header(header: &[String]) -> String {
         shown.push(format!("... {} more", header.len() - 20));
     }
     shown.join(",")
-}
-
-fn csv_error(path: &std::path::Path, error: csv::Error) -> Error {
-    let line = error.position().map(|p| p.line());
-    match error.into_kind() {
-        csv::ErrorKind::Io(source) => Error::Read {
-            path: path.to_path_buf(),
-            source,
-        },
-        other => Error::Input {
-            path: path.to_path_buf(),
-            message: match line {
-                Some(line) => format!("line {line}: {other:?}"),
-                None => format!("{other:?}"),
-            },
-        },
-    }
 }
 
 #[cfg(test)]
@@ -1223,6 +1386,54 @@ mod tests {
         RecordReader::from_stream(Box::new(std::io::Cursor::new(bytes.to_vec())), options)
             .collect::<Result<Vec<_>>>()
             .unwrap()
+    }
+
+    #[test]
+    fn csv_rows_are_the_csv_crate_rows() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+        // Whole puzzles and solutions among CSV punctuation, so rows are both good and bad.
+        let token =
+            proptest::sample::select(vec![P, S, ",", ",", "\"", "\n", "\r", "x", " ", "\"\""]);
+        let case = (proptest::collection::vec(token, 0..40), any::<bool>());
+        TestRunner::new(Config::with_cases(1000))
+            .run(&case, |(tokens, id)| {
+                // With an id column first, short rows lack the puzzle field.
+                let column = usize::from(id);
+                let header = if id {
+                    "id,puzzle,solution"
+                } else {
+                    "puzzle,solution"
+                };
+                let text = format!("{header}\n{}", tokens.concat());
+                let got: Vec<Body> = read_all(text.as_bytes(), Format::Csv)
+                    .into_iter()
+                    .map(|r| r.body)
+                    .collect();
+                let mut oracle = csv::ReaderBuilder::new()
+                    .flexible(true)
+                    .has_headers(true)
+                    .from_reader(text.as_bytes());
+                let expected: Vec<Body> = oracle
+                    .byte_records()
+                    .map(|row| {
+                        let row = row.unwrap();
+                        match row.get(column) {
+                            Some(field) => parse_csv_fields(field, row.get(column + 1)),
+                            None => Body::invalid(
+                                &row.iter().collect::<Vec<_>>().join(&b','),
+                                format!(
+                                    "row has {} field(s); the puzzle column \"puzzle\" is field 2",
+                                    row.len()
+                                ),
+                            ),
+                        }
+                    })
+                    .collect();
+                prop_assert_eq!(got, expected, "{:?}", text);
+                Ok(())
+            })
+            .unwrap();
     }
 
     #[test]
