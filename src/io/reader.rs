@@ -731,14 +731,14 @@ impl CsvState {
     }
 }
 
-/// Passes CSV bytes to the `csv` parser, cutting every record to `limit` bytes so the parser
-/// never buffers more than that, however long a record is; and notes where each record starts,
-/// with its true line number.
+/// Passes CSV bytes on to [`CsvSplitter`], cutting every record to `limit` bytes so no record
+/// longer than that is ever held, however long it is in the input; and notes where each record
+/// starts, with its true line number.
 ///
 /// The rest of a cut record is skipped up to its end (found with the same quote rules as the
-/// parser), and a quote is added if the cut fell inside a quoted field. Offsets are counted in
-/// the bytes passed on: `cuts` holds those where records were cut, `starts` the start of each
-/// record and its line (the parser's own record lines are off after blank lines and cuts).
+/// `csv` parser), and a quote is added if the cut fell inside a quoted field. Offsets are
+/// counted in the bytes passed on: `cuts` holds those where records were cut, `starts` the
+/// start of each record and its line.
 struct CsvCap<R> {
     inner: R,
     limit: usize,
