@@ -18,6 +18,9 @@ use crate::grid::{cell_value, Grid};
 /// Longest line (or CSV field) read into memory; longer ones become `invalid` records.
 pub const MAX_LINE: usize = 64 * 1024;
 
+/// The UTF-8 byte order mark some tools write at the start of a CSV file.
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
 /// Longest excerpt of a bad record echoed into the `puzzle` column.
 const MAX_ECHO: usize = 100;
 
@@ -757,6 +760,8 @@ struct CsvCap<R> {
     starts: VecDeque<(u64, u64)>,
     /// Copy runs of plain bytes at once (off only in tests, as the byte-by-byte reference).
     runs: bool,
+    /// Whether the start of the stream was checked for a byte order mark.
+    bom_checked: bool,
 }
 
 impl<R: BufRead> CsvCap<R> {
@@ -775,6 +780,7 @@ impl<R: BufRead> CsvCap<R> {
             cuts: VecDeque::new(),
             starts: VecDeque::new(),
             runs: true,
+            bom_checked: false,
         }
     }
 
@@ -817,7 +823,8 @@ impl<R: BufRead> CsvCap<R> {
         {
             self.starts.pop_front();
         }
-        let cut = self.cuts.front().is_some_and(|&cut| cut < end);
+        // `<=`: a record cut outside quotes at the end of the input ends at its cut.
+        let cut = self.cuts.front().is_some_and(|&cut| cut <= end);
         let line = self
             .starts
             .front()
@@ -842,6 +849,15 @@ impl<R: BufRead> Read for CsvCap<R> {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             };
+            if !self.bom_checked {
+                // A byte order mark opens the file, not its first field (as for the `csv`
+                // reader). The format sniffer has buffered the first line, so it is whole here.
+                self.bom_checked = true;
+                if input.starts_with(BOM) {
+                    self.inner.consume(BOM.len());
+                    continue;
+                }
+            }
             if input.is_empty() {
                 if self.cutting {
                     self.end_cut(None);
@@ -1211,7 +1227,16 @@ fn with_csv_fields<T>(record: &[u8], f: impl FnOnce(&CsvRow) -> T) -> T {
         // Unquoting never makes a field longer, so the record's length suffices.
         output.resize(record.len().max(1), 0);
         ends.resize(ends.len().max(16), 0);
-        let (mut input, mut written, mut ended) = (record, 0, 0);
+        // After `reset`, csv_core drops a UTF-8 BOM at the start of its first input, as at the
+        // start of a file. A file's BOM never gets here (`CsvCap` skips it); one starting a row
+        // is data, as for the `csv` reader, so its first byte goes in alone (too short to strip).
+        let first = if record.starts_with(BOM) {
+            1
+        } else {
+            record.len()
+        };
+        let (mut input, mut rest) = record.split_at(first);
+        let (mut written, mut ended) = (0, 0);
         loop {
             let (step, read, out, end) =
                 parser.read_record(input, &mut output[written..], &mut ends[ended..]);
@@ -1219,8 +1244,12 @@ fn with_csv_fields<T>(record: &[u8], f: impl FnOnce(&CsvRow) -> T) -> T {
             written += out;
             ended += end;
             match step {
-                // Input used up; the next call, with nothing, ends the record.
-                Step::InputEmpty => {}
+                // Input used up: the rest, then nothing, which ends the record.
+                Step::InputEmpty => {
+                    if input.is_empty() {
+                        input = std::mem::take(&mut rest);
+                    }
+                }
                 Step::OutputFull => output.resize(output.len() * 2, 0),
                 Step::OutputEndsFull => ends.resize(ends.len() * 2, 0),
                 Step::Record | Step::End => break,
@@ -1393,11 +1422,16 @@ mod tests {
         use proptest::prelude::*;
         use proptest::test_runner::{Config, TestRunner};
         // Whole puzzles and solutions among CSV punctuation, so rows are both good and bad.
-        let token =
-            proptest::sample::select(vec![P, S, ",", ",", "\"", "\n", "\r", "x", " ", "\"\""]);
-        let case = (proptest::collection::vec(token, 0..40), any::<bool>());
+        let token = proptest::sample::select(vec![
+            P, S, ",", ",", "\"", "\n", "\r", "x", " ", "\"\"", "\u{feff}",
+        ]);
+        let case = (
+            proptest::collection::vec(token, 0..40),
+            any::<bool>(),
+            any::<bool>(),
+        );
         TestRunner::new(Config::with_cases(1000))
-            .run(&case, |(tokens, id)| {
+            .run(&case, |(tokens, id, bom)| {
                 // With an id column first, short rows lack the puzzle field.
                 let column = usize::from(id);
                 let header = if id {
@@ -1405,7 +1439,9 @@ mod tests {
                 } else {
                     "puzzle,solution"
                 };
-                let text = format!("{header}\n{}", tokens.concat());
+                // A byte order mark opens some files (and, as data, may start any row).
+                let bom = if bom { "\u{feff}" } else { "" };
+                let text = format!("{bom}{header}\n{}", tokens.concat());
                 let got: Vec<Body> = read_all(text.as_bytes(), Format::Csv)
                     .into_iter()
                     .map(|r| r.body)
@@ -1727,5 +1763,18 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.contains("header is longer than"), "{error}");
+        // The last record, overlong outside quotes and without a final line end.
+        let text = format!("puzzle,x\n{P},{long}");
+        let records = read_all(text.as_bytes(), Format::Csv);
+        assert_eq!(
+            message(Some(records[0].body.clone())),
+            format!("record longer than {MAX_LINE} bytes")
+        );
+        // A byte order mark before a quoted header field that holds a line end.
+        let text = format!("\u{feff}\"x\ny\",puzzle\n1,{P}\n");
+        let records = read_all(text.as_bytes(), Format::Csv);
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].line, 3);
+        assert_eq!(puzzle(Some(records[0].body.clone())).0, P.parse().unwrap());
     }
 }
