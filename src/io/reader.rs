@@ -1472,6 +1472,24 @@ mod tests {
             .unwrap();
     }
 
+    /// Every record of `text` through `next_deferred`, into one buffer as a chunk of the solve
+    /// pipeline holds them, then parsed: the buffer and the records.
+    fn read_deferred(text: &str, format: Format) -> (Vec<u8>, Vec<Record>) {
+        let options = ReadOptions {
+            format,
+            column: None,
+        };
+        let mut reader =
+            RecordReader::from_stream(Box::new(std::io::Cursor::new(text.to_owned())), options);
+        let mut buffer = Vec::new();
+        let mut deferred = Vec::new();
+        while let Some(record) = reader.next_deferred(&mut buffer).unwrap() {
+            deferred.push(record);
+        }
+        let records = deferred.into_iter().map(|d| d.parse(&buffer)).collect();
+        (buffer, records)
+    }
+
     #[test]
     fn deferred_csv_rows_parse_with_their_reference() {
         let blanks = S.replacen('5', ".", 1).replacen('3', "0", 1);
@@ -1479,18 +1497,7 @@ mod tests {
         let text = format!(
             "id,puzzle,solution\n1,{P},{S}\n2, {P} ,\n3,{P},{blanks}\n4,{P},{bad}\n5,{P}x,{S}\n6\n7,{P}\n"
         );
-        let options = ReadOptions {
-            format: Format::Csv,
-            column: None,
-        };
-        let mut reader =
-            RecordReader::from_stream(Box::new(std::io::Cursor::new(text.clone())), options);
-        let mut buffer = Vec::new();
-        let mut records = Vec::new();
-        while let Some(record) = reader.next_deferred(&mut buffer).unwrap() {
-            records.push(record);
-        }
-        let records: Vec<Record> = records.into_iter().map(|d| d.parse(&buffer)).collect();
+        let (_, records) = read_deferred(&text, Format::Csv);
         assert_eq!(records, read_all(text.as_bytes(), Format::Csv));
         let lines: Vec<u64> = records.iter().map(|r| r.line).collect();
         assert_eq!(lines, [2, 3, 4, 5, 6, 7, 8]);
@@ -1525,20 +1532,8 @@ mod tests {
             P.replace('.', "0"),
         ];
         let text = lines.join("\n");
-        let options = ReadOptions {
-            format: Format::Lines,
-            column: None,
-        };
-        let mut reader =
-            RecordReader::from_stream(Box::new(std::io::Cursor::new(text.clone())), options);
-        // One buffer for all records, as a chunk of the solve pipeline holds them.
-        let mut buffer = Vec::new();
-        let mut deferred = Vec::new();
-        while let Some(record) = reader.next_deferred(&mut buffer).unwrap() {
-            deferred.push(record);
-        }
+        let (buffer, got) = read_deferred(&text, Format::Lines);
         assert!(buffer.len() < text.len() - MAX_LINE, "overlong line kept");
-        let got: Vec<Record> = deferred.into_iter().map(|d| d.parse(&buffer)).collect();
         let expected: Vec<Record> = lines
             .iter()
             .enumerate()
