@@ -935,8 +935,6 @@ impl<R: BufRead> Read for CsvCap<R> {
 
 struct CsvSource {
     records: CsvSplitter<Box<dyn BufRead + Send>>,
-    /// The row being cut out, when it has to be parsed on this thread (a rare bad row).
-    scratch: Vec<u8>,
     file: u32,
     puzzle_column: usize,
     solution_column: Option<usize>,
@@ -1014,7 +1012,6 @@ impl CsvSource {
         let solution_column = find(SOLUTION_COLUMNS).filter(|&c| c != puzzle_column);
         Ok(CsvSource {
             records,
-            scratch: Vec::new(),
             file,
             puzzle_column,
             solution_column,
@@ -1037,10 +1034,8 @@ impl CsvSource {
         let (cut, line) = self.records.record_at(raw);
         let body = if cut || raw.fields <= self.puzzle_column {
             // Parsed here: the message needs the row's fields.
-            self.scratch.clear();
-            self.scratch.extend_from_slice(&text[start..]);
+            let row = csv_fields(&text[start..]);
             text.truncate(start);
-            let row = csv_fields(&self.scratch);
             let body = match row.get(self.puzzle_column) {
                 Some(field) if cut => {
                     Body::invalid(field, format!("record longer than {MAX_LINE} bytes"))
