@@ -331,6 +331,33 @@ fn occupied_rows(x: u32) -> u32 {
     u32::from(x & 0x1FF != 0) | u32::from(x >> 9 & 0x1FF != 0) << 1 | u32::from(x >> 18 != 0) << 2
 }
 
+/// Bit 8 of each row (`0x100 * COL`) of a band board: the top bit of the row's nine.
+const ROW_TOPS: u32 = 0x100 * COL;
+
+/// The rows in which a band board has a candidate, as bit 8 of each row ([`ROW_TOPS`]):
+/// adding 0xFF to a row's low eight bits carries into bit 8 exactly when they are not all
+/// zero, and no carry leaves the row (0xFF + 0xFF < 0x200).
+#[inline(always)]
+fn nonempty_rows(x: u32) -> u32 {
+    const LOW8: u32 = 0xFF * COL;
+    ((x & LOW8) + LOW8 | x) & ROW_TOPS
+}
+
+/// A 3-bit row mask (bit `r`: row `r` of the band) as bit 8 of each row: the multiplier puts
+/// bit `r` at `8 + 8r + r`.
+#[inline(always)]
+fn spread_rows(rows: u32) -> u32 {
+    rows.wrapping_mul(0x0101_0100) & ROW_TOPS
+}
+
+/// The inverse of [`spread_rows`]: bits 8, 17, 26 back to bits 0, 1, 2. After the shift they
+/// are bits 0, 9, 18, which the multiplier puts on 18, 19, 20; its other products land on
+/// bits 2, 10, 11, 27, 28 and 36 (lost), so none adds into those three.
+#[inline(always)]
+fn compact_rows(tops: u32) -> u32 {
+    (tops >> 8).wrapping_mul(1 << 18 | 1 << 10 | 1 << 2) >> 18 & 7
+}
+
 /// Columns (9-bit) in which a band board has a candidate.
 #[inline(always)]
 fn fold(x: u32) -> u32 {
@@ -609,11 +636,12 @@ impl State {
             // subtraction clears the lowest cell of all three rows without borrows between
             // them; a row is down to one cell when nothing is left of it.
             let rest = y & y.wrapping_sub(COL);
-            let rows = open & !occupied_rows(rest);
+            // Bit 8 of each row: the row is open and `rest` has nothing left in it.
+            let rows = spread_rows(open) & !nonempty_rows(rest);
             if rows != 0 {
                 let (d, b) = (k % 9, k / 9);
-                let solved = y & ROWS[rows as usize];
-                self.open[k] &= !(rows as u8);
+                let solved = y & (rows >> 8) * 0x1FF;
+                self.open[k] &= !(compact_rows(rows) as u8);
                 self.unsolved[b] &= !solved;
                 dirty |= self.eliminate::<L>(d, b, solved);
             }
@@ -1036,6 +1064,26 @@ impl Search {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn row_bit_tricks_agree_with_the_plain_forms() {
+        // Every row contents that matter (empty, one cell, cells with and without bit 8) in
+        // every row, against `occupied_rows` and `ROWS`.
+        let samples = [0u32, 1, 2, 0x80, 0x100, 0x101, 0x180, 0x1FF, 0xFF, 0x0F0];
+        for &a in &samples {
+            for &b in &samples {
+                for &c in &samples {
+                    let x = a | b << 9 | c << 18;
+                    assert_eq!(compact_rows(nonempty_rows(x)), occupied_rows(x), "{x:#x}");
+                }
+            }
+        }
+        for rows in 0..8u32 {
+            let tops = spread_rows(rows);
+            assert_eq!(compact_rows(tops), rows);
+            assert_eq!((tops >> 8) * 0x1FF, ROWS[rows as usize]);
+        }
+    }
 
     #[test]
     fn locked_table_matches_the_rules() {
