@@ -171,6 +171,18 @@ const PEERS: [u32; 27] = {
     t
 };
 
+/// `OTHER_COLUMN[i]`: the column of band cell `i` in two other bands held side by side in a
+/// `u64` (bits 0-26 and 32-58), as [`State::branch_cell`] holds them.
+const OTHER_COLUMN: [u64; 27] = {
+    let mut t = [0u64; 27];
+    let mut i = 0;
+    while i < 27 {
+        t[i] = ((COL as u64) << (i % 9)) * (1 | 1 << 32);
+        i += 1;
+    }
+    t
+};
+
 /// `ROWS[m]`: the cells of the band rows selected by the 3-bit mask `m`.
 const ROWS: [u32; 8] = {
     let mut t = [0u32; 8];
@@ -948,14 +960,14 @@ impl State {
         let mut best_score = 0;
         for (b, &pairs) in pairs.iter().enumerate() {
             let (b1, b2) = other_bands(b);
+            // The two other bands side by side, for one count of a column's cells in both.
+            let others = u64::from(self.unsolved[b1]) | u64::from(self.unsolved[b2]) << 32;
             let mut cells = pairs;
             while cells != 0 {
                 let i = cells.trailing_zeros() as usize;
                 cells &= cells - 1;
-                let c = i % 9;
                 let score = (PEERS[i] & self.unsolved[b]).count_ones()
-                    + (self.unsolved[b1] >> c & COL).count_ones()
-                    + (self.unsolved[b2] >> c & COL).count_ones();
+                    + (others & OTHER_COLUMN[i]).count_ones();
                 if score >= best_score {
                     best_score = score;
                     best = Some((b, i));
