@@ -593,12 +593,15 @@ impl State {
         u32::from(old != new) << k
     }
 
-    /// Removes `cells` of band `b` from the boards of every digit but `d`, and the columns of
-    /// `cells` from `d`'s boards in the other two bands. Returns the boards that changed (for
-    /// `dirty`), so [`State::update`] can keep its work list in a register.
+    /// Sets `d`'s board in band `b` to `keep`, removes `cells` of the band from the boards of
+    /// every other digit, and the columns of `cells` from `d`'s boards in the other two bands.
+    /// Returns the other boards that changed (for `dirty`), so [`State::update`] can keep its
+    /// work list in a register.
+    ///
+    /// `keep` comes in a register rather than being stored first: the eight-board block is
+    /// read as one 32-byte load, which would otherwise wait for a just-stored board.
     #[inline(always)]
-    fn eliminate<const L: u8>(&mut self, d: usize, b: usize, cells: u32) -> u32 {
-        let keep = self.cand[b * 9 + d];
+    fn eliminate<const L: u8>(&mut self, d: usize, b: usize, cells: u32, keep: u32) -> u32 {
         // Eight boards as one block (in the v3 copy: one AVX2 and-not, compare and movemask
         // instead of eight rounds of scalar code), then the ninth.
         let block: &mut [u32; 8] = (&mut self.cand[b * 9..b * 9 + 8]).try_into().unwrap();
@@ -618,7 +621,9 @@ impl State {
     /// Places digit `d` in cell `i` of band `b` (which must still allow it).
     #[inline(always)]
     fn assign<const L: u8>(&mut self, d: usize, b: usize, i: usize) {
-        self.dirty |= self.clear(b * 9 + d, PEERS[i]) | self.eliminate::<L>(d, b, 1 << i);
+        let k = b * 9 + d;
+        let (old, keep) = (self.cand[k], self.cand[k] & !PEERS[i]);
+        self.dirty |= u32::from(old != keep) << k | self.eliminate::<L>(d, b, 1 << i, keep);
         self.unsolved[b] &= !(1 << i);
         self.open[b * 9 + d] &= !(1 << (i / 9));
     }
@@ -639,7 +644,6 @@ impl State {
             if y == 0 {
                 return false;
             }
-            self.cand[k] = y;
             seen |= 1 << k;
             let open = u32::from(self.open[k]);
             // Rows still open for d that are down to one cell: place them all at once. The
@@ -655,7 +659,9 @@ impl State {
                 let solved = y & (rows >> 8) * 0x1FF;
                 self.open[k] &= !(compact_rows(rows) as u8);
                 self.unsolved[b] &= !solved;
-                dirty |= self.eliminate::<L>(d, b, solved);
+                dirty |= self.eliminate::<L>(d, b, solved, y);
+            } else {
+                self.cand[k] = y;
             }
         }
         // The digits of the boards looked at get their columns checked again.
