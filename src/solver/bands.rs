@@ -69,7 +69,14 @@
 //!   unique 138.1 → 132.1), 2.6% on top1465, but ties are so common that it cost 15% more
 //!   instructions (callgrind, hard375 246.8k → 283.7k per puzzle). As a weighted score
 //!   (4 × degree + eliminations, computed for every bivalue cell): 6–7% fewer guesses on
-//!   hard375, +19% instructions.
+//!   hard375, +19% instructions. Re-measured later in CPU time rather than instructions (the
+//!   search is bound by latency and mispredicted branches more than by instruction count):
+//!   the tie-break (66.1 guesses, unique 132.1) and weights 2 and 8 (65.5 and 65.6; unique
+//!   127.1 and 130.9) were all within the host's noise of the plain degree rule, over six
+//!   alternating runs each.
+//! - Storing a narrowed board only when it changed (71% of the update loop's visits change
+//!   nothing): slower, the extra branch mispredicts. Blending the kept board into the AVX2
+//!   block in [`clear8`] to avoid the narrow store inside it: 2.6% more instructions, no gain.
 
 // Bit-board code mixes shifts, masks and ors throughout; Rust's precedence (shifts and `&`
 // before `|`) is relied on deliberately, as in C bitboard code.
