@@ -241,9 +241,6 @@ impl Iterator for RecordReader {
     }
 }
 
-/// A stream whose start can be looked at before it is read: [`Peek::head`] gathers bytes up to
-/// the end of the first meaningful line (neither blank nor a `#` comment), however few bytes each
-/// read of the underlying stream returns.
 /// Decides an input's format from its first meaningful line. One read may return only a few
 /// bytes (a pipe, a decompressor), so this gathers up to that line first; the returned stream
 /// still yields every byte.
@@ -260,6 +257,9 @@ pub fn sniff_format(
     Ok((Box::new(peek), format))
 }
 
+/// A stream whose start can be looked at before it is read: [`Peek::head`] gathers bytes up to
+/// the end of the first meaningful line (neither blank nor a `#` comment), however few bytes each
+/// read of the underlying stream returns.
 struct Peek {
     inner: Box<dyn BufRead + Send>,
     head: Vec<u8>,

@@ -6,7 +6,7 @@
 //! Guesses are counted the same way by every solver so the numbers compare across solvers.
 
 mod backtrack;
-pub mod bands;
+pub(crate) mod bands;
 mod naive;
 mod singles;
 
