@@ -11,9 +11,10 @@ fn main() -> ExitCode {
         Ok(finish) => ExitCode::from(finish.code()),
         // `| head` closed the pipe: the reader has what it wanted.
         Err(error) if error.is_broken_pipe() => ExitCode::SUCCESS,
+        // The library's messages already name the file and carry the cause (an `anyhow` chain
+        // printed the cause a second time).
         Err(error) => {
-            let error = anyhow::Error::from(error);
-            eprintln!("sudoku-batch: error: {error:#}");
+            eprintln!("sudoku-batch: error: {error}");
             ExitCode::from(2)
         }
     }

@@ -233,11 +233,16 @@ fn stdin_dash_and_several_inputs_in_order() {
 
 #[test]
 fn exit_codes_for_io_and_usage_errors() {
-    bin()
-        .args(["solve", "no/such/file.txt"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("no/such/file.txt"));
+    let missing = bin().args(["solve", "no/such/file.txt"]).output().unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    // One line naming the file and the cause, the cause said once.
+    let stderr = String::from_utf8(missing.stderr).unwrap();
+    assert!(stderr.contains("cannot open no/such/file.txt"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let cause = std::fs::File::open("no/such/file.txt")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(stderr.matches(&cause).count(), 1, "{stderr}");
     let dir = tempfile::tempdir().unwrap();
     let unwritable = dir.path().join("missing-dir").join("out.csv");
     bin()
