@@ -226,7 +226,7 @@ impl SolveArgs {
 #[derive(Debug, Clone, Args)]
 pub struct MergeArgs {
     /// The shards' result CSVs, in any order.
-    #[arg(value_name = "OUT", required = true)]
+    #[arg(value_name = "SHARD_CSV", required = true)]
     pub inputs: Vec<PathBuf>,
 
     /// Write the combined CSV here (via FILE.partial, renamed when complete) instead of stdout.

@@ -843,14 +843,17 @@ impl GenerateReport {
         let rate = self.puzzles as f64 / self.wall_seconds.max(1e-9);
         let kind = if shape.minimal { "minimal" } else { "unique" };
         let mut text = format!(
-            "generated {} {kind} puzzles (symmetry {}) in {:.3} s: {:.0} puzzles/s, \
-             {:.1} µs/puzzle per thread\n",
-            self.puzzles,
-            shape.symmetry,
-            self.wall_seconds,
-            rate,
-            self.wall_seconds * 1e6 * self.threads as f64 / self.puzzles.max(1) as f64,
+            "generated {} {kind} puzzles (symmetry {}) in {:.3} s: {:.0} puzzles/s",
+            self.puzzles, shape.symmetry, self.wall_seconds, rate,
         );
+        // No time per puzzle without a puzzle (it would be the start-up time).
+        if self.puzzles > 0 {
+            text += &format!(
+                ", {:.1} µs/puzzle per thread",
+                self.wall_seconds * 1e6 * self.threads as f64 / self.puzzles as f64
+            );
+        }
+        text.push('\n');
         if self.puzzles > 0 {
             text += &format!(
                 "clues: min {}, mean {:.2}, max {}\n",
