@@ -211,12 +211,20 @@ fn output_file_and_empty_run() {
         .assert()
         .code(0)
         .stderr(predicate::str::contains("generated 5 minimal puzzles"))
+        .stderr(predicate::str::contains("µs/puzzle per thread"))
         .stderr(predicate::str::contains("seed 4"));
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
         generate(&["-n", "5", "--seed", "4"])
     );
     assert_eq!(generate(&["-n", "0", "--seed", "4"]), "");
+    // No time per puzzle is made up for an empty run.
+    bin()
+        .args(["generate", "-n", "0", "--seed", "4"])
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("generated 0 minimal puzzles"))
+        .stderr(predicate::str::contains("µs/puzzle").not());
 }
 
 #[test]
