@@ -1092,21 +1092,27 @@ mod tests {
 
     #[test]
     fn row_bit_tricks_agree_with_the_plain_forms() {
-        // Every row contents that matter (empty, one cell, cells with and without bit 8) in
-        // every row, against `occupied_rows` and `ROWS`.
-        let samples = [0u32, 1, 2, 0x80, 0x100, 0x101, 0x180, 0x1FF, 0xFF, 0x0F0];
-        for &a in &samples {
-            for &b in &samples {
-                for &c in &samples {
-                    let x = a | b << 9 | c << 18;
-                    assert_eq!(compact_rows(nonempty_rows(x)), occupied_rows(x), "{x:#x}");
+        // What `update` computes (open rows down to one cell, their cells, the rows left open),
+        // against the plain forms: every value of each row in turn, with the other two rows
+        // empty, one low cell, bit 8 alone or full, and every open mask.
+        let others = [0u32, 1, 0x100, 0x1FF];
+        for r in 0..3 {
+            for v in 0..512u32 {
+                for &a in &others {
+                    for &b in &others {
+                        let mut fields = [a, b, 0];
+                        fields.rotate_right(r);
+                        fields[r] = v;
+                        let rest = fields[0] | fields[1] << 9 | fields[2] << 18;
+                        for open in 0..8u32 {
+                            let plain = open & !occupied_rows(rest);
+                            let tops = spread_rows(open) & !nonempty_rows(rest);
+                            assert_eq!(compact_rows(tops), plain, "{rest:#x} {open}");
+                            assert_eq!((tops >> 8) * 0x1FF, ROWS[plain as usize]);
+                        }
+                    }
                 }
             }
-        }
-        for rows in 0..8u32 {
-            let tops = spread_rows(rows);
-            assert_eq!(compact_rows(tops), rows);
-            assert_eq!((tops >> 8) * 0x1FF, ROWS[rows as usize]);
         }
     }
 
