@@ -846,28 +846,29 @@ impl GenerateReport {
             "generated {} {kind} puzzles (symmetry {}) in {:.3} s: {:.0} puzzles/s",
             self.puzzles, shape.symmetry, self.wall_seconds, rate,
         );
-        // No time per puzzle without a puzzle (it would be the start-up time).
-        if self.puzzles > 0 {
+        // Figures per puzzle only when there is a puzzle (else the time would be the
+        // start-up time, and the clue counts and calls per puzzle meaningless).
+        let per_puzzle = self.puzzles > 0;
+        if per_puzzle {
             text += &format!(
-                ", {:.1} µs/puzzle per thread",
-                self.wall_seconds * 1e6 * self.threads as f64 / self.puzzles as f64
-            );
-        }
-        text.push('\n');
-        if self.puzzles > 0 {
-            text += &format!(
-                "clues: min {}, mean {:.2}, max {}\n",
-                self.min_clues, self.mean_clues, self.max_clues
+                ", {:.1} µs/puzzle per thread\nclues: min {}, mean {:.2}, max {}",
+                self.wall_seconds * 1e6 * self.threads as f64 / self.puzzles as f64,
+                self.min_clues,
+                self.mean_clues,
+                self.max_clues
             );
         }
         text += &format!(
-            "seed {}, {} threads, solver {}, {} grids drawn, {:.1} solver calls/puzzle\n",
-            self.seed,
-            self.threads,
-            self.solver,
-            self.attempts,
-            self.solver_calls as f64 / self.puzzles.max(1) as f64
+            "\nseed {}, {} threads, solver {}, {} grids drawn",
+            self.seed, self.threads, self.solver, self.attempts,
         );
+        if per_puzzle {
+            text += &format!(
+                ", {:.1} solver calls/puzzle",
+                self.solver_calls as f64 / self.puzzles as f64
+            );
+        }
+        text.push('\n');
         text
     }
 }
