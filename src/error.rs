@@ -3,7 +3,8 @@
 
 use std::path::PathBuf;
 
-/// A failure that stops a run. Every variant names the file it concerns.
+/// A failure that stops a run. Every variant but [`Error::Usage`] names the file it concerns,
+/// and each message is complete on its own: it carries the cause's text too.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// An input file could not be opened.

@@ -11,8 +11,8 @@ fn main() -> ExitCode {
         Ok(finish) => ExitCode::from(finish.code()),
         // `| head` closed the pipe: the reader has what it wanted.
         Err(error) if error.is_broken_pipe() => ExitCode::SUCCESS,
-        // The library's messages already name the file and carry the cause (an `anyhow` chain
-        // printed the cause a second time).
+        // The library's messages are complete: the file where there is one, and the cause
+        // (an `anyhow` chain printed the cause a second time).
         Err(error) => {
             eprintln!("sudoku-batch: error: {error}");
             ExitCode::from(2)
