@@ -731,11 +731,11 @@ fn keep_rows(partial: &Path, records: &mut ShardedRecords, files: &[String]) -> 
 pub fn write_json<T: serde::Serialize>(path: &std::path::Path, value: &T) -> Result<()> {
     let text = serde_json::to_string_pretty(value).map_err(|e| Error::Write {
         path: path.to_path_buf(),
-        source: std::io::Error::other(e),
+        cause: std::io::Error::other(e),
     })?;
     std::fs::write(path, text + "\n").map_err(|source| Error::Write {
         path: path.to_path_buf(),
-        source,
+        cause: source,
     })
 }
 

@@ -435,7 +435,7 @@ impl CsvAppender {
     fn open(path: &Path) -> Result<CsvAppender> {
         let write_err = |source| Error::Write {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         };
         let existing = match std::fs::read(path) {
             Ok(bytes) => bytes,
@@ -443,7 +443,7 @@ impl CsvAppender {
             Err(source) => {
                 return Err(Error::Read {
                     path: path.to_path_buf(),
-                    source,
+                    cause: source,
                 })
             }
         };
@@ -492,7 +492,7 @@ impl CsvAppender {
             .and_then(|()| writer.into_inner().map_err(|e| e.into_error()));
         let write_err = |source| Error::Write {
             path: self.path.clone(),
-            source,
+            cause: source,
         };
         let bytes = bytes.map_err(write_err)?;
         self.file.write_all(&bytes).map_err(write_err)?;

@@ -140,7 +140,7 @@ pub fn run(command: Command) -> Result<Finish> {
                     .write_all(report.to_text().as_bytes())
                     .map_err(|source| Error::Write {
                         path: "-".into(),
-                        source,
+                        cause: source,
                     })?;
             }
             Ok(if report.all_good() {

@@ -56,7 +56,7 @@ impl ShardRows {
     fn open(path: &Path) -> Result<ShardRows> {
         let file = File::open(path).map_err(|source| Error::Open {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         })?;
         let reader = csv::ReaderBuilder::new()
             .has_headers(false)
@@ -256,7 +256,7 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
 fn read_summary(path: &Path) -> Result<Summary> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Open {
         path: path.to_path_buf(),
-        source,
+        cause: source,
     })?;
     serde_json::from_str(&text).map_err(|e| Error::Input {
         path: path.to_path_buf(),

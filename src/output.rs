@@ -35,7 +35,7 @@ impl Output {
                 let partial = partial_path(p);
                 let file = File::create(&partial).map_err(|source| Error::Write {
                     path: p.to_path_buf(),
-                    source,
+                    cause: source,
                 })?;
                 Ok(Output {
                     sink: BufWriter::with_capacity(256 * 1024, Box::new(file)),
@@ -53,7 +53,7 @@ impl Output {
         let partial = partial_path(path);
         let error = |source| Error::Write {
             path: partial.clone(),
-            source,
+            cause: source,
         };
         let mut file = OpenOptions::new()
             .write(true)
@@ -79,7 +79,7 @@ impl Output {
     fn error(&self, source: io::Error) -> Error {
         Error::Write {
             path: self.display.clone(),
-            source,
+            cause: source,
         }
     }
 
@@ -102,7 +102,7 @@ impl Output {
             drop(self.sink);
             std::fs::rename(&partial, &target).map_err(|source| Error::Write {
                 path: target,
-                source,
+                cause: source,
             })?;
         }
         Ok(())
@@ -120,7 +120,7 @@ pub fn take_for_resume(path: &Path) -> Result<Option<PathBuf>> {
     if path.is_file() {
         std::fs::rename(path, &partial).map_err(|source| Error::Write {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         })?;
         return Ok(Some(partial));
     }
@@ -140,7 +140,7 @@ impl PartialRows {
     pub fn open(partial: &Path) -> Result<PartialRows> {
         let read_error = |source| Error::Read {
             path: partial.to_path_buf(),
-            source,
+            cause: source,
         };
         let mut file = File::open(partial).map_err(read_error)?;
         let complete_len = complete_length(&mut file).map_err(read_error)?;

@@ -121,7 +121,7 @@ pub fn load_rows(files: &[PathBuf]) -> Result<Vec<BenchRow>> {
     for path in files {
         let file = std::fs::File::open(path).map_err(|source| Error::Open {
             path: path.clone(),
-            source,
+            cause: source,
         })?;
         let mut reader = csv::Reader::from_reader(std::io::BufReader::new(file));
         let mut count = 0;
@@ -148,7 +148,7 @@ fn csv_error(path: &Path, error: csv::Error) -> Error {
         };
         return Error::Read {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         };
     }
     Error::Input {
@@ -423,7 +423,7 @@ pub mod chart {
     pub fn draw_svg(comparison: &Comparison, path: &Path, title: &str, log: bool) -> Result<()> {
         let fail = |e: &dyn std::fmt::Display| Error::Write {
             path: path.to_path_buf(),
-            source: std::io::Error::other(e.to_string()),
+            cause: std::io::Error::other(e.to_string()),
         };
         let rows: Vec<_> = comparison
             .rows

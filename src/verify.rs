@@ -427,7 +427,7 @@ impl LineSource {
             let read = read_line_bounded(&mut *self.stream, &mut self.buf, MAX_LINE);
             let Some(overlong) = read.map_err(|source| Error::Read {
                 path: self.path.clone(),
-                source,
+                cause: source,
             })?
             else {
                 return Ok(None);
@@ -630,7 +630,7 @@ fn csv_error(path: &std::path::Path, error: csv::Error) -> Error {
     match error.into_kind() {
         csv::ErrorKind::Io(source) => Error::Read {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         },
         other => Error::Input {
             path: path.to_path_buf(),

@@ -129,12 +129,12 @@ impl Input {
                 if disk.is_dir() {
                     return Err(Error::Open {
                         path: path.clone(),
-                        source: io::Error::new(io::ErrorKind::InvalidInput, "is a directory"),
+                        cause: io::Error::new(io::ErrorKind::InvalidInput, "is a directory"),
                     });
                 }
                 File::open(&disk).map(drop).map_err(|source| Error::Open {
                     path: path.clone(),
-                    source,
+                    cause: source,
                 })
             }
         }
@@ -146,7 +146,7 @@ impl Input {
         let path = self.path();
         let open_error = |source| Error::Open {
             path: path.clone(),
-            source,
+            cause: source,
         };
         let (raw, file): (Box<dyn Read + Send>, Option<OnDisk>) = match self {
             Input::Stdin => (Box::new(io::stdin()), None),
@@ -280,7 +280,7 @@ fn open_zip(
     };
     let file = File::open(disk).map_err(|source| Error::Open {
         path: shown.to_path_buf(),
-        source,
+        cause: source,
     })?;
     let mut archive = zip::ZipArchive::new(BufReader::new(file))
         .map_err(|e| input_error(format!("unreadable zip archive: {e}")))?;
@@ -343,7 +343,7 @@ fn open_zip(
     let mut file = archive.into_inner().into_inner();
     let read_error = |source| Error::Read {
         path: shown.to_path_buf(),
-        source,
+        cause: source,
     };
     // The local header: 30 fixed bytes, then the name and the extra field; the data follows.
     let mut local = [0u8; 30];
@@ -440,7 +440,7 @@ mod tests {
             .read_to_end(&mut out)
             .map_err(|source| Error::Read {
                 path: input.path(),
-                source,
+                cause: source,
             })?;
         Ok(out)
     }

@@ -251,7 +251,7 @@ pub fn sniff_format(
     let mut peek = Peek::new(stream);
     let head = peek.head(MAX_LINE).map_err(|source| Error::Read {
         path: path.to_path_buf(),
-        source,
+        cause: source,
     })?;
     let format = detect_format(head);
     Ok((Box::new(peek), format))
@@ -456,7 +456,7 @@ impl LineSource {
             let Some(overlong) = append_line_bounded(&mut *self.stream, text, start + MAX_LINE)
                 .map_err(|source| Error::Read {
                     path: self.path.clone(),
-                    source,
+                    cause: source,
                 })?
             else {
                 return Ok(None);
@@ -656,7 +656,7 @@ impl GridSource {
             let Some(overlong) = read_line_bounded(&mut *self.stream, &mut self.buf, MAX_LINE)
                 .map_err(|source| Error::Read {
                     path: self.path.clone(),
-                    source,
+                    cause: source,
                 })?
             else {
                 return Ok((self.rows > 0).then(|| self.take_block(true)));
@@ -956,7 +956,7 @@ impl CsvSource {
             .next(&mut header_text)
             .map_err(|source| Error::Read {
                 path: path.clone(),
-                source,
+                cause: source,
             })? {
             None => Vec::new(),
             Some(raw) => {
@@ -1026,7 +1026,7 @@ impl CsvSource {
         let start = text.len();
         let Some(raw) = self.records.next(text).map_err(|source| Error::Read {
             path: self.path.clone(),
-            source,
+            cause: source,
         })?
         else {
             return Ok(None);
