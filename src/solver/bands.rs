@@ -75,7 +75,8 @@
 //!   127.1 and 130.9) were all within the host's noise of the plain degree rule, over six
 //!   alternating runs each.
 //! - Storing a narrowed board only when it changed (71% of the update loop's visits change
-//!   nothing): slower, the extra branch mispredicts. Blending the kept board into the AVX2
+//!   nothing): slower in CPU time (hard375, eight alternating pairs: median 21.7k → 17.3k
+//!   puzzles/s, within a noisy range), presumably from the added, poorly predicted branch. Blending the kept board into the AVX2
 //!   block in [`clear8`] to avoid the narrow store inside it: 2.6% more instructions, no gain.
 
 // Bit-board code mixes shifts, masks and ors throughout; Rust's precedence (shifts and `&`
@@ -606,7 +607,8 @@ impl State {
     /// work list in a register.
     ///
     /// `keep` comes in a register rather than being stored first: the eight-board block is
-    /// read as one 32-byte load, which would otherwise wait for a just-stored board.
+    /// read as one 32-byte load, and CPUs do not forward a narrow store to a wide load over it,
+    /// so the load would wait for the store (reasoning, not measured: no counters here).
     #[inline(always)]
     fn eliminate<const L: u8>(&mut self, d: usize, b: usize, cells: u32, keep: u32) -> u32 {
         // Eight boards as one block (in the v3 copy: one AVX2 and-not, compare and movemask
