@@ -1056,10 +1056,8 @@ impl CsvSource {
             DeferredBody::CsvRow {
                 range: start..text.len(),
                 puzzle: self.puzzle_column as u32,
-                solution: self
-                    .solution_column
-                    .filter(|&c| c < raw.fields)
-                    .map(|c| c as u32),
+                // A row too short for the solution column has none: `CsvRow::get` says so.
+                solution: self.solution_column.map(|c| c as u32),
             }
         };
         Ok(Some(Deferred {
@@ -1219,8 +1217,11 @@ fn with_csv_fields<T>(record: &[u8], f: impl FnOnce(&CsvRow) -> T) -> T {
     CSV_PARSER.with(|cell| {
         let (parser, output, ends) = &mut *cell.borrow_mut();
         parser.reset();
-        // Unquoting never makes a field longer, so the record's length suffices.
-        output.resize(record.len().max(1), 0);
+        // Unquoting never makes a field longer, so the record's length suffices. The buffer
+        // only grows: shrinking it would rewrite zeros on the next longer row.
+        if output.len() < record.len().max(1) {
+            output.resize(record.len().max(1), 0);
+        }
         ends.resize(ends.len().max(16), 0);
         // After `reset`, csv_core drops a UTF-8 BOM at the start of its first input, as at the
         // start of a file. A file's BOM never gets here (`CsvCap` skips it); one starting a row
