@@ -166,7 +166,8 @@ impl RecordReader {
         };
         let (stream, format): (Box<dyn BufRead + Send>, Format) = match self.options.format {
             Format::Auto => sniff_format(stream, &input.path())?,
-            other => (stream, other),
+            // Gathered all the same, so `CsvCap` sees a byte order mark whole.
+            other => (Box::new(gather_head(stream, &input.path())?), other),
         };
         self.current = Some(match format {
             Format::Csv => Source::Csv(CsvSource::new(
@@ -248,13 +249,21 @@ pub fn sniff_format(
     stream: Box<dyn BufRead + Send>,
     path: &std::path::Path,
 ) -> Result<(Box<dyn BufRead + Send>, Format)> {
-    let mut peek = Peek::new(stream);
-    let head = peek.head(MAX_LINE).map_err(|source| Error::Read {
-        path: path.to_path_buf(),
-        cause: source,
-    })?;
-    let format = detect_format(head);
+    let peek = gather_head(stream, path)?;
+    let format = detect_format(&peek.head);
     Ok((Box::new(peek), format))
+}
+
+/// `stream` with its first meaningful line gathered in one buffer, so the first `fill_buf`
+/// sees at least that line whole (a file's byte order mark included), however few bytes each
+/// read of the underlying stream returns.
+fn gather_head(stream: Box<dyn BufRead + Send>, path: &std::path::Path) -> Result<Peek> {
+    let mut peek = Peek::new(stream);
+    peek.head(MAX_LINE).map_err(|cause| Error::Read {
+        path: path.to_path_buf(),
+        cause,
+    })?;
+    Ok(peek)
 }
 
 /// A stream whose start can be looked at before it is read: [`Peek::head`] gathers bytes up to
@@ -851,7 +860,8 @@ impl<R: BufRead> Read for CsvCap<R> {
             };
             if !self.bom_checked {
                 // A byte order mark opens the file, not its first field (as for the `csv`
-                // reader). The format sniffer has buffered the first line, so it is whole here.
+                // reader). `open_next` has buffered the first line (`gather_head`), so a BOM is
+                // whole here.
                 self.bom_checked = true;
                 if input.starts_with(BOM) {
                     self.inner.consume(BOM.len());
@@ -1764,6 +1774,20 @@ mod tests {
         // A byte order mark before a quoted header field that holds a line end.
         let text = format!("\u{feff}\"x\ny\",puzzle\n1,{P}\n");
         let records = read_all(text.as_bytes(), Format::Csv);
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].line, 3);
+        assert_eq!(puzzle(Some(records[0].body.clone())).0, P.parse().unwrap());
+        // The same, one byte per read, with `--format csv` (no sniffing gathers the BOM;
+        // detection itself would look at the first line, `"x`, so the format is given).
+        let stream =
+            std::io::BufReader::with_capacity(1, Trickle(std::io::Cursor::new(text.into_bytes())));
+        let options = ReadOptions {
+            format: Format::Csv,
+            column: None,
+        };
+        let records = RecordReader::from_stream(Box::new(stream), options)
+            .collect::<Result<Vec<_>>>()
+            .unwrap();
         assert_eq!(records.len(), 1);
         assert_eq!(records[0].line, 3);
         assert_eq!(puzzle(Some(records[0].body.clone())).0, P.parse().unwrap());
