@@ -6,16 +6,17 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::batch::{default_threads, SolveConfig};
-use crate::bench::{self, BenchConfig};
-use crate::generate::{GenerateConfig, Shape, Symmetry, MIN_UNIQUE_CLUES};
+use crate::cmd::bench::{self, BenchConfig};
+use crate::cmd::generate::{GenerateConfig, Shape, Symmetry, MIN_UNIQUE_CLUES};
+use crate::cmd::merge::MergeConfig;
+use crate::cmd::report::{ReportConfig, ReportFormat};
+use crate::cmd::solve::SolveConfig;
+use crate::cmd::verify::VerifyConfig;
 use crate::io::reader::{Format, ReadOptions};
 use crate::io::Input;
-use crate::merge::MergeConfig;
-use crate::report::{ReportConfig, ReportFormat};
+use crate::run::default_threads;
 use crate::shard::{Shard, ShardChoice};
 use crate::solver::SolverKind;
-use crate::verify::VerifyConfig;
 use crate::Command;
 
 /// Solve Sudoku puzzles in bulk, fast, on all cores, and measure how fast.

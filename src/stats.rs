@@ -5,7 +5,7 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 use std::time::Duration;
 
-use crate::io::writer::Status;
+use crate::io::results::Status;
 
 /// Accumulates per-puzzle results.
 #[derive(Debug, Clone)]

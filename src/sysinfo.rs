@@ -69,11 +69,6 @@ impl Machine {
             cpu_features_available: features_available().join(" "),
         }
     }
-
-    /// A short label: `hostname (CPU model)`.
-    pub fn label(&self) -> String {
-        format!("{} ({})", self.hostname, self.cpu)
-    }
 }
 
 fn hostname() -> String {

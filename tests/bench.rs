@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use predicates::prelude::*;
-use sudoku_batch::bench::{puzzle_list_sha256, MARKDOWN_COLUMNS};
+use sudoku_batch::cmd::bench::{puzzle_list_sha256, MARKDOWN_COLUMNS};
 use sudoku_batch::Grid;
 
 /// Metadata columns every CSV row carries.

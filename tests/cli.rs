@@ -6,7 +6,7 @@ use std::process::Stdio;
 
 use assert_cmd::Command;
 use predicates::prelude::*;
-use sudoku_batch::io::writer::{ResultRow, Status, COLUMNS};
+use sudoku_batch::io::results::{ResultRow, Status, COLUMNS};
 use sudoku_batch::Grid;
 
 pub const CLASSIC: &str =
@@ -411,7 +411,7 @@ fn closed_stdout_pipe_ends_quietly() {
 /// decides, record for record, across two inputs of different formats with bad records mixed in.
 #[test]
 fn parallel_pipeline_matches_the_sequential_oracle() {
-    use sudoku_batch::batch::{run_solve, solve_sequential, SolveConfig};
+    use sudoku_batch::cmd::solve::{run_solve, solve_sequential, SolveConfig};
     use sudoku_batch::io::Input;
 
     let dir = tempfile::tempdir().unwrap();

@@ -99,7 +99,7 @@ fn solve_output_matches_validated_golden_file() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let strip = |rows: Vec<sudoku_batch::io::writer::ResultRow>| {
+    let strip = |rows: Vec<sudoku_batch::io::results::ResultRow>| {
         rows.into_iter()
             .map(|r| {
                 (

@@ -197,6 +197,19 @@ fn complete_length(file: &mut File) -> io::Result<u64> {
     Ok(0)
 }
 
+/// Writes `value` as pretty JSON to `path`, whole or not at all (through `FILE.partial`, like
+/// every output file).
+pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| Error::Write {
+        path: path.to_path_buf(),
+        cause: io::Error::other(e),
+    })?;
+    let mut output = Output::create(Some(path))?;
+    output.write_all(text.as_bytes())?;
+    output.write_all(b"\n")?;
+    output.finish()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

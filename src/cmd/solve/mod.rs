@@ -1,13 +1,12 @@
-//! The solve pipeline: the calling thread reads records in chunks (lines and CSV fields are
-//! only cut out, not parsed), rayon parses and solves the chunks on all cores, and a writer
-//! thread writes the result rows in input order. The only module that knows rayon and indicatif.
+//! `solve`: the calling thread reads records in chunks (lines and CSV fields are only cut out,
+//! not parsed), the pool parses and solves the chunks on all cores, and a writer thread writes
+//! the result rows in input order (through [`crate::run::ordered_map`]).
 //!
 //! ```text
 //! calling thread: read chunk ──spawn──▶ rayon pool (one task per chunk, rows formatted there)
 //!      ▲                                        │ (seq, bytes, scores)
 //!      └──── token (bounded in-flight) ◀── writer thread: reorder by seq, write, merge tallies
 //! ```
-//! [`ordered_map`] is the generic form that `verify` and `generate` reuse.
 //! Memory stays bounded: a chunk may only be read after a token comes back from the writer, so
 //! at most `in_flight` chunks exist at once, whatever the input size.
 //!
@@ -15,22 +14,19 @@
 //! `index`); `--resume` checks an interrupted run's rows against the input and appends the rest;
 //! Ctrl-C stops reading, finishes the chunks in flight, and leaves `FILE.partial` for `--resume`.
 
-use std::collections::BTreeMap;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
-
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
 
 use crate::error::{Error, Result};
 use crate::grid::Grid;
+use crate::io::output::write_json;
+use crate::io::output::{take_for_resume, Output, PartialRows};
 use crate::io::reader::{Body, Deferred, ReadOptions, Record, RecordReader};
-use crate::io::writer::{row_writer, Status, COLUMNS};
+use crate::io::results::{row_writer, Status, COLUMNS};
 use crate::io::Input;
-use crate::output::{take_for_resume, Output, PartialRows};
+use crate::run::{build_pool, default_threads, interrupt, ordered_map, Progress};
 use crate::shard::{Shard, ShardChoice};
 use crate::solver::SolverKind;
 use crate::stats::{Summary, Tally};
@@ -87,11 +83,6 @@ impl SolveConfig {
     }
 }
 
-/// The number of logical cores.
-pub fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
 /// What a finished run reports.
 #[derive(Debug, Clone)]
 pub struct SolveReport {
@@ -105,23 +96,6 @@ pub struct SolveReport {
     pub resumed_rows: u64,
     /// Remarks for stderr: the shard in effect, what `--resume` kept.
     pub notes: Vec<String>,
-}
-
-/// Set by Ctrl-C: stop reading, finish the chunks in flight, keep `FILE.partial`.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// Installs the Ctrl-C handler (once per process): the first Ctrl-C asks the run to stop
-/// cleanly, a second one exits at once with status 130.
-fn catch_interrupts() {
-    static INSTALLED: OnceLock<()> = OnceLock::new();
-    INSTALLED.get_or_init(|| {
-        // Failing to install (another handler exists) only loses the clean stop.
-        let _ = ctrlc::set_handler(|| {
-            if INTERRUPTED.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-        });
-    });
 }
 
 /// Records with their global stream position, only those of one shard when sharding.
@@ -390,99 +364,6 @@ pub fn solve_sequential(config: &SolveConfig) -> Result<Vec<(Record, Verdict)>> 
         .collect()
 }
 
-/// Runs an ordered parallel map: `produce` is called on this thread for the next work item
-/// (a chunk) until it returns `None` or an error; `work` runs on the pool's threads; `consume`
-/// gets the results on a writer thread, in the order the items were produced.
-///
-/// At most `in_flight` items exist at once (produced, not yet consumed), so memory is bounded
-/// whatever the input size. If `consume` fails, production stops and its error is returned;
-/// if `produce` fails, the items already produced are still worked and consumed, then its
-/// error is returned.
-pub fn ordered_map<T, O>(
-    pool: &rayon::ThreadPool,
-    in_flight: usize,
-    mut produce: impl FnMut() -> Result<Option<T>>,
-    work: impl Fn(T) -> O + Sync,
-    consume: impl FnMut(O) -> Result<()> + Send,
-) -> Result<()>
-where
-    T: Send,
-    O: Send,
-{
-    let in_flight = in_flight.max(1);
-    let (token_tx, token_rx) = crossbeam_channel::bounded::<()>(in_flight);
-    for _ in 0..in_flight {
-        let _ = token_tx.send(());
-    }
-    let (done_tx, done_rx) = crossbeam_channel::unbounded::<(u64, O)>();
-    std::thread::scope(|threads| {
-        let writer = threads.spawn(move || -> Result<()> {
-            let mut consume = consume;
-            let mut pending: BTreeMap<u64, O> = BTreeMap::new();
-            let mut next = 0u64;
-            for (seq, out) in done_rx.iter() {
-                pending.insert(seq, out);
-                while let Some(out) = pending.remove(&next) {
-                    // On error, returning drops `token_tx`, which stops the producer.
-                    consume(out)?;
-                    let _ = token_tx.send(());
-                    next += 1;
-                }
-            }
-            Ok(())
-        });
-        let work = &work;
-        let mut produced = Ok(());
-        pool.in_place_scope(|scope| {
-            let mut seq = 0u64;
-            while token_rx.recv().is_ok() {
-                match produce() {
-                    Ok(Some(item)) => {
-                        let done_tx = done_tx.clone();
-                        let this = seq;
-                        scope.spawn(move |_| {
-                            let _ = done_tx.send((this, work(item)));
-                        });
-                        seq += 1;
-                    }
-                    Ok(None) => break,
-                    Err(e) => {
-                        produced = Err(e);
-                        break;
-                    }
-                }
-            }
-        });
-        drop(done_tx);
-        let written = writer.join().unwrap_or_else(|_| {
-            Err(Error::Usage(
-                "the writer thread stopped unexpectedly".into(),
-            ))
-        });
-        written.and(produced)
-    })
-}
-
-/// Maps every item on the pool into `out` (cleared first, reused), in item order. `bench` times
-/// its parallel passes around this call, so it does nothing but the work.
-pub fn par_map_into<T: Sync, O: Send>(
-    pool: &rayon::ThreadPool,
-    items: &[T],
-    out: &mut Vec<O>,
-    work: impl Fn(&T) -> O + Sync + Send,
-) {
-    pool.install(|| items.par_iter().map(work).collect_into_vec(out));
-}
-
-/// Builds the rayon pool for `threads` solver threads.
-pub fn build_pool(threads: usize) -> Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .thread_name(|i| format!("worker-{i}"))
-        .build()
-        .map_err(|e| Error::Usage(format!("cannot start {threads} worker threads: {e}")))
-}
-
 /// Runs `solve`: reads every input, solves on `config.threads` threads, writes the rows in
 /// input order, and returns the summary. Bad records are rows, not errors; errors are I/O.
 ///
@@ -553,10 +434,9 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
         },
     };
     if needs_header {
-        output.write_all(crate::io::writer::header_line().as_bytes())?;
+        output.write_all(crate::io::results::header_line().as_bytes())?;
     }
-    catch_interrupts();
-    INTERRUPTED.store(false, Ordering::SeqCst);
+    interrupt::arm(None);
     let mut progress = Progress::new(total_bytes, config.quiet);
 
     let mut finished = false;
@@ -565,7 +445,7 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
         if finished {
             return Ok(None);
         }
-        if INTERRUPTED.load(Ordering::SeqCst) {
+        if interrupt::requested() {
             interrupted = true;
             return Ok(None);
         }
@@ -606,7 +486,7 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
         if let Some(path) = &config.output {
             notes.push(format!(
                 "interrupted: the rows so far are in {}; run again with --resume to finish",
-                crate::output::partial_path(path).display()
+                crate::io::output::partial_path(path).display()
             ));
         }
     } else {
@@ -725,113 +605,4 @@ fn keep_rows(partial: &Path, records: &mut ShardedRecords, files: &[String]) -> 
         kept.keep_bytes = rows.position();
     }
     Ok(kept)
-}
-
-/// Writes `value` as pretty JSON to `path`.
-pub fn write_json<T: serde::Serialize>(path: &std::path::Path, value: &T) -> Result<()> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| Error::Write {
-        path: path.to_path_buf(),
-        cause: std::io::Error::other(e),
-    })?;
-    std::fs::write(path, text + "\n").map_err(|source| Error::Write {
-        path: path.to_path_buf(),
-        cause: source,
-    })
-}
-
-/// The progress bar: by bytes when the input size is known, a counter otherwise; hidden when
-/// stderr is not a terminal or the run is quiet, so callers never branch on it.
-pub struct Progress {
-    bar: ProgressBar,
-    by_bytes: bool,
-    records: u64,
-    started: Instant,
-}
-
-impl Progress {
-    /// A bar for `total_bytes` of input (unknown for stdin).
-    pub fn new(total_bytes: Option<u64>, quiet: bool) -> Progress {
-        let hidden = quiet || !std::io::stderr().is_terminal();
-        let bar = match (hidden, total_bytes) {
-            (true, _) => ProgressBar::hidden(),
-            (false, Some(total)) => {
-                let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-                bar.set_style(
-                    ProgressStyle::with_template(
-                        "{elapsed_precise} [{bar:30}] {bytes}/{total_bytes} {msg} ETA {eta}",
-                    )
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> "),
-                );
-                bar
-            }
-            (false, None) => {
-                let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-                bar.set_style(
-                    ProgressStyle::with_template("{elapsed_precise} {spinner} {msg}")
-                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-                );
-                bar
-            }
-        };
-        bar.enable_steady_tick(Duration::from_millis(200));
-        Progress {
-            bar,
-            by_bytes: total_bytes.is_some(),
-            records: 0,
-            started: Instant::now(),
-        }
-    }
-
-    /// A bar over `total` steps (for example `bench` configurations), with a message naming the
-    /// current one; hidden when quiet or stderr is not a terminal.
-    pub fn steps(total: u64, quiet: bool) -> Progress {
-        let bar = if quiet || !std::io::stderr().is_terminal() {
-            ProgressBar::hidden()
-        } else {
-            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> "),
-            );
-            bar
-        };
-        bar.enable_steady_tick(Duration::from_millis(200));
-        Progress {
-            bar,
-            by_bytes: false,
-            records: 0,
-            started: Instant::now(),
-        }
-    }
-
-    /// Shows `message` next to the bar.
-    pub fn set_message(&self, message: String) {
-        self.bar.set_message(message);
-    }
-
-    /// Counts one step done.
-    pub fn step(&self) {
-        self.bar.inc(1);
-    }
-
-    /// Counts `records` more done, with `bytes` read so far.
-    pub fn advance(&mut self, records: u64, bytes: u64) {
-        self.records += records;
-        if self.bar.is_hidden() {
-            return;
-        }
-        if self.by_bytes {
-            self.bar.set_position(bytes);
-        }
-        let rate = self.records as f64 / self.started.elapsed().as_secs_f64().max(1e-9);
-        self.bar
-            .set_message(format!("{} puzzles, {:.0}/s", self.records, rate));
-    }
-
-    /// Removes the bar.
-    pub fn finish(&self) {
-        self.bar.finish_and_clear();
-    }
 }

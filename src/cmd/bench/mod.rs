@@ -3,7 +3,7 @@
 //! metadata; results as a Markdown table, appended CSV rows and JSON.
 //!
 //! For each dataset × solver, an untimed check pass solves the original puzzles one by one
-//! through [`batch::judge`] (so every solution is validated) and estimates a pass's length;
+//! through [`crate::cmd::solve::judge`] (so every solution is validated) and estimates a pass's length;
 //! a solver whose one-thread pass would exceed `max_pass` on a dataset is skipped there. Then,
 //! for each thread count: warm-up passes for `warmup`, and timed passes until both `min_time`
 //! (summed pass time) and `runs` are reached. A pass solves the whole dataset once, each puzzle
@@ -12,19 +12,18 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Once};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::batch::{self, Progress};
 use crate::error::{Error, Result};
 use crate::grid::Grid;
 use crate::io::reader::{parse_line, Body, ReadOptions, RecordReader};
-use crate::io::writer::Status;
+use crate::io::results::Status;
 use crate::io::Input;
+use crate::run::{self, Progress};
 use crate::solver::SolverKind;
 use crate::stats::Tally;
 use crate::sysinfo::{self, Machine};
@@ -101,7 +100,7 @@ impl BenchConfig {
     /// Thread counts, ascending, without repeats, so the one-thread rate comes first.
     fn threads(&self) -> Vec<usize> {
         let mut threads = if self.threads.is_empty() {
-            vec![1, batch::default_threads()]
+            vec![1, run::default_threads()]
         } else {
             self.threads.clone()
         };
@@ -187,28 +186,28 @@ const SUITE: &[Builtin] = &[
     // Kaggle "3 million Sudoku puzzles with ratings": typical newspaper puzzles.
     Builtin {
         name: "easy",
-        text: include_str!("../data/kaggle3m_radcliffe_first1000.csv"),
+        text: include_str!("../../../data/kaggle3m_radcliffe_first1000.csv"),
         skip_header: true,
         limit: usize::MAX,
     },
     // Sudoku Exchange "diabolical" tier, first 10,000: human-hard, machine-moderate.
     Builtin {
         name: "moderate",
-        text: include_str!("../data/sudokuexchange_diabolical_2020_39719.txt"),
+        text: include_str!("../../../data/sudokuexchange_diabolical_2020_39719.txt"),
         skip_header: false,
         limit: MODERATE_PUZZLES,
     },
     // magictour top1465: the classic "hard" benchmark.
     Builtin {
         name: "hard",
-        text: include_str!("../data/magictour_top1465.txt"),
+        text: include_str!("../../../data/magictour_top1465.txt"),
         skip_header: false,
         limit: usize::MAX,
     },
     // The forum's hardest-puzzles database (375): many guesses per puzzle.
     Builtin {
         name: "hardest",
-        text: include_str!("../data/norvig_sudokus_hard_375.txt"),
+        text: include_str!("../../../data/norvig_sudokus_hard_375.txt"),
         skip_header: false,
         limit: usize::MAX,
     },
@@ -395,24 +394,9 @@ pub struct BenchReport {
     pub markdown: String,
 }
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-static HANDLER: Once = Once::new();
-
-/// Installs the Ctrl-C handler once: the first Ctrl-C stops the run after the current pass and
-/// prints what was measured; a second one exits at once.
-fn install_interrupt_handler() {
-    HANDLER.call_once(|| {
-        let _ = ctrlc::set_handler(|| {
-            if INTERRUPTED.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-            eprintln!("\ninterrupted: stopping after the current pass (Ctrl-C again to quit now)");
-        });
-    });
-}
-
+/// Whether Ctrl-C asked the run to stop after the current pass.
 fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
+    crate::run::interrupt::requested()
 }
 
 /// One puzzle's measurement inside a pass.
@@ -531,13 +515,15 @@ pub fn run_bench(config: &BenchConfig) -> Result<BenchReport> {
         .iter()
         .map(|&t| {
             if t > 1 {
-                batch::build_pool(t).map(Some)
+                run::build_pool(t).map(Some)
             } else {
                 Ok(None)
             }
         })
         .collect::<Result<Vec<_>>>()?;
-    install_interrupt_handler();
+    crate::run::interrupt::arm(Some(
+        "\ninterrupted: stopping after the current pass (Ctrl-C again to quit now)",
+    ));
     let steps = (datasets.len() * solvers.len() * threads.len()) as u64;
     let progress = Progress::steps(steps, config.quiet);
     let mut rows: Vec<BenchRow> = Vec::new();
@@ -596,7 +582,7 @@ pub fn run_bench(config: &BenchConfig) -> Result<BenchReport> {
     progress.finish();
     let interrupted = interrupted();
     if let Some(path) = &config.json {
-        batch::write_json(path, &rows)?;
+        crate::io::output::write_json(path, &rows)?;
     }
     let markdown = markdown_report(&rows, &datasets, &machine, config, interrupted);
     Ok(BenchReport {
@@ -647,7 +633,7 @@ fn check_pass(dataset: &Dataset, solver: SolverKind, unique: bool, max_pass: Dur
             puzzle: *puzzle,
             reference: *reference,
         };
-        let verdict = batch::judge(&body, solver, unique);
+        let verdict = crate::cmd::solve::judge(&body, solver, unique);
         match verdict.status {
             Status::Solved => solved += 1,
             Status::Mismatch => wrong += 1,
@@ -722,7 +708,7 @@ fn measure(
         };
         let started = Instant::now();
         match pool {
-            Some(pool) => batch::par_map_into(pool, puzzles, samples, work),
+            Some(pool) => run::par_map_into(pool, puzzles, samples, work),
             None => {
                 samples.clear();
                 samples.extend(puzzles.iter().map(work));

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-use crate::io::writer::{header_line, row_writer, Status, COLUMNS};
-use crate::output::Output;
+use crate::io::output::Output;
+use crate::io::results::{header_line, row_writer, Status, COLUMNS};
 use crate::stats::{Summary, Tally};
 
 /// Everything `merge` needs, built from the command line.
@@ -244,7 +244,7 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
         ));
     }
     if let Some(path) = &config.summary_json {
-        crate::batch::write_json(path, &summary)?;
+        crate::io::output::write_json(path, &summary)?;
     }
     Ok(MergeReport {
         summary,

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::bench::BenchRow;
+use crate::cmd::bench::BenchRow;
 use crate::error::{Error, Result};
 
 /// Table formats.

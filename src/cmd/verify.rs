@@ -21,14 +21,14 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::batch::{build_pool, ordered_map, write_json, Progress};
 use crate::error::{Error, Result};
 use crate::grid::{Grid, ParseError, SolutionError};
+use crate::io::output::{write_json, Output};
 use crate::io::reader::{
     read_line_bounded, sniff_format, Format, MAX_LINE, PUZZLE_COLUMNS, SOLUTION_COLUMNS,
 };
 use crate::io::Input;
-use crate::output::Output;
+use crate::run::{build_pool, ordered_map, Progress};
 use crate::solver::SolverKind;
 
 /// Rows per work item handed to the pool.
@@ -82,7 +82,7 @@ impl VerifyConfig {
             report: None,
             json: None,
             show: 10,
-            threads: crate::batch::default_threads(),
+            threads: crate::run::default_threads(),
             solver: SolverKind::default(),
             quiet: true,
         }
@@ -924,7 +924,7 @@ pub fn run_verify(config: &VerifyConfig) -> Result<VerifyReport> {
                 .map(|(file, line)| format!("{}:{line}", name(file)));
         }
         if let Some(output) = report.as_mut() {
-            let mut writer = crate::io::writer::row_writer(Vec::new());
+            let mut writer = crate::io::results::row_writer(Vec::new());
             for (file, line, kind, reason) in &chunk.failures {
                 let line = itoa::Buffer::new().format(*line).to_string();
                 // Writing to a Vec cannot fail.

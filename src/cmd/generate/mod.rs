@@ -3,7 +3,7 @@
 //!
 //! Puzzle `i` of a run depends only on the seed, `i` and the options: it gets its own random
 //! stream (ChaCha8 keyed by the seed, stream number `i`), so puzzles can be made on any thread in
-//! any order and written in index order ([`crate::batch::ordered_map`]). The solver is used only
+//! any order and written in index order ([`crate::run::ordered_map`]). The solver is used only
 //! to answer yes/no questions (is this puzzle still unique?), whose answers do not depend on which
 //! solver answers them; the solution grid is drawn by this module's own randomised fill.
 //!
@@ -26,10 +26,10 @@ use std::time::Instant;
 use rand_chacha::rand_core::{Rng as _, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::batch::{build_pool, ordered_map, Progress};
 use crate::error::{Error, Result};
 use crate::grid::{box_of, Grid, CELLS, UNITS};
-use crate::output::Output;
+use crate::io::output::Output;
+use crate::run::{build_pool, ordered_map, Progress};
 use crate::solver::SolverKind;
 
 /// Puzzles per work item handed to the pool.
@@ -217,7 +217,7 @@ impl GenerateConfig {
             shape: Shape::default(),
             with_solution: false,
             output: None,
-            threads: crate::batch::default_threads(),
+            threads: crate::run::default_threads(),
             solver: SolverKind::default(),
             quiet: true,
         }

@@ -1,0 +1,135 @@
+//! The subcommands, one module each, and [`run`], which dispatches a built [`Command`].
+
+pub mod bench;
+pub mod generate;
+pub mod merge;
+pub mod report;
+pub mod solve;
+pub mod verify;
+
+use crate::error::{Error, Result};
+
+/// A command, built from the command line, ready to run.
+#[derive(Debug, Clone)]
+pub enum Command {
+    /// Solve puzzle files.
+    Solve(solve::SolveConfig),
+    /// Measure solver throughput.
+    Bench(bench::BenchConfig),
+    /// Compare results across machines.
+    Report(report::ReportConfig),
+    /// Merge sharded outputs back into input order.
+    Merge(merge::MergeConfig),
+    /// Generate puzzles with exactly one solution.
+    Generate(generate::GenerateConfig),
+    /// Check solution files.
+    Verify(verify::VerifyConfig),
+}
+
+/// How a command that ran to the end went; the process exit status follows from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// Every record passed (exit 0).
+    AllGood,
+    /// The run finished but some records did not pass (exit 1).
+    SomeFailed,
+    /// The run was stopped by Ctrl-C after flushing the rows done so far (exit 130).
+    Interrupted,
+}
+
+impl Finish {
+    /// The process exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            Finish::AllGood => 0,
+            Finish::SomeFailed => 1,
+            Finish::Interrupted => 130,
+        }
+    }
+}
+
+/// Runs a command. Errors are usage or I/O failures (exit 2); bad puzzles are rows, not errors.
+pub fn run(command: Command) -> Result<Finish> {
+    match command {
+        Command::Solve(config) => {
+            let report = solve::run_solve(&config)?;
+            for name in &report.empty_inputs {
+                eprintln!("warning: {name}: no puzzles found");
+            }
+            if !config.quiet {
+                report.notes.iter().for_each(|note| eprintln!("{note}"));
+                eprint!("{}", report.summary.to_text());
+            }
+            let s = &report.summary;
+            Ok(if report.interrupted {
+                Finish::Interrupted
+            } else if s.puzzles > 0 && s.solved == s.puzzles {
+                Finish::AllGood
+            } else {
+                Finish::SomeFailed
+            })
+        }
+        Command::Merge(config) => {
+            let report = merge::run_merge(&config)?;
+            report.notes.iter().for_each(|note| eprintln!("{note}"));
+            eprint!("{}", report.summary.to_text());
+            let s = &report.summary;
+            Ok(if report.missing == 0 && s.solved == s.puzzles {
+                Finish::AllGood
+            } else {
+                Finish::SomeFailed
+            })
+        }
+        Command::Bench(config) => {
+            let report = bench::run_bench(&config)?;
+            print_stdout(&report.markdown)?;
+            Ok(if report.interrupted {
+                Finish::Interrupted
+            } else if report.rows.iter().any(|row| row.status == "wrong") {
+                // A solver returned a bad solution in the check pass.
+                Finish::SomeFailed
+            } else {
+                Finish::AllGood
+            })
+        }
+        Command::Report(config) => {
+            let text = report::run_report(&config)?;
+            print_stdout(&text)?;
+            Ok(Finish::AllGood)
+        }
+        Command::Generate(config) => {
+            let report = generate::run_generate(&config)?;
+            if !config.quiet {
+                eprint!("{}", report.to_text(&config.shape));
+            }
+            Ok(Finish::AllGood)
+        }
+        Command::Verify(config) => {
+            let report = verify::run_verify(&config)?;
+            for name in &report.empty_inputs {
+                eprintln!("warning: {name}: no rows found");
+            }
+            if !config.quiet {
+                use std::io::Write;
+                std::io::stdout()
+                    .write_all(report.to_text().as_bytes())
+                    .map_err(|source| Error::Write {
+                        path: "-".into(),
+                        cause: source,
+                    })?;
+            }
+            Ok(if report.all_good() {
+                Finish::AllGood
+            } else {
+                Finish::SomeFailed
+            })
+        }
+    }
+}
+
+/// Writes a command's text result to stdout, naming stdout in errors.
+fn print_stdout(text: &str) -> Result<()> {
+    let mut out = crate::io::output::Output::create(None)?;
+    out.write_all(text.as_bytes())?;
+    out.finish()
+}

@@ -1,0 +1,506 @@
+//! Where input bytes come from: files or stdin, plain or compressed.
+//!
+//! Compression is recognised by magic bytes, never by file name, and decoded as a stream:
+//! gzip (`1f 8b`, every member of a multi-member file), zstd (`28 b5 2f fd`, every frame), and
+//! zip (`PK\3\4`: the single file inside, or the member named as `FILE.zip:MEMBER`; stored or
+//! deflated). The progress counter counts raw (compressed) bytes, so progress by bytes stays
+//! right against the size on disk.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+
+/// Buffer size for input readers; also the longest first line format detection looks at.
+pub const READ_BUFFER: usize = 256 * 1024;
+
+/// One input: a file path or standard input (`-`).
+///
+/// A path `ARCHIVE.zip:MEMBER` that does not exist as written, but whose part before the last
+/// `.zip:` is a file, names a member of that zip archive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    /// Standard input.
+    Stdin,
+    /// A file on disk.
+    File(PathBuf),
+}
+
+/// How an input's bytes are encoded, from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// Plain bytes.
+    None,
+    /// gzip, possibly several members.
+    Gzip,
+    /// zstd, possibly several frames.
+    Zstd,
+    /// A zip archive.
+    Zip,
+}
+
+impl Compression {
+    /// Recognises the magic bytes at the start of an input.
+    pub fn detect(head: &[u8]) -> Compression {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Compression::Zstd
+        } else if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+            Compression::Zip
+        } else {
+            Compression::None
+        }
+    }
+}
+
+/// A file on disk and the zip member named in its path, if any.
+type OnDisk = (PathBuf, Option<String>);
+
+/// Splits `ARCHIVE.zip:MEMBER` when the whole path is not a file but the archive is.
+fn zip_member(path: &Path) -> Option<(PathBuf, String)> {
+    if path.exists() {
+        return None;
+    }
+    let text = path.to_str()?;
+    let cut = text.to_ascii_lowercase().rfind(".zip:")? + 4;
+    let (archive, member) = (PathBuf::from(&text[..cut]), &text[cut + 1..]);
+    (archive.is_file() && !member.is_empty()).then(|| (archive, member.to_string()))
+}
+
+impl Input {
+    /// `-` means standard input; anything else is a path.
+    pub fn from_arg(arg: &Path) -> Input {
+        if arg.as_os_str() == "-" {
+            Input::Stdin
+        } else {
+            Input::File(arg.to_path_buf())
+        }
+    }
+
+    /// The name used in messages and the `file` column (`-` for stdin).
+    pub fn display_name(&self) -> String {
+        match self {
+            Input::Stdin => "-".to_string(),
+            Input::File(path) => path.display().to_string(),
+        }
+    }
+
+    /// The path used in error values.
+    pub fn path(&self) -> PathBuf {
+        match self {
+            Input::Stdin => PathBuf::from("-"),
+            Input::File(path) => path.clone(),
+        }
+    }
+
+    /// The file on disk (the archive for `ARCHIVE.zip:MEMBER`) and the zip member, if named.
+    fn on_disk(path: &Path) -> OnDisk {
+        match zip_member(path) {
+            Some((archive, member)) => (archive, Some(member)),
+            None => (path.to_path_buf(), None),
+        }
+    }
+
+    /// The size in bytes on disk when known (regular files), for progress by bytes.
+    pub fn size(&self) -> Option<u64> {
+        match self {
+            Input::Stdin => None,
+            Input::File(path) => std::fs::metadata(Input::on_disk(path).0)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len()),
+        }
+    }
+
+    /// Checks that the input can be opened, so a run fails before it starts, naming the file.
+    pub fn check(&self) -> Result<()> {
+        match self {
+            Input::Stdin => Ok(()),
+            Input::File(path) => {
+                let (disk, _) = Input::on_disk(path);
+                if disk.is_dir() {
+                    return Err(Error::Open {
+                        path: path.clone(),
+                        cause: io::Error::new(io::ErrorKind::InvalidInput, "is a directory"),
+                    });
+                }
+                File::open(&disk).map(drop).map_err(|source| Error::Open {
+                    path: path.clone(),
+                    cause: source,
+                })
+            }
+        }
+    }
+
+    /// Opens the input as a buffered, decompressed byte stream; `counter` is advanced by every
+    /// raw (compressed) byte read.
+    pub fn open(&self, counter: Arc<AtomicU64>) -> Result<Box<dyn BufRead + Send>> {
+        let path = self.path();
+        let open_error = |source| Error::Open {
+            path: path.clone(),
+            cause: source,
+        };
+        let (raw, file): (Box<dyn Read + Send>, Option<OnDisk>) = match self {
+            Input::Stdin => (Box::new(io::stdin()), None),
+            Input::File(path) => {
+                let (disk, member) = Input::on_disk(path);
+                let file = File::open(&disk).map_err(open_error)?;
+                (Box::new(file), Some((disk, member)))
+            }
+        };
+        let mut head = Vec::with_capacity(4);
+        let mut raw = raw;
+        read_prefix(&mut raw, &mut head, 4).map_err(open_error)?;
+        let compression = Compression::detect(&head);
+        if let Some((disk, Some(member))) = &file {
+            if compression != Compression::Zip {
+                return Err(Error::Input {
+                    path,
+                    message: format!("{} is not a zip archive", disk.display()),
+                });
+            }
+            return open_zip(&path, disk, Some(member), counter);
+        }
+        if compression == Compression::Zip {
+            return match &file {
+                Some((disk, None)) => open_zip(&path, disk, None, counter),
+                _ => Err(Error::Input {
+                    path,
+                    message: "a zip archive on standard input cannot be read (zip needs random \
+                              access); give the file name, or unpack it with `unzip -p`"
+                        .into(),
+                }),
+            };
+        }
+        let counted = CountingReader {
+            inner: io::Cursor::new(head).chain(raw),
+            counter,
+        };
+        Ok(decode(
+            compression,
+            Box::new(BufReader::with_capacity(READ_BUFFER, counted)),
+        ))
+    }
+}
+
+/// Reads until `buf` holds `want` bytes or the input ends.
+fn read_prefix(raw: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> io::Result<()> {
+    let mut chunk = [0u8; 16];
+    while buf.len() < want {
+        match raw.read(&mut chunk[..want - buf.len()]) {
+            Ok(0) => break,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Wraps a raw buffered stream in the decoder for `compression` (zip is handled by the caller).
+fn decode(compression: Compression, raw: Box<dyn BufRead + Send>) -> Box<dyn BufRead + Send> {
+    match compression {
+        Compression::Gzip => Box::new(BufReader::with_capacity(
+            READ_BUFFER,
+            flate2::bufread::MultiGzDecoder::new(raw),
+        )),
+        Compression::Zstd => match zstd::stream::read::Decoder::with_buffer(raw) {
+            Ok(decoder) => Box::new(BufReader::with_capacity(READ_BUFFER, decoder)),
+            // Creating the decoder only fails on allocation; report it as a read error.
+            Err(e) => Box::new(FailingReader(Some(e))),
+        },
+        Compression::None | Compression::Zip => raw,
+    }
+}
+
+/// Decodes bytes that are already in memory exactly as a file would be (gzip and zstd
+/// recognised; zip is not, since it needs a file); for tests and fuzzing.
+pub fn decode_bytes(bytes: Vec<u8>) -> Box<dyn BufRead + Send> {
+    let compression = Compression::detect(&bytes);
+    let raw: Box<dyn BufRead + Send> = Box::new(io::Cursor::new(bytes));
+    match compression {
+        Compression::Zip => Box::new(FailingReader(Some(io::Error::other(
+            "zip archives are only read from files",
+        )))),
+        other => decode(other, raw),
+    }
+}
+
+/// A stream whose first read fails with a stored error.
+struct FailingReader(Option<io::Error>);
+
+impl Read for FailingReader {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        match self.0.take() {
+            Some(e) => Err(e),
+            None => Ok(0),
+        }
+    }
+}
+
+impl BufRead for FailingReader {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        match self.0.take() {
+            Some(e) => Err(e),
+            None => Ok(&[]),
+        }
+    }
+    fn consume(&mut self, _: usize) {}
+}
+
+/// Members of a zip archive that hold data (not directories).
+fn zip_files<R: Read + Seek>(archive: &zip::ZipArchive<R>) -> Vec<String> {
+    archive
+        .file_names()
+        .filter(|name| !name.ends_with('/'))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Opens one member of a zip archive as a stream: the named one, or else the only file (or the
+/// only `.csv`/`.txt` file) inside. Stored and deflated members are supported; the CRC-32 and
+/// size are checked at the end of the member.
+fn open_zip(
+    shown: &Path,
+    disk: &Path,
+    member: Option<&str>,
+    counter: Arc<AtomicU64>,
+) -> Result<Box<dyn BufRead + Send>> {
+    let input_error = |message: String| Error::Input {
+        path: shown.to_path_buf(),
+        message,
+    };
+    let file = File::open(disk).map_err(|source| Error::Open {
+        path: shown.to_path_buf(),
+        cause: source,
+    })?;
+    let mut archive = zip::ZipArchive::new(BufReader::new(file))
+        .map_err(|e| input_error(format!("unreadable zip archive: {e}")))?;
+    let files = zip_files(&archive);
+    let listing = || {
+        let mut names: Vec<&str> = files.iter().map(String::as_str).take(10).collect();
+        if files.len() > 10 {
+            names.push("...");
+        }
+        names.join(", ")
+    };
+    let name = match member {
+        Some(wanted) => files
+            .iter()
+            .find(|n| n.as_str() == wanted)
+            .cloned()
+            .ok_or_else(|| {
+                input_error(format!(
+                    "no member {wanted:?} in the zip archive (it holds: {})",
+                    listing()
+                ))
+            })?,
+        None => {
+            let data: Vec<String> = files
+                .iter()
+                .filter(|n| {
+                    let lower = n.to_ascii_lowercase();
+                    lower.ends_with(".csv") || lower.ends_with(".txt")
+                })
+                .cloned()
+                .collect();
+            match (files.as_slice(), data.as_slice()) {
+                ([only], _) | (_, [only]) => only.clone(),
+                ([], _) => return Err(input_error("the zip archive holds no files".into())),
+                _ => {
+                    return Err(input_error(format!(
+                        "the zip archive holds several files ({}); name one as {}:MEMBER",
+                        listing(),
+                        disk.display()
+                    )))
+                }
+            }
+        }
+    };
+    let (method, header_start, compressed, size, crc) = {
+        let entry = archive
+            .by_name(&name)
+            .map_err(|e| input_error(format!("zip member {name:?}: {e}")))?;
+        if entry.encrypted() {
+            return Err(input_error(format!("zip member {name:?} is encrypted")));
+        }
+        (
+            entry.compression(),
+            entry.header_start(),
+            entry.compressed_size(),
+            entry.size(),
+            entry.crc32(),
+        )
+    };
+    let mut file = archive.into_inner().into_inner();
+    let read_error = |source| Error::Read {
+        path: shown.to_path_buf(),
+        cause: source,
+    };
+    // The local header: 30 fixed bytes, then the name and the extra field; the data follows.
+    let mut local = [0u8; 30];
+    file.seek(SeekFrom::Start(header_start))
+        .and_then(|_| file.read_exact(&mut local))
+        .map_err(read_error)?;
+    if local[..4] != *b"PK\x03\x04" {
+        return Err(input_error(format!(
+            "zip member {name:?}: bad local header"
+        )));
+    }
+    let skip = u64::from(u16::from_le_bytes([local[26], local[27]]))
+        + u64::from(u16::from_le_bytes([local[28], local[29]]));
+    file.seek(SeekFrom::Start(header_start + 30 + skip))
+        .map_err(read_error)?;
+    let raw = BufReader::with_capacity(
+        READ_BUFFER,
+        CountingReader {
+            inner: file.take(compressed),
+            counter,
+        },
+    );
+    let data: Box<dyn Read + Send> = match method {
+        zip::CompressionMethod::Stored => Box::new(raw),
+        zip::CompressionMethod::Deflated => Box::new(flate2::bufread::DeflateDecoder::new(raw)),
+        other => {
+            return Err(input_error(format!(
+                "zip member {name:?} uses {other}, not supported (only stored and deflated)"
+            )))
+        }
+    };
+    Ok(Box::new(BufReader::with_capacity(
+        READ_BUFFER,
+        CrcCheck {
+            inner: data,
+            crc: flate2::Crc::new(),
+            expected_crc: crc,
+            expected_size: size,
+        },
+    )))
+}
+
+/// Checks a zip member's CRC-32 and size when its data ends.
+struct CrcCheck<R> {
+    inner: R,
+    crc: flate2::Crc,
+    expected_crc: u32,
+    expected_size: u64,
+}
+
+impl<R: Read> Read for CrcCheck<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n == 0 && !buf.is_empty() {
+            let (sum, len) = (self.crc.sum(), u64::from(self.crc.amount()));
+            // `amount` is 32 bits: compare sizes modulo 2^32.
+            if sum != self.expected_crc || len != self.expected_size & 0xffff_ffff {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "zip member is corrupt (CRC-32 or size mismatch)",
+                ));
+            }
+        }
+        self.crc.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// Counts the bytes read through it, for progress reporting.
+struct CountingReader<R> {
+    inner: R,
+    counter: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for CountingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.counter.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    const TEXT: &[u8] = b"line one\nline two\n";
+
+    fn read_all(input: &Input) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        input
+            .open(Arc::default())?
+            .read_to_end(&mut out)
+            .map_err(|source| Error::Read {
+                path: input.path(),
+                cause: source,
+            })?;
+        Ok(out)
+    }
+
+    #[test]
+    fn detects_magic() {
+        assert_eq!(Compression::detect(&[0x1f, 0x8b, 8]), Compression::Gzip);
+        assert_eq!(
+            Compression::detect(&[0x28, 0xb5, 0x2f, 0xfd]),
+            Compression::Zstd
+        );
+        assert_eq!(Compression::detect(b"PK\x03\x04"), Compression::Zip);
+        assert_eq!(Compression::detect(b"PK"), Compression::None);
+        assert_eq!(Compression::detect(b""), Compression::None);
+    }
+
+    #[test]
+    fn gzip_members_and_zstd_frames_all_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut gz = Vec::new();
+        for half in [&TEXT[..9], &TEXT[9..]] {
+            let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            enc.write_all(half).unwrap();
+            gz.extend(enc.finish().unwrap());
+        }
+        let mut zst = zstd::encode_all(&TEXT[..9], 1).unwrap();
+        zst.extend(zstd::encode_all(&TEXT[9..], 1).unwrap());
+        for (name, bytes) in [("a.gz", gz), ("a.zst", zst), ("plain", TEXT.to_vec())] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, &bytes).unwrap();
+            assert_eq!(read_all(&Input::File(path)).unwrap(), TEXT, "{name}");
+            let mut out = Vec::new();
+            decode_bytes(bytes).read_to_end(&mut out).unwrap();
+            assert_eq!(out, TEXT, "{name} in memory");
+        }
+    }
+
+    #[test]
+    fn zip_members() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.zip");
+        let mut zip = zip::ZipWriter::new(File::create(&path).unwrap());
+        let deflated = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        let stored = deflated.compression_method(zip::CompressionMethod::Stored);
+        zip.start_file("one.csv", deflated).unwrap();
+        zip.write_all(TEXT).unwrap();
+        zip.start_file("README", stored).unwrap();
+        zip.write_all(b"readme\n").unwrap();
+        zip.finish().unwrap();
+        // The only .csv member is picked; others by name.
+        assert_eq!(read_all(&Input::File(path.clone())).unwrap(), TEXT);
+        let member = |m: &str| Input::File(PathBuf::from(format!("{}:{m}", path.display())));
+        assert_eq!(read_all(&member("README")).unwrap(), b"readme\n");
+        assert_eq!(read_all(&member("one.csv")).unwrap(), TEXT);
+        let missing = read_all(&member("nope")).unwrap_err().to_string();
+        assert!(missing.contains("no member \"nope\""), "{missing}");
+        assert!(member("nope").check().is_ok(), "the archive exists");
+        // A corrupt member is an error, not silently wrong data.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let at = bytes.windows(7).position(|w| w == b"readme\n").unwrap();
+        bytes[at] = b'R';
+        std::fs::write(&path, bytes).unwrap();
+        let corrupt = read_all(&member("README")).unwrap_err().to_string();
+        assert!(corrupt.contains("CRC-32"), "{corrupt}");
+    }
+}

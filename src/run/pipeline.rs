@@ -1,0 +1,113 @@
+//! The ordered parallel pipeline every command shares: a rayon pool, and a map that produces
+//! work items on the calling thread, works them on the pool and consumes the results in order
+//! on a writer thread, with a bounded number in flight.
+//!
+//! ```text
+//! calling thread: produce item ──spawn──▶ rayon pool (work)
+//!      ▲                                        │ (seq, output)
+//!      └──── token (bounded in-flight) ◀── writer thread: reorder by seq, consume
+//! ```
+
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+
+/// The number of logical cores.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Runs an ordered parallel map: `produce` is called on this thread for the next work item
+/// (a chunk) until it returns `None` or an error; `work` runs on the pool's threads; `consume`
+/// gets the results on a writer thread, in the order the items were produced.
+///
+/// At most `in_flight` items exist at once (produced, not yet consumed), so memory is bounded
+/// whatever the input size. If `consume` fails, production stops and its error is returned;
+/// if `produce` fails, the items already produced are still worked and consumed, then its
+/// error is returned.
+pub fn ordered_map<T, O>(
+    pool: &rayon::ThreadPool,
+    in_flight: usize,
+    mut produce: impl FnMut() -> Result<Option<T>>,
+    work: impl Fn(T) -> O + Sync,
+    consume: impl FnMut(O) -> Result<()> + Send,
+) -> Result<()>
+where
+    T: Send,
+    O: Send,
+{
+    let in_flight = in_flight.max(1);
+    let (token_tx, token_rx) = crossbeam_channel::bounded::<()>(in_flight);
+    for _ in 0..in_flight {
+        let _ = token_tx.send(());
+    }
+    let (done_tx, done_rx) = crossbeam_channel::unbounded::<(u64, O)>();
+    std::thread::scope(|threads| {
+        let writer = threads.spawn(move || -> Result<()> {
+            let mut consume = consume;
+            let mut pending: BTreeMap<u64, O> = BTreeMap::new();
+            let mut next = 0u64;
+            for (seq, out) in done_rx.iter() {
+                pending.insert(seq, out);
+                while let Some(out) = pending.remove(&next) {
+                    // On error, returning drops `token_tx`, which stops the producer.
+                    consume(out)?;
+                    let _ = token_tx.send(());
+                    next += 1;
+                }
+            }
+            Ok(())
+        });
+        let work = &work;
+        let mut produced = Ok(());
+        pool.in_place_scope(|scope| {
+            let mut seq = 0u64;
+            while token_rx.recv().is_ok() {
+                match produce() {
+                    Ok(Some(item)) => {
+                        let done_tx = done_tx.clone();
+                        let this = seq;
+                        scope.spawn(move |_| {
+                            let _ = done_tx.send((this, work(item)));
+                        });
+                        seq += 1;
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        produced = Err(e);
+                        break;
+                    }
+                }
+            }
+        });
+        drop(done_tx);
+        let written = writer.join().unwrap_or_else(|_| {
+            Err(Error::Usage(
+                "the writer thread stopped unexpectedly".into(),
+            ))
+        });
+        written.and(produced)
+    })
+}
+
+/// Maps every item on the pool into `out` (cleared first, reused), in item order. `bench` times
+/// its parallel passes around this call, so it does nothing but the work.
+pub fn par_map_into<T: Sync, O: Send>(
+    pool: &rayon::ThreadPool,
+    items: &[T],
+    out: &mut Vec<O>,
+    work: impl Fn(&T) -> O + Sync + Send,
+) {
+    pool.install(|| items.par_iter().map(work).collect_into_vec(out));
+}
+
+/// Builds the rayon pool for `threads` solver threads.
+pub fn build_pool(threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .thread_name(|i| format!("worker-{i}"))
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start {threads} worker threads: {e}")))
+}
