@@ -1,28 +1,43 @@
 #!/bin/bash
-# Slurm job array: each task solves one shard of INPUT; a dependent job merges the shards.
+# Slurm job array: task K of N solves shard K/N of INPUT into OUTDIR/shard-K.csv; a dependent
+# job merges the shards. The array indices ARE the shard numbers, 1..N, and N is given when the
+# array is submitted, so re-running one task keeps it K/N:
 #
-#   jid=$(sbatch --parsable scripts/slurm-array.sh puzzles.csv.gz out)
-#   sbatch --dependency=afterok:$jid scripts/slurm-merge.sh out
+#   N=4
+#   jid=$(sbatch --parsable --array=1-$N -c 8 scripts/slurm-array.sh puzzles.csv.gz out $N)
+#   sbatch --dependency=afterok:$jid scripts/slurm-merge.sh out $N
+#   # later, re-run only task 2 (it resumes from out/shard-2.csv.partial if there is one):
+#   sbatch --array=2 -c 8 scripts/slurm-array.sh puzzles.csv.gz out $N
 #
-# sudoku-batch reads the shard from SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN and
-# SLURM_ARRAY_TASK_COUNT (shard K = ID - MIN + 1 of COUNT), so --array can start at 0 or 1 but
-# must have no step. --resume lets a requeued or preempted task continue where it stopped.
-# Outside Slurm, set those three variables by hand to try it (SUDOKU_BATCH names the binary).
+# Each task uses the CPUs Slurm gives it (SLURM_CPUS_PER_TASK, set by `sbatch -c N`; one
+# CPU when not given, so the script starts on any node). --resume lets a requeued or
+# preempted task continue where it stopped. Outside Slurm, set SLURM_ARRAY_TASK_ID by hand
+# to try it (SUDOKU_BATCH names the binary).
 #SBATCH --job-name=sudoku-batch
-#SBATCH --array=0-3
-#SBATCH --cpus-per-task=8
 #SBATCH --mem=512M
 #SBATCH --time=04:00:00
 #SBATCH --requeue
 #SBATCH --output=sudoku-batch-%A_%a.log
 set -euo pipefail
-input=${1:?usage: slurm-array.sh INPUT OUTDIR}
-outdir=${2:?usage: slurm-array.sh INPUT OUTDIR}
-k=$((SLURM_ARRAY_TASK_ID - ${SLURM_ARRAY_TASK_MIN:-0} + 1))
+usage="usage: sbatch --array=1-N slurm-array.sh INPUT OUTDIR N"
+input=${1:?$usage}
+outdir=${2:?$usage}
+shards=${3:?$usage}
+k=${SLURM_ARRAY_TASK_ID:?not in a Slurm job array (SLURM_ARRAY_TASK_ID is not set)}
+if ! [[ $shards =~ ^[0-9]+$ && $k =~ ^[0-9]+$ ]] || ((shards < 1 || k < 1 || k > shards)); then
+    echo "slurm-array.sh: array index $k is not a shard of 1..$shards; submit with --array=1-$shards" >&2
+    exit 2
+fi
+if [[ -n ${SLURM_CPUS_PER_TASK:-} ]]; then
+    threads=$SLURM_CPUS_PER_TASK
+elif [[ -n ${SLURM_JOB_ID:-} ]]; then
+    threads=1
+else
+    threads=$(nproc)
+fi
 mkdir -p "$outdir"
 status=0
-"${SUDOKU_BATCH:-sudoku-batch}" solve "$input" --resume -q \
-    -j "${SLURM_CPUS_PER_TASK:-$(nproc)}" \
+"${SUDOKU_BATCH:-sudoku-batch}" solve "$input" --shard "$k/$shards" --resume -q -j "$threads" \
     -o "$outdir/shard-$k.csv" --summary "$outdir/shard-$k.json" || status=$?
 # Exit 1 means "finished, some puzzles not solved": the shard is complete, so not a failure.
 [ "$status" -le 1 ] || exit "$status"

@@ -1,15 +1,35 @@
 #!/bin/bash
-# Merges the shards written by slurm-array.sh (or k8s-indexed-job.yaml) into OUTDIR/all.csv,
-# in input order, with a combined summary OUTDIR/all.json.
+# Merges the N shards written by slurm-array.sh (or k8s-indexed-job.yaml) into OUTDIR/all.csv,
+# in input order, with a combined summary OUTDIR/all.json. Fails (and writes no all.csv) when
+# a shard is missing or incomplete:
+#
+#   sbatch --dependency=afterok:$jid scripts/slurm-merge.sh out 4
 #SBATCH --job-name=sudoku-batch-merge
 #SBATCH --cpus-per-task=1
 #SBATCH --mem=256M
 #SBATCH --output=sudoku-batch-merge-%j.log
 set -euo pipefail
-outdir=${1:?usage: slurm-merge.sh OUTDIR}
+usage="usage: slurm-merge.sh OUTDIR N"
+outdir=${1:?$usage}
+shards=${2:?$usage}
+inputs=()
 summaries=()
-for json in "$outdir"/shard-*.json; do summaries+=(--shard-summary "$json"); done
+missing=0
+for ((k = 1; k <= shards; k++)); do
+    if [[ ! -f $outdir/shard-$k.csv ]]; then
+        echo "slurm-merge.sh: shard $k/$shards is missing ($outdir/shard-$k.csv); re-run it with sbatch --array=$k" >&2
+        missing=1
+    fi
+    inputs+=("$outdir/shard-$k.csv")
+    [[ -f $outdir/shard-$k.json ]] && summaries+=(--shard-summary "$outdir/shard-$k.json")
+done
+((missing == 0)) || exit 1
+rm -f "$outdir/all.csv"
 status=0
-"${SUDOKU_BATCH:-sudoku-batch}" merge "$outdir"/shard-*.csv -o "$outdir/all.csv" \
+"${SUDOKU_BATCH:-sudoku-batch}" merge "${inputs[@]}" -o "$outdir/all.csv" \
     --summary "$outdir/all.json" "${summaries[@]}" || status=$?
-[ "$status" -le 1 ] || exit "$status"
+# Exit 1 with a merged file: complete, some puzzles not solved. Without one: merge refused.
+if [[ $status -gt 1 || ! -f $outdir/all.csv ]]; then
+    echo "slurm-merge.sh: merge failed (exit $status)" >&2
+    exit $((status > 1 ? status : 1))
+fi
