@@ -1,0 +1,88 @@
+//! The results CSV `bench --csv` appends to: the header only into an empty file, each row
+//! flushed at once, and never a row added to a file of another version's header.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+use super::row::{csv_header, BenchRow};
+
+/// Appends rows to a results CSV, writing the header only into an empty file.
+pub(super) struct CsvAppender {
+    path: PathBuf,
+    file: std::fs::File,
+    wrote_header: bool,
+}
+
+impl CsvAppender {
+    /// Opens `path` for appending; an existing file must start with this version's header.
+    pub(super) fn open(path: &Path) -> Result<CsvAppender> {
+        let write_err = |source| Error::Write {
+            path: path.to_path_buf(),
+            cause: source,
+        };
+        let existing = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(source) => {
+                return Err(Error::Read {
+                    path: path.to_path_buf(),
+                    cause: source,
+                })
+            }
+        };
+        let header = csv_header();
+        if !existing.is_empty() {
+            let first = existing.split(|&b| b == b'\n').next().unwrap_or_default();
+            let first = String::from_utf8_lossy(first);
+            if first.trim_end() != header {
+                return Err(Error::Input {
+                    path: path.to_path_buf(),
+                    message: "its header is not this version's results header; \
+                              append to a new file instead (rows are never rewritten)"
+                        .to_string(),
+                });
+            }
+            if !existing.ends_with(b"\n") {
+                return Err(Error::Input {
+                    path: path.to_path_buf(),
+                    message: "the last row is incomplete (no final newline); \
+                              fix or move the file before appending"
+                        .to_string(),
+                });
+            }
+        }
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(write_err)?;
+        Ok(CsvAppender {
+            path: path.to_path_buf(),
+            file,
+            wrote_header: !existing.is_empty(),
+        })
+    }
+
+    /// Appends one row (and the header first, into an empty file), flushed at once so a crash
+    /// keeps every finished row.
+    pub(super) fn append(&mut self, row: &BenchRow) -> Result<()> {
+        let mut writer = csv::WriterBuilder::new()
+            .has_headers(!self.wrote_header)
+            .from_writer(Vec::new());
+        let bytes = writer
+            .serialize(row)
+            .map_err(std::io::Error::other)
+            .and_then(|()| writer.into_inner().map_err(|e| e.into_error()));
+        let write_err = |source| Error::Write {
+            path: self.path.clone(),
+            cause: source,
+        };
+        let bytes = bytes.map_err(write_err)?;
+        self.file.write_all(&bytes).map_err(write_err)?;
+        self.file.flush().map_err(write_err)?;
+        self.wrote_header = true;
+        Ok(())
+    }
+}

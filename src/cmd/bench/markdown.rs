@@ -1,0 +1,133 @@
+//! The Markdown report `bench` prints: a line naming machine, build and settings, the table,
+//! and notes.
+
+use crate::sysinfo::Machine;
+
+use super::datasets::Dataset;
+use super::measure::seconds;
+use super::row::BenchRow;
+use super::BenchConfig;
+
+/// The columns of the Markdown table, in order.
+pub const MARKDOWN_COLUMNS: &[&str] = &[
+    "dataset",
+    "puzzles",
+    "sha256",
+    "solver",
+    "mode",
+    "threads",
+    "puzzles/s",
+    "min–max puzzles/s",
+    "µs/puzzle",
+    "p50 µs",
+    "p99 µs",
+    "guesses/puzzle",
+    "no guess %",
+    "efficiency",
+    "CPU share",
+];
+
+fn opt(value: Option<f64>, decimals: usize) -> String {
+    value.map_or_else(|| "–".to_string(), |v| format!("{v:.decimals$}"))
+}
+
+/// The Markdown report: a line naming machine, build and settings, the table, and notes.
+pub(super) fn markdown_report(
+    rows: &[BenchRow],
+    datasets: &[Dataset],
+    machine: &Machine,
+    config: &BenchConfig,
+    interrupted: bool,
+) -> String {
+    let mut out = String::new();
+    out.push_str(&format!(
+        "**{}**: {}, {} logical / {} physical cores, {} {}; sudoku-batch {} ({}), {}.  \n",
+        machine.hostname,
+        machine.cpu,
+        machine.logical_cores,
+        machine.physical_cores,
+        machine.os,
+        machine.arch,
+        machine.version,
+        machine.git_commit,
+        machine.rustc,
+    ));
+    let load = match rows.first().and_then(|r| r.load_1m) {
+        Some(load) => format!(" Load average (1 min) after the first row: {load:.2}."),
+        None => String::new(),
+    };
+    let permute = config
+        .permute
+        .map_or_else(|| "off".to_string(), |seed| format!("seed {seed}"));
+    out.push_str(&format!(
+        "Mode {}, permute {permute}, warm-up {} s, timed ≥ {} s and ≥ {} passes, median pass; \
+         skip when one pass > {} s.{load}\n\n",
+        config.mode(),
+        seconds(config.warmup),
+        seconds(config.min_time),
+        config.runs.max(1),
+        seconds(config.max_pass),
+    ));
+    out.push_str(&format!("| {} |\n", MARKDOWN_COLUMNS.join(" | ")));
+    let aligns: Vec<&str> = MARKDOWN_COLUMNS
+        .iter()
+        .map(|c| match *c {
+            "dataset" | "sha256" | "solver" | "mode" => "---",
+            _ => "---:",
+        })
+        .collect();
+    out.push_str(&format!("|{}|\n", aligns.join("|")));
+    for row in rows {
+        let rate = match row.status.as_str() {
+            "ok" => opt(row.puzzles_per_s, 0),
+            other => other.to_string(),
+        };
+        let spread = match (row.min_puzzles_per_s, row.max_puzzles_per_s) {
+            (Some(lo), Some(hi)) => format!("{lo:.0}–{hi:.0}"),
+            _ => "–".to_string(),
+        };
+        let cells = [
+            row.dataset.clone(),
+            row.puzzles.to_string(),
+            row.sha256.chars().take(12).collect(),
+            row.solver.clone(),
+            row.mode.clone(),
+            row.threads.to_string(),
+            rate,
+            spread,
+            opt(row.us_per_puzzle, 2),
+            opt(row.p50_us, 2),
+            opt(row.p99_us, 2),
+            opt(row.guesses_per_puzzle, 2),
+            opt(row.no_guess_pct, 1),
+            opt(row.efficiency, 2),
+            opt(row.cpu_share, 2),
+        ];
+        out.push_str(&format!("| {} |\n", cells.join(" | ")));
+    }
+    let mut notes = Vec::new();
+    for row in rows.iter().filter(|r| !r.note.is_empty()) {
+        let note = format!(
+            "- {} × {} ({}): {}",
+            row.dataset, row.solver, row.status, row.note
+        );
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
+    for dataset in datasets.iter().filter(|d| d.invalid > 0) {
+        notes.push(format!(
+            "- {}: {} invalid records skipped",
+            dataset.name, dataset.invalid
+        ));
+    }
+    if interrupted {
+        notes.push("- interrupted by Ctrl-C: the rows above are what was measured".to_string());
+    }
+    if !notes.is_empty() {
+        out.push('\n');
+        out.push_str(&notes.join("\n"));
+        out.push('\n');
+    }
+    out
+}

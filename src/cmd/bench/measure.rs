@@ -1,0 +1,241 @@
+//! The measurement itself: the untimed check pass that validates every answer, and the warm-up
+//! and timed passes of one dataset × solver × thread count.
+
+use std::time::{Duration, Instant};
+
+use crate::grid::Grid;
+use crate::io::reader::Body;
+use crate::io::results::Status;
+use crate::run::{self, Progress};
+use crate::solver::SolverKind;
+use crate::stats::Tally;
+use crate::sysinfo;
+use crate::transform::TransformStream;
+
+use super::datasets::Dataset;
+use super::row::BenchRow;
+use super::{interrupted, BenchConfig};
+
+/// Transform streams at or above this number are used by warm-up passes, below it by timed ones.
+const WARMUP_STREAM: u64 = 1 << 32;
+
+/// One puzzle's measurement inside a pass.
+#[derive(Debug, Clone, Copy)]
+struct Sample {
+    solve_ns: u64,
+    guesses: u64,
+    count: u32,
+}
+
+/// Why a solver × dataset is not measured.
+pub(super) struct Problem {
+    /// The row's status.
+    pub(super) status: &'static str,
+    /// Why, for the row's note.
+    pub(super) note: String,
+}
+
+/// What the check pass found.
+pub(super) struct Check {
+    /// Puzzles solved (and validated).
+    pub(super) solved: u64,
+    /// Why the solver is not measured on this dataset, if it is not.
+    pub(super) problem: Option<Problem>,
+}
+
+/// Solves the original puzzles one by one on this thread, validating every answer; stops
+/// early (and reports a problem) when the pass runs over `max_pass`.
+pub(super) fn check_pass(
+    dataset: &Dataset,
+    solver: SolverKind,
+    unique: bool,
+    max_pass: Duration,
+) -> Check {
+    let started = Instant::now();
+    let mut solved = 0;
+    let mut wrong = 0;
+    for (done, (puzzle, reference)) in dataset.puzzles.iter().zip(&dataset.references).enumerate() {
+        if interrupted() {
+            break;
+        }
+        if started.elapsed() > max_pass {
+            return Check {
+                solved,
+                problem: Some(Problem {
+                    status: "skipped",
+                    note: format!(
+                        "one 1-thread pass takes over {} s (--max-pass): {done} of {} puzzles \
+                         in {:.1} s",
+                        seconds(max_pass),
+                        dataset.puzzles.len(),
+                        started.elapsed().as_secs_f64()
+                    ),
+                }),
+            };
+        }
+        let body = Body::Puzzle {
+            puzzle: *puzzle,
+            reference: *reference,
+        };
+        let verdict = crate::cmd::solve::judge(&body, solver, unique);
+        match verdict.status {
+            Status::Solved => solved += 1,
+            Status::Mismatch => wrong += 1,
+            _ => {}
+        }
+    }
+    let problem = (wrong > 0).then(|| Problem {
+        status: "wrong",
+        note: format!("{wrong} solutions failed validation or differ from the reference"),
+    });
+    Check { solved, problem }
+}
+
+/// The timed passes of one configuration.
+pub(super) struct Measured {
+    pass_rates: Vec<f64>,
+    tally: Tally,
+    wall: Duration,
+    cpu: Option<Duration>,
+}
+
+impl Measured {
+    pub(super) fn fill(&self, row: &mut BenchRow) {
+        let mut rates = self.pass_rates.clone();
+        rates.sort_by(f64::total_cmp);
+        let median = median_of_sorted(&rates);
+        let summary = self.tally.summary(Duration::ZERO, row.threads, &row.solver);
+        row.status = "ok".to_string();
+        row.passes = rates.len() as u64;
+        row.puzzles_per_s = Some(round(median, 1));
+        row.min_puzzles_per_s = rates.first().map(|&r| round(r, 1));
+        row.max_puzzles_per_s = rates.last().map(|&r| round(r, 1));
+        row.us_per_puzzle = (median > 0.0).then(|| round(1e6 / median, 3));
+        row.p50_us = Some(round(summary.solve_ns.p50 as f64 / 1000.0, 3));
+        row.p99_us = Some(round(summary.solve_ns.p99 as f64 / 1000.0, 3));
+        row.guesses_per_puzzle = Some(round(summary.guesses_per_puzzle, 3));
+        // Share of all puzzles (not only the solved ones) that needed no guess.
+        let no_guess = self.tally.count(Status::Solved) as f64 * summary.no_guess_percent
+            / (self.tally.puzzles().max(1) as f64);
+        row.no_guess_pct = Some(round(no_guess, 2));
+        row.cpu_share = self.cpu.map(|cpu| {
+            let available = self.wall.as_secs_f64() * row.threads as f64;
+            round(cpu.as_secs_f64() / available.max(1e-9), 3)
+        });
+    }
+}
+
+/// Warm-up and timed passes of one dataset × solver × thread count; `None` if interrupted.
+pub(super) fn measure(
+    dataset: &Dataset,
+    solver: SolverKind,
+    config: &BenchConfig,
+    pool: Option<&rayon::ThreadPool>,
+    progress: &Progress,
+    context: &str,
+) -> Option<Measured> {
+    let limit = if config.unique { 2 } else { 1 };
+    let mut samples: Vec<Sample> = Vec::with_capacity(dataset.puzzles.len());
+    let prepare = |stream: u64| match config.permute {
+        Some(seed) => TransformStream::new(seed, stream).apply_all(&dataset.puzzles),
+        None => dataset.puzzles.clone(),
+    };
+    let pass = |puzzles: &[Grid], samples: &mut Vec<Sample>| -> Duration {
+        let work = |puzzle: &Grid| {
+            let started = Instant::now();
+            let outcome = solver.solve(puzzle, limit);
+            Sample {
+                solve_ns: u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX),
+                guesses: outcome.guesses,
+                count: outcome.count,
+            }
+        };
+        let started = Instant::now();
+        match pool {
+            Some(pool) => run::par_map_into(pool, puzzles, samples, work),
+            None => {
+                samples.clear();
+                samples.extend(puzzles.iter().map(work));
+            }
+        }
+        started.elapsed()
+    };
+
+    let warmup_started = Instant::now();
+    let mut stream = WARMUP_STREAM;
+    while warmup_started.elapsed() < config.warmup {
+        if interrupted() {
+            return None;
+        }
+        progress.set_message(format!("{context}: warm-up"));
+        let puzzles = prepare(stream);
+        pass(&puzzles, &mut samples);
+        stream += 1;
+    }
+
+    let mut pass_rates = Vec::new();
+    let mut timed = Duration::ZERO;
+    let mut cpu = Some(Duration::ZERO);
+    let mut tally = Tally::default();
+    while timed < config.min_time || pass_rates.len() < config.runs.max(1) {
+        if interrupted() {
+            return None;
+        }
+        progress.set_message(format!("{context}: pass {}", pass_rates.len() + 1));
+        let puzzles = prepare(pass_rates.len() as u64);
+        let cpu_before = sysinfo::process_cpu_time();
+        let wall = pass(&puzzles, &mut samples);
+        cpu = match (cpu, cpu_before, sysinfo::process_cpu_time()) {
+            (Some(sum), Some(before), Some(after)) => Some(sum + after.saturating_sub(before)),
+            _ => None,
+        };
+        timed += wall;
+        pass_rates.push(puzzles.len() as f64 / wall.as_secs_f64().max(1e-9));
+        for sample in &samples {
+            let status = match sample.count {
+                0 => Status::Unsolvable,
+                1 => Status::Solved,
+                _ if config.unique => Status::Multiple,
+                _ => Status::Solved,
+            };
+            tally.record(status, true, sample.guesses, sample.solve_ns);
+        }
+    }
+    Some(Measured {
+        pass_rates,
+        tally,
+        wall: timed,
+        cpu,
+    })
+}
+
+pub(super) fn median_of_sorted(values: &[f64]) -> f64 {
+    match values.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => values[n / 2],
+        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
+}
+
+pub(super) fn round(value: f64, decimals: i32) -> f64 {
+    let scale = 10f64.powi(decimals);
+    (value * scale).round() / scale
+}
+
+pub(super) fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    format!("{s}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn medians_and_rounding() {
+        assert_eq!(median_of_sorted(&[]), 0.0);
+        assert_eq!(median_of_sorted(&[1.0, 2.0, 9.0]), 2.0);
+        assert_eq!(median_of_sorted(&[1.0, 2.0, 4.0, 9.0]), 3.0);
+        assert_eq!(round(1.23456, 2), 1.23);
+    }
+}

@@ -1,0 +1,160 @@
+//! One result row of `bench` and its vocabulary (status, mode): the CSV header, the JSON keys
+//! and `report`'s input all come from [`BenchRow`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::sysinfo::{self, Machine};
+
+/// One result row: a dataset × solver × mode × thread count on one machine. The CSV header,
+/// the JSON keys and `report`'s input all come from this struct.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchRow {
+    /// When the row was measured, UTC, RFC 3339.
+    pub timestamp: String,
+    /// Dataset name.
+    pub dataset: String,
+    /// Puzzles in the dataset.
+    pub puzzles: u64,
+    /// SHA-256 of the dataset's puzzle list (see [`puzzle_list_sha256`]).
+    pub sha256: String,
+    /// Solver name.
+    pub solver: String,
+    /// `first` (solution limit 1) or `unique` (limit 2).
+    pub mode: String,
+    /// Solver threads.
+    pub threads: usize,
+    /// Seed of the equivalence transforms; empty when the puzzles were solved as given.
+    pub permute_seed: Option<u64>,
+    /// `ok`, `skipped` (too slow for `--max-pass`) or `wrong` (the check pass found a bad
+    /// solution).
+    pub status: String,
+    /// Puzzles the check pass solved (of `puzzles`).
+    pub solved: Option<u64>,
+    /// Timed passes.
+    pub passes: u64,
+    /// Puzzles per second of the median pass (wall clock).
+    pub puzzles_per_s: Option<f64>,
+    /// Slowest pass, puzzles per second.
+    pub min_puzzles_per_s: Option<f64>,
+    /// Fastest pass, puzzles per second.
+    pub max_puzzles_per_s: Option<f64>,
+    /// Wall-clock microseconds per puzzle of the median pass (1e6 / `puzzles_per_s`).
+    pub us_per_puzzle: Option<f64>,
+    /// Median solve time of one puzzle, µs, over every timed pass.
+    pub p50_us: Option<f64>,
+    /// 99th percentile solve time of one puzzle, µs.
+    pub p99_us: Option<f64>,
+    /// Mean guesses per puzzle.
+    pub guesses_per_puzzle: Option<f64>,
+    /// Share of puzzles solved without a guess, percent.
+    pub no_guess_pct: Option<f64>,
+    /// Rate ÷ (threads × one-thread rate); empty without a one-thread row.
+    pub efficiency: Option<f64>,
+    /// CPU time the process got during the timed passes ÷ (their wall time × threads): below 1
+    /// when other work took the cores (the numbers are then low); empty where not measured.
+    pub cpu_share: Option<f64>,
+    /// Why a row was skipped, or other remarks.
+    pub note: String,
+    /// One-minute load average when the row was finished (Linux; empty elsewhere): other work
+    /// on the machine makes the numbers noisy.
+    pub load_1m: Option<f64>,
+    /// Host name.
+    pub hostname: String,
+    /// CPU model.
+    pub cpu: String,
+    /// Logical cores.
+    pub logical_cores: usize,
+    /// Physical cores.
+    pub physical_cores: usize,
+    /// Operating system.
+    pub os: String,
+    /// Architecture.
+    pub arch: String,
+    /// sudoku-batch version.
+    pub version: String,
+    /// Git commit of the build.
+    pub git_commit: String,
+    /// rustc version of the build.
+    pub rustc: String,
+    /// CPU features the solvers were compiled to use.
+    pub cpu_features_used: String,
+    /// CPU features this CPU has.
+    pub cpu_features_available: String,
+}
+
+/// The CSV header line `bench --csv` writes.
+pub fn csv_header() -> String {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    // Serializing a row writes the header first; the row is dropped.
+    let _ = writer.serialize(empty_row(&Machine::detect()));
+    let text = String::from_utf8(writer.into_inner().unwrap_or_default()).unwrap_or_default();
+    text.lines().next().unwrap_or_default().to_string()
+}
+
+pub(super) fn empty_row(machine: &Machine) -> BenchRow {
+    BenchRow {
+        timestamp: sysinfo::utc_now_rfc3339(),
+        dataset: String::new(),
+        puzzles: 0,
+        sha256: String::new(),
+        solver: String::new(),
+        mode: String::new(),
+        threads: 0,
+        permute_seed: None,
+        status: String::new(),
+        solved: None,
+        passes: 0,
+        puzzles_per_s: None,
+        min_puzzles_per_s: None,
+        max_puzzles_per_s: None,
+        us_per_puzzle: None,
+        p50_us: None,
+        p99_us: None,
+        guesses_per_puzzle: None,
+        no_guess_pct: None,
+        efficiency: None,
+        cpu_share: None,
+        note: String::new(),
+        load_1m: None,
+        hostname: machine.hostname.clone(),
+        cpu: machine.cpu.clone(),
+        logical_cores: machine.logical_cores,
+        physical_cores: machine.physical_cores,
+        os: machine.os.clone(),
+        arch: machine.arch.clone(),
+        version: machine.version.clone(),
+        git_commit: machine.git_commit.clone(),
+        rustc: machine.rustc.clone(),
+        cpu_features_used: machine.cpu_features_used.clone(),
+        cpu_features_available: machine.cpu_features_available.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_names_every_field_once() {
+        let header = csv_header();
+        let columns: Vec<&str> = header.split(',').collect();
+        for want in [
+            "timestamp",
+            "dataset",
+            "sha256",
+            "solver",
+            "mode",
+            "threads",
+            "puzzles_per_s",
+            "p99_us",
+            "efficiency",
+            "hostname",
+            "cpu",
+            "git_commit",
+            "rustc",
+            "cpu_features_used",
+        ] {
+            assert_eq!(columns.iter().filter(|c| **c == want).count(), 1, "{want}");
+        }
+    }
+}
