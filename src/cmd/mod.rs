@@ -85,7 +85,11 @@ pub fn run(command: Command) -> Result<Finish> {
             print_stdout(&report.markdown)?;
             Ok(if report.interrupted {
                 Finish::Interrupted
-            } else if report.rows.iter().any(|row| row.status == "wrong") {
+            } else if report
+                .rows
+                .iter()
+                .any(|row| row.status == bench::BenchStatus::Wrong)
+            {
                 // A solver returned a bad solution in the check pass.
                 Finish::SomeFailed
             } else {

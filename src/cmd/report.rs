@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cmd::bench::BenchRow;
+use crate::cmd::bench::{BenchMode, BenchRow, BenchStatus};
 use crate::error::{Error, Result};
 
 /// Table formats.
@@ -62,7 +62,7 @@ pub enum Cell {
     /// Not measured on that machine.
     Missing,
     /// Measured as not `ok` (for example `skipped`): the status.
-    NotMeasured(String),
+    NotMeasured(BenchStatus),
     /// Puzzles per second.
     Rate(f64),
 }
@@ -87,7 +87,7 @@ pub struct ComparisonRow {
     /// Solver name.
     pub solver: String,
     /// `first` or `unique`.
-    pub mode: String,
+    pub mode: BenchMode,
     /// Solver threads.
     pub threads: usize,
     /// One cell per machine column.
@@ -202,7 +202,7 @@ pub fn compare(rows: &[BenchRow], baseline: Option<&str>) -> Result<Comparison> 
                         dataset: row.dataset.clone(),
                         sha256: row.sha256.clone(),
                         solver: row.solver.clone(),
-                        mode: row.mode.clone(),
+                        mode: row.mode,
                         threads: row.threads,
                         cells: Vec::new(),
                     },
@@ -233,9 +233,9 @@ pub fn compare(rows: &[BenchRow], baseline: Option<&str>) -> Result<Comparison> 
             .iter()
             .map(|r| match r {
                 None => Cell::Missing,
-                Some(r) => match (r.status.as_str(), r.puzzles_per_s) {
-                    ("ok", Some(rate)) => Cell::Rate(rate),
-                    (status, _) => Cell::NotMeasured(status.to_string()),
+                Some(r) => match (r.status, r.puzzles_per_s) {
+                    (BenchStatus::Ok, Some(rate)) => Cell::Rate(rate),
+                    (status, _) => Cell::NotMeasured(status),
                 },
             })
             .collect();
@@ -305,13 +305,13 @@ impl Comparison {
             let mut cells = vec![
                 row.dataset.clone(),
                 row.solver.clone(),
-                row.mode.clone(),
+                row.mode.to_string(),
                 row.threads.to_string(),
             ];
             for (machine, cell) in row.cells.iter().enumerate() {
                 cells.push(match cell {
                     Cell::Missing => "–".to_string(),
-                    Cell::NotMeasured(status) => status.clone(),
+                    Cell::NotMeasured(status) => status.to_string(),
                     Cell::Rate(rate) => match self.ratio(row, machine) {
                         Some(ratio) => format!("{rate:.0} ({ratio:.2}×)"),
                         None => format!("{rate:.0}"),
@@ -360,13 +360,13 @@ impl Comparison {
                 row.dataset.clone(),
                 row.sha256.clone(),
                 row.solver.clone(),
-                row.mode.clone(),
+                row.mode.to_string(),
                 row.threads.to_string(),
             ];
             for (machine, cell) in row.cells.iter().enumerate() {
                 record.push(match cell {
                     Cell::Missing => String::new(),
-                    Cell::NotMeasured(status) => status.clone(),
+                    Cell::NotMeasured(status) => status.to_string(),
                     Cell::Rate(rate) => format!("{rate:.1}"),
                 });
                 record.push(

@@ -5,7 +5,7 @@ use crate::sysinfo::Machine;
 
 use super::datasets::Dataset;
 use super::measure::seconds;
-use super::row::BenchRow;
+use super::row::{BenchRow, BenchStatus};
 use super::BenchConfig;
 
 /// The columns of the Markdown table, in order.
@@ -78,8 +78,8 @@ pub(super) fn markdown_report(
         .collect();
     out.push_str(&format!("|{}|\n", aligns.join("|")));
     for row in rows {
-        let rate = match row.status.as_str() {
-            "ok" => opt(row.puzzles_per_s, 0),
+        let rate = match row.status {
+            BenchStatus::Ok => opt(row.puzzles_per_s, 0),
             other => other.to_string(),
         };
         let spread = match (row.min_puzzles_per_s, row.max_puzzles_per_s) {
@@ -91,7 +91,7 @@ pub(super) fn markdown_report(
             row.puzzles.to_string(),
             row.sha256.chars().take(12).collect(),
             row.solver.clone(),
-            row.mode.clone(),
+            row.mode.to_string(),
             row.threads.to_string(),
             rate,
             spread,

@@ -13,7 +13,7 @@ use crate::sysinfo;
 use crate::transform::TransformStream;
 
 use super::datasets::Dataset;
-use super::row::BenchRow;
+use super::row::{BenchRow, BenchStatus};
 use super::{interrupted, BenchConfig};
 
 /// Transform streams at or above this number are used by warm-up passes, below it by timed ones.
@@ -30,7 +30,7 @@ struct Sample {
 /// Why a solver × dataset is not measured.
 pub(super) struct Problem {
     /// The row's status.
-    pub(super) status: &'static str,
+    pub(super) status: BenchStatus,
     /// Why, for the row's note.
     pub(super) note: String,
 }
@@ -62,7 +62,7 @@ pub(super) fn check_pass(
             return Check {
                 solved,
                 problem: Some(Problem {
-                    status: "skipped",
+                    status: BenchStatus::Skipped,
                     note: format!(
                         "one 1-thread pass takes over {} s (--max-pass): {done} of {} puzzles \
                          in {:.1} s",
@@ -85,7 +85,7 @@ pub(super) fn check_pass(
         }
     }
     let problem = (wrong > 0).then(|| Problem {
-        status: "wrong",
+        status: BenchStatus::Wrong,
         note: format!("{wrong} solutions failed validation or differ from the reference"),
     });
     Check { solved, problem }
@@ -105,7 +105,7 @@ impl Measured {
         rates.sort_by(f64::total_cmp);
         let median = median_of_sorted(&rates);
         let summary = self.tally.summary(Duration::ZERO, row.threads, &row.solver);
-        row.status = "ok".to_string();
+        row.status = BenchStatus::Ok;
         row.passes = rates.len() as u64;
         row.puzzles_per_s = Some(round(median, 1));
         row.min_puzzles_per_s = rates.first().map(|&r| round(r, 1));

@@ -32,7 +32,7 @@ use markdown::markdown_report;
 pub use markdown::MARKDOWN_COLUMNS;
 use measure::{check_pass, measure, round};
 use row::empty_row;
-pub use row::{csv_header, BenchRow};
+pub use row::{csv_header, BenchMode, BenchRow, BenchStatus};
 
 /// The permutation seed used unless `--permute SEED` or `--no-permute` says otherwise.
 pub const DEFAULT_SEED: u64 = 1;
@@ -109,12 +109,8 @@ impl BenchConfig {
         threads
     }
 
-    fn mode(&self) -> &'static str {
-        if self.unique {
-            "unique"
-        } else {
-            "first"
-        }
+    fn mode(&self) -> BenchMode {
+        BenchMode::new(self.unique)
     }
 }
 
@@ -191,12 +187,12 @@ pub fn run_bench(config: &BenchConfig) -> Result<BenchReport> {
                 row.puzzles = dataset.puzzles.len() as u64;
                 row.sha256 = dataset.sha256.clone();
                 row.solver = solver.name().to_string();
-                row.mode = config.mode().to_string();
+                row.mode = config.mode();
                 row.threads = thread_count;
                 row.permute_seed = config.permute;
                 row.solved = Some(check.solved);
                 if let Some(why) = &check.problem {
-                    row.status = why.status.to_string();
+                    row.status = why.status;
                     row.note = why.note.clone();
                     row.solved = None;
                 } else {

@@ -1,9 +1,76 @@
 //! One result row of `bench` and its vocabulary (status, mode): the CSV header, the JSON keys
 //! and `report`'s input all come from [`BenchRow`].
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 
 use crate::sysinfo::{self, Machine};
+
+/// How a row's configuration went. Serialised as the words of [`BenchStatus::as_str`], which
+/// results files and scripts match on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BenchStatus {
+    /// Measured.
+    Ok,
+    /// Not measured: one single-thread pass would take longer than `--max-pass`.
+    Skipped,
+    /// Not measured: the check pass found a bad solution.
+    Wrong,
+}
+
+impl BenchStatus {
+    /// The word in results files.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            BenchStatus::Ok => "ok",
+            BenchStatus::Skipped => "skipped",
+            BenchStatus::Wrong => "wrong",
+        }
+    }
+}
+
+impl fmt::Display for BenchStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a solver was asked for. Serialised as the words of [`BenchMode::as_str`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BenchMode {
+    /// Stop at the first solution (solution limit 1).
+    First,
+    /// Prove uniqueness (solution limit 2), as tdoku's benchmark does.
+    Unique,
+}
+
+impl BenchMode {
+    /// The mode for `--unique` or not.
+    pub const fn new(unique: bool) -> BenchMode {
+        if unique {
+            BenchMode::Unique
+        } else {
+            BenchMode::First
+        }
+    }
+
+    /// The word in results files.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            BenchMode::First => "first",
+            BenchMode::Unique => "unique",
+        }
+    }
+}
+
+impl fmt::Display for BenchMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// One result row: a dataset × solver × mode × thread count on one machine. The CSV header,
 /// the JSON keys and `report`'s input all come from this struct.
@@ -20,14 +87,14 @@ pub struct BenchRow {
     /// Solver name.
     pub solver: String,
     /// `first` (solution limit 1) or `unique` (limit 2).
-    pub mode: String,
+    pub mode: BenchMode,
     /// Solver threads.
     pub threads: usize,
     /// Seed of the equivalence transforms; empty when the puzzles were solved as given.
     pub permute_seed: Option<u64>,
     /// `ok`, `skipped` (too slow for `--max-pass`) or `wrong` (the check pass found a bad
     /// solution).
-    pub status: String,
+    pub status: BenchStatus,
     /// Puzzles the check pass solved (of `puzzles`).
     pub solved: Option<u64>,
     /// Timed passes.
@@ -98,10 +165,10 @@ pub(super) fn empty_row(machine: &Machine) -> BenchRow {
         puzzles: 0,
         sha256: String::new(),
         solver: String::new(),
-        mode: String::new(),
+        mode: BenchMode::First,
         threads: 0,
         permute_seed: None,
-        status: String::new(),
+        status: BenchStatus::Ok,
         solved: None,
         passes: 0,
         puzzles_per_s: None,
