@@ -1,11 +1,12 @@
-//! The library's error type: failures that stop a run (I/O, usage), as opposed to bad puzzles,
+//! The library's error type: failures that stop a run (I/O, usage, internal), as opposed to bad puzzles,
 //! which are data and become `invalid` rows.
 
 use std::path::PathBuf;
 
-/// A failure that stops a run. Every variant but [`Error::Usage`] names the file it concerns,
-/// and each message is complete on its own: it carries the cause's text too, so the cause is
-/// not also returned by `source()` (whoever prints the chain would see it twice).
+/// A failure that stops a run (exit status 2). Every variant but [`Error::Usage`] and
+/// [`Error::Internal`] names the file it concerns, and each message is complete on its own: it
+/// carries the cause's text too, so the cause is not also returned by `source()` (whoever
+/// prints the chain would see it twice).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// An input file could not be opened.
@@ -43,6 +44,10 @@ pub enum Error {
     /// The options given make no sense together.
     #[error("{0}")]
     Usage(String),
+    /// The program failed in a way that is neither the options nor the files: a bug (a
+    /// panicked thread) or the system refusing a resource (threads). The text is the cause.
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 impl Error {
@@ -84,6 +89,10 @@ mod tests {
                     cause: gone(),
                 },
                 "cannot write -: gone",
+            ),
+            (
+                Error::Internal("the writer thread panicked: boom".into()),
+                "internal error: the writer thread panicked: boom",
             ),
         ];
         for (error, message) in errors {

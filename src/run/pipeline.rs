@@ -83,10 +83,11 @@ where
             }
         });
         drop(done_tx);
-        let written = writer.join().unwrap_or_else(|_| {
-            Err(Error::Usage(
-                "the writer thread stopped unexpectedly".into(),
-            ))
+        let written = writer.join().unwrap_or_else(|panic| {
+            Err(Error::Internal(format!(
+                "the writer thread panicked: {}",
+                panic_message(panic.as_ref())
+            )))
         });
         written.and(produced)
     })
@@ -109,5 +110,67 @@ pub fn build_pool(threads: usize) -> Result<rayon::ThreadPool> {
         .num_threads(threads.max(1))
         .thread_name(|i| format!("worker-{i}"))
         .build()
-        .map_err(|e| Error::Usage(format!("cannot start {threads} worker threads: {e}")))
+        .map_err(|e| Error::Internal(format!("cannot start {threads} worker threads: {e}")))
+}
+
+/// The text a panic was raised with (`panic!("...")` gives a `&str` or a `String`).
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("no message")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_come_in_input_order() {
+        let pool = build_pool(2).unwrap();
+        let mut next = 0u32;
+        let mut seen = Vec::new();
+        ordered_map(
+            &pool,
+            4,
+            || {
+                next += 1;
+                Ok((next <= 100).then_some(next))
+            },
+            |n| n * 2,
+            |n| {
+                seen.push(n);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(seen, (1..=100).map(|n| n * 2).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_panicked_writer_is_an_internal_error_with_its_message() {
+        let pool = build_pool(1).unwrap();
+        let mut next = 0u32;
+        let result = ordered_map(
+            &pool,
+            2,
+            || {
+                next += 1;
+                Ok((next <= 10).then_some(next))
+            },
+            |n| n,
+            |n| {
+                assert!(n < 3, "consumer gave up at {n}");
+                Ok(())
+            },
+        );
+        match result {
+            Err(Error::Internal(message)) => {
+                assert!(message.contains("writer thread panicked"), "{message}");
+                assert!(message.contains("consumer gave up at 3"), "{message}");
+            }
+            other => panic!("expected an internal error, got {other:?}"),
+        }
+    }
 }
