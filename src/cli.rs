@@ -1,31 +1,85 @@
 //! Command-line interface: the clap derive types, and their conversion into the library's plain
-//! configurations. The only module that knows clap.
+//! configurations; shell completions and the man page generated from the same definitions. The
+//! only module that knows clap.
+//!
+//! Flags that several commands share are declared once, as flattened groups ([`InputArgs`],
+//! [`OutputArgs`], [`ThreadArgs`], [`SolverArgs`], [`SummaryArgs`], [`QuietArgs`]). Defaults have
+//! one source, the library: each conversion starts from the command's `Config::new` (or
+//! equivalent) and overrides only what was given, and `--help` prints defaults read from the
+//! library's constants, never a second copy of them.
 
+use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::cmd::bench::{self, BenchConfig};
-use crate::cmd::generate::{GenerateConfig, Shape, Symmetry, MIN_UNIQUE_CLUES};
+use crate::cmd::generate::{GenerateConfig, Shape, Symmetry};
 use crate::cmd::merge::MergeConfig;
 use crate::cmd::report::{ReportConfig, ReportFormat};
 use crate::cmd::solve::SolveConfig;
 use crate::cmd::verify::VerifyConfig;
-use crate::io::reader::{Format, ReadOptions};
+use crate::io::reader::{Format, ReadOptions, PUZZLE_COLUMNS, SOLUTION_COLUMNS};
 use crate::io::Input;
-use crate::run::default_threads;
 use crate::shard::{Shard, ShardChoice};
 use crate::solver::SolverKind;
 use crate::Command;
 
+/// The binary's name, as completions and the man page call it.
+pub const BIN_NAME: &str = "sudoku-batch";
+
 /// Solve Sudoku puzzles in bulk, fast, on all cores, and measure how fast.
 #[derive(Debug, Parser)]
-#[command(name = "sudoku-batch", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "sudoku-batch",
+    version,
+    about,
+    long_about = None,
+    propagate_version = true,
+    override_usage = "sudoku-batch <COMMAND>",
+    arg_required_else_help = true,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
+    /// Print a man page or a shell completion script, generated from these definitions, on
+    /// stdout.
+    #[arg(long = "generate", value_name = "KIND", value_enum, hide = true)]
+    pub generate_kind: Option<GenerateKind>,
+
     /// What to do.
     #[command(subcommand)]
-    pub command: CliCommand,
+    pub command: Option<CliCommand>,
+}
+
+/// What `--generate` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GenerateKind {
+    /// The man page (roff), for `man -l -` or a `man1` directory.
+    Man,
+    /// Bash completions.
+    CompleteBash,
+    /// Zsh completions.
+    CompleteZsh,
+    /// Fish completions.
+    CompleteFish,
+    /// PowerShell completions.
+    CompletePowershell,
+    /// Elvish completions.
+    CompleteElvish,
+}
+
+/// What the command line asks for.
+#[derive(Debug, Clone)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per process, moved once; a box would buy nothing"
+)]
+pub enum Action {
+    /// Run a command.
+    Run(Command),
+    /// Print a man page or a completion script (`--generate KIND`).
+    Generate(GenerateKind),
 }
 
 /// The subcommands.
@@ -41,7 +95,7 @@ pub enum CliCommand {
     /// Measure solver throughput: datasets × solvers × thread counts, median of timed passes.
     ///
     /// With no INPUT, runs the built-in graded suite. Prints a Markdown table; `--csv` appends
-    /// rows with machine metadata for `report`.
+    /// rows with machine metadata for `report`, `--summary` writes them as JSON.
     Bench(BenchArgs),
 
     /// Compare `bench --csv` results from many runs and machines in one table (and chart).
@@ -75,6 +129,9 @@ pub enum CliCommand {
     Verify(VerifyArgs),
 }
 
+// ---------------------------------------------------------------------------------------------
+// Shared flag groups.
+
 /// Input layout choices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
@@ -100,7 +157,18 @@ impl From<FormatArg> for Format {
     }
 }
 
-/// Options shared by commands that read puzzle files.
+impl From<Format> for FormatArg {
+    fn from(format: Format) -> FormatArg {
+        match format {
+            Format::Auto => FormatArg::Auto,
+            Format::Lines => FormatArg::Lines,
+            Format::Csv => FormatArg::Csv,
+            Format::Grid => FormatArg::Grid,
+        }
+    }
+}
+
+/// Puzzle files and how to read them: `solve`, `verify` and `bench`.
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
     /// Input files, read in order; `-` or none reads standard input. gzip, zstd and zip are
@@ -109,31 +177,111 @@ pub struct InputArgs {
     pub inputs: Vec<PathBuf>,
 
     /// Input layout.
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+    #[arg(long, value_enum, default_value_t = FormatArg::from(Format::default()))]
     pub format: FormatArg,
 
-    /// CSV puzzle column, by header name or 1-based number (default: puzzle, quizzes, quiz,
-    /// sudoku or grid).
-    #[arg(long, value_name = "NAME|N")]
+    #[arg(long, value_name = "NAME|N", help = column_help("puzzle", PUZZLE_COLUMNS))]
     pub column: Option<String>,
 }
 
+/// Help for a CSV column option, naming the header names tried by default.
+fn column_help(what: &str, defaults: &[&str]) -> String {
+    let names = match defaults {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    };
+    format!(
+        "CSV {what} column, by header name or 1-based number [default: the column named {names}]"
+    )
+}
+
 impl InputArgs {
-    /// The inputs (stdin when none) and read options.
-    pub fn to_inputs(&self) -> (Vec<Input>, ReadOptions) {
-        let inputs = if self.inputs.is_empty() {
+    /// The inputs as given (none when none were given).
+    pub fn files(&self) -> Vec<Input> {
+        self.inputs.iter().map(|p| Input::from_arg(p)).collect()
+    }
+
+    /// The inputs, standard input when none were given.
+    pub fn files_or_stdin(&self) -> Vec<Input> {
+        if self.inputs.is_empty() {
             vec![Input::Stdin]
         } else {
-            self.inputs.iter().map(|p| Input::from_arg(p)).collect()
-        };
-        (
-            inputs,
-            ReadOptions {
-                format: self.format.into(),
-                column: self.column.clone(),
-            },
-        )
+            self.files()
+        }
     }
+
+    /// How to read them.
+    pub fn read_options(&self) -> ReadOptions {
+        ReadOptions {
+            format: self.format.into(),
+            column: self.column.clone(),
+        }
+    }
+
+    /// The inputs (stdin when none) and read options.
+    pub fn to_inputs(&self) -> (Vec<Input>, ReadOptions) {
+        (self.files_or_stdin(), self.read_options())
+    }
+}
+
+/// `-o FILE`: `solve`, `merge` and `generate`.
+#[derive(Debug, Clone, Args)]
+pub struct OutputArgs {
+    /// Write to FILE instead of stdout (through FILE.partial, renamed when complete).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// `-j N`: `solve`, `verify` and `generate`.
+#[derive(Debug, Clone, Args)]
+pub struct ThreadArgs {
+    /// Worker threads [default: all logical cores]. The output does not depend on it.
+    #[arg(short = 'j', long = "threads", value_name = "N",
+          value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+}
+
+impl ThreadArgs {
+    /// Overrides the library's default thread count when one was given.
+    pub fn apply(&self, threads: &mut usize) {
+        if let Some(n) = self.threads {
+            *threads = usize::from(n);
+        }
+    }
+}
+
+/// `--solver NAME`: `solve`, `verify` and `generate`.
+#[derive(Debug, Clone, Args)]
+pub struct SolverArgs {
+    #[arg(long, value_name = "NAME", value_parser = parse_solver, help = solver_help())]
+    pub solver: Option<SolverKind>,
+}
+
+impl SolverArgs {
+    /// Overrides the library's default solver when one was given.
+    pub fn apply(&self, solver: &mut SolverKind) {
+        if let Some(kind) = self.solver {
+            *solver = kind;
+        }
+    }
+}
+
+/// `--summary FILE`: `solve`, `merge`, `verify` and `bench` (`--json` is a hidden alias in
+/// `verify` and `bench`, where it was the name).
+#[derive(Debug, Clone, Args)]
+pub struct SummaryArgs {
+    /// Also write the summary as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+}
+
+/// `-q`: every command with a progress bar.
+#[derive(Debug, Clone, Args)]
+pub struct QuietArgs {
+    /// No progress bar and no summary (files asked for are still written).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// Parses a solver name, listing the valid ones on error.
@@ -159,34 +307,33 @@ fn solver_help() -> String {
     )
 }
 
+// ---------------------------------------------------------------------------------------------
+// The subcommands' options.
+
 /// `solve` options.
 #[derive(Debug, Clone, Args)]
 pub struct SolveArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
-    /// Write the result CSV here (written to FILE.partial, renamed when complete) instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 
-    /// Solver threads [default: all logical cores].
-    #[arg(short = 'j', long = "threads", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
-    pub threads: Option<u16>,
+    #[command(flatten)]
+    pub threads: ThreadArgs,
 
-    #[arg(long, value_name = "NAME", value_parser = parse_solver, help = solver_help())]
-    pub solver: Option<SolverKind>,
+    #[command(flatten)]
+    pub solver: SolverArgs,
 
     /// Prove uniqueness (solution limit 2): puzzles with several solutions get status `multiple`.
     #[arg(long)]
     pub unique: bool,
 
-    /// Also write the summary as JSON to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub summary: Option<PathBuf>,
+    #[command(flatten)]
+    pub summary: SummaryArgs,
 
-    /// No progress bar and no summary on stderr.
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub quiet: QuietArgs,
 
     /// Process only shard K of N (K is 1-based): the records whose 0-based index i has
     /// i % N == K-1; rows keep their global index. Without it, K and N come from a Slurm job
@@ -203,41 +350,43 @@ pub struct SolveArgs {
 }
 
 impl SolveArgs {
-    /// The plain configuration.
+    /// The library's configuration, with what was given on the command line.
     pub fn into_config(self) -> SolveConfig {
         let (inputs, read) = self.input.to_inputs();
-        SolveConfig {
-            inputs,
-            read,
-            output: self.output,
-            summary_json: self.summary,
-            threads: self.threads.map_or_else(default_threads, usize::from),
-            solver: self.solver.unwrap_or_default(),
-            unique: self.unique,
-            quiet: self.quiet,
-            shard: self
-                .shard
-                .map_or(ShardChoice::FromEnvironment, ShardChoice::Only),
-            resume: self.resume,
-        }
+        let mut config = SolveConfig::new(inputs);
+        config.read = read;
+        config.output = self.output.output;
+        config.summary_json = self.summary.summary;
+        self.threads.apply(&mut config.threads);
+        self.solver.apply(&mut config.solver);
+        config.unique = self.unique;
+        config.quiet = self.quiet.quiet;
+        // The command line looks at Slurm's and Kubernetes' variables; the library does not
+        // unless asked to.
+        config.shard = self
+            .shard
+            .map_or(ShardChoice::FromEnvironment, ShardChoice::Only);
+        config.resume = self.resume;
+        config
     }
 }
 
 /// `merge` options.
 #[derive(Debug, Clone, Args)]
+#[command(mut_arg("summary", |a| a.help(
+    "Write the combined summary as JSON to FILE (counts and solve-time percentiles are \
+     recomputed from the rows)"
+)))]
 pub struct MergeArgs {
     /// The shards' result CSVs, in any order.
     #[arg(value_name = "SHARD_CSV", required = true)]
     pub inputs: Vec<PathBuf>,
 
-    /// Write the combined CSV here (via FILE.partial, renamed when complete) instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 
-    /// Write the combined summary as JSON to FILE (counts and solve-time percentiles are
-    /// recomputed from the rows).
-    #[arg(long, value_name = "FILE")]
-    pub summary: Option<PathBuf>,
+    #[command(flatten)]
+    pub summary: SummaryArgs,
 
     /// A shard's JSON summary (`solve --summary`); repeat for each shard. Gives the combined
     /// summary its solver, threads (summed) and wall time (the longest shard's).
@@ -246,41 +395,66 @@ pub struct MergeArgs {
 }
 
 impl MergeArgs {
-    /// The plain configuration.
+    /// The library's configuration, with what was given on the command line.
     pub fn into_config(self) -> MergeConfig {
+        // Every field comes from the command line: merge has no defaults of its own.
         MergeConfig {
             inputs: self.inputs,
-            output: self.output,
-            summary_json: self.summary,
+            output: self.output.output,
+            summary_json: self.summary.summary,
             shard_summaries: self.shard_summaries,
         }
     }
 }
 
+/// A duration given in seconds on the command line (fractions allowed, not negative), shown
+/// in seconds in `--help`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seconds(pub Duration);
+
+impl fmt::Display for Seconds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0.as_secs_f64())
+    }
+}
+
 /// Parses a number of seconds (fractions allowed, not negative).
-fn parse_seconds(text: &str) -> Result<Duration, String> {
+fn parse_seconds(text: &str) -> Result<Seconds, String> {
     let value: f64 = text
         .parse()
         .map_err(|_| format!("{text:?} is not a number of seconds"))?;
-    Duration::try_from_secs_f64(value).map_err(|_| format!("{text:?} is not a duration in seconds"))
+    Duration::try_from_secs_f64(value)
+        .map(Seconds)
+        .map_err(|_| format!("{text:?} is not a duration in seconds"))
+}
+
+/// Parses a count of at least 1.
+fn parse_positive(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("{text:?} is not a whole number of at least 1")),
+    }
 }
 
 /// `bench` options.
 #[derive(Debug, Clone, Args)]
+#[command(
+    mut_arg("inputs", |a| a
+        .help("Puzzle files, each one dataset (`-` reads standard input); none runs the \
+               built-in suite")
+        .long_help(format!(
+            "Puzzle files, each one dataset (`-` reads standard input); only valid puzzles \
+             are kept. None runs the built-in suite: {}.",
+            bench::SUITE_HELP
+        ))),
+    mut_arg("summary", |a| a
+        .alias("json")
+        .help("Write the rows, with machine metadata, as JSON to FILE")),
+    mut_arg("quiet", |a| a.help("No progress bar (the table is still printed)"))
+)]
 pub struct BenchArgs {
-    /// Puzzle files, each one dataset (`-` reads standard input); none runs the built-in suite.
-    #[arg(value_name = "INPUT", long_help = format!(
-        "Puzzle files, each one dataset (`-` reads standard input); only valid puzzles are \
-         kept. None runs the built-in suite: {}.", bench::SUITE_HELP))]
-    pub inputs: Vec<PathBuf>,
-
-    /// Input layout.
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
-    pub format: FormatArg,
-
-    /// CSV puzzle column, by header name or 1-based number.
-    #[arg(long, value_name = "NAME|N")]
-    pub column: Option<String>,
+    #[command(flatten)]
+    pub input: InputArgs,
 
     /// Solvers to measure, comma-separated [default: all].
     #[arg(long, value_name = "A,B", value_delimiter = ',', value_parser = parse_solver)]
@@ -292,22 +466,25 @@ pub struct BenchArgs {
     pub threads: Vec<u16>,
 
     /// Warm-up time per configuration, seconds.
-    #[arg(long, value_name = "SECONDS", default_value = "1", value_parser = parse_seconds)]
-    pub warmup: Duration,
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds,
+          default_value_t = Seconds(BenchConfig::DEFAULT_WARMUP))]
+    pub warmup: Seconds,
 
     /// Least total time of the timed passes per configuration, seconds.
-    #[arg(long, value_name = "SECONDS", default_value = "3", value_parser = parse_seconds)]
-    pub min_time: Duration,
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds,
+          default_value_t = Seconds(BenchConfig::DEFAULT_MIN_TIME))]
+    pub min_time: Seconds,
 
     /// Least number of timed passes per configuration.
-    #[arg(long, value_name = "N", default_value_t = 3,
-          value_parser = clap::value_parser!(u32).range(1..))]
-    pub runs: u32,
+    #[arg(long, value_name = "N", value_parser = parse_positive,
+          default_value_t = BenchConfig::DEFAULT_RUNS)]
+    pub runs: usize,
 
     /// Skip a solver on a dataset when one single-thread pass takes longer than this, seconds
     /// (reported as `skipped`; keeps slow solvers like `naive` from stalling the suite).
-    #[arg(long, value_name = "SECONDS", default_value = "2", value_parser = parse_seconds)]
-    pub max_pass: Duration,
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds,
+          default_value_t = Seconds(BenchConfig::DEFAULT_MAX_PASS))]
+    pub max_pass: Seconds,
 
     /// Prove uniqueness (solution limit 2), as tdoku's benchmark does; default: first solution.
     #[arg(long)]
@@ -326,36 +503,31 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
 
-    /// Write the rows, with machine metadata, as JSON to this file.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub summary: SummaryArgs,
 
-    /// No progress bar.
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub quiet: QuietArgs,
 }
 
 impl BenchArgs {
-    /// The plain configuration.
+    /// The library's configuration, with what was given on the command line.
     pub fn into_config(self) -> BenchConfig {
-        BenchConfig {
-            inputs: self.inputs.iter().map(|p| Input::from_arg(p)).collect(),
-            read: ReadOptions {
-                format: self.format.into(),
-                column: self.column,
-            },
-            solvers: self.solvers,
-            threads: self.threads.into_iter().map(usize::from).collect(),
-            warmup: self.warmup,
-            min_time: self.min_time,
-            runs: self.runs as usize,
-            max_pass: self.max_pass,
-            unique: self.unique,
-            permute: (!self.no_permute).then_some(self.permute),
-            csv: self.csv,
-            json: self.json,
-            quiet: self.quiet,
-        }
+        // No INPUT means the built-in suite, not standard input.
+        let mut config = BenchConfig::new(self.input.files());
+        config.read = self.input.read_options();
+        config.solvers = self.solvers;
+        config.threads = self.threads.into_iter().map(usize::from).collect();
+        config.warmup = self.warmup.0;
+        config.min_time = self.min_time.0;
+        config.runs = self.runs;
+        config.max_pass = self.max_pass.0;
+        config.unique = self.unique;
+        config.permute = (!self.no_permute).then_some(self.permute);
+        config.csv = self.csv;
+        config.summary = self.summary.summary;
+        config.quiet = self.quiet.quiet;
+        config
     }
 }
 
@@ -366,6 +538,24 @@ pub enum ReportFormatArg {
     Markdown,
     /// CSV: one row per configuration, two columns (puzzles/s, ratio) per machine.
     Csv,
+}
+
+impl From<ReportFormat> for ReportFormatArg {
+    fn from(format: ReportFormat) -> ReportFormatArg {
+        match format {
+            ReportFormat::Markdown => ReportFormatArg::Markdown,
+            ReportFormat::Csv => ReportFormatArg::Csv,
+        }
+    }
+}
+
+impl From<ReportFormatArg> for ReportFormat {
+    fn from(arg: ReportFormatArg) -> ReportFormat {
+        match arg {
+            ReportFormatArg::Markdown => ReportFormat::Markdown,
+            ReportFormatArg::Csv => ReportFormat::Csv,
+        }
+    }
 }
 
 /// `report` options.
@@ -381,7 +571,7 @@ pub struct ReportArgs {
     pub baseline: Option<String>,
 
     /// Table format on stdout.
-    #[arg(long, value_enum, default_value_t = ReportFormatArg::Markdown)]
+    #[arg(long, value_enum, default_value_t = ReportFormatArg::from(ReportFormat::default()))]
     pub format: ReportFormatArg,
 
     /// Also draw the comparison as an SVG bar chart in FILE.
@@ -398,19 +588,15 @@ pub struct ReportArgs {
 }
 
 impl ReportArgs {
-    /// The plain configuration.
+    /// The library's configuration, with what was given on the command line.
     pub fn into_config(self) -> ReportConfig {
-        ReportConfig {
-            files: self.files,
-            baseline: self.baseline,
-            format: match self.format {
-                ReportFormatArg::Markdown => ReportFormat::Markdown,
-                ReportFormatArg::Csv => ReportFormat::Csv,
-            },
-            svg: self.svg,
-            log_scale: self.log,
-            title: self.title,
-        }
+        let mut config = ReportConfig::new(self.files);
+        config.baseline = self.baseline;
+        config.format = self.format.into();
+        config.svg = self.svg;
+        config.log_scale = self.log;
+        config.title = self.title;
+        config
     }
 }
 
@@ -423,6 +609,30 @@ pub fn parse_symmetry(name: &str) -> Result<Symmetry, String> {
             names.join(", ")
         )
     })
+}
+
+fn min_clues_help() -> String {
+    format!(
+        "At least N clues per puzzle [default: {}]. With --max-clues, each puzzle's clue count \
+         is drawn from the range",
+        Shape::default().min_clues
+    )
+}
+
+fn max_clues_help() -> String {
+    format!(
+        "At most N clues per puzzle [default: {}]",
+        Shape::default().max_clues
+    )
+}
+
+fn symmetry_help() -> String {
+    format!(
+        "Symmetry of the clue pattern [default: {}]: none, central (half turn), quarter \
+         (quarter turn), diagonal, antidiagonal, horizontal (mirror top/bottom), vertical \
+         (mirror left/right), dihedral (all eight)",
+        Shape::default().symmetry.name()
+    )
 }
 
 /// `generate` options.
@@ -441,13 +651,10 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "N", conflicts_with_all = ["min_clues", "max_clues"])]
     pub clues: Option<usize>,
 
-    /// At least N clues per puzzle [default: 17]. With --max-clues, each puzzle's clue count is
-    /// drawn from the range.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = min_clues_help())]
     pub min_clues: Option<usize>,
 
-    /// At most N clues per puzzle [default: 81].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = max_clues_help())]
     pub max_clues: Option<usize>,
 
     /// Minimal puzzles: no clue (no symmetric group of clues, with --symmetry) can be removed
@@ -456,70 +663,70 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub minimal: bool,
 
-    /// Symmetry of the clue pattern: none, central (half turn), quarter (quarter turn),
-    /// diagonal, antidiagonal, horizontal (mirror top/bottom), vertical (mirror left/right),
-    /// dihedral (all eight).
-    #[arg(long, value_name = "NAME", value_parser = parse_symmetry, default_value = "none")]
-    pub symmetry: Symmetry,
+    #[arg(long, value_name = "NAME", value_parser = parse_symmetry, help = symmetry_help())]
+    pub symmetry: Option<Symmetry>,
 
     /// Write CSV `puzzle,solution,clues` (with a header) instead of one puzzle per line.
     #[arg(long)]
     pub with_solution: bool,
 
-    /// Write to FILE (written to FILE.partial, renamed when complete) instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 
-    /// Worker threads [default: all logical cores]. Does not change the output.
-    #[arg(short = 'j', long = "threads", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
-    pub threads: Option<u16>,
+    #[command(flatten)]
+    pub threads: ThreadArgs,
 
-    #[arg(long, value_name = "NAME", value_parser = parse_solver, help = solver_help())]
-    pub solver: Option<SolverKind>,
+    #[command(flatten)]
+    pub solver: SolverArgs,
 
-    /// No progress bar and no summary on stderr.
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub quiet: QuietArgs,
 }
 
 impl GenerateArgs {
-    /// The plain configuration.
+    /// The library's configuration, with what was given on the command line.
     pub fn into_config(self) -> GenerateConfig {
-        let (min_clues, max_clues) = match self.clues {
-            Some(n) => (n, n),
-            None => (
-                self.min_clues.unwrap_or(MIN_UNIQUE_CLUES),
-                self.max_clues.unwrap_or(81),
-            ),
-        };
+        // `GenerateConfig::new` takes a seed; the command line's may be absent (drawn later).
+        let mut config = GenerateConfig::new(self.count, 0);
+        config.seed = self.seed;
+        let shape = &mut config.shape;
+        match self.clues {
+            Some(n) => (shape.min_clues, shape.max_clues) = (n, n),
+            None => {
+                shape.min_clues = self.min_clues.unwrap_or(shape.min_clues);
+                shape.max_clues = self.max_clues.unwrap_or(shape.max_clues);
+            }
+        }
         let counts_given =
             self.clues.is_some() || self.min_clues.is_some() || self.max_clues.is_some();
-        GenerateConfig {
-            count: self.count,
-            seed: self.seed,
-            shape: Shape {
-                min_clues,
-                max_clues,
-                minimal: self.minimal || !counts_given,
-                symmetry: self.symmetry,
-            },
-            with_solution: self.with_solution,
-            output: self.output,
-            threads: self.threads.map_or_else(default_threads, usize::from),
-            solver: self.solver.unwrap_or_default(),
-            quiet: self.quiet,
+        shape.minimal = self.minimal || !counts_given;
+        if let Some(symmetry) = self.symmetry {
+            shape.symmetry = symmetry;
         }
+        config.with_solution = self.with_solution;
+        config.output = self.output.output;
+        self.threads.apply(&mut config.threads);
+        self.solver.apply(&mut config.solver);
+        config.quiet = self.quiet.quiet;
+        config
     }
+}
+
+fn show_help() -> String {
+    format!(
+        "Print at most N failures after the summary [default: {}]",
+        VerifyConfig::new(Vec::new()).show
+    )
 }
 
 /// `verify` options.
 #[derive(Debug, Clone, Args)]
+#[command(mut_arg("summary", |a| a.alias("json")))]
 pub struct VerifyArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
-    /// CSV solution column, by header name or 1-based number (default: solution or solutions).
-    #[arg(long, value_name = "NAME|N")]
+    #[arg(long, value_name = "NAME|N", help = column_help("solution", SOLUTION_COLUMNS))]
     pub solution_column: Option<String>,
 
     /// Also prove that each puzzle has exactly one solution (solver with limit 2).
@@ -534,51 +741,66 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
 
-    /// Also write the summary as JSON to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub summary: SummaryArgs,
 
-    /// Print at most N failures after the summary.
-    #[arg(long, value_name = "N", default_value_t = 10)]
-    pub show: usize,
+    #[arg(long, value_name = "N", help = show_help())]
+    pub show: Option<usize>,
 
-    /// Worker threads [default: all logical cores].
-    #[arg(short = 'j', long = "threads", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
-    pub threads: Option<u16>,
+    #[command(flatten)]
+    pub threads: ThreadArgs,
 
-    #[arg(long, value_name = "NAME", value_parser = parse_solver, help = solver_help())]
-    pub solver: Option<SolverKind>,
+    #[command(flatten)]
+    pub solver: SolverArgs,
 
-    /// No progress bar and no summary: only the exit status (and --report / --json files).
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub quiet: QuietArgs,
 }
 
 impl VerifyArgs {
-    /// The plain configuration.
+    /// The library's configuration, with what was given on the command line.
     pub fn into_config(self) -> VerifyConfig {
         let (inputs, read) = self.input.to_inputs();
-        VerifyConfig {
-            inputs,
-            format: read.format,
-            puzzle_column: read.column,
-            solution_column: self.solution_column,
-            unique: self.unique,
-            require_solution: self.require_solution,
-            report: self.report,
-            json: self.json,
-            show: self.show,
-            threads: self.threads.map_or_else(default_threads, usize::from),
-            solver: self.solver.unwrap_or_default(),
-            quiet: self.quiet,
+        let mut config = VerifyConfig::new(inputs);
+        config.format = read.format;
+        config.puzzle_column = read.column;
+        config.solution_column = self.solution_column;
+        config.unique = self.unique;
+        config.require_solution = self.require_solution;
+        config.report = self.report;
+        config.json = self.summary.summary;
+        if let Some(show) = self.show {
+            config.show = show;
         }
+        self.threads.apply(&mut config.threads);
+        self.solver.apply(&mut config.solver);
+        config.quiet = self.quiet.quiet;
+        config
     }
 }
 
 impl Cli {
-    /// Converts the parsed command line into the library's command.
+    /// Converts the parsed command line into what to do.
+    pub fn into_action(self) -> Action {
+        match (self.generate_kind, self.command) {
+            (Some(kind), _) => Action::Generate(kind),
+            (None, Some(command)) => Action::Run(command.into_command()),
+            // `arg_required_else_help` leaves this only for a bare `--generate`-less call with
+            // top-level arguments, which clap already rejects; answer as clap would.
+            (None, None) => Cli::command()
+                .error(
+                    clap::error::ErrorKind::MissingSubcommand,
+                    "a subcommand is required",
+                )
+                .exit(),
+        }
+    }
+}
+
+impl CliCommand {
+    /// Converts the parsed subcommand into the library's command.
     pub fn into_command(self) -> Command {
-        match self.command {
+        match self {
             CliCommand::Solve(args) => Command::Solve(args.into_config()),
             CliCommand::Bench(args) => Command::Bench(args.into_config()),
             CliCommand::Report(args) => Command::Report(args.into_config()),
@@ -587,6 +809,52 @@ impl Cli {
             CliCommand::Verify(args) => Command::Verify(args.into_config()),
         }
     }
+}
+
+/// Writes the man page or a completion script for `kind`, generated from the clap definitions.
+pub fn write_generated(kind: GenerateKind, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    use clap_complete::Shell;
+    let mut command = Cli::command();
+    let shell = match kind {
+        GenerateKind::Man => return write_man_page(command, out),
+        GenerateKind::CompleteBash => Shell::Bash,
+        GenerateKind::CompleteZsh => Shell::Zsh,
+        GenerateKind::CompleteFish => Shell::Fish,
+        GenerateKind::CompletePowershell => Shell::PowerShell,
+        GenerateKind::CompleteElvish => Shell::Elvish,
+    };
+    clap_complete::generate(shell, &mut command, BIN_NAME, out);
+    Ok(())
+}
+
+/// One man page for the whole tool: the top-level sections, then one section per subcommand
+/// with its synopsis, description and options as subsections (instead of a list of
+/// `sudoku-batch-solve(1)` pages that are not shipped), so `man sudoku-batch` shows every option.
+fn write_man_page(mut command: clap::Command, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    command.build();
+    let top = clap_mangen::Man::new(command.clone());
+    top.render_title(out)?;
+    top.render_name_section(out)?;
+    top.render_synopsis_section(out)?;
+    top.render_description_section(out)?;
+    top.render_options_section(out)?;
+    for sub in command.get_subcommands().filter(|s| s.get_name() != "help") {
+        let man = clap_mangen::Man::new(sub.clone());
+        let mut section = Vec::new();
+        man.render_synopsis_section(&mut section)?;
+        man.render_description_section(&mut section)?;
+        man.render_options_section(&mut section)?;
+        let section = String::from_utf8_lossy(&section);
+        // Each part becomes a subsection of one section per subcommand.
+        writeln!(out, ".SH \"COMMAND: {}\"", sub.get_name().to_uppercase())?;
+        for line in section.lines() {
+            match line.strip_prefix(".SH ") {
+                Some(title) => writeln!(out, ".SS {title}")?,
+                None => writeln!(out, "{line}")?,
+            }
+        }
+    }
+    top.render_version_section(out)
 }
 
 #[cfg(test)]
@@ -613,7 +881,7 @@ mod tests {
             "csv",
         ])
         .unwrap();
-        let Command::Solve(config) = cli.into_command() else {
+        let Action::Run(Command::Solve(config)) = cli.into_action() else {
             panic!("expected solve");
         };
         assert_eq!(

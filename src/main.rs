@@ -1,12 +1,25 @@
-//! The `sudoku-batch` binary: parse arguments, run the library, map the result to an exit code.
+//! The `sudoku-batch` binary: parse arguments, run the library (or print a man page or shell
+//! completions), map the result to an exit code.
 
 use std::process::ExitCode;
 
 use clap::Parser;
-use sudoku_batch::cli::Cli;
+use sudoku_batch::cli::{self, Action, Cli};
 
 fn main() -> ExitCode {
-    let command = Cli::parse().into_command();
+    let command = match Cli::parse().into_action() {
+        Action::Run(command) => command,
+        Action::Generate(kind) => {
+            return match cli::write_generated(kind, &mut std::io::stdout().lock()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(error) => {
+                    eprintln!("sudoku-batch: error: cannot write -: {error}");
+                    ExitCode::from(2)
+                }
+            };
+        }
+    };
     match sudoku_batch::run(command) {
         Ok(finish) => ExitCode::from(finish.code()),
         // `| head` closed the pipe: the reader has what it wanted.

@@ -38,6 +38,20 @@ pub struct ReportConfig {
     pub title: Option<String>,
 }
 
+impl ReportConfig {
+    /// A Markdown comparison of `files` against the first machine read, without a chart.
+    pub fn new(files: Vec<PathBuf>) -> Self {
+        ReportConfig {
+            files,
+            baseline: None,
+            format: ReportFormat::default(),
+            svg: None,
+            log_scale: false,
+            title: None,
+        }
+    }
+}
+
 /// A machine column of the comparison.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MachineColumn {

@@ -62,13 +62,22 @@ pub struct BenchConfig {
     pub permute: Option<u64>,
     /// Append rows to this CSV file.
     pub csv: Option<PathBuf>,
-    /// Write rows to this JSON file.
-    pub json: Option<PathBuf>,
+    /// Write the rows, with machine metadata, as JSON to this file (`--summary`).
+    pub summary: Option<PathBuf>,
     /// No progress bar.
     pub quiet: bool,
 }
 
 impl BenchConfig {
+    /// Warm-up time per configuration unless told otherwise.
+    pub const DEFAULT_WARMUP: Duration = Duration::from_secs(1);
+    /// Least total time of the timed passes unless told otherwise.
+    pub const DEFAULT_MIN_TIME: Duration = Duration::from_secs(3);
+    /// Least number of timed passes unless told otherwise.
+    pub const DEFAULT_RUNS: usize = 3;
+    /// Longest one-thread pass before a solver is skipped on a dataset, unless told otherwise.
+    pub const DEFAULT_MAX_PASS: Duration = Duration::from_secs(2);
+
     /// The defaults of the command line, for `inputs`.
     pub fn new(inputs: Vec<Input>) -> BenchConfig {
         BenchConfig {
@@ -76,14 +85,14 @@ impl BenchConfig {
             read: ReadOptions::default(),
             solvers: Vec::new(),
             threads: Vec::new(),
-            warmup: Duration::from_secs(1),
-            min_time: Duration::from_secs(3),
-            runs: 3,
-            max_pass: Duration::from_secs(2),
+            warmup: Self::DEFAULT_WARMUP,
+            min_time: Self::DEFAULT_MIN_TIME,
+            runs: Self::DEFAULT_RUNS,
+            max_pass: Self::DEFAULT_MAX_PASS,
             unique: false,
             permute: Some(DEFAULT_SEED),
             csv: None,
-            json: None,
+            summary: None,
             quiet: false,
         }
     }
@@ -225,7 +234,7 @@ pub fn run_bench(config: &BenchConfig) -> Result<BenchReport> {
     }
     progress.finish();
     let interrupted = interrupted();
-    if let Some(path) = &config.json {
+    if let Some(path) = &config.summary {
         crate::io::output::write_json(path, &rows)?;
     }
     let markdown = markdown_report(&rows, &datasets, &machine, config, interrupted);
