@@ -894,4 +894,181 @@ mod tests {
         assert!(Cli::try_parse_from(["sudoku-batch", "solve", "--solver", "nope"]).is_err());
         assert!(Cli::try_parse_from(["sudoku-batch", "solve", "-j", "0"]).is_err());
     }
+
+    fn parse(args: &[&str]) -> Command {
+        let cli = Cli::try_parse_from(std::iter::once("sudoku-batch").chain(args.iter().copied()))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        match cli.into_action() {
+            Action::Run(command) => command,
+            Action::Generate(kind) => panic!("{args:?}: unexpected --generate {kind:?}"),
+        }
+    }
+
+    #[test]
+    fn unset_options_keep_the_library_defaults() {
+        let Command::Solve(solve) = parse(&["solve", "a.txt"]) else {
+            panic!("expected solve");
+        };
+        let library = SolveConfig::new(Vec::new());
+        assert_eq!(solve.threads, library.threads);
+        assert_eq!(solve.solver, library.solver);
+        assert_eq!(solve.read.format, library.read.format);
+
+        let Command::Verify(verify) = parse(&["verify", "a.csv"]) else {
+            panic!("expected verify");
+        };
+        let library = VerifyConfig::new(Vec::new());
+        assert_eq!(verify.show, library.show);
+        assert_eq!(verify.threads, library.threads);
+        assert_eq!(verify.format, library.format);
+
+        let Command::Generate(generate) = parse(&["generate", "-n", "3"]) else {
+            panic!("expected generate");
+        };
+        let library = GenerateConfig::new(3, 0);
+        assert_eq!(generate.shape, library.shape);
+        assert_eq!(generate.seed, None, "drawn at run time when not given");
+        assert_eq!(generate.threads, library.threads);
+
+        let Command::Bench(bench) = parse(&["bench"]) else {
+            panic!("expected bench");
+        };
+        let library = BenchConfig::new(Vec::new());
+        assert!(
+            bench.inputs.is_empty(),
+            "no INPUT is the built-in suite, not stdin"
+        );
+        assert_eq!(
+            (bench.warmup, bench.min_time, bench.runs, bench.max_pass),
+            (
+                library.warmup,
+                library.min_time,
+                library.runs,
+                library.max_pass
+            )
+        );
+        assert_eq!(bench.permute, library.permute);
+
+        let Command::Report(report) = parse(&["report", "r.csv"]) else {
+            panic!("expected report");
+        };
+        assert_eq!(report.format, ReportConfig::new(Vec::new()).format);
+    }
+
+    #[test]
+    fn given_options_override_the_defaults() {
+        let Command::Generate(generate) = parse(&[
+            "generate",
+            "-n",
+            "2",
+            "--min-clues",
+            "30",
+            "--symmetry",
+            "central",
+            "-j",
+            "1",
+        ]) else {
+            panic!("expected generate");
+        };
+        assert_eq!(generate.shape.min_clues, 30);
+        assert_eq!(generate.shape.max_clues, Shape::default().max_clues);
+        assert!(
+            !generate.shape.minimal,
+            "a clue count given turns minimal off"
+        );
+        assert_eq!(generate.shape.symmetry, Symmetry::Central);
+        assert_eq!(generate.threads, 1);
+
+        let Command::Bench(bench) = parse(&[
+            "bench",
+            "x.txt",
+            "--format",
+            "lines",
+            "--column",
+            "2",
+            "--warmup",
+            "0.5",
+            "--runs",
+            "7",
+            "--no-permute",
+        ]) else {
+            panic!("expected bench");
+        };
+        assert_eq!(bench.inputs, vec![Input::File("x.txt".into())]);
+        assert_eq!(bench.read.format, Format::Lines);
+        assert_eq!(bench.read.column.as_deref(), Some("2"));
+        assert_eq!(bench.warmup, Duration::from_millis(500));
+        assert_eq!(bench.runs, 7);
+        assert_eq!(bench.permute, None);
+        assert!(Cli::try_parse_from(["sudoku-batch", "bench", "--runs", "0"]).is_err());
+    }
+
+    #[test]
+    fn summary_has_one_name_and_json_stays_an_alias_where_it_was_the_name() {
+        for command in ["solve", "merge", "verify", "bench"] {
+            let mut args = vec![command, "--summary", "s.json"];
+            if command == "merge" {
+                args.push("shard.csv");
+            }
+            let summary = match parse(&args) {
+                Command::Solve(c) => c.summary_json,
+                Command::Merge(c) => c.summary_json,
+                Command::Verify(c) => c.json,
+                Command::Bench(c) => c.summary,
+                other => panic!("{other:?}"),
+            };
+            assert_eq!(summary, Some(PathBuf::from("s.json")), "{command}");
+        }
+        let Command::Verify(verify) = parse(&["verify", "--json", "v.json"]) else {
+            panic!("expected verify");
+        };
+        assert_eq!(verify.json, Some(PathBuf::from("v.json")));
+        let Command::Bench(bench) = parse(&["bench", "--json", "b.json"]) else {
+            panic!("expected bench");
+        };
+        assert_eq!(bench.summary, Some(PathBuf::from("b.json")));
+        // The alias is hidden, and not offered where it never existed.
+        assert!(Cli::try_parse_from(["sudoku-batch", "solve", "--json", "s.json"]).is_err());
+        let help = Cli::command()
+            .find_subcommand_mut("verify")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        assert!(help.contains("--summary"), "{help}");
+        assert!(!help.contains("--json"), "{help}");
+    }
+
+    #[test]
+    fn help_shows_the_library_defaults() {
+        let help = |name: &str| {
+            Cli::command()
+                .find_subcommand_mut(name)
+                .unwrap()
+                .render_help()
+                .to_string()
+        };
+        let bench = help("bench");
+        assert!(
+            bench.contains(&format!("[default: {}]", BenchConfig::DEFAULT_RUNS)),
+            "{bench}"
+        );
+        let solve = help("solve");
+        let solver = format!("[default: {}]", SolverKind::default().name());
+        assert!(solve.contains(&solver), "{solve}");
+        assert!(solve.contains("[default: auto]"), "{solve}");
+        let generate = help("generate");
+        let min_clues = format!("[default: {}]", Shape::default().min_clues);
+        assert!(generate.contains(&min_clues), "{generate}");
+    }
+
+    #[test]
+    fn generate_needs_no_subcommand_and_takes_none() {
+        let cli = Cli::try_parse_from(["sudoku-batch", "--generate", "complete-zsh"]).unwrap();
+        assert!(matches!(
+            cli.into_action(),
+            Action::Generate(GenerateKind::CompleteZsh)
+        ));
+        assert!(Cli::try_parse_from(["sudoku-batch", "--generate", "man", "solve"]).is_err());
+        assert!(Cli::try_parse_from(["sudoku-batch", "--generate", "nope"]).is_err());
+    }
 }

@@ -429,3 +429,30 @@ fn builtin_suite_runs_every_grade() {
         ]
     );
 }
+
+#[test]
+fn summary_is_the_name_of_json_and_json_its_alias() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = tiny_input(dir.path(), "top3.txt", "data/norvig_top95.txt", 3);
+    let mut items = Vec::new();
+    for flag in ["--summary", "--json"] {
+        let path = dir
+            .path()
+            .join(format!("{}.json", flag.trim_start_matches('-')));
+        fast_bench()
+            .args(["-j", "1", "--no-permute", "-q"])
+            .arg(&input)
+            .arg(flag)
+            .arg(&path)
+            .assert()
+            .success();
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let rows = json.as_array().unwrap().clone();
+        assert_eq!(rows.len(), 1, "{flag}");
+        assert_eq!(rows[0]["status"], "ok", "{flag}");
+        assert_eq!(rows[0]["mode"], "first", "{flag}");
+        items.push(rows[0]["sha256"].clone());
+    }
+    assert_eq!(items[0], items[1]);
+}

@@ -456,3 +456,70 @@ fn parallel_pipeline_matches_the_sequential_oracle() {
     }
     assert!(parallel.iter().any(|r| r.status == Status::Invalid));
 }
+
+/// Every subcommand a user can type (not `help`).
+const SUBCOMMANDS: [&str; 6] = ["solve", "bench", "report", "merge", "generate", "verify"];
+
+#[test]
+fn man_page_and_completions_cover_every_subcommand() {
+    for kind in [
+        "man",
+        "complete-bash",
+        "complete-zsh",
+        "complete-fish",
+        "complete-powershell",
+        "complete-elvish",
+    ] {
+        let out = bin().args(["--generate", kind]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{kind}");
+        // roff writes a hyphen as `\-`.
+        let text = String::from_utf8(out.stdout).unwrap().replace("\\-", "-");
+        assert!(text.len() > 1000, "{kind}: {} bytes", text.len());
+        for sub in SUBCOMMANDS {
+            assert!(text.contains(sub), "{kind} does not mention {sub}");
+        }
+        // Options of subcommands are there too, not only their names.
+        assert!(text.contains("resume"), "{kind} lacks solve --resume");
+        assert!(text.contains("max-pass"), "{kind} lacks bench --max-pass");
+    }
+    let man = bin().args(["--generate", "man"]).output().unwrap().stdout;
+    assert!(String::from_utf8(man).unwrap().starts_with(".ie"), "roff");
+}
+
+#[test]
+fn generate_flag_is_hidden_and_bare_call_shows_help() {
+    let help = bin().arg("--help").output().unwrap();
+    assert_eq!(help.status.code(), Some(0));
+    let text = String::from_utf8(help.stdout).unwrap();
+    assert!(!text.contains("--generate"), "{text}");
+    for sub in SUBCOMMANDS {
+        assert!(text.contains(sub), "{sub}");
+    }
+    let bare = bin().output().unwrap();
+    assert_eq!(bare.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bare.stderr).contains("Usage"));
+}
+
+#[test]
+fn every_subcommand_help_reads() {
+    for sub in SUBCOMMANDS {
+        let out = bin().args([sub, "--help"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{sub}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains(&format!("Usage: sudoku-batch {sub}")),
+            "{text}"
+        );
+        assert!(
+            !text.contains("--json"),
+            "{sub}: --json is a hidden alias\n{text}"
+        );
+    }
+    for sub in ["solve", "merge", "verify", "bench"] {
+        let text = bin().args([sub, "--help"]).output().unwrap().stdout;
+        assert!(
+            String::from_utf8(text).unwrap().contains("--summary"),
+            "{sub}"
+        );
+    }
+}
