@@ -82,7 +82,7 @@ pub struct BenchRow {
     pub dataset: String,
     /// Puzzles in the dataset.
     pub puzzles: u64,
-    /// SHA-256 of the dataset's puzzle list (see [`puzzle_list_sha256`]).
+    /// SHA-256 of the dataset's puzzle list (see [`super::puzzle_list_sha256`]).
     pub sha256: String,
     /// Solver name.
     pub solver: String,
