@@ -1,5 +1,8 @@
 //! The default solver: per-digit, band-wise bitboards in the JCZSolve family.
 //!
+//! The design, the measurements behind it, and what was tried and dropped are in
+//! `docs/SOLVER.md`.
+//!
 //! # State
 //! For every digit `d` and band `b` (three rows), `cand[b*9+d]` is a 27-bit mask of the band's
 //! cells where `d` can still go (bit `row_in_band*9 + col`). A solved cell keeps its bit in its
@@ -24,63 +27,29 @@
 //! with a bit-parallel "once / twice" count over the nine boards of each band, which also
 //! finds cells with no candidate at all. Then, for each digit whose boards changed since it was
 //! last looked at (`touched`), the columns: **locked candidates down each stack** (the same
-//! permutation rule, [`STACK`], on the band × column occupancy of each stack; this cut guesses
-//! on top1465 from 14.4 to 10.6 per puzzle and paid 10–25% net) and **hidden singles in
-//! columns** (a once/twice count over the nine rows). Propagation repeats until nothing changes.
+//! permutation rule, [`STACK`], on the band × column occupancy of each stack) and **hidden
+//! singles in columns** (a once/twice count over the nine rows). Propagation repeats until
+//! nothing changes.
 //!
 //! # Search
 //! The branching cell is a bivalue cell when one exists (two alternatives), the one with the
-//! most unsolved peers (a "degree" rule: it cut guesses by 40% on the hard sets), otherwise the
-//! cell with the fewest candidates. Every alternative but the last is tried on a copy of the
-//! state; the last one continues in place. A guess is counted per branch point with two or more
-//! candidates, as in every other solver.
+//! most unsolved peers (a "degree" rule), otherwise the cell with the fewest candidates. Every
+//! alternative but the last is tried on a copy of the state; the last one continues in place.
+//! A guess is counted per branch point with two or more candidates, as in every other solver.
 //!
 //! # Start and CPU features
 //! The clues are placed in bulk ([`State::from_clues`]), which also detects clues that conflict
-//! (no separate scan of the grid). On x86-64
-//! CPUs with the x86-64-v3 bit instructions, a second copy of the whole search, compiled with
-//! them, is chosen at run time ([`solve`]); in it [`clear8`] updates a band's eight boards with
-//! AVX2, the column rules run on eight digits at once ([`State::column_singles_avx2`]), a
-//! cell's digits are gathered by one AVX2 shift and sign-bit mask ([`State::digits`]), and,
-//! where `pext` is fast (`cpu::fast_pext`: not on AMD before Zen 3), [`shrink`] is one BMI2
-//! `pext` instead of three table lookups. All copies give identical results (tested). The
-//! copies are the type parameter `C:` [`Cpu`] here, a zero-sized token carried in the
-//! [`State`]; the AVX2 and BMI2 code takes a [`V3`] or [`V3Pext`] token, which only CPU
-//! detection can make ([`cpu`]).
+//! (no separate scan of the grid). On x86-64 CPUs with the x86-64-v3 bit instructions, a second
+//! copy of the whole search, compiled with them, is chosen at run time ([`solve`]); in it
+//! [`clear8`] updates a band's eight boards with AVX2, the column rules run on eight digits at
+//! once ([`State::column_singles_avx2`]), a cell's digits are gathered by one AVX2 shift and
+//! sign-bit mask ([`State::digits`]), and, where `pext` is fast, [`shrink`] is one BMI2 `pext`
+//! instead of three table lookups. All copies give identical results (tested).
 //!
-//! # Tried and dropped (CPU-time A/B on a loaded 2-core machine)
-//! - Branch-free row-single elimination (always running the eliminate step): 20–25% slower.
-//! - Passing the state by value to keep it in registers: no change.
-//! - `-C target-cpu=native` gained nothing with the earlier branching rule; since the degree
-//!   rule uses `count_ones`, it gains 7-10%, hence the x86-64-v3 copy of the search ([`solve`]).
-//! - Branching digit order (fewer or more remaining places first): noise-level, either way.
-//! - Tables for a board's digit and band instead of `k % 9`, `k / 9`: more instructions.
-//! - Scoring bivalue cells by how constrained their digits are: no fewer guesses, more work.
-//! - Degree plus the number of bivalue peers as the score: 1–3% fewer guesses, more work per
-//!   branch; ties to the first cell instead of the last: noise-level.
-//! - The update loop band by band (no division for a board's band and digit): 3% fewer
-//!   instructions but 5–10% slower; a power-of-two board stride: more instructions.
-//! - Skipping naked singles for bands whose boards did not change, sharing the bivalue count
-//!   between naked singles and branching, and other orders of the three propagation steps:
-//!   more instructions each.
-//! - Marking a board dirty after an elimination only if a minirow emptied or a row came down
-//!   to one cell (AVX2, exact): about half of the band update's visits change nothing, but
-//!   most of them follow a minirow change, so this cost 25% more instructions.
-//! - The solution grid from the digits' bit planes (multiply-spread bytes): no gain.
-//! - Breaking degree ties among bivalue cells by the eliminations either branch makes (unsolved
-//!   peers holding each of the cell's digits): 4.8% fewer guesses on hard375 (69.4 → 66.1;
-//!   unique 138.1 → 132.1), 2.6% on top1465, but ties are so common that it cost 15% more
-//!   instructions (callgrind, hard375 246.8k → 283.7k per puzzle). As a weighted score
-//!   (4 × degree + eliminations, computed for every bivalue cell): 6–7% fewer guesses on
-//!   hard375, +19% instructions. Re-measured later in CPU time rather than instructions (the
-//!   search is bound by latency and mispredicted branches more than by instruction count):
-//!   the tie-break (66.1 guesses, unique 132.1) and weights 2 and 8 (65.5 and 65.6; unique
-//!   127.1 and 130.9) were all within the host's noise of the plain degree rule, over six
-//!   alternating runs each.
-//! - Storing a narrowed board only when it changed (71% of the update loop's visits change
-//!   nothing): slower in CPU time (hard375, eight alternating pairs: median 21.7k → 17.3k
-//!   puzzles/s, within a noisy range), presumably from the added, poorly predicted branch. Blending the kept board into the AVX2
-//!   block in [`clear8`] to avoid the narrow store inside it: 2.6% more instructions, no gain.
+//! The copies are the type parameter `C:` [`Cpu`] of the code below, a zero-sized token
+//! carried in the [`State`]. The AVX2 and BMI2 code takes a [`V3`] or [`V3Pext`] token, which
+//! only CPU detection can make ([`cpu`]), so safe code cannot run it on a CPU without those
+//! instructions.
 
 // Bit-board code mixes shifts, masks and ors throughout; Rust's precedence (shifts and `&`
 // before `|`) is relied on deliberately, as in C bitboard code.
@@ -427,10 +396,7 @@ struct Search {
 /// `count_ones` (branching rule, clue check) becomes one instruction instead of a dozen,
 /// variable shifts and and-nots get cheaper forms, and the AVX2 helpers listed in the module
 /// doc replace scalar loops. Rust compiles for the x86-64 baseline, which has none of them.
-/// A/B runs (best of 5, alternating) measured POPCNT alone +5%, the other bit instructions
-/// +2-9% on the hard sets, the AVX2 board clear +8-11% more; later, `pext` and the AVX2 column
-/// pass +6-15% and +2-8%. Any other CPU runs the same code compiled for the baseline, with
-/// identical results (tested).
+/// Any other CPU runs the same code compiled for the baseline, with identical results (tested).
 pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
     match cpu::level() {
         #[cfg(target_arch = "x86_64")]
@@ -914,8 +880,7 @@ impl<C: Cpu> State<C> {
         }
         // Among bivalue cells, the one with the most unsolved peers (row, column, box): the
         // most constrained neighbourhood, so either branch propagates furthest. Ties go to the
-        // last such cell. Against the previous rule (simply the last bivalue cell) this cut
-        // guesses per puzzle from 123 to 69 on hard375 and from 10.6 to 6.6 on top1465.
+        // last such cell (docs/SOLVER.md has the guesses it saves).
         let mut best = None;
         let mut best_score = 0;
         for (b, &pairs) in pairs.iter().enumerate() {
