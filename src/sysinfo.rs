@@ -59,7 +59,7 @@ impl Machine {
             rustc: RUSTC.to_string(),
             cpu_features_used: {
                 let mut used = features_used();
-                for f in crate::solver::bands::runtime_features() {
+                for f in crate::solver::cpu_features() {
                     if !used.contains(f) {
                         used.push(f);
                     }
@@ -95,8 +95,8 @@ fn cpu_model() -> String {
 }
 
 #[cfg(target_arch = "x86_64")]
-// `__cpuid` became safe to call in Rust 1.87; the `unsafe` blocks keep older compilers
-// (rust-version 1.80) building.
+// Newer Rust declares `__cpuid` safe to call; the `unsafe` blocks keep the minimum supported
+// version (`rust-version` in Cargo.toml) building.
 #[allow(unused_unsafe)]
 fn cpuid_brand() -> Option<String> {
     use std::arch::x86_64::__cpuid;

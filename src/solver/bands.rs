@@ -1,5 +1,8 @@
 //! The default solver: per-digit, band-wise bitboards in the JCZSolve family.
 //!
+//! The design, the measurements behind it, and what was tried and dropped are in
+//! `docs/SOLVER.md`.
+//!
 //! # State
 //! For every digit `d` and band `b` (three rows), `cand[b*9+d]` is a 27-bit mask of the band's
 //! cells where `d` can still go (bit `row_in_band*9 + col`). A solved cell keeps its bit in its
@@ -24,77 +27,43 @@
 //! with a bit-parallel "once / twice" count over the nine boards of each band, which also
 //! finds cells with no candidate at all. Then, for each digit whose boards changed since it was
 //! last looked at (`touched`), the columns: **locked candidates down each stack** (the same
-//! permutation rule, [`STACK`], on the band × column occupancy of each stack; this cut guesses
-//! on top1465 from 14.4 to 10.6 per puzzle and paid 10–25% net) and **hidden singles in
-//! columns** (a once/twice count over the nine rows). Propagation repeats until nothing changes.
+//! permutation rule, [`STACK`], on the band × column occupancy of each stack) and **hidden
+//! singles in columns** (a once/twice count over the nine rows). Propagation repeats until
+//! nothing changes.
 //!
 //! # Search
 //! The branching cell is a bivalue cell when one exists (two alternatives), the one with the
-//! most unsolved peers (a "degree" rule: it cut guesses by 40% on the hard sets), otherwise the
-//! cell with the fewest candidates. Every alternative but the last is tried on a copy of the
-//! state; the last one continues in place. A guess is counted per branch point with two or more
-//! candidates, as in every other solver.
+//! most unsolved peers (a "degree" rule), otherwise the cell with the fewest candidates. Every
+//! alternative but the last is tried on a copy of the state; the last one continues in place.
+//! A guess is counted per branch point with two or more candidates, as in every other solver.
 //!
 //! # Start and CPU features
 //! The clues are placed in bulk ([`State::from_clues`]), which also detects clues that conflict
-//! (no separate scan of the grid). On x86-64
-//! CPUs with the x86-64-v3 bit instructions, a second copy of the whole search, compiled with
-//! them, is chosen at run time ([`solve`]); in it [`clear8`] updates a band's eight boards with
-//! AVX2, the column rules run on eight digits at once ([`State::column_singles_avx2`]), a
-//! cell's digits are gathered by one AVX2 shift and sign-bit mask ([`State::digits`]), and,
-//! where `pext` is fast ([`fast_pext`]: not on AMD before Zen 3), [`shrink`] is one BMI2
-//! `pext` instead of three table lookups. All copies give identical results (tested).
+//! (no separate scan of the grid). On x86-64 CPUs with the x86-64-v3 bit instructions, a second
+//! copy of the whole search, compiled with them, is chosen at run time ([`solve`]); in it
+//! [`clear8`] updates a band's eight boards with AVX2, the column rules run on eight digits at
+//! once ([`State::column_singles_avx2`]), a cell's digits are gathered by one AVX2 shift and
+//! sign-bit mask ([`State::digits`]), and, where `pext` is fast, [`shrink`] is one BMI2 `pext`
+//! instead of three table lookups. All copies give identical results (tested).
 //!
-//! # Tried and dropped (CPU-time A/B on a loaded 2-core machine)
-//! - Branch-free row-single elimination (always running the eliminate step): 20–25% slower.
-//! - Passing the state by value to keep it in registers: no change.
-//! - `-C target-cpu=native` gained nothing with the earlier branching rule; since the degree
-//!   rule uses `count_ones`, it gains 7-10%, hence the x86-64-v3 copy of the search ([`solve`]).
-//! - Branching digit order (fewer or more remaining places first): noise-level, either way.
-//! - Tables for a board's digit and band instead of `k % 9`, `k / 9`: more instructions.
-//! - Scoring bivalue cells by how constrained their digits are: no fewer guesses, more work.
-//! - Degree plus the number of bivalue peers as the score: 1–3% fewer guesses, more work per
-//!   branch; ties to the first cell instead of the last: noise-level.
-//! - The update loop band by band (no division for a board's band and digit): 3% fewer
-//!   instructions but 5–10% slower; a power-of-two board stride: more instructions.
-//! - Skipping naked singles for bands whose boards did not change, sharing the bivalue count
-//!   between naked singles and branching, and other orders of the three propagation steps:
-//!   more instructions each.
-//! - Marking a board dirty after an elimination only if a minirow emptied or a row came down
-//!   to one cell (AVX2, exact): about half of the band update's visits change nothing, but
-//!   most of them follow a minirow change, so this cost 25% more instructions.
-//! - The solution grid from the digits' bit planes (multiply-spread bytes): no gain.
-//! - Breaking degree ties among bivalue cells by the eliminations either branch makes (unsolved
-//!   peers holding each of the cell's digits): 4.8% fewer guesses on hard375 (69.4 → 66.1;
-//!   unique 138.1 → 132.1), 2.6% on top1465, but ties are so common that it cost 15% more
-//!   instructions (callgrind, hard375 246.8k → 283.7k per puzzle). As a weighted score
-//!   (4 × degree + eliminations, computed for every bivalue cell): 6–7% fewer guesses on
-//!   hard375, +19% instructions. Re-measured later in CPU time rather than instructions (the
-//!   search is bound by latency and mispredicted branches more than by instruction count):
-//!   the tie-break (66.1 guesses, unique 132.1) and weights 2 and 8 (65.5 and 65.6; unique
-//!   127.1 and 130.9) were all within the host's noise of the plain degree rule, over six
-//!   alternating runs each.
-//! - Storing a narrowed board only when it changed (71% of the update loop's visits change
-//!   nothing): slower in CPU time (hard375, eight alternating pairs: median 21.7k → 17.3k
-//!   puzzles/s, within a noisy range), presumably from the added, poorly predicted branch. Blending the kept board into the AVX2
-//!   block in [`clear8`] to avoid the narrow store inside it: 2.6% more instructions, no gain.
+//! The copies are the type parameter `C:` [`Cpu`] of the code below, a zero-sized token
+//! carried in the [`State`]. The AVX2 and BMI2 code takes a [`V3`] or [`V3Pext`] token, which
+//! only CPU detection can make ([`cpu`]), so safe code cannot run it on a CPU without those
+//! instructions.
 
 // Bit-board code mixes shifts, masks and ors throughout; Rust's precedence (shifts and `&`
 // before `|`) is relied on deliberately, as in C bitboard code.
 #![allow(clippy::precedence)]
 
+mod cpu;
+
+pub(super) use cpu::runtime_features;
+use cpu::{Cpu, Level};
+#[cfg(target_arch = "x86_64")]
+use cpu::{V3Pext, V3};
+
 use super::Outcome;
 use crate::grid::{Grid, CELLS};
-
-/// Which compiled copy of the search runs (the const parameter `L` of most functions here):
-/// the x86-64 baseline ...
-const PORTABLE: u8 = 0;
-/// ... or the x86-64-v3 bit instructions and AVX2 (see [`solve`]) ...
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-const V3: u8 = 1;
-/// ... plus BMI2 `pext` for the minirow occupancy ([`shrink`]), where `pext` is fast.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-const V3_PEXT: u8 = 2;
 
 /// All 27 cells of a band.
 const BAND: u32 = (1 << 27) - 1;
@@ -223,12 +192,12 @@ const BOXES: [u32; 8] = {
 
 /// Removes `cells` from each of eight boards; bit `e` of the result says board `e` changed.
 #[inline(always)]
-fn clear8<const L: u8>(block: &mut [u32; 8], cells: u32) -> u32 {
+fn clear8<C: Cpu>(cpu: C, block: &mut [u32; 8], cells: u32) -> u32 {
     #[cfg(target_arch = "x86_64")]
     {
-        if L >= V3 {
-            // SAFETY: level `V3` code runs only after the CPU check in `solve` (AVX2 included).
-            return unsafe { clear8_avx2(block, cells) };
+        if let Some(v3) = cpu.v3() {
+            // SAFETY: a `V3` token exists, so the CPU has AVX2 (see `cpu`).
+            return unsafe { clear8_avx2(v3, block, cells) };
         }
     }
     let mut changed = 0u32;
@@ -243,13 +212,14 @@ fn clear8<const L: u8>(block: &mut [u32; 8], cells: u32) -> u32 {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-fn clear8_avx2(block: &mut [u32; 8], cells: u32) -> u32 {
+fn clear8_avx2(_: V3, block: &mut [u32; 8], cells: u32) -> u32 {
     use std::arch::x86_64::*;
     let ptr = block.as_mut_ptr().cast::<__m256i>();
     let mask = _mm256_set1_epi32(cells as i32);
     // SAFETY: `ptr` covers exactly the 32 bytes of `block`, which we borrow mutably; the
-    // unaligned load and store have no alignment requirement.
+    // unaligned load has no alignment requirement.
     let old = unsafe { _mm256_loadu_si256(ptr) };
+    // SAFETY: as for the load: the 32 bytes of `block`, no alignment requirement.
     unsafe { _mm256_storeu_si256(ptr, _mm256_andnot_si256(mask, old)) };
     let untouched = _mm256_cmpeq_epi32(_mm256_and_si256(old, mask), _mm256_setzero_si256());
     !(_mm256_movemask_ps(_mm256_castsi256_ps(untouched)) as u32) & 0xFF
@@ -260,7 +230,7 @@ fn clear8_avx2(block: &mut [u32; 8], cells: u32) -> u32 {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-fn digits_avx2(boards: &[u32; 9], i: usize) -> u32 {
+fn digits_avx2(_: V3, boards: &[u32; 9], i: usize) -> u32 {
     use std::arch::x86_64::*;
     // SAFETY: the first 32 bytes of `boards` are readable; the load has no alignment need.
     let v = unsafe { _mm256_loadu_si256(boards.as_ptr().cast::<__m256i>()) };
@@ -270,12 +240,12 @@ fn digits_avx2(boards: &[u32; 9], i: usize) -> u32 {
 
 /// Each digit's clue cells per band: index `d*3 + band`, bit `row_in_band*9 + col`.
 #[inline(always)]
-fn clue_masks<const L: u8>(puzzle: &Grid) -> [u32; 27] {
+fn clue_masks<C: Cpu>(cpu: C, puzzle: &Grid) -> [u32; 27] {
     #[cfg(target_arch = "x86_64")]
     {
-        if L >= V3 {
-            // SAFETY: level `V3` code runs only after the CPU check in `solve` (AVX2).
-            return unsafe { clue_masks_avx2(puzzle.cells()) };
+        if let Some(v3) = cpu.v3() {
+            // SAFETY: a `V3` token exists, so the CPU has AVX2 (see `cpu`).
+            return unsafe { clue_masks_avx2(v3, puzzle.cells()) };
         }
     }
     // Indices 27..30 collect the blanks, so the loop has no branch on the cell's content.
@@ -292,7 +262,7 @@ fn clue_masks<const L: u8>(puzzle: &Grid) -> [u32; 27] {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-fn clue_masks_avx2(cells: &[u8; CELLS]) -> [u32; 27] {
+fn clue_masks_avx2(_: V3, cells: &[u8; CELLS]) -> [u32; 27] {
     use std::arch::x86_64::*;
     // SAFETY: bytes 0..32, 32..64 and 49..81 of the 81-byte array are readable; the loads
     // have no alignment need. (The last load overlaps the second to stay inside the array.)
@@ -321,12 +291,12 @@ fn clue_masks_avx2(cells: &[u8; CELLS]) -> [u32; 27] {
 
 /// Minirow occupancy of a band board: bit `row*3 + box`.
 #[inline(always)]
-fn shrink<const L: u8>(x: u32) -> usize {
+fn shrink<C: Cpu>(cpu: C, x: u32) -> usize {
     #[cfg(target_arch = "x86_64")]
     {
-        if L >= V3_PEXT {
-            // SAFETY: level `V3_PEXT` code runs only after the CPU check in `solve` (BMI2).
-            return unsafe { shrink_bmi2(x) };
+        if let Some(pext) = cpu.pext() {
+            // SAFETY: a `V3Pext` token exists, so the CPU has BMI2 (see `cpu`).
+            return unsafe { shrink_bmi2(pext, x) };
         }
     }
     // The masks cost nothing but let the compiler drop the bounds checks.
@@ -341,7 +311,7 @@ fn shrink<const L: u8>(x: u32) -> usize {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
 #[inline]
-fn shrink_bmi2(x: u32) -> usize {
+fn shrink_bmi2(_: V3Pext, x: u32) -> usize {
     (std::arch::x86_64::_pext_u32(x | x >> 1 | x >> 2, 0o111_111_111) & 0x1FF) as usize
 }
 
@@ -394,8 +364,9 @@ fn other_bands(b: usize) -> (usize, usize) {
     }
 }
 
+/// The search state, worked on by the copy of the search that `C` names.
 #[derive(Clone, Copy)]
-struct State {
+struct State<C> {
     /// Candidate cells per digit and band, index `b*9 + d`.
     cand: [u32; BOARDS],
     /// Cells not yet fixed, per band.
@@ -406,6 +377,9 @@ struct State {
     dirty: u32,
     /// Bit `d`: a board of digit `d` changed since its columns were last checked.
     touched: u32,
+    /// The token of the copy of the search (no bytes): for [`V3`] and [`V3Pext`], the proof
+    /// that the CPU can run it.
+    cpu: C,
 }
 
 struct Search {
@@ -422,109 +396,44 @@ struct Search {
 /// `count_ones` (branching rule, clue check) becomes one instruction instead of a dozen,
 /// variable shifts and and-nots get cheaper forms, and the AVX2 helpers listed in the module
 /// doc replace scalar loops. Rust compiles for the x86-64 baseline, which has none of them.
-/// A/B runs (best of 5, alternating) measured POPCNT alone +5%, the other bit instructions
-/// +2-9% on the hard sets, the AVX2 board clear +8-11% more; later, `pext` and the AVX2 column
-/// pass +6-15% and +2-8%. Any other CPU runs the same code compiled for the baseline, with
-/// identical results (tested).
+/// Any other CPU runs the same code compiled for the baseline, with identical results (tested).
 pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
-    match level() {
-        // SAFETY (both arms): `level` answers `V3` or above only when the running CPU has
-        // every feature `solve_v3` is compiled with.
+    match cpu::level() {
         #[cfg(target_arch = "x86_64")]
-        V3_PEXT => unsafe { solve_v3::<V3_PEXT>(puzzle, limit) },
+        Level::V3Pext(cpu) => solve_as(cpu, puzzle, limit),
         #[cfg(target_arch = "x86_64")]
-        V3 => unsafe { solve_v3::<V3>(puzzle, limit) },
-        _ => solve_with::<PORTABLE>(puzzle, limit),
+        Level::V3(cpu) => solve_as(cpu, puzzle, limit),
+        Level::Portable(cpu) => solve_as(cpu, puzzle, limit),
     }
 }
 
-/// The copy of the search this CPU runs ([`PORTABLE`], [`V3`] or [`V3_PEXT`]), decided on the
-/// first call (feature detection and CPUID) and then one atomic load per puzzle.
-fn level() -> u8 {
-    static LEVEL: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
-    *LEVEL.get_or_init(|| {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if has_v3_bits() {
-                return if fast_pext() { V3_PEXT } else { V3 };
-            }
-        }
-        PORTABLE
-    })
-}
-
-/// The features of the fast copy. `target_feature` and `is_x86_feature_detected!` need
-/// literals, so [`has_v3_bits`] and the two `#[target_feature]` attributes spell them out
-/// again: change all four places together.
-#[cfg(target_arch = "x86_64")]
-const V3_FEATURES: [&str; 5] = ["popcnt", "bmi1", "bmi2", "lzcnt", "avx2"];
-
-/// The CPU features the run-time selected copy of this solver uses on this machine.
-pub(crate) fn runtime_features() -> &'static [&'static str] {
+/// [`solve`] with the copy of the search that `cpu` names.
+#[inline(always)]
+fn solve_as<C: Cpu>(cpu: C, puzzle: &Grid, limit: u32) -> Outcome {
     #[cfg(target_arch = "x86_64")]
     {
-        if level() >= V3 {
-            return &V3_FEATURES;
+        if let Some(v3) = cpu.v3() {
+            // SAFETY: a `V3` token exists, so the CPU has every feature `solve_v3` is compiled
+            // with (see `cpu`).
+            return unsafe { solve_v3(v3, cpu, puzzle, limit) };
         }
     }
-    &[]
+    solve_with(cpu, puzzle, limit)
 }
 
-/// Whether the CPU has [`V3_FEATURES`] (each check is a cached atomic load).
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn has_v3_bits() -> bool {
-    use std::arch::is_x86_feature_detected as has;
-    has!("popcnt") && has!("bmi1") && has!("bmi2") && has!("lzcnt") && has!("avx2")
-}
-
-/// Whether `pext` is fast: one micro-op on Intel and on AMD since Zen 3, but microcoded
-/// with a latency of up to hundreds of cycles on AMD Zen 1/2 and Hygon (families 17h, 18h),
-/// where the table lookups of [`shrink`] are faster. Reads CPUID (which traps to the host in a
-/// virtual machine): called once, by [`level`].
-#[cfg(target_arch = "x86_64")]
-fn fast_pext() -> bool {
-    use std::arch::x86_64::__cpuid;
-    // SAFETY: CPUID exists on every x86-64 CPU; leaves 0 and 1 always exist. (Newer Rust
-    // declares `__cpuid` safe; the block keeps our minimum version compiling.)
-    #[allow(unused_unsafe)]
-    let (vendor, version) = unsafe { (__cpuid(0), __cpuid(1).eax) };
-    let mut id = [0u8; 12];
-    for (part, reg) in id
-        .chunks_exact_mut(4)
-        .zip([vendor.ebx, vendor.edx, vendor.ecx])
-    {
-        part.copy_from_slice(&reg.to_le_bytes());
-    }
-    pext_is_fast(&id, version)
-}
-
-/// [`fast_pext`] from the CPUID vendor string and the family/model word (leaf 1, EAX).
-#[cfg(target_arch = "x86_64")]
-fn pext_is_fast(vendor: &[u8; 12], version: u32) -> bool {
-    let base = version >> 8 & 0xF;
-    let family = if base == 0xF {
-        base + (version >> 20 & 0xFF)
-    } else {
-        base
-    };
-    let amd_like = vendor == b"AuthenticAMD" || vendor == b"HygonGenuine";
-    !amd_like || family >= 0x19
-}
-
-/// [`solve`] compiled with the x86-64-v3 bit instructions; only called after
-/// [`has_v3_bits`].
+/// [`solve`] compiled with the x86-64-v3 bit instructions; the [`V3`] token is the proof
+/// that the CPU has them.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt,avx2")]
-fn solve_v3<const L: u8>(puzzle: &Grid, limit: u32) -> Outcome {
-    solve_with::<L>(puzzle, limit)
+fn solve_v3<C: Cpu>(_: V3, cpu: C, puzzle: &Grid, limit: u32) -> Outcome {
+    solve_with(cpu, puzzle, limit)
 }
 
 /// The solver body, inlined into each entry point so it is compiled with the entry's CPU
-/// features. `L` is [`V3`] or [`V3_PEXT`] only below [`solve_v3`].
+/// features. `cpu` is a [`V3`] or [`V3Pext`] only below [`solve_v3`].
 #[inline(always)]
-fn solve_with<const L: u8>(puzzle: &Grid, limit: u32) -> Outcome {
-    let Some(mut state) = State::from_clues::<L>(puzzle) else {
+fn solve_with<C: Cpu>(cpu: C, puzzle: &Grid, limit: u32) -> Outcome {
+    let Some(mut state) = State::from_clues(cpu, puzzle) else {
         return Outcome::NONE; // two equal clues in a row, column or box
     };
     let mut search = Search {
@@ -533,7 +442,7 @@ fn solve_with<const L: u8>(puzzle: &Grid, limit: u32) -> Outcome {
         guesses: 0,
         first: None,
     };
-    search.descend::<L>(&mut state);
+    search.descend(&mut state);
     Outcome {
         count: search.count,
         solution: search.first,
@@ -541,21 +450,22 @@ fn solve_with<const L: u8>(puzzle: &Grid, limit: u32) -> Outcome {
     }
 }
 
-impl State {
+impl<C: Cpu> State<C> {
     /// The state with every clue placed, built in bulk: each digit's clue cells per band
     /// ([`clue_masks`]) give the rows, columns and boxes it already occupies, then each board
     /// is the band minus the filled cells and minus those units, plus the digit's own clues.
     /// `None` when two clues of one digit share a unit. Nothing is propagated yet (every board
     /// is dirty).
     #[inline(always)]
-    fn from_clues<const L: u8>(puzzle: &Grid) -> Option<State> {
-        let clues = clue_masks::<L>(puzzle);
+    fn from_clues(cpu: C, puzzle: &Grid) -> Option<State<C>> {
+        let clues = clue_masks(cpu, puzzle);
         let mut state = State {
             cand: [0; BOARDS],
             unsolved: [BAND; 3],
             open: [0; BOARDS],
             dirty: (1 << BOARDS) - 1,
             touched: 0x1FF,
+            cpu,
         };
         for b in 0..3 {
             for d in 0..9 {
@@ -610,11 +520,11 @@ impl State {
     /// read as one 32-byte load, and CPUs do not forward a narrow store to a wide load over it,
     /// so the load would wait for the store (reasoning, not measured: no counters here).
     #[inline(always)]
-    fn eliminate<const L: u8>(&mut self, d: usize, b: usize, cells: u32, keep: u32) -> u32 {
+    fn eliminate(&mut self, d: usize, b: usize, cells: u32, keep: u32) -> u32 {
         // Eight boards as one block (in the v3 copy: one AVX2 and-not, compare and movemask
         // instead of eight rounds of scalar code), then the ninth.
         let block: &mut [u32; 8] = (&mut self.cand[b * 9..b * 9 + 8]).try_into().unwrap();
-        let mut changed = clear8::<L>(block, cells);
+        let mut changed = clear8(self.cpu, block, cells);
         let last = self.cand[b * 9 + 8];
         self.cand[b * 9 + 8] = last & !cells;
         changed |= u32::from(last & cells != 0) << 8;
@@ -629,10 +539,10 @@ impl State {
 
     /// Places digit `d` in cell `i` of band `b` (which must still allow it).
     #[inline(always)]
-    fn assign<const L: u8>(&mut self, d: usize, b: usize, i: usize) {
+    fn assign(&mut self, d: usize, b: usize, i: usize) {
         let k = b * 9 + d;
         let (old, keep) = (self.cand[k], self.cand[k] & !PEERS[i]);
-        self.dirty |= u32::from(old != keep) << k | self.eliminate::<L>(d, b, 1 << i, keep);
+        self.dirty |= u32::from(old != keep) << k | self.eliminate(d, b, 1 << i, keep);
         self.unsolved[b] &= !(1 << i);
         self.open[b * 9 + d] &= !(1 << (i / 9));
     }
@@ -640,7 +550,7 @@ impl State {
     /// Propagates locked candidates and row singles over every dirty board until none is
     /// left. Returns false on a contradiction.
     #[inline(always)]
-    fn update<const L: u8>(&mut self) -> bool {
+    fn update(&mut self) -> bool {
         // The work list and the digits seen live in registers until the end.
         let (mut dirty, mut seen) = (self.dirty, 0u32);
         while dirty != 0 {
@@ -649,7 +559,7 @@ impl State {
             let k = (dirty.trailing_zeros() as usize).min(BOARDS - 1);
             dirty &= dirty - 1;
             let x = self.cand[k];
-            let y = x & LOCKED[shrink::<L>(x)];
+            let y = x & LOCKED[shrink(self.cpu, x)];
             if y == 0 {
                 return false;
             }
@@ -668,7 +578,7 @@ impl State {
                 let solved = y & (rows >> 8) * 0x1FF;
                 self.open[k] &= !(compact_rows(rows) as u8);
                 self.unsolved[b] &= !solved;
-                dirty |= self.eliminate::<L>(d, b, solved, y);
+                dirty |= self.eliminate(d, b, solved, y);
             } else {
                 self.cand[k] = y;
             }
@@ -681,7 +591,7 @@ impl State {
     /// Places naked singles; `None` on a contradiction (a cell without candidates), else
     /// whether anything was placed.
     #[inline(always)]
-    fn naked_singles<const L: u8>(&mut self) -> Option<bool> {
+    fn naked_singles(&mut self) -> Option<bool> {
         let mut placed = false;
         for b in 0..3 {
             if self.unsolved[b] == 0 {
@@ -701,11 +611,11 @@ impl State {
                 let i = single.trailing_zeros() as usize;
                 single &= single - 1;
                 // An earlier single of this pass may have taken the last candidate.
-                let digits = self.digits::<L>(b, i);
+                let digits = self.digits(b, i);
                 if digits == 0 {
                     return None;
                 }
-                self.assign::<L>(digits.trailing_zeros() as usize, b, i);
+                self.assign(digits.trailing_zeros() as usize, b, i);
                 placed = true;
             }
         }
@@ -716,12 +626,13 @@ impl State {
     /// boards changed since the last call (rows and boxes are covered by the band update).
     /// `None` on a contradiction, else whether anything changed.
     #[inline(always)]
-    fn column_singles<const L: u8>(&mut self) -> Option<bool> {
+    fn column_singles(&mut self) -> Option<bool> {
         #[cfg(target_arch = "x86_64")]
         {
-            if L >= V3 {
-                // SAFETY: level `V3` code runs only after the CPU check in `solve`.
-                return unsafe { self.column_singles_avx2::<L>() };
+            if let Some(v3) = self.cpu.v3() {
+                // SAFETY: a `V3` token exists, so the CPU has every feature
+                // `column_singles_avx2` is compiled with (see `cpu`).
+                return unsafe { self.column_singles_avx2(v3) };
             }
         }
         let mut placed = false;
@@ -730,7 +641,7 @@ impl State {
             let d = todo.trailing_zeros() as usize;
             todo &= todo - 1;
             if self.open[d] | self.open[9 + d] | self.open[18 + d] != 0 {
-                placed |= self.column_digit::<L>(d)?;
+                placed |= self.column_digit(d)?;
             }
         }
         Some(placed || self.dirty != 0)
@@ -739,7 +650,7 @@ impl State {
     /// [`State::column_singles`] for one digit; `None` on a contradiction, else whether a
     /// single was placed.
     #[inline(always)]
-    fn column_digit<const L: u8>(&mut self, d: usize) -> Option<bool> {
+    fn column_digit(&mut self, d: usize) -> Option<bool> {
         // Locked candidates down each stack (the band update only looks along rows).
         let (f0, f1, f2) = (
             fold(self.cand[d]),
@@ -773,14 +684,14 @@ impl State {
         if once != 0x1FF {
             return None;
         }
-        self.place_column_singles::<L>(d, once & !twice)
+        self.place_column_singles(d, once & !twice)
     }
 
     /// Places digit `d` in its unsolved cells in the columns `single` (9-bit), where it was
     /// found to have one place left; `None` if a cell no longer allows it (a single placed
     /// since took it, so the column has no place left), else whether anything was placed.
     #[inline(always)]
-    fn place_column_singles<const L: u8>(&mut self, d: usize, single: u32) -> Option<bool> {
+    fn place_column_singles(&mut self, d: usize, single: u32) -> Option<bool> {
         let mut placed = false;
         let spread = single * COL;
         for b in 0..3 {
@@ -791,7 +702,7 @@ impl State {
                 if self.cand[b * 9 + d] & 1 << i == 0 {
                     return None;
                 }
-                self.assign::<L>(d, b, i);
+                self.assign(d, b, i);
                 placed = true;
             }
         }
@@ -805,7 +716,7 @@ impl State {
     /// column with no place, which [`State::place_column_singles`] reports.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt,avx2")]
-    fn column_singles_avx2<const L: u8>(&mut self) -> Option<bool> {
+    fn column_singles_avx2(&mut self, _: V3) -> Option<bool> {
         use std::arch::x86_64::*;
         let todo = std::mem::take(&mut self.touched);
         let mut placed = false;
@@ -905,29 +816,29 @@ impl State {
                 while lanes != 0 {
                     let d = lanes.trailing_zeros() as usize;
                     lanes &= lanes - 1;
-                    placed |= self.place_column_singles::<L>(d, singles[d])?;
+                    placed |= self.place_column_singles(d, singles[d])?;
                 }
             }
         }
         if todo & 0x100 != 0 && self.open[8] | self.open[17] | self.open[26] != 0 {
-            placed |= self.column_digit::<L>(8)?;
+            placed |= self.column_digit(8)?;
         }
         Some(placed || self.dirty != 0)
     }
 
     /// Full propagation to a fixpoint; false on a contradiction.
     #[inline(always)]
-    fn propagate<const L: u8>(&mut self) -> bool {
+    fn propagate(&mut self) -> bool {
         loop {
-            if !self.update::<L>() {
+            if !self.update() {
                 return false;
             }
-            match self.naked_singles::<L>() {
+            match self.naked_singles() {
                 None => return false,
                 Some(true) => continue,
                 Some(false) => {}
             }
-            match self.column_singles::<L>() {
+            match self.column_singles() {
                 None => return false,
                 Some(true) => continue,
                 Some(false) => return true,
@@ -955,7 +866,7 @@ impl State {
 
     /// The cell to branch on: band, index in band, and its candidate digits (9-bit mask).
     #[inline(always)]
-    fn branch_cell<const L: u8>(&self) -> (usize, usize, u32) {
+    fn branch_cell(&self) -> (usize, usize, u32) {
         let mut pairs = [0u32; 3];
         for (b, pairs) in pairs.iter_mut().enumerate() {
             let (mut once, mut twice, mut thrice) = (0u32, 0u32, 0u32);
@@ -969,8 +880,7 @@ impl State {
         }
         // Among bivalue cells, the one with the most unsolved peers (row, column, box): the
         // most constrained neighbourhood, so either branch propagates furthest. Ties go to the
-        // last such cell. Against the previous rule (simply the last bivalue cell) this cut
-        // guesses per puzzle from 123 to 69 on hard375 and from 10.6 to 6.6 on top1465.
+        // last such cell (docs/SOLVER.md has the guesses it saves).
         let mut best = None;
         let mut best_score = 0;
         for (b, &pairs) in pairs.iter().enumerate() {
@@ -990,7 +900,7 @@ impl State {
             }
         }
         if let Some((b, i)) = best {
-            return (b, i, self.digits::<L>(b, i));
+            return (b, i, self.digits(b, i));
         }
         // No bivalue cell: the cell with the fewest candidates.
         let mut best = (0, 0, 0u32);
@@ -1000,7 +910,7 @@ impl State {
             while cells != 0 {
                 let i = cells.trailing_zeros() as usize;
                 cells &= cells - 1;
-                let digits = self.digits::<L>(b, i);
+                let digits = self.digits(b, i);
                 let n = digits.count_ones();
                 if n < best_n {
                     best_n = n;
@@ -1013,13 +923,13 @@ impl State {
 
     /// The candidate digits (9-bit mask) of cell `i` of band `b`.
     #[inline(always)]
-    fn digits<const L: u8>(&self, b: usize, i: usize) -> u32 {
+    fn digits(&self, b: usize, i: usize) -> u32 {
         let boards: &[u32; 9] = self.cand[b * 9..b * 9 + 9].try_into().unwrap();
         #[cfg(target_arch = "x86_64")]
         {
-            if L >= V3 {
-                // SAFETY: level `V3` code runs only after the CPU check in `solve` (AVX2).
-                return unsafe { digits_avx2(boards, i) };
+            if let Some(v3) = self.cpu.v3() {
+                // SAFETY: a `V3` token exists, so the CPU has AVX2 (see `cpu`).
+                return unsafe { digits_avx2(v3, boards, i) };
             }
         }
         let mut m = 0;
@@ -1031,37 +941,38 @@ impl State {
 }
 
 impl Search {
-    /// Searches below `state` with the copy of the search that matches the entry point.
+    /// Searches below `state` with the copy of the search that its token names.
     #[inline(always)]
-    fn descend<const L: u8>(&mut self, state: &mut State) -> bool {
+    fn descend<C: Cpu>(&mut self, state: &mut State<C>) -> bool {
         #[cfg(target_arch = "x86_64")]
         {
-            if L >= V3 {
-                // SAFETY: level `V3` and up occur only in code inlined into `solve_v3` or
-                // `run_v3`, which are entered only after the CPU check in `solve`.
-                return unsafe { self.run_v3::<L>(state) };
+            if let Some(v3) = state.cpu.v3() {
+                // SAFETY: a `V3` token exists, so the CPU has every feature `run_v3` is
+                // compiled with (see `cpu`).
+                return unsafe { self.run_v3(v3, state) };
             }
         }
         self.run_portable(state)
     }
 
-    /// The search compiled for the baseline CPU.
-    fn run_portable(&mut self, state: &mut State) -> bool {
-        self.run::<PORTABLE>(state)
+    /// The search compiled for the baseline CPU (reached with [`cpu::Portable`] states only).
+    fn run_portable<C: Cpu>(&mut self, state: &mut State<C>) -> bool {
+        self.run(state)
     }
 
-    /// The search compiled with the x86-64-v3 bit instructions (see [`solve`]).
+    /// The search compiled with the x86-64-v3 bit instructions (see [`solve`]); the [`V3`]
+    /// token is the proof that the CPU has them.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt,avx2")]
-    fn run_v3<const L: u8>(&mut self, state: &mut State) -> bool {
-        self.run::<L>(state)
+    fn run_v3<C: Cpu>(&mut self, _: V3, state: &mut State<C>) -> bool {
+        self.run(state)
     }
 
     /// Depth-first search from `state`; returns true when the solution limit is reached.
     #[inline(always)]
-    fn run<const L: u8>(&mut self, state: &mut State) -> bool {
+    fn run<C: Cpu>(&mut self, state: &mut State<C>) -> bool {
         loop {
-            if !state.propagate::<L>() {
+            if !state.propagate() {
                 return false;
             }
             if state.solved() {
@@ -1071,25 +982,26 @@ impl Search {
                 }
                 return self.count >= self.limit;
             }
-            let (b, i, mut digits) = state.branch_cell::<L>();
+            let (b, i, mut digits) = state.branch_cell();
             debug_assert!(digits.count_ones() >= 2);
             self.guesses += 1;
             while digits & (digits - 1) != 0 {
                 let d = digits.trailing_zeros() as usize;
                 digits &= digits - 1;
                 let mut child = *state;
-                child.assign::<L>(d, b, i);
-                if self.descend::<L>(&mut child) {
+                child.assign(d, b, i);
+                if self.descend(&mut child) {
                     return true;
                 }
             }
-            state.assign::<L>(digits.trailing_zeros() as usize, b, i);
+            state.assign(digits.trailing_zeros() as usize, b, i);
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::cpu::Portable;
     use super::*;
 
     #[test]
@@ -1127,13 +1039,18 @@ mod tests {
         assert_eq!(LOCKED[0b111_001_001], 0);
         // Row 0 only in box 0 (claiming): rows 1 and 2 lose box 0.
         assert_eq!(LOCKED[0b111_111_001], 7 | 0o770 << 9 | 0o770 << 18);
-        assert_eq!(shrink::<PORTABLE>(1 << 4 | 1 << 9 | 1 << 26), 0b100_001_010);
+        assert_eq!(shrink(Portable, 1 << 4 | 1 << 9 | 1 << 26), 0b100_001_010);
         assert_eq!(PEERS[0].count_ones(), 14);
         assert_eq!(
-            std::mem::size_of::<State>(),
+            std::mem::size_of::<State<Portable>>(),
             156,
             "the module doc gives the size"
         );
+        #[cfg(target_arch = "x86_64")]
+        {
+            assert_eq!(std::mem::size_of::<State<V3>>(), 156);
+            assert_eq!(std::mem::size_of::<State<V3Pext>>(), 156);
+        }
         assert_eq!(PEERS[13], (0x1FF << 9 | 0o070070070) & !(1 << 13));
     }
 
@@ -1172,26 +1089,23 @@ mod tests {
         for line in top95.lines().take(40).chain(hard.lines().take(40)) {
             let puzzle: Grid = line.trim().parse().unwrap();
             for limit in [1, 2] {
-                let portable = solve_with::<PORTABLE>(&puzzle, limit);
+                let portable = solve_as(Portable, &puzzle, limit);
                 assert_eq!(solve(&puzzle, limit), portable, "{line}");
                 #[cfg(target_arch = "x86_64")]
                 {
-                    if has_v3_bits() {
-                        // SAFETY: the CPU has every feature of `solve_v3` (checked just now).
-                        let (v3, pext) = unsafe {
-                            (
-                                solve_v3::<V3>(&puzzle, limit),
-                                solve_v3::<V3_PEXT>(&puzzle, limit),
-                            )
-                        };
-                        assert_eq!((v3, pext), (portable, portable), "{line}");
+                    if let Some(v3) = V3::detect() {
+                        let (fast, pext) = (
+                            solve_as(v3, &puzzle, limit),
+                            solve_as(v3.with_pext(), &puzzle, limit),
+                        );
+                        assert_eq!((fast, pext), (portable, portable), "{line}");
                     }
                 }
             }
         }
         assert_eq!(
             solve(&Grid::empty(), 3),
-            solve_with::<PORTABLE>(&Grid::empty(), 3)
+            solve_as(Portable, &Grid::empty(), 3)
         );
     }
 
@@ -1208,30 +1122,37 @@ mod tests {
             }
             let cells = x.rotate_left(7) & BAND & if x & 1 == 0 { 0x1FF } else { BAND };
             let mut a = block;
-            let changed = clear8::<PORTABLE>(&mut a, cells);
+            let changed = clear8(Portable, &mut a, cells);
             for e in 0..8 {
                 assert_eq!(a[e], block[e] & !cells);
                 assert_eq!(changed >> e & 1 == 1, block[e] & cells != 0);
             }
             #[cfg(target_arch = "x86_64")]
             {
-                if has_v3_bits() {
+                if let Some(v3) = V3::detect() {
                     let mut b = block;
-                    assert_eq!(clear8::<V3>(&mut b, cells), changed);
+                    assert_eq!(clear8(v3, &mut b, cells), changed);
                     assert_eq!(a, b);
                     for &x in &block {
-                        assert_eq!(shrink::<V3_PEXT>(x), shrink::<PORTABLE>(x), "{x:#x}");
+                        let pext = v3.with_pext();
+                        assert_eq!(shrink(pext, x), shrink(Portable, x), "{x:#x}");
                     }
-                    let state = State {
-                        cand: std::array::from_fn(|k| block[k % 8].rotate_left(k as u32) & BAND),
-                        unsolved: [BAND; 3],
-                        open: [0; BOARDS],
-                        dirty: 0,
-                        touched: 0,
-                    };
+                    fn state<C: Cpu>(cpu: C, block: &[u32; 8]) -> State<C> {
+                        State {
+                            cand: std::array::from_fn(|k| {
+                                block[k % 8].rotate_left(k as u32) & BAND
+                            }),
+                            unsolved: [BAND; 3],
+                            open: [0; BOARDS],
+                            dirty: 0,
+                            touched: 0,
+                            cpu,
+                        }
+                    }
+                    let (fast, portable) = (state(v3, &block), state(Portable, &block));
                     for b in 0..3 {
                         for i in 0..27 {
-                            assert_eq!(state.digits::<V3>(b, i), state.digits::<PORTABLE>(b, i));
+                            assert_eq!(fast.digits(b, i), portable.digits(b, i));
                         }
                     }
                 }
@@ -1240,41 +1161,28 @@ mod tests {
     }
 
     #[test]
-    #[cfg(target_arch = "x86_64")]
-    fn pext_is_avoided_where_it_is_microcoded() {
-        // CPUID leaf-1 EAX of real parts: Intel Sapphire Rapids, AMD Zen 2 (EPYC 7742),
-        // Zen 3 (EPYC 7763), Zen 4 (Ryzen 7950X), Hygon Dhyana.
-        assert!(pext_is_fast(b"GenuineIntel", 0x0008_06F8));
-        assert!(!pext_is_fast(b"AuthenticAMD", 0x0083_0F10));
-        assert!(pext_is_fast(b"AuthenticAMD", 0x00A0_0F11));
-        assert!(pext_is_fast(b"AuthenticAMD", 0x00A6_0F12));
-        assert!(!pext_is_fast(b"HygonGenuine", 0x0090_0F01));
-    }
-
-    #[test]
     fn conflicting_clues_are_found_while_building_the_state() {
         let puzzle: Grid =
             "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
                 .parse()
                 .unwrap();
-        assert!(State::from_clues::<PORTABLE>(&puzzle).is_some());
-        assert!(State::from_clues::<PORTABLE>(&Grid::empty()).is_some());
+        assert!(State::from_clues(Portable, &puzzle).is_some());
+        assert!(State::from_clues(Portable, &Grid::empty()).is_some());
         #[cfg(target_arch = "x86_64")]
-        let v3 = has_v3_bits();
-        #[cfg(not(target_arch = "x86_64"))]
-        let v3 = false;
+        let v3 = V3::detect();
         for cell in 0..CELLS {
             for digit in 1..=9 {
                 let mut g = puzzle;
                 g.set(cell, digit);
                 assert_eq!(
-                    State::from_clues::<PORTABLE>(&g).is_none(),
+                    State::from_clues(Portable, &g).is_none(),
                     g.has_conflict(),
                     "{g}"
                 );
-                if v3 {
+                #[cfg(target_arch = "x86_64")]
+                if let Some(v3) = v3 {
                     // The AVX2 clue masks (every cell, first and last included) agree.
-                    assert_eq!(clue_masks::<V3>(&g), clue_masks::<PORTABLE>(&g), "{g}");
+                    assert_eq!(clue_masks(v3, &g), clue_masks(Portable, &g), "{g}");
                 }
             }
         }

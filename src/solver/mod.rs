@@ -6,7 +6,7 @@
 //! Guesses are counted the same way by every solver so the numbers compare across solvers.
 
 mod backtrack;
-pub(crate) mod bands;
+mod bands;
 mod naive;
 mod singles;
 
@@ -111,6 +111,14 @@ impl std::fmt::Display for SolverKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// The CPU features the solvers use beyond the target's baseline, chosen at run time on this
+/// machine: those of the copy of the `bands` search it runs (POPCNT, BMI1/2, LZCNT and AVX2 on
+/// x86-64 CPUs that have them), else none. Features the build itself was compiled for are not
+/// included.
+pub(crate) fn cpu_features() -> &'static [&'static str] {
+    bands::runtime_features()
 }
 
 /// Solves `puzzle` with the default solver; see [`SolverKind::solve`].
