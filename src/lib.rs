@@ -15,6 +15,8 @@
 //! assert!(outcome.solution.unwrap().is_solution_of(&puzzle));
 //! ```
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 // The core: depends on nothing above it and builds without the CLI's crates.
 pub mod error;
 pub mod grid;

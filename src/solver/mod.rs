@@ -117,7 +117,7 @@ impl std::fmt::Display for SolverKind {
 /// machine: those of the copy of the `bands` search it runs (POPCNT, BMI1/2, LZCNT and AVX2 on
 /// x86-64 CPUs that have them), else none. Features the build itself was compiled for are not
 /// included.
-pub(crate) fn cpu_features() -> &'static [&'static str] {
+pub fn cpu_features() -> &'static [&'static str] {
     bands::runtime_features()
 }
 
