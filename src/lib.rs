@@ -20,6 +20,7 @@
 // The core: depends on nothing above it and builds without the CLI's crates.
 pub mod error;
 pub mod grid;
+pub mod rng;
 pub mod solver;
 pub mod transform;
 

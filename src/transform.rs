@@ -1,5 +1,6 @@
 //! Sudoku equivalence transforms: digit relabelling, row swaps within bands, band swaps, column
-//! swaps within stacks, stack swaps and transposition, drawn from a seeded, portable RNG.
+//! swaps within stacks, stack swaps and transposition, drawn from the crate's portable
+//! [`Rng`].
 //!
 //! Every such transform maps a puzzle to an equivalent one (same number of solutions, the
 //! solutions mapped the same way), so `bench` can solve a fresh random variant of each puzzle on
@@ -12,10 +13,8 @@
 //! ```
 //! `rows` and `cols` are permutations of 0..9 that keep each band (stack) of three together.
 
-use rand_chacha::rand_core::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-
 use crate::grid::{Grid, CELLS};
+use crate::rng::Rng;
 
 /// One equivalence transform of the Sudoku grid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,9 +40,11 @@ impl Transform {
 
     /// A uniformly random transform: a random digit relabelling, band order, row order within
     /// each band, stack order, column order within each stack, and transposition (or not).
-    pub fn random(rng: &mut impl Rng) -> Transform {
+    /// Draws with [`Rng::shuffle_by_remainder`], the rule the transform streams were published
+    /// with.
+    pub fn random(rng: &mut Rng) -> Transform {
         let mut digits = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
-        shuffle(rng, &mut digits[1..]);
+        rng.shuffle_by_remainder(&mut digits[1..]);
         Transform {
             digits,
             rows: band_preserving(rng),
@@ -98,15 +99,15 @@ impl Transform {
 
 /// A seeded stream of transforms, identical on every platform for the same seed and stream.
 pub struct TransformStream {
-    rng: ChaCha8Rng,
+    rng: Rng,
 }
 
 impl TransformStream {
     /// The transforms for `seed`; `stream` picks one of 2⁶⁴ independent sequences (one per pass).
     pub fn new(seed: u64, stream: u64) -> TransformStream {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        rng.set_stream(stream);
-        TransformStream { rng }
+        TransformStream {
+            rng: Rng::from_u64(seed, stream),
+        }
     }
 
     /// The next transform.
@@ -124,13 +125,13 @@ impl TransformStream {
 }
 
 /// A permutation of 0..9 that moves whole bands and rows only within their band.
-fn band_preserving(rng: &mut impl Rng) -> [u8; 9] {
+fn band_preserving(rng: &mut Rng) -> [u8; 9] {
     let mut bands = [0u8, 1, 2];
-    shuffle(rng, &mut bands);
+    rng.shuffle_by_remainder(&mut bands);
     let mut out = [0u8; 9];
     for (slot, &band) in bands.iter().enumerate() {
         let mut within = [0u8, 1, 2];
-        shuffle(rng, &mut within);
+        rng.shuffle_by_remainder(&mut within);
         for (i, &row) in within.iter().enumerate() {
             out[slot * 3 + i] = band * 3 + row;
         }
@@ -146,26 +147,6 @@ fn invert<const N: usize>(perm: &[u8; N]) -> [u8; N] {
         out[usize::from(p)] = i as u8;
     }
     out
-}
-
-/// Fisher–Yates with [`below`], so the order depends only on the RNG's output words.
-fn shuffle<T>(rng: &mut impl Rng, items: &mut [T]) {
-    for i in (1..items.len()).rev() {
-        let j = below(rng, i as u32 + 1) as usize;
-        items.swap(i, j);
-    }
-}
-
-/// A uniform number in `0..n` (`n > 0`) by rejection sampling: portable and unbiased.
-fn below(rng: &mut impl Rng, n: u32) -> u32 {
-    // The largest multiple of n that fits in u32's range; values at or above it are redrawn.
-    let zone = u32::MAX - (u32::MAX - n + 1) % n;
-    loop {
-        let x = rng.next_u32();
-        if x <= zone {
-            return x % n;
-        }
-    }
 }
 
 #[cfg(test)]
@@ -277,18 +258,4 @@ mod tests {
         cols: [1, 2, 0, 5, 3, 4, 7, 6, 8],
         transpose: true,
     };
-
-    #[test]
-    fn below_is_in_range_and_covers_it() {
-        let mut rng = ChaCha8Rng::seed_from_u64(5);
-        for n in 1..=10u32 {
-            let mut seen = vec![false; n as usize];
-            for _ in 0..500 {
-                let x = below(&mut rng, n);
-                assert!(x < n);
-                seen[x as usize] = true;
-            }
-            assert!(seen.iter().all(|&s| s), "{n}");
-        }
-    }
 }

@@ -276,3 +276,42 @@ fn a_seed_keeps_its_puzzles() {
     ];
     assert_eq!(generate(&args), central);
 }
+
+/// FNV-1a (64-bit) of `bytes`: enough to pin a few kilobytes of output without a hashing crate.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Whole runs are pinned too (hashes of the bytes written before the generator's solution grids
+/// came from the backtracking solver's search and its random stream from `rng.rs`), with a clue
+/// range (so retries and drawn targets), a symmetry, and the default minimal puzzles.
+#[test]
+fn whole_runs_keep_their_bytes() {
+    let range = [
+        "-n",
+        "100",
+        "--seed",
+        "7",
+        "--with-solution",
+        "--min-clues",
+        "24",
+        "--max-clues",
+        "28",
+    ];
+    let cases: [(&[&str], u64); 3] = [
+        (&range, 0xeb0d_9cba_0395_2c3d),
+        (
+            &["-n", "100", "--seed", "3", "--symmetry", "dihedral"],
+            0x306a_19a5_3df8_f544,
+        ),
+        (
+            &["-n", "100", "--seed", "9", "-j", "1"],
+            0x1fef_2ea1_4862_9083,
+        ),
+    ];
+    for (args, hash) in cases {
+        assert_eq!(fnv1a(generate(args).as_bytes()), hash, "{args:?}");
+    }
+}

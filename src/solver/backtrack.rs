@@ -4,9 +4,13 @@
 //!
 //! Placing a cell swaps it to the end of the live part of `empty` and shrinks the length, so
 //! undo only has to restore the masks and grow the length back.
+//!
+//! The same search completes grids at random for `generate` ([`Grid::random_completion`]): the
+//! candidates of each cell are tried in an order drawn from the [`Rng`] (see [`Order`]).
 
 use super::Outcome;
 use crate::grid::{box_of, Grid, CELLS};
+use crate::rng::Rng;
 
 const ALL: u16 = 0x1FF;
 
@@ -28,27 +32,8 @@ pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
     if puzzle.has_conflict() {
         return Outcome::NONE; // clues that contradict each other: no solution
     }
-    let mut state = State {
-        used_row: [0; 9],
-        used_col: [0; 9],
-        used_box: [0; 9],
-        cells: *puzzle.cells(),
-        empty: [0; CELLS],
-        empty_len: 0,
-        limit,
-        count: 0,
-        guesses: 0,
-        first: None,
-    };
-    for (cell, &digit) in puzzle.cells().iter().enumerate() {
-        if digit == 0 {
-            state.empty[state.empty_len] = cell as u8;
-            state.empty_len += 1;
-        } else {
-            state.toggle(cell, 1 << (digit - 1));
-        }
-    }
-    state.search();
+    let mut state = State::new(puzzle, limit);
+    state.search(&mut Ascending);
     Outcome {
         count: state.count,
         solution: state.first,
@@ -56,7 +41,107 @@ pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
     }
 }
 
+impl Grid {
+    /// A random solution of this grid's clues, found by the backtracking solver's search with each
+    /// cell's candidates tried in an order shuffled by `rng` ([`Rng::shuffle`]); `None` when the
+    /// clues have no solution. The same clues and stream give the same grid: `generate`'s
+    /// published datasets depend on it.
+    ///
+    /// (It is a method of [`Grid`] because the solver modules are private to [`crate::solver`].)
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
+    pub(crate) fn random_completion(&self, rng: &mut Rng) -> Option<Grid> {
+        if self.has_conflict() {
+            return None;
+        }
+        let mut state = State::new(self, 1);
+        state.search(&mut Shuffled(rng));
+        state.first
+    }
+}
+
+/// How the search orders the candidates of the cell it branches on.
+trait Order {
+    /// Put the empty-cell list back in its order when a branch fails. The solver leaves it
+    /// permuted (cheaper, and its guess counts are pinned that way); the random fill restores it,
+    /// as `generate`'s published grids were made that way.
+    const RESTORE_ON_FAIL: bool;
+    /// The candidate bits of `cands`, in the order to try them.
+    type Bits: Iterator<Item = u16>;
+    /// The order for one node.
+    fn order(&mut self, cands: u16) -> Self::Bits;
+}
+
+/// Lowest digit first (the solver).
+struct Ascending;
+
+/// The set bits of a mask, lowest first.
+struct LowBits(u16);
+
+impl Iterator for LowBits {
+    type Item = u16;
+    #[inline(always)]
+    fn next(&mut self) -> Option<u16> {
+        (self.0 != 0).then(|| {
+            let bit = self.0 & self.0.wrapping_neg();
+            self.0 &= self.0 - 1;
+            bit
+        })
+    }
+}
+
+impl Order for Ascending {
+    const RESTORE_ON_FAIL: bool = false;
+    type Bits = LowBits;
+    #[inline(always)]
+    fn order(&mut self, cands: u16) -> LowBits {
+        LowBits(cands)
+    }
+}
+
+/// The candidates' digits in ascending order, shuffled by [`Rng::shuffle`] (the random fill).
+struct Shuffled<'a>(&'a mut Rng);
+
+impl Order for Shuffled<'_> {
+    const RESTORE_ON_FAIL: bool = true;
+    type Bits = std::iter::Take<std::array::IntoIter<u16, 9>>;
+    fn order(&mut self, cands: u16) -> Self::Bits {
+        let mut bits = [0u16; 9];
+        let mut n = 0;
+        for bit in LowBits(cands) {
+            bits[n] = bit;
+            n += 1;
+        }
+        self.0.shuffle(&mut bits[..n]);
+        bits.into_iter().take(n)
+    }
+}
+
 impl State {
+    /// The search state for `puzzle` (free of conflicts), counting up to `limit` solutions.
+    fn new(puzzle: &Grid, limit: u32) -> State {
+        let mut state = State {
+            used_row: [0; 9],
+            used_col: [0; 9],
+            used_box: [0; 9],
+            cells: *puzzle.cells(),
+            empty: [0; CELLS],
+            empty_len: 0,
+            limit,
+            count: 0,
+            guesses: 0,
+            first: None,
+        };
+        for (cell, &digit) in puzzle.cells().iter().enumerate() {
+            if digit == 0 {
+                state.empty[state.empty_len] = cell as u8;
+                state.empty_len += 1;
+            } else {
+                state.toggle(cell, 1 << (digit - 1));
+            }
+        }
+        state
+    }
+
     #[inline(always)]
     fn candidates(&self, cell: usize) -> u16 {
         !(self.used_row[cell / 9] | self.used_col[cell % 9] | self.used_box[box_of(cell)]) & ALL
@@ -70,8 +155,9 @@ impl State {
         self.used_box[box_of(cell)] ^= bit;
     }
 
-    /// Depth-first search; returns true when the solution limit is reached.
-    fn search(&mut self) -> bool {
+    /// Depth-first search trying candidates in `order`'s order; returns true when the solution
+    /// limit is reached.
+    fn search<O: Order>(&mut self, order: &mut O) -> bool {
         if self.empty_len == 0 {
             self.count += 1;
             if self.first.is_none() {
@@ -100,15 +186,13 @@ impl State {
         let last = self.empty_len - 1;
         self.empty.swap(best, last);
         let cell = self.empty[last] as usize;
-        let mut cands = self.candidates(cell);
+        let cands = self.candidates(cell);
         self.empty_len = last;
         let mut done = false;
-        while cands != 0 {
-            let bit = cands & cands.wrapping_neg();
-            cands &= cands - 1;
+        for bit in order.order(cands) {
             self.toggle(cell, bit);
             self.cells[cell] = bit.trailing_zeros() as u8 + 1;
-            done = self.search();
+            done = self.search(order);
             self.toggle(cell, bit);
             if done {
                 break;
@@ -116,6 +200,9 @@ impl State {
         }
         self.cells[cell] = 0;
         self.empty_len = last + 1;
+        if O::RESTORE_ON_FAIL && !done {
+            self.empty.swap(best, last);
+        }
         done
     }
 }
@@ -162,5 +249,28 @@ mod tests {
         let out = solve(&Grid::empty(), 3);
         assert_eq!(out.count, 3);
         assert!(out.solution.unwrap().is_solution_of(&Grid::empty()));
+    }
+
+    #[test]
+    fn random_completions_solve_their_clues_and_follow_the_stream() {
+        let puzzle: Grid =
+            "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+                .parse()
+                .unwrap();
+        let label = b"backtrack test..";
+        let empty = |stream| Grid::empty().random_completion(&mut Rng::keyed(1, label, stream));
+        let a = empty(0).unwrap();
+        assert!(a.is_solution_of(&Grid::empty()));
+        assert_eq!(empty(0), Some(a));
+        assert_ne!(empty(1), Some(a));
+        // A unique puzzle has one completion, whatever the order.
+        let solution = solve(&puzzle, 1).solution;
+        assert_eq!(
+            puzzle.random_completion(&mut Rng::keyed(2, label, 0)),
+            solution
+        );
+        let mut clash = puzzle;
+        clash.set(2, 5); // a second 5 in the first row
+        assert_eq!(clash.random_completion(&mut Rng::keyed(2, label, 0)), None);
     }
 }
