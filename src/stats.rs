@@ -5,7 +5,8 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 use std::time::Duration;
 
-use crate::io::results::Status;
+use crate::error::Result;
+use crate::io::results::{Column, ResultRowRef, Status};
 
 /// Accumulates per-puzzle results.
 #[derive(Debug, Clone)]
@@ -53,6 +54,20 @@ impl Tally {
                 self.solved_without_guess += 1;
             }
         }
+    }
+
+    /// The columns [`Tally::add_row`] reads.
+    pub const ROW_COLUMNS: [Column; 3] = [Column::Status, Column::Guesses, Column::SolveNs];
+
+    /// Records a result row read back (`--resume`, `merge`) as [`Tally::record`] would have
+    /// when it was solved: `invalid` rows never reached the solver. The row must have
+    /// [`Tally::ROW_COLUMNS`]; the error names the one it lacks.
+    pub fn add_row(&mut self, row: &ResultRowRef<'_>) -> Result<()> {
+        let status = row.status.ok_or_else(|| row.missing(Column::Status))?;
+        let guesses = row.guesses.ok_or_else(|| row.missing(Column::Guesses))?;
+        let solve_ns = row.solve_ns.ok_or_else(|| row.missing(Column::SolveNs))?;
+        self.record(status, status != Status::Invalid, guesses, solve_ns);
+        Ok(())
     }
 
     /// Number of records with `status`.
