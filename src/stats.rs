@@ -274,6 +274,32 @@ mod tests {
     }
 
     #[test]
+    fn rows_read_back_tally_as_when_they_were_solved() {
+        use crate::io::results::ResultReader;
+        let text = "status,solve_ns,guesses\nsolved,1000,0\ninvalid,0,0\nunsolvable,2000,4\n";
+        let mut rows = ResultReader::new(text.as_bytes(), "r.csv")
+            .unwrap()
+            .unwrap();
+        let mut read = Tally::default();
+        while let Some(row) = rows.next_row().unwrap() {
+            read.add_row(&row).unwrap();
+        }
+        let mut solved = Tally::default();
+        solved.record(Status::Solved, true, 0, 1000);
+        solved.record(Status::Invalid, false, 0, 0);
+        solved.record(Status::Unsolvable, true, 4, 2000);
+        let summary = |t: &Tally| t.summary(Duration::from_secs(1), 1, "x");
+        assert_eq!(summary(&read), summary(&solved));
+        // A row without a column the tally needs is refused, naming it.
+        let mut rows = ResultReader::new(&b"status\nsolved\n"[..], "s.csv")
+            .unwrap()
+            .unwrap();
+        let row = rows.next_row().unwrap().unwrap();
+        let error = Tally::default().add_row(&row).unwrap_err().to_string();
+        assert_eq!(error, "s.csv: line 2: no guesses column");
+    }
+
+    #[test]
     fn empty_tally_has_zero_figures() {
         let s = Tally::default().summary(Duration::ZERO, 1, "x");
         assert_eq!(s.puzzles, 0);

@@ -295,4 +295,61 @@ mod tests {
         let error = run_merge(&bad).unwrap_err().to_string();
         assert!(error.contains("index 1 after 2"), "{error}");
     }
+
+    #[test]
+    fn refuses_cut_off_shards_missing_columns_and_mixed_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("all.csv");
+        let merge = |inputs: Vec<PathBuf>| {
+            let config = MergeConfig {
+                inputs,
+                output: Some(out.clone()),
+                ..MergeConfig::default()
+            };
+            run_merge(&config).map(|_| ()).unwrap_err().to_string()
+        };
+        let whole = write(dir.path(), "a.csv", &[0, 2]);
+        let cut = dir.path().join("b.csv");
+        let mut text = header_line() + &row(1, "solved");
+        text.push_str(&row(3, "solved")[..20]);
+        std::fs::write(&cut, text).unwrap();
+        let error = merge(vec![whole.clone(), cut]);
+        assert!(error.ends_with("b.csv: line 3: a cut-off row (no line end): the run writing this shard did not finish; finish it with `solve --resume`"), "{error}");
+        assert!(!out.exists(), "no final file");
+
+        let no_status = dir.path().join("c.csv");
+        std::fs::write(&no_status, "index,puzzle\n1,x\n").unwrap();
+        let error = merge(vec![whole.clone(), no_status]);
+        assert!(error.ends_with("c.csv: merge needs the column(s) status, guesses, solve_ns, which its header (index,puzzle) lacks"), "{error}");
+
+        let reordered = dir.path().join("d.csv");
+        std::fs::write(&reordered, "status,index,guesses,solve_ns\nsolved,1,0,5\n").unwrap();
+        let error = merge(vec![whole.clone(), reordered.clone()]);
+        assert!(
+            error.contains(
+                "d.csv: its columns (status,index,guesses,solve_ns) differ from those of"
+            ),
+            "{error}"
+        );
+
+        let bad = dir.path().join("e.csv");
+        std::fs::write(&bad, header_line() + &row(1, "sovled")).unwrap();
+        let error = merge(vec![whole, bad]);
+        assert!(error.ends_with("e.csv: not a result row: line 2: status \"sovled\" is not one of solved, unsolvable, multiple, invalid, mismatch"), "{error}");
+
+        // A subset of the columns in any order merges, and keeps them.
+        let other = dir.path().join("f.csv");
+        std::fs::write(&other, "status,index,guesses,solve_ns\nunsolvable,0,2,7\n").unwrap();
+        let config = MergeConfig {
+            inputs: vec![reordered, other],
+            output: Some(out.clone()),
+            ..MergeConfig::default()
+        };
+        let report = run_merge(&config).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            "status,index,guesses,solve_ns\nunsolvable,0,2,7\nsolved,1,0,5\n"
+        );
+        assert_eq!((report.summary.puzzles, report.summary.solved), (2, 1));
+    }
 }

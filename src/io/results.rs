@@ -742,4 +742,246 @@ mod tests {
             assert_eq!(Status::from_word(status.as_str()), Some(status));
         }
     }
+
+    /// A source that hands out at most `step` bytes per read, to cross every buffer boundary.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    fn reader(text: &str) -> ResultReader<&[u8]> {
+        ResultReader::new(text.as_bytes(), "r.csv")
+            .unwrap()
+            .expect("a header")
+    }
+
+    /// (index, at_line, end) of every row, and the torn line.
+    fn walk(mut reader: ResultReader<impl Read>) -> (Vec<(Option<u64>, u64, u64)>, Option<u64>) {
+        let mut rows = Vec::new();
+        while let Some(row) = reader.next_row().unwrap() {
+            rows.push((row.index, row.at_line, row.end));
+        }
+        (rows, reader.torn_line())
+    }
+
+    #[test]
+    fn columns_are_named_listed_and_parsed() {
+        assert_eq!(COLUMNS.map(|n| Column::from_name(n).unwrap()), Column::ALL);
+        assert_eq!("solve_ns".parse::<Column>(), Ok(Column::SolveNs));
+        let error = Column::from_name("sovle_ns").unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "unknown column \"sovle_ns\" (the columns are index, line, puzzle, solution, status, \
+             guesses, solve_ns, message, file)"
+        );
+        assert_eq!(
+            Column::parse_list("puzzle, solution"),
+            Ok(vec![Column::Puzzle, Column::Solution])
+        );
+        assert!(Column::parse_list("puzzle,puzzle")
+            .unwrap_err()
+            .contains("twice"));
+        assert!(Column::parse_list("")
+            .unwrap_err()
+            .contains("unknown column \"\""));
+        assert_eq!(
+            header_of(&[Column::File, Column::Index]),
+            "file,index\n".to_string()
+        );
+    }
+
+    #[test]
+    fn reads_any_subset_and_order_of_columns() {
+        let text = "file,status,index,solution\n\"a,b.txt\",solved,4,123\n-,invalid,9,\n";
+        let mut r = reader(text);
+        assert_eq!(
+            r.columns(),
+            [
+                Column::File,
+                Column::Status,
+                Column::Index,
+                Column::Solution
+            ]
+        );
+        assert!(r.has(Column::Index) && !r.has(Column::Puzzle));
+        assert_eq!(r.header_end(), 27);
+        let row = r.next_row().unwrap().unwrap();
+        assert_eq!(row.file, Some("a,b.txt"));
+        assert_eq!(row.status, Some(Status::Solved));
+        assert_eq!((row.index, row.solution), (Some(4), Some("123")));
+        assert_eq!(
+            (row.line, row.puzzle, row.guesses, row.solve_ns),
+            (None, None, None, None)
+        );
+        assert_eq!(row.raw(Column::File), Some(&b"a,b.txt"[..]));
+        assert_eq!(row.raw(Column::Message), None);
+        let fields: Vec<&[u8]> = row.fields().collect();
+        assert_eq!(fields, [&b"a,b.txt"[..], b"solved", b"4", b"123"]);
+        assert_eq!((row.at_line, row.end), (2, 50));
+        assert!(row.to_row().is_none());
+        let row = r.next_row().unwrap().unwrap();
+        assert_eq!((row.index, row.solution), (Some(9), Some("")));
+        assert_eq!(r.row().unwrap().status, Some(Status::Invalid));
+        assert!(r.next_row().unwrap().is_none());
+        assert!(r.row().is_none() && r.torn_line().is_none());
+
+        // Every column: the row reads back as written.
+        let written = ResultRow {
+            index: 7,
+            line: 8,
+            puzzle: "1.3".into(),
+            solution: String::new(),
+            status: Status::Mismatch,
+            guesses: 2,
+            solve_ns: 99,
+            message: "differs, \"quoted\"".into(),
+            file: "x.txt".into(),
+        };
+        let mut w = row_writer(header_line().into_bytes());
+        w.serialize(&written).unwrap();
+        let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        let mut r = reader(&text);
+        assert_eq!(r.columns(), Column::ALL);
+        let row = r.next_row().unwrap().unwrap();
+        assert_eq!(row.to_row(), Some(written));
+        assert_eq!(row.end, text.len() as u64);
+    }
+
+    #[test]
+    fn a_torn_last_line_is_not_a_row() {
+        // A quoted field spanning two lines, then a row cut by a kill.
+        let text = "index,message\n1,\"x,\ny\"\n2,z\n3,to";
+        let expected = (vec![(Some(1), 2, 23), (Some(2), 4, 27)], Some(5));
+        assert_eq!(walk(reader(text)), expected);
+        for step in [1, 2, 3, 7] {
+            let trickle = Trickle {
+                bytes: text.as_bytes(),
+                step,
+            };
+            let r = ResultReader::new(trickle, "t.csv").unwrap().unwrap();
+            assert_eq!(walk(r), expected, "step {step}");
+        }
+        // Cut inside a quoted field, right after a newline: still torn.
+        assert_eq!(
+            walk(reader("index,message\n1,a\n2,\"half\n")),
+            (vec![(Some(1), 2, 18)], Some(3))
+        );
+        // CRLF line ends: each row's end includes its LF; a last CR without LF may be cut.
+        let text = "index,file\r\n1,a\r\n\r\n2,b\r\n3,c\r";
+        let expected = (vec![(Some(1), 2, 17), (Some(2), 4, 24)], Some(5));
+        assert_eq!(walk(reader(text)), expected);
+        for step in [1, 2, 5] {
+            let trickle = Trickle {
+                bytes: text.as_bytes(),
+                step,
+            };
+            let r = ResultReader::new(trickle, "t.csv").unwrap().unwrap();
+            assert_eq!(walk(r), expected, "step {step}");
+        }
+        // No complete header: nothing to read.
+        assert!(ResultReader::new(&b""[..], "e.csv").unwrap().is_none());
+        assert!(ResultReader::new(&b"index,li"[..], "e.csv")
+            .unwrap()
+            .is_none());
+        assert!(ResultReader::new(&b"index,line\r"[..], "e.csv")
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn bad_rows_name_the_file_and_line_and_reading_goes_on() {
+        let text =
+            "index,status,guesses\n0,solved,1\n1,sovled,1\n2,solved,x\n3,solved\n4,solved,5\n";
+        let mut r = ResultReader::new(text.as_bytes(), "out.csv")
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.next_row().unwrap().unwrap().index, Some(0));
+        let errors: Vec<String> = (0..3)
+            .map(|_| r.next_row().map(|_| ()).unwrap_err().to_string())
+            .collect();
+        assert_eq!(
+            errors,
+            [
+                "out.csv: not a result row: line 3: status \"sovled\" is not one of solved, \
+                 unsolvable, multiple, invalid, mismatch",
+                "out.csv: not a result row: line 4: guesses \"x\" is not a whole number",
+                "out.csv: not a result row: line 5: 2 field(s) where the header has 3",
+            ]
+        );
+        let row = r.next_row().unwrap().unwrap();
+        assert_eq!((row.index, row.guesses), (Some(4), Some(5)));
+        assert_eq!(
+            row.error("index 4 after 9").to_string(),
+            "out.csv: line 6: index 4 after 9"
+        );
+        assert_eq!(
+            row.missing(Column::SolveNs).to_string(),
+            "out.csv: line 6: no solve_ns column"
+        );
+        assert!(r.next_row().unwrap().is_none());
+    }
+
+    #[test]
+    fn a_header_that_is_not_a_result_header_is_refused() {
+        let refuse = |text: &str| {
+            ResultReader::new(text.as_bytes(), "in.csv")
+                .map(|_| ())
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            refuse("quizzes,solutions\n"),
+            "in.csv: not a result file: its header names \"quizzes\", which is not a result \
+             column (the columns are index, line, puzzle, solution, status, guesses, solve_ns, \
+             message, file)"
+        );
+        assert_eq!(
+            refuse("index,status,index\n"),
+            "in.csv: not a result file: its header names index twice"
+        );
+        let r = reader("puzzle,index,status\n");
+        assert!(r.require(&[Column::Index, Column::Status], "merge").is_ok());
+        assert_eq!(
+            r.require(&Column::ALL, "--resume").unwrap_err().to_string(),
+            "r.csv: --resume needs the column(s) line, solution, guesses, solve_ns, message, \
+             file, which its header (puzzle,index,status) lacks"
+        );
+        // A UTF-8 byte order mark before the header is not part of the first name.
+        assert_eq!(
+            ResultReader::new(&b"\xef\xbb\xbfindex\n"[..], "b.csv")
+                .unwrap()
+                .unwrap()
+                .columns(),
+            [Column::Index]
+        );
+    }
+
+    #[test]
+    fn an_overlong_row_is_skipped_in_bounded_memory() {
+        let mut text = b"index,message\n0,".to_vec();
+        text.extend(std::iter::repeat_n(b'x', 3 * MAX_ROW));
+        text.extend_from_slice(b"\n1,\"a\nb\"\n");
+        let mut r = ResultReader::new(&text[..], "big.csv").unwrap().unwrap();
+        let error = r.next_row().map(|_| ()).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!("big.csv: not a result row: line 2: longer than {MAX_ROW} bytes")
+        );
+        assert!(r.out.len() <= MAX_ROW, "{}", r.out.len());
+        let row = r.next_row().unwrap().unwrap();
+        assert_eq!(
+            (row.index, row.message, row.at_line),
+            (Some(1), Some("a\nb"), 3)
+        );
+        assert!(r.next_row().unwrap().is_none());
+    }
 }

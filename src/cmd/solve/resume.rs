@@ -115,11 +115,15 @@ fn keep_rows(partial: &Path, records: &mut ShardedRecords, files: &[String]) -> 
         });
     }
     kept.keep_bytes = rows.header_end();
+    let mismatch = |message: String| Error::Input {
+        path: partial.to_path_buf(),
+        message,
+    };
     let (mut index_text, mut line_text) = (itoa::Buffer::new(), itoa::Buffer::new());
     while let Some(row) = rows.next_row()? {
         let row_number = kept.rows + 1;
         let Some((index, record)) = records.next()? else {
-            return Err(row.error(format!(
+            return Err(mismatch(format!(
                 "row {row_number} has no matching input record (the input has fewer records)"
             )));
         };
@@ -148,7 +152,7 @@ fn keep_rows(partial: &Path, records: &mut ShardedRecords, files: &[String]) -> 
         ];
         for (column, want, found) in expected {
             if want != found {
-                return Err(row.error(format!(
+                return Err(mismatch(format!(
                     "row {row_number} (index {}) has {column} {:?} but the input record at line \
                      {} has {:?}; the input changed since the interrupted run",
                     row.index.unwrap_or_default(),
