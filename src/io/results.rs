@@ -765,7 +765,9 @@ mod tests {
     }
 
     /// (index, at_line, end) of every row, and the torn line.
-    fn walk(mut reader: ResultReader<impl Read>) -> (Vec<(Option<u64>, u64, u64)>, Option<u64>) {
+    type Walk = (Vec<(Option<u64>, u64, u64)>, Option<u64>);
+
+    fn walk(mut reader: ResultReader<impl Read>) -> Walk {
         let mut rows = Vec::new();
         while let Some(row) = reader.next_row().unwrap() {
             rows.push((row.index, row.at_line, row.end));

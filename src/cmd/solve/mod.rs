@@ -1,6 +1,6 @@
-//! `solve`: the pipeline wiring. The calling thread reads records in chunks (lines and CSV fields are only cut out,
-//! not parsed), the pool parses and solves the chunks on all cores, and a writer thread writes
-//! the result rows in input order (through [`crate::run::ordered_map`]).
+//! `solve`: the pipeline wiring. The calling thread reads records in chunks (lines and CSV
+//! fields are only cut out, not parsed), the pool parses and solves the chunks on all cores,
+//! and a writer thread writes the result rows in input order (through `run::ordered_map`).
 //!
 //! ```text
 //! calling thread: read chunk ──spawn──▶ rayon pool (one task per chunk, rows formatted there)
@@ -14,7 +14,7 @@
 //! `index`); `--resume` checks an interrupted run's rows against the input and appends the rest;
 //! Ctrl-C stops reading, finishes the chunks in flight, and leaves `FILE.partial` for `--resume`.
 //!
-//! [`judge`] is the per-puzzle step; `resume` takes an interrupted run's rows back.
+//! [`judge()`] is the per-puzzle step; `resume` takes an interrupted run's rows back.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
