@@ -240,6 +240,10 @@ pub const MAX_ROW: usize = 1 << 20;
 /// Fields a row may have before the reader stops keeping them (a result row has at most nine).
 const MAX_FIELDS: usize = 1024;
 
+/// Bytes read from the source at a time. `merge` holds one reader per shard, so this stays
+/// small: a thousand shards take 16 MB.
+const READ_BLOCK: usize = 16 * 1024;
+
 /// Reads a result CSV: the header first, mapping columns by name (any subset, any order), then
 /// typed rows with the byte offset after each.
 ///
@@ -328,7 +332,7 @@ impl<R: Read> ResultReader<R> {
             source,
             path: path.into(),
             csv: csv_core::Reader::new(),
-            buf: vec![0; 64 * 1024].into_boxed_slice(),
+            buf: vec![0; READ_BLOCK].into_boxed_slice(),
             pos: 0,
             len: 0,
             eof: false,
