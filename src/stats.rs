@@ -5,7 +5,8 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 use std::time::Duration;
 
-use crate::io::results::Status;
+use crate::error::Result;
+use crate::io::results::{Column, ResultRowRef, Status};
 
 /// Accumulates per-puzzle results.
 #[derive(Debug, Clone)]
@@ -53,6 +54,20 @@ impl Tally {
                 self.solved_without_guess += 1;
             }
         }
+    }
+
+    /// The columns [`Tally::add_row`] reads.
+    pub const ROW_COLUMNS: [Column; 3] = [Column::Status, Column::Guesses, Column::SolveNs];
+
+    /// Records a result row read back (`--resume`, `merge`) as [`Tally::record`] would have
+    /// when it was solved: `invalid` rows never reached the solver. The row must have
+    /// [`Tally::ROW_COLUMNS`]; the error names the one it lacks.
+    pub fn add_row(&mut self, row: &ResultRowRef<'_>) -> Result<()> {
+        let status = row.status.ok_or_else(|| row.missing(Column::Status))?;
+        let guesses = row.guesses.ok_or_else(|| row.missing(Column::Guesses))?;
+        let solve_ns = row.solve_ns.ok_or_else(|| row.missing(Column::SolveNs))?;
+        self.record(status, status != Status::Invalid, guesses, solve_ns);
+        Ok(())
     }
 
     /// Number of records with `status`.
@@ -256,6 +271,32 @@ mod tests {
         for key in ["mean", "p50", "p90", "p99", "max"] {
             assert!(json["solve_ns"].get(key).is_some(), "{key}");
         }
+    }
+
+    #[test]
+    fn rows_read_back_tally_as_when_they_were_solved() {
+        use crate::io::results::ResultReader;
+        let text = "status,solve_ns,guesses\nsolved,1000,0\ninvalid,0,0\nunsolvable,2000,4\n";
+        let mut rows = ResultReader::new(text.as_bytes(), "r.csv")
+            .unwrap()
+            .unwrap();
+        let mut read = Tally::default();
+        while let Some(row) = rows.next_row().unwrap() {
+            read.add_row(&row).unwrap();
+        }
+        let mut solved = Tally::default();
+        solved.record(Status::Solved, true, 0, 1000);
+        solved.record(Status::Invalid, false, 0, 0);
+        solved.record(Status::Unsolvable, true, 4, 2000);
+        let summary = |t: &Tally| t.summary(Duration::from_secs(1), 1, "x");
+        assert_eq!(summary(&read), summary(&solved));
+        // A row without a column the tally needs is refused, naming it.
+        let mut rows = ResultReader::new(&b"status\nsolved\n"[..], "s.csv")
+            .unwrap()
+            .unwrap();
+        let row = rows.next_row().unwrap().unwrap();
+        let error = Tally::default().add_row(&row).unwrap_err().to_string();
+        assert_eq!(error, "s.csv: line 2: no guesses column");
     }
 
     #[test]

@@ -6,6 +6,7 @@ mod cli;
 mod generate;
 mod golden;
 mod report;
+mod results;
 mod robust;
 mod solvers;
 mod verify;

@@ -11,13 +11,12 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
-use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::io::output::Output;
-use crate::io::results::{header_line, row_writer, Status, COLUMNS};
+use crate::io::results::{header_line, header_of, row_writer, Column, ResultReader};
 use crate::stats::{Summary, Tally};
 
 /// Everything `merge` needs, built from the command line.
@@ -44,111 +43,69 @@ pub struct MergeReport {
     pub notes: Vec<String>,
 }
 
-/// One shard's rows, read one at a time.
-struct ShardRows {
-    path: PathBuf,
-    reader: csv::Reader<BufReader<File>>,
-    row: csv::ByteRecord,
-    index: u64,
+/// The columns `merge` reads: `index` to order rows, and what the summary counts.
+const MERGE_COLUMNS: [Column; 4] = [
+    Column::Index,
+    Column::Status,
+    Column::Guesses,
+    Column::SolveNs,
+];
+
+/// One shard's rows, read one at a time; the row last read stays in the reader.
+struct Shard {
+    reader: ResultReader<File>,
+    /// The index of the row last read.
+    last: Option<u64>,
 }
 
-impl ShardRows {
-    fn open(path: &Path) -> Result<ShardRows> {
-        let file = File::open(path).map_err(|source| Error::Open {
+impl Shard {
+    fn open(path: &Path) -> Result<Shard> {
+        let reader = ResultReader::open(path)?.ok_or_else(|| Error::Input {
             path: path.to_path_buf(),
-            cause: source,
-        })?;
-        let reader = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .from_reader(BufReader::new(file));
-        let mut shard = ShardRows {
-            path: path.to_path_buf(),
-            reader,
-            row: csv::ByteRecord::new(),
-            index: 0,
-        };
-        let header_ok = shard.read()? && {
-            let names: Vec<&[u8]> = shard.row.iter().collect();
-            names == COLUMNS.map(str::as_bytes)
-        };
-        if !header_ok {
-            return Err(shard.error(format!(
-                "not a solve output (expected the header {})",
+            message: format!(
+                "not a solve output: no header line (expected the header {})",
                 header_line().trim_end()
-            )));
-        }
-        Ok(shard)
+            ),
+        })?;
+        reader.require(&MERGE_COLUMNS, "merge")?;
+        Ok(Shard { reader, last: None })
     }
 
-    fn error(&self, message: String) -> Error {
-        Error::Input {
-            path: self.path.clone(),
-            message,
-        }
+    fn path(&self) -> &Path {
+        self.reader.path()
     }
 
-    /// Reads the next row; false at the end.
-    fn read(&mut self) -> Result<bool> {
-        self.reader
-            .read_byte_record(&mut self.row)
-            .map_err(|e| self.error(format!("unreadable CSV: {e}")))
-    }
-
-    /// Reads the next row and its index, checking that indices increase.
+    /// Reads the next row and returns its index, checking that indices increase. A torn last
+    /// line (the shard's run was cut off while writing it) is an error: that row would be lost.
     fn advance(&mut self) -> Result<Option<u64>> {
-        let previous = (self.row.position().map_or(0, |p| p.line()) > 1).then_some(self.index);
-        if !self.read()? {
-            return Ok(None);
-        }
-        let line = self.row.position().map_or(0, |p| p.line());
-        let index = std::str::from_utf8(field(&self.row, "index"))
-            .ok()
-            .and_then(|t| t.parse::<u64>().ok())
-            .ok_or_else(|| self.error(format!("line {line}: no index")))?;
-        if previous.is_some_and(|p| index <= p) {
-            return Err(self.error(format!(
-                "line {line}: index {index} after {}; rows must be in index order",
-                self.index
+        let Some(row) = self.reader.next_row()? else {
+            return match self.reader.torn_line() {
+                Some(line) => Err(Error::Input {
+                    path: self.path().to_path_buf(),
+                    message: format!(
+                        "line {line}: a cut-off row (no line end): the run writing this shard \
+                         did not finish; finish it with `solve --resume`"
+                    ),
+                }),
+                None => Ok(None),
+            };
+        };
+        let index = row.index.ok_or_else(|| row.missing(Column::Index))?;
+        if let Some(previous) = self.last.filter(|&p| index <= p) {
+            return Err(row.error(format!(
+                "index {index} after {previous}; rows must be in index order"
             )));
         }
-        self.index = index;
+        self.last = Some(index);
         Ok(Some(index))
     }
 }
 
-/// A field of a result row by column name.
-fn field<'r>(row: &'r csv::ByteRecord, name: &str) -> &'r [u8] {
-    COLUMNS
-        .iter()
-        .position(|c| *c == name)
-        .and_then(|i| row.get(i))
-        .unwrap_or_default()
-}
-
-/// Adds one row to the tally; an error names the bad field.
-fn tally_row(tally: &mut Tally, row: &csv::ByteRecord) -> std::result::Result<(), String> {
-    let text = |name: &str| std::str::from_utf8(field(row, name)).unwrap_or("");
-    let number = |name: &str| {
-        text(name)
-            .parse::<u64>()
-            .map_err(|_| format!("bad {name} {:?}", text(name)))
-    };
-    let status = Status::from_word(text("status"))
-        .ok_or_else(|| format!("bad status {:?}", text("status")))?;
-    tally.record(
-        status,
-        status != Status::Invalid,
-        number("guesses")?,
-        number("solve_ns")?,
-    );
-    Ok(())
-}
-
 /// Merges the shards' outputs into one CSV in index order and combines their summaries.
 ///
-/// Errors (exit 2): an unreadable input, a file that is not a solve output, rows out of index
-/// order, an index present in two inputs. Missing indices are counted, not errors.
+/// Errors (exit 2): an unreadable input, a file that is not a solve output (or lacks a column
+/// merge needs), shards with different columns, rows out of index order, an index present in
+/// two inputs, a shard that ends in a cut-off row. Missing indices are counted, not errors.
 pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
     if config.inputs.is_empty() {
         return Err(Error::Usage("merge needs at least one input".into()));
@@ -156,15 +113,28 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
     let mut shards = config
         .inputs
         .iter()
-        .map(|p| ShardRows::open(p))
+        .map(|p| Shard::open(p))
         .collect::<Result<Vec<_>>>()?;
+    // Rows are copied as they are, so every shard must have the same columns in one order.
+    let columns = shards[0].reader.columns().to_vec();
+    if let Some(other) = shards.iter().find(|s| s.reader.columns() != columns) {
+        return Err(Error::Input {
+            path: other.path().to_path_buf(),
+            message: format!(
+                "its columns ({}) differ from those of {} ({}); merge the shards of one run",
+                Column::join(other.reader.columns(), ","),
+                shards[0].path().display(),
+                Column::join(&columns, ",")
+            ),
+        });
+    }
     let shard_summaries = config
         .shard_summaries
         .iter()
         .map(|path| read_summary(path))
         .collect::<Result<Vec<_>>>()?;
     let mut output = Output::create(config.output.as_deref())?;
-    output.write_all(header_line().as_bytes())?;
+    output.write_all(header_of(&columns).as_bytes())?;
     let mut heap = BinaryHeap::new();
     for (i, shard) in shards.iter_mut().enumerate() {
         if let Some(index) = shard.advance()? {
@@ -179,10 +149,10 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
     while let Some(Reverse((index, i))) = heap.pop() {
         if let Some((previous, j)) = last.filter(|&(p, _)| p == index) {
             return Err(Error::Input {
-                path: shards[i].path.clone(),
+                path: shards[i].path().to_path_buf(),
                 message: format!(
                     "index {previous} is also in {}; each index must come from one shard",
-                    shards[j].path.display()
+                    shards[j].path().display()
                 ),
             });
         }
@@ -190,12 +160,12 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
         expected = index + 1;
         last = Some((index, i));
         let shard = &mut shards[i];
-        tally_row(&mut tally, &shard.row).map_err(|message| {
-            let line = shard.row.position().map_or(0, |p| p.line());
-            shard.error(format!("line {line}: {message}"))
-        })?;
-        // Writing to a Vec cannot fail.
-        let _ = writer.write_byte_record(&shard.row);
+        // `advance` returned `index`, so the shard's row is there.
+        if let Some(row) = shard.reader.row() {
+            tally.add_row(&row)?;
+            // Writing to a Vec cannot fail.
+            let _ = writer.write_record(row.fields());
+        }
         if writer.get_ref().len() >= 64 * 1024 {
             let full = std::mem::replace(&mut writer, row_writer(Vec::with_capacity(128 * 1024)));
             output.write_all(&full.into_inner().unwrap_or_default())?;
@@ -324,5 +294,62 @@ mod tests {
         };
         let error = run_merge(&bad).unwrap_err().to_string();
         assert!(error.contains("index 1 after 2"), "{error}");
+    }
+
+    #[test]
+    fn refuses_cut_off_shards_missing_columns_and_mixed_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("all.csv");
+        let merge = |inputs: Vec<PathBuf>| {
+            let config = MergeConfig {
+                inputs,
+                output: Some(out.clone()),
+                ..MergeConfig::default()
+            };
+            run_merge(&config).map(|_| ()).unwrap_err().to_string()
+        };
+        let whole = write(dir.path(), "a.csv", &[0, 2]);
+        let cut = dir.path().join("b.csv");
+        let mut text = header_line() + &row(1, "solved");
+        text.push_str(&row(3, "solved")[..20]);
+        std::fs::write(&cut, text).unwrap();
+        let error = merge(vec![whole.clone(), cut]);
+        assert!(error.ends_with("b.csv: line 3: a cut-off row (no line end): the run writing this shard did not finish; finish it with `solve --resume`"), "{error}");
+        assert!(!out.exists(), "no final file");
+
+        let no_status = dir.path().join("c.csv");
+        std::fs::write(&no_status, "index,puzzle\n1,x\n").unwrap();
+        let error = merge(vec![whole.clone(), no_status]);
+        assert!(error.ends_with("c.csv: merge needs the column(s) status, guesses, solve_ns, which its header (index,puzzle) lacks"), "{error}");
+
+        let reordered = dir.path().join("d.csv");
+        std::fs::write(&reordered, "status,index,guesses,solve_ns\nsolved,1,0,5\n").unwrap();
+        let error = merge(vec![whole.clone(), reordered.clone()]);
+        assert!(
+            error.contains(
+                "d.csv: its columns (status,index,guesses,solve_ns) differ from those of"
+            ),
+            "{error}"
+        );
+
+        let bad = dir.path().join("e.csv");
+        std::fs::write(&bad, header_line() + &row(1, "sovled")).unwrap();
+        let error = merge(vec![whole, bad]);
+        assert!(error.ends_with("e.csv: not a result row: line 2: status \"sovled\" is not one of solved, unsolvable, multiple, invalid, mismatch"), "{error}");
+
+        // A subset of the columns in any order merges, and keeps them.
+        let other = dir.path().join("f.csv");
+        std::fs::write(&other, "status,index,guesses,solve_ns\nunsolvable,0,2,7\n").unwrap();
+        let config = MergeConfig {
+            inputs: vec![reordered, other],
+            output: Some(out.clone()),
+            ..MergeConfig::default()
+        };
+        let report = run_merge(&config).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            "status,index,guesses,solve_ns\nunsolvable,0,2,7\nsolved,1,0,5\n"
+        );
+        assert_eq!((report.summary.puzzles, report.summary.solved), (2, 1));
     }
 }

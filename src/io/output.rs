@@ -1,9 +1,10 @@
 //! Where a run's rows go: stdout, or a file written crash-safely (into `FILE.partial` beside it,
 //! renamed to `FILE` only once the run completes, so a killed run never leaves a truncated file
-//! that looks finished); and reading back an interrupted run's rows for `--resume`.
+//! that looks finished), and taking such a file back for `--resume` (whose rows are read by
+//! [`ResultReader`](crate::io::results::ResultReader)).
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -127,76 +128,6 @@ pub fn take_for_resume(path: &Path) -> Result<Option<PathBuf>> {
     Ok(None)
 }
 
-/// The complete rows of an earlier run's in-progress file, read as CSV records. A torn last
-/// line (no newline: the run was killed while writing it) is left out.
-pub struct PartialRows {
-    reader: csv::Reader<io::Take<BufReader<File>>>,
-    path: PathBuf,
-    complete_len: u64,
-}
-
-impl PartialRows {
-    /// Opens `partial`, an in-progress output file.
-    pub fn open(partial: &Path) -> Result<PartialRows> {
-        let read_error = |source| Error::Read {
-            path: partial.to_path_buf(),
-            cause: source,
-        };
-        let mut file = File::open(partial).map_err(read_error)?;
-        let complete_len = complete_length(&mut file).map_err(read_error)?;
-        file.seek(SeekFrom::Start(0)).map_err(read_error)?;
-        let reader = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .from_reader(BufReader::new(file).take(complete_len));
-        Ok(PartialRows {
-            reader,
-            path: partial.to_path_buf(),
-            complete_len,
-        })
-    }
-
-    /// The length of the file up to the end of its last complete line.
-    pub fn complete_len(&self) -> u64 {
-        self.complete_len
-    }
-
-    /// Reads the next record (the header first) into `row`; false at the end.
-    pub fn next_row(&mut self, row: &mut csv::ByteRecord) -> Result<bool> {
-        self.reader.read_byte_record(row).map_err(|e| Error::Input {
-            path: self.path.clone(),
-            message: format!("not a result file: {e}"),
-        })
-    }
-
-    /// The byte offset just past the last record read.
-    pub fn position(&self) -> u64 {
-        self.reader.position().byte()
-    }
-
-    /// The file being read.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-}
-
-/// The length of `file` up to and including its last `\n` (0 if it has none).
-fn complete_length(file: &mut File) -> io::Result<u64> {
-    let mut end = file.seek(SeekFrom::End(0))?;
-    let mut block = vec![0u8; 64 * 1024];
-    while end > 0 {
-        let start = end.saturating_sub(block.len() as u64);
-        let len = (end - start) as usize;
-        file.seek(SeekFrom::Start(start))?;
-        file.read_exact(&mut block[..len])?;
-        if let Some(i) = block[..len].iter().rposition(|&b| b == b'\n') {
-            return Ok(start + i as u64 + 1);
-        }
-        end = start;
-    }
-    Ok(0)
-}
-
 /// Writes `value` as pretty JSON to `path`, whole or not at all (through `FILE.partial`, like
 /// every output file).
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
@@ -215,21 +146,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn partial_rows_skip_a_torn_line_and_append_cuts_it() {
+    fn append_cuts_a_torn_line_and_a_finished_file_is_taken_back() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("out.csv");
         let partial = partial_path(&target);
         std::fs::write(&partial, "a,b\n1,\"x,\ny\"\n2,z\n3,to").unwrap();
-        let mut rows = PartialRows::open(&partial).unwrap();
-        let mut row = csv::ByteRecord::new();
-        let mut seen = Vec::new();
-        while rows.next_row(&mut row).unwrap() {
-            seen.push((row.get(0).unwrap().to_vec(), rows.position()));
-        }
-        let firsts: Vec<&[u8]> = seen.iter().map(|(f, _)| f.as_slice()).collect();
-        assert_eq!(firsts, [&b"a"[..], b"1", b"2"]);
-        assert_eq!(rows.complete_len(), 17);
-        let mut out = Output::append(&target, seen[1].1).unwrap();
+        // Keep the header and the first row (the offset `ResultReader` gives after it).
+        let mut out = Output::append(&target, 13).unwrap();
         out.write_all(b"2,w\n").unwrap();
         out.finish().unwrap();
         assert_eq!(

@@ -1,6 +1,6 @@
-//! `solve`: the calling thread reads records in chunks (lines and CSV fields are only cut out,
-//! not parsed), the pool parses and solves the chunks on all cores, and a writer thread writes
-//! the result rows in input order (through [`crate::run::ordered_map`]).
+//! `solve`: the pipeline wiring. The calling thread reads records in chunks (lines and CSV
+//! fields are only cut out, not parsed), the pool parses and solves the chunks on all cores,
+//! and a writer thread writes the result rows in input order (through `run::ordered_map`).
 //!
 //! ```text
 //! calling thread: read chunk ──spawn──▶ rayon pool (one task per chunk, rows formatted there)
@@ -13,23 +13,29 @@
 //! Long runs: `--shard K/N` keeps only the records of one shard (rows keep their global
 //! `index`); `--resume` checks an interrupted run's rows against the input and appends the rest;
 //! Ctrl-C stops reading, finishes the chunks in flight, and leaves `FILE.partial` for `--resume`.
+//!
+//! [`judge()`] is the per-puzzle step; `resume` takes an interrupted run's rows back.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+mod judge;
+mod resume;
+
+pub use judge::{judge, Verdict};
+
 use crate::error::{Error, Result};
-use crate::grid::Grid;
-use crate::io::output::write_json;
-use crate::io::output::{take_for_resume, Output, PartialRows};
+use crate::io::output::{write_json, Output};
 use crate::io::reader::{Body, Deferred, ReadOptions, Record, RecordReader};
-use crate::io::results::{row_writer, Status, COLUMNS};
+use crate::io::results::{header_line, row_writer, Status};
 use crate::io::Input;
 use crate::run::{build_pool, default_threads, interrupt, ordered_map, Progress};
 use crate::shard::{Shard, ShardChoice};
 use crate::solver::SolverKind;
 use crate::stats::{Summary, Tally};
+use resume::Resumed;
 
 /// Records per chunk handed to the pool. Every chunk wakes the writer and the reader once; on
 /// a VM a wake-up costs microseconds of kernel time, so 64 records spent ~10% of a `-j 1` run in
@@ -156,97 +162,6 @@ impl Chunk {
     }
 }
 
-/// The result of solving one record.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
-    /// Status word.
-    pub status: Status,
-    /// The solution to report, already checked against the clues and the rules.
-    pub solution: Option<Grid>,
-    /// Guesses made.
-    pub guesses: u64,
-    /// Nanoseconds spent in the solver.
-    pub solve_ns: u64,
-    /// Why the record is not `solved`.
-    pub message: String,
-    /// Whether the record reached the solver (false for malformed records and contradictory clues).
-    pub reached_solver: bool,
-}
-
-/// Solves one record and decides its status. This is the per-puzzle path that both the parallel
-/// pipeline and the sequential oracle use.
-pub fn judge(body: &Body, solver: SolverKind, unique: bool) -> Verdict {
-    let invalid = |message: String| Verdict {
-        status: Status::Invalid,
-        solution: None,
-        guesses: 0,
-        solve_ns: 0,
-        message,
-        reached_solver: false,
-    };
-    let (puzzle, reference) = match body {
-        Body::Invalid { message, .. } => return invalid(message.clone()),
-        Body::Puzzle { puzzle, reference } => (puzzle, reference),
-    };
-    let limit = if unique { 2 } else { 1 };
-    let started = Instant::now();
-    // Every solver answers "no solution" for clues that contradict each other (`bands` finds
-    // them while building its state), so the scan that names the conflict runs only then:
-    // before solving it took 7% of a million-puzzle run.
-    let outcome = solver.solve(puzzle, limit);
-    let solve_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-    if outcome.count == 0 {
-        if let Some(conflict) = puzzle.first_conflict() {
-            return invalid(format!("contradictory clues: {conflict}"));
-        }
-    }
-    let verdict = |status, solution, message: String| Verdict {
-        status,
-        solution,
-        guesses: outcome.guesses,
-        solve_ns,
-        message,
-        reached_solver: true,
-    };
-    let Some(solution) = outcome.solution.filter(|_| outcome.count > 0) else {
-        return verdict(Status::Unsolvable, None, "no solution".into());
-    };
-    if let Err(e) = solution.check_solution_of(puzzle) {
-        // A solver bug: never report an unchecked grid as a solution.
-        return verdict(
-            Status::Mismatch,
-            None,
-            format!("solver {solver} returned a bad grid: {e}"),
-        );
-    }
-    if unique && outcome.count >= 2 {
-        return verdict(Status::Multiple, None, "at least 2 solutions".into());
-    }
-    if let Some(reference) = reference {
-        if reference != &solution {
-            let cell = (0..81)
-                .find(|&i| reference.get(i) != solution.get(i))
-                .unwrap_or(0);
-            let why = match reference.check_solution_of(puzzle) {
-                Ok(()) => {
-                    "; the reference is also a solution, so the puzzle has several".to_string()
-                }
-                Err(e) => format!("; the reference is wrong: {e}"),
-            };
-            return verdict(
-                Status::Mismatch,
-                Some(solution),
-                format!(
-                    "reference solution differs at row {}, column {}{why}",
-                    cell / 9 + 1,
-                    cell % 9 + 1
-                ),
-            );
-        }
-    }
-    verdict(Status::Solved, Some(solution), String::new())
-}
-
 /// A solved chunk: its formatted CSV rows and, per record, what the summary needs. The writer
 /// records these into one histogram: a histogram per chunk cost ~15% of a run in allocation and
 /// merging.
@@ -273,14 +188,6 @@ impl Score {
             self.guesses,
             self.solve_ns,
         );
-    }
-}
-
-/// The text of the `puzzle` column for a record.
-fn puzzle_column(body: &Body) -> std::borrow::Cow<'_, [u8]> {
-    match body {
-        Body::Puzzle { puzzle, .. } => std::borrow::Cow::Owned(puzzle.to_bytes().to_vec()),
-        Body::Invalid { text, .. } => std::borrow::Cow::Borrowed(text.as_bytes()),
     }
 }
 
@@ -399,42 +306,22 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
         shard,
         next_index: 0,
     };
-    let mut tally = Tally::default();
-    let mut resumed_rows = 0;
-    let mut needs_header = true;
-    let mut output = match (config.resume, config.output.as_deref()) {
-        (false, path) => Output::create(path)?,
+    let resumed = match (config.resume, config.output.as_deref()) {
+        (false, path) => Resumed::fresh(Output::create(path)?),
         (true, None) => return Err(Error::Usage("--resume needs -o FILE".into())),
         (true, Some(path)) if path.as_os_str() == "-" => {
             return Err(Error::Usage("--resume needs -o FILE".into()))
         }
-        (true, Some(path)) => match take_for_resume(path)? {
-            None => {
-                notes.push(format!(
-                    "resume: no earlier output for {}; starting from the beginning",
-                    path.display()
-                ));
-                Output::create(Some(path))?
-            }
-            Some(partial) => {
-                let kept = keep_rows(&partial, &mut records, &files)?;
-                resumed_rows = kept.rows;
-                tally = kept.tally;
-                notes.push(format!(
-                    "resume: kept {} row(s) of {}, continuing after index {}",
-                    kept.rows,
-                    partial.display(),
-                    kept.last_index
-                        .map_or("(none)".to_string(), |i| i.to_string())
-                ));
-                // Keep the header unless it was torn too.
-                needs_header = kept.keep_bytes == 0;
-                Output::append(path, kept.keep_bytes)?
-            }
-        },
+        (true, Some(path)) => resume::resume(path, &mut records, &files, &mut notes)?,
     };
+    let Resumed {
+        mut output,
+        rows: resumed_rows,
+        mut tally,
+        needs_header,
+    } = resumed;
     if needs_header {
-        output.write_all(crate::io::results::header_line().as_bytes())?;
+        output.write_all(header_line().as_bytes())?;
     }
     interrupt::arm(None);
     let mut progress = Progress::new(total_bytes, config.quiet);
@@ -511,98 +398,4 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
         resumed_rows,
         notes,
     })
-}
-
-/// What `--resume` kept of an interrupted run.
-struct Kept {
-    rows: u64,
-    keep_bytes: u64,
-    last_index: Option<u64>,
-    tally: Tally,
-}
-
-/// Reads the rows of an interrupted run's `partial` output in step with the input records, and
-/// keeps them while they match (same `index`, `line`, `puzzle` and `file`). A torn last line is
-/// dropped. A row that does not match the input is an error: the input changed, and appending
-/// to those rows would mix two runs.
-fn keep_rows(partial: &Path, records: &mut ShardedRecords, files: &[String]) -> Result<Kept> {
-    let mut rows = PartialRows::open(partial)?;
-    let mut row = csv::ByteRecord::new();
-    let mut kept = Kept {
-        rows: 0,
-        keep_bytes: 0,
-        last_index: None,
-        tally: Tally::default(),
-    };
-    if !rows.next_row(&mut row)? {
-        return Ok(kept); // Empty or torn header: start over.
-    }
-    let mismatch = |message: String| Error::Input {
-        path: partial.to_path_buf(),
-        message: format!("cannot resume: {message}"),
-    };
-    let header: Vec<&[u8]> = row.iter().collect();
-    if header != COLUMNS.iter().map(|c| c.as_bytes()).collect::<Vec<_>>() {
-        return Err(mismatch("its header is not that of a solve output".into()));
-    }
-    kept.keep_bytes = rows.position();
-    let column = |name: &str| COLUMNS.iter().position(|c| *c == name).unwrap_or(0);
-    let [c_index, c_line, c_puzzle, c_status, c_guesses, c_solve_ns, c_file] = [
-        "index", "line", "puzzle", "status", "guesses", "solve_ns", "file",
-    ]
-    .map(column);
-    let mut buffers = itoa_buf();
-    while rows.next_row(&mut row)? {
-        let row_number = kept.rows + 1;
-        let Some((index, record)) = records.next()? else {
-            return Err(mismatch(format!(
-                "row {row_number} has no matching input record (the input has fewer records)"
-            )));
-        };
-        let field = |i: usize| row.get(i).unwrap_or_default();
-        let expected: [(&str, &[u8], &[u8]); 4] = [
-            ("index", buffers.0.format(index).as_bytes(), field(c_index)),
-            (
-                "line",
-                buffers.1.format(record.line).as_bytes(),
-                field(c_line),
-            ),
-            ("puzzle", &puzzle_column(&record.body), field(c_puzzle)),
-            (
-                "file",
-                files
-                    .get(record.file as usize)
-                    .map_or("-", String::as_str)
-                    .as_bytes(),
-                field(c_file),
-            ),
-        ];
-        for (name, want, found) in expected {
-            if want != found {
-                return Err(mismatch(format!(
-                    "row {row_number} (index {}) has {name} {:?} but the input record at line {} \
-                     has {:?}; the input changed since the interrupted run",
-                    String::from_utf8_lossy(field(c_index)),
-                    String::from_utf8_lossy(found),
-                    record.line,
-                    String::from_utf8_lossy(want),
-                )));
-            }
-        }
-        let number = |i: usize| std::str::from_utf8(field(i)).ok()?.parse::<u64>().ok();
-        let status = std::str::from_utf8(field(c_status))
-            .ok()
-            .and_then(Status::from_word);
-        let (Some(status), Some(guesses), Some(solve_ns)) =
-            (status, number(c_guesses), number(c_solve_ns))
-        else {
-            return Err(mismatch(format!("row {row_number} is not a result row")));
-        };
-        kept.tally
-            .record(status, status != Status::Invalid, guesses, solve_ns);
-        kept.rows += 1;
-        kept.last_index = Some(index);
-        kept.keep_bytes = rows.position();
-    }
-    Ok(kept)
 }
