@@ -20,9 +20,9 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::grid::Grid;
-use crate::io::reader::{parse_line, Body, ReadOptions, RecordReader};
 use crate::io::results::Status;
 use crate::io::Input;
+use crate::io::{parse_line, Body, ReadOptions, RecordReader};
 use crate::run::{self, Progress};
 use crate::solver::SolverKind;
 use crate::stats::Tally;

@@ -23,9 +23,9 @@ use crate::error::{Error, Result};
 use crate::grid::Grid;
 use crate::io::output::write_json;
 use crate::io::output::{take_for_resume, Output, PartialRows};
-use crate::io::reader::{Body, Deferred, ReadOptions, Record, RecordReader};
 use crate::io::results::{row_writer, Status, COLUMNS};
 use crate::io::Input;
+use crate::io::{Body, Deferred, ReadOptions, Record, RecordReader};
 use crate::run::{build_pool, default_threads, interrupt, ordered_map, Progress};
 use crate::shard::{Shard, ShardChoice};
 use crate::solver::SolverKind;
@@ -37,7 +37,7 @@ use crate::stats::{Summary, Tally};
 const CHUNK: usize = 256;
 
 /// Line text per chunk: a chunk of long lines ends early, so memory stays bounded by
-/// `in_flight` chunks of at most this plus one line of [`crate::io::reader::MAX_LINE`] bytes.
+/// `in_flight` chunks of at most this plus one line of [`crate::io::MAX_LINE`] bytes.
 const CHUNK_TEXT: usize = 256 * 1024;
 
 /// Everything `solve` needs, built from the command line.
