@@ -27,7 +27,7 @@ pub use lines::{line_fields, parse_line, read_line_bounded};
 pub use record::{Body, Deferred, Fields, ReadOptions, Record, RecordReader, MAX_LINE};
 
 /// The record layer under its former single-file name, for code that still imports
-/// `io::reader::...`; the same items as the [`io`](self) re-exports.
+/// `io::reader::...`; the same items as the [`io`](super) re-exports.
 pub mod reader {
     pub use super::csv::{Columns, SOLUTION_COLUMNS};
     pub use super::detect::{detect_format, sniff_format, Format, PUZZLE_COLUMNS};
