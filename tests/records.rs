@@ -115,10 +115,7 @@ fn verify(
 }
 
 /// The failures expected for `rows` when row `i` starts at line `line(i)`.
-fn expected_failures(
-    rows: &[(Grid, &str)],
-    line: impl Fn(usize) -> u64,
-) -> Vec<(u64, String)> {
+fn expected_failures(rows: &[(Grid, &str)], line: impl Fn(usize) -> u64) -> Vec<(u64, String)> {
     rows.iter()
         .enumerate()
         .filter(|(_, r)| r.1 != "valid")
@@ -147,7 +144,10 @@ fn verify_reads_grid_files_and_proves_their_puzzles() {
     }
     // Without --unique a grid block gives no solution to check: skipped, not malformed.
     let (s, _) = verify(dir.path(), &file, &[], 1);
-    assert_eq!((s["rows"].as_u64(), s["skipped"].as_u64()), (Some(5), Some(5)));
+    assert_eq!(
+        (s["rows"].as_u64(), s["skipped"].as_u64()),
+        (Some(5), Some(5))
+    );
     assert_eq!(s["failures"]["malformed"], 0);
     // `solve` reads the same records: its solutions are those of the puzzles.
     let out = bin()
@@ -195,7 +195,9 @@ fn verify_unique_proves_puzzle_only_lines_csv_and_grids() {
         .enumerate()
         .map(|(i, (p, _))| pe96_block(i + 1, p))
         .collect();
-    let cases: [(&str, String, fn(usize) -> u64); 3] = [
+    // (file name, content, line of row i)
+    type Case = (&'static str, String, fn(usize) -> u64);
+    let cases: [Case; 3] = [
         ("puzzles.txt", lines, |i| i as u64 + 2),
         ("puzzles.csv", csv, |i| i as u64 + 2),
         ("puzzles.grid", grids, |i| i as u64 * 10 + 1),
@@ -224,7 +226,10 @@ fn verify_unique_proves_puzzle_only_lines_csv_and_grids() {
         .clone();
     let out = String::from_utf8(out).unwrap();
     assert!(out.contains("    no solution          1\n"), "{out}");
-    assert!(out.contains(":9: no_solution: the puzzle has no solution"), "{out}");
+    assert!(
+        out.contains(":9: no_solution: the puzzle has no solution"),
+        "{out}"
+    );
     assert!(
         out.contains(":8: not_unique: the puzzle has 2 or more solutions"),
         "{out}"
@@ -261,7 +266,10 @@ fn an_overlong_field_is_one_bad_row_for_verify_and_solve() {
     let file = dir.path().join("long.csv");
     long_field_csv(&file, 1 << 20);
     let (s, failures) = verify(dir.path(), &file, &[], 1);
-    assert_eq!((s["rows"].as_u64(), s["valid"].as_u64()), (Some(3), Some(2)));
+    assert_eq!(
+        (s["rows"].as_u64(), s["valid"].as_u64()),
+        (Some(3), Some(2))
+    );
     assert_eq!(failures, [(3, "malformed".to_string())]);
     bin()
         .arg("verify")
@@ -309,7 +317,10 @@ fn peak_rss_kib(args: &[&std::ffi::OsStr]) -> u64 {
     let stderr = String::from_utf8_lossy(&out.stderr);
     stderr
         .lines()
-        .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes): "))
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Maximum resident set size (kbytes): ")
+        })
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("no peak RSS in {stderr}"))
 }
@@ -342,5 +353,8 @@ fn a_two_hundred_mb_field_stays_in_bounded_memory() {
     assert!(solve < 100 * 1024, "solve {solve} KiB");
     assert!(verify < 100 * 1024, "verify {verify} KiB");
     let report = std::fs::read_to_string(&report).unwrap();
-    assert!(report.contains(",3,malformed,record longer than 65536 bytes"), "{report}");
+    assert!(
+        report.contains(",3,malformed,record longer than 65536 bytes"),
+        "{report}"
+    );
 }

@@ -1,6 +1,6 @@
-//! The CSV layout, in one pass that both cuts and caps records: [`CsvCap`] passes the bytes on
-//! with every record cut to [`MAX_LINE`] bytes (and notes each record's line), [`CsvSplitter`]
-//! cuts records out of that by the quote rules without parsing them, and [`with_csv_fields`]
+//! The CSV layout, in one pass that both cuts and caps records: `CsvCap` passes the bytes on
+//! with every record cut to [`MAX_LINE`] bytes (and notes each record's line), `CsvSplitter`
+//! cuts records out of that by the quote rules without parsing them, and `with_csv_fields`
 //! parses one record's fields with `csv_core` on whichever thread reads them. [`Columns`] says
 //! which columns a consumer reads: the puzzle, a solution, a status.
 

@@ -1,5 +1,5 @@
 //! Format detection: which layout (lines, CSV, grid blocks) an input uses, decided from its
-//! first meaningful line, and [`Peek`], the stream wrapper that gathers that line first.
+//! first meaningful line, and `Peek`, the stream wrapper that gathers that line first.
 
 use std::io::{BufRead, Read};
 
