@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use sudoku_batch::io::reader::{Body, ReadOptions, RecordReader};
 use sudoku_batch::io::Input;
+use sudoku_batch::io::{Body, ReadOptions, RecordReader};
 use sudoku_batch::{Grid, SolverKind};
 
 use crate::cli::{bin, rows};

@@ -743,7 +743,7 @@ mod fuzz_like {
 
     use proptest::collection::vec;
     use proptest::prelude::*;
-    use sudoku_batch::io::reader::{Body, Format, ReadOptions, RecordReader};
+    use sudoku_batch::io::{Body, Format, ReadOptions, RecordReader};
     use sudoku_batch::{Grid, SolverKind};
 
     /// Bytes that matter to the parsers, mixed with anything at all.

@@ -114,8 +114,10 @@ fn passes_tdoku_solutions_and_skips_lines_without_one() {
     let without = text.lines().count() - with_solution;
     let dir = tempfile::tempdir().unwrap();
     let summary = dir.path().join("s.json");
+    // Without --unique the puzzle-only lines are skipped. (This ran with --unique before
+    // puzzle-only records were proven under it; now --unique proves them, below.)
     bin()
-        .args(["verify", TDOKU, "--unique", "--json"])
+        .args(["verify", TDOKU, "--json"])
         .arg(&summary)
         .assert()
         .code(0)
@@ -123,6 +125,25 @@ fn passes_tdoku_solutions_and_skips_lines_without_one() {
     let s = json(&summary);
     assert_eq!(s["valid"], with_solution as u64);
     assert_eq!(s["skipped"], without as u64);
+    // With --unique each puzzle-only line is proven, and tdoku's own solution counts (the
+    // second field) say which fail how: 0 solutions, or several.
+    let count = |n: fn(u64) -> bool| {
+        text.lines()
+            .filter(|l| l.split(':').count() == 2)
+            .filter(|l| n(l.split(':').nth(1).unwrap().parse().unwrap()))
+            .count() as u64
+    };
+    bin()
+        .args(["verify", TDOKU, "--unique", "-q", "--json"])
+        .arg(&summary)
+        .assert()
+        .code(1);
+    let s = json(&summary);
+    assert_eq!(s["valid"], with_solution as u64 + count(|n| n == 1));
+    assert_eq!(s["skipped"], 0);
+    assert_eq!(s["failures"]["no_solution"], count(|n| n == 0));
+    assert_eq!(s["failures"]["not_unique"], count(|n| n >= 2));
+    assert_eq!(s["failed"], without as u64);
     // With --require-solution the lines without one fail.
     bin()
         .args(["verify", TDOKU, "--require-solution", "-q"])

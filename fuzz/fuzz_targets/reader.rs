@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use sudoku_batch::io::decode_bytes;
-use sudoku_batch::io::reader::{detect_format, parse_line, Body, Format, ReadOptions, RecordReader};
+use sudoku_batch::io::{detect_format, parse_line, Body, Format, ReadOptions, RecordReader};
 use sudoku_batch::Grid;
 
 fn check_body(body: &Body) {

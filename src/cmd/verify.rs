@@ -1,5 +1,6 @@
 //! `verify`: checks solution files (Kaggle-style CSVs, `solve`'s own output, `puzzle<sep>solution`
-//! line files), row by row, streaming, on all cores.
+//! line files) and, with `--unique`, puzzle collections (lines, CSV without a solution column,
+//! grid files), row by row, streaming, on all cores.
 //!
 //! Every row that gives a solution passes when the solution is a complete grid that obeys the
 //! rules and keeps every clue of its puzzle (and, with `--unique`, when the puzzle has exactly one
@@ -8,12 +9,14 @@
 //! solution column is empty) and tdoku-style `puzzle:0` lines. A row of `solve`'s output whose
 //! status says `solved` but whose solution is empty fails as malformed.
 //!
-//! The reader here is verify's own: unlike [`crate::io::reader::RecordReader`], which keeps a
-//! reference solution only when it is a well-formed complete grid, it must keep every solution
-//! field as written, to say what is wrong with it. It reuses the shared building blocks
-//! ([`Input`], [`read_line_bounded`], [`sniff_format`]).
+//! A puzzle-only record (a line with one puzzle, a row of a CSV without a solution column, a
+//! grid block) is skipped too, unless `--unique`: then it passes when its puzzle has exactly one
+//! solution, and fails as `not_unique` or `no_solution` otherwise.
+//!
+//! Rows come from the shared record layer ([`crate::io::RecordReader`]), the same as `solve`'s,
+//! with its bounds: the reading thread only cuts records, the pool reads their fields as written
+//! ([`RowContent::from_fields`]), to say exactly what is wrong with them.
 
-use std::io::BufRead;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -21,24 +24,22 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::grid::{Grid, ParseError, SolutionError};
 use crate::io::output::{write_json, Output};
-use crate::io::reader::{
-    read_line_bounded, sniff_format, Format, MAX_LINE, PUZZLE_COLUMNS, SOLUTION_COLUMNS,
-};
-use crate::io::Input;
+use crate::io::{Columns, Deferred, Fields, Format, Input, ReadOptions, RecordReader};
 use crate::run::{build_pool, ordered_map, Progress};
 use crate::solver::SolverKind;
 
 /// Rows per work item handed to the pool.
 const CHUNK: usize = 1024;
 
-/// Fields longer than this are not kept: they are reported by length only.
-const MAX_FIELD: usize = 1024;
+/// Record text per work item: a chunk of long records ends early, so memory stays bounded by
+/// the chunks in flight of at most this plus one record of [`crate::io::MAX_LINE`] bytes.
+const CHUNK_TEXT: usize = 256 * 1024;
 
-/// Tokens at least this long are grids; shorter ones are ids, counts and ratings (as in `solve`).
-const MIN_GRID_TOKEN: usize = 40;
+/// Fields longer than this are reported by length only.
+const MAX_FIELD: usize = 1024;
 
 /// Everything `verify` needs, built from the command line.
 #[derive(Debug, Clone)]
@@ -51,7 +52,7 @@ pub struct VerifyConfig {
     pub puzzle_column: Option<String>,
     /// CSV solution column by name or 1-based number (default: `solution` or `solutions`).
     pub solution_column: Option<String>,
-    /// Also prove that each puzzle has exactly one solution.
+    /// Also prove that each puzzle has exactly one solution (and prove puzzle-only records).
     pub unique: bool,
     /// Rows that give no solution fail (as malformed) instead of being skipped.
     pub require_solution: bool,
@@ -87,6 +88,21 @@ impl VerifyConfig {
             quiet: true,
         }
     }
+
+    /// The record reader over this run's inputs, asking CSV files for a solution column (one is
+    /// required unless `--unique` proves puzzles alone) and `solve`'s status column.
+    fn reader(&self, bytes_read: Arc<AtomicU64>) -> RecordReader {
+        let read = ReadOptions {
+            format: self.format,
+            column: self.puzzle_column.clone(),
+        };
+        RecordReader::new(self.inputs.clone(), read, bytes_read).with_columns(Columns {
+            solution: self.solution_column.clone(),
+            need_solution: !self.unique,
+            check_solution: true,
+            status: true,
+        })
+    }
 }
 
 /// Why a row failed. The words of [`FailureKind::as_str`] are stable: scripts match on them.
@@ -105,17 +121,20 @@ pub enum FailureKind {
     ClueContradicted,
     /// The puzzle has more than one solution (checked with `--unique`).
     NotUnique,
+    /// The puzzle has no solution (a puzzle-only record, checked with `--unique`).
+    NoSolution,
 }
 
 impl FailureKind {
     /// Every kind, in the order summaries list them.
-    pub const ALL: [FailureKind; 6] = [
+    pub const ALL: [FailureKind; 7] = [
         FailureKind::Malformed,
         FailureKind::WrongLength,
         FailureKind::Incomplete,
         FailureKind::BrokenRule,
         FailureKind::ClueContradicted,
         FailureKind::NotUnique,
+        FailureKind::NoSolution,
     ];
 
     /// The word used in the report's `kind` column, the JSON keys and the failure lines.
@@ -127,6 +146,7 @@ impl FailureKind {
             FailureKind::BrokenRule => "broken_rule",
             FailureKind::ClueContradicted => "clue_contradicted",
             FailureKind::NotUnique => "not_unique",
+            FailureKind::NoSolution => "no_solution",
         }
     }
 
@@ -139,21 +159,33 @@ impl FailureKind {
             FailureKind::BrokenRule => "broken rule",
             FailureKind::ClueContradicted => "clue contradicted",
             FailureKind::NotUnique => "not unique",
+            FailureKind::NoSolution => "no solution",
         }
+    }
+
+    /// Whether only `--unique` checks this kind.
+    const fn needs_unique(self) -> bool {
+        matches!(self, FailureKind::NotUnique | FailureKind::NoSolution)
     }
 }
 
-/// What one row holds, as read (before any checking).
+/// What one row holds, as read (before any checking): its text as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RowContent {
+pub enum RowContent<'a> {
     /// A puzzle field and a solution field, as written (trimmed).
     Pair {
         /// The puzzle text.
-        puzzle: Vec<u8>,
+        puzzle: &'a [u8],
         /// The solution text.
-        solution: Vec<u8>,
+        solution: &'a [u8],
     },
-    /// The row gives a puzzle but no solution.
+    /// A puzzle-only record: the input has no solution for it at all (a line with one puzzle,
+    /// a CSV without a solution column, a grid block).
+    PuzzleOnly {
+        /// The puzzle text.
+        puzzle: &'a [u8],
+    },
+    /// The row has a solution field, left empty.
     NoSolution,
     /// The row cannot be read.
     Bad {
@@ -164,21 +196,59 @@ pub enum RowContent {
     },
 }
 
-/// One row of an input.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Row {
-    /// Position of the input in the run's input list.
-    pub file: u32,
-    /// 1-based line of the row's start in its file.
-    pub line: u64,
-    /// What it holds.
-    pub content: RowContent,
+impl<'a> RowContent<'a> {
+    /// Reads a raw record's fields as a row to check.
+    pub fn from_fields(fields: &Fields<'a>) -> RowContent<'a> {
+        let (puzzle, solution, status) = match fields {
+            Fields::Bad { message, .. } => {
+                return RowContent::Bad {
+                    kind: FailureKind::Malformed,
+                    reason: message.to_string(),
+                }
+            }
+            Fields::Puzzle {
+                puzzle,
+                solution,
+                status,
+                ..
+            } => (*puzzle, *solution, *status),
+        };
+        let puzzle = match keep_field("puzzle", puzzle) {
+            Ok(text) => text,
+            Err(bad) => return bad,
+        };
+        match solution {
+            None => RowContent::PuzzleOnly { puzzle },
+            Some(b"") if status == Some(b"solved") => RowContent::Bad {
+                kind: FailureKind::Malformed,
+                reason: "status is solved but the solution is empty".into(),
+            },
+            Some(b"") => RowContent::NoSolution,
+            Some(solution) => match keep_field("solution", solution) {
+                Ok(solution) => RowContent::Pair { puzzle, solution },
+                Err(bad) => bad,
+            },
+        }
+    }
+}
+
+/// A field as kept in a row, or a wrong-length failure when it is too long to be worth reading.
+fn keep_field<'a>(what: &str, text: &'a [u8]) -> std::result::Result<&'a [u8], RowContent<'a>> {
+    let text = text.trim_ascii();
+    if text.len() > MAX_FIELD {
+        return Err(RowContent::Bad {
+            kind: FailureKind::WrongLength,
+            reason: format!("{what}: expected 81 cells, found {} characters", text.len()),
+        });
+    }
+    Ok(text)
 }
 
 /// The verdict on one row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
-    /// The solution is correct (and the puzzle unique, when asked).
+    /// The solution is correct (and the puzzle unique, when asked), or a puzzle-only record's
+    /// puzzle has exactly one solution (`--unique`).
     Valid,
     /// The row gives no solution.
     Skipped,
@@ -196,6 +266,15 @@ fn parse_field(what: &str, text: &[u8]) -> std::result::Result<Grid, (FailureKin
     })
 }
 
+/// Where two grids first differ, as `row R, column C`.
+fn first_difference(a: &Grid, b: &Grid) -> (usize, String) {
+    let cell = (0..81).find(|&i| a.get(i) != b.get(i)).unwrap_or(0);
+    (
+        cell,
+        format!("row {}, column {}", cell / 9 + 1, cell % 9 + 1),
+    )
+}
+
 /// Checks one row. This is the per-row path of the parallel run and the test oracle.
 pub fn check_row(
     content: &RowContent,
@@ -205,10 +284,11 @@ pub fn check_row(
 ) -> Verdict {
     let (puzzle, solution) = match content {
         RowContent::Bad { kind, reason } => return Verdict::Failed(*kind, reason.clone()),
-        RowContent::NoSolution if require_solution => {
+        RowContent::PuzzleOnly { puzzle } if unique => return prove_unique(puzzle, solver),
+        RowContent::NoSolution | RowContent::PuzzleOnly { .. } if require_solution => {
             return Verdict::Failed(FailureKind::Malformed, "no solution given".into())
         }
-        RowContent::NoSolution => return Verdict::Skipped,
+        RowContent::NoSolution | RowContent::PuzzleOnly { .. } => return Verdict::Skipped,
         RowContent::Pair { puzzle, solution } => (puzzle, solution),
     };
     let checked = parse_field("puzzle", puzzle).and_then(|puzzle| {
@@ -235,15 +315,10 @@ pub fn check_row(
                 .or_else(|| another_solution(&puzzle, &solution, solver));
             let reason = match other {
                 Some(other) => {
-                    let cell = (0..81)
-                        .find(|&i| other.get(i) != solution.get(i))
-                        .unwrap_or(0);
+                    let (cell, place) = first_difference(&other, &solution);
                     format!(
-                        "the puzzle has 2 or more solutions (another has {} at row {}, \
-                         column {})",
+                        "the puzzle has 2 or more solutions (another has {} at {place})",
                         other.get(cell),
-                        cell / 9 + 1,
-                        cell % 9 + 1
                     )
                 }
                 None => "the puzzle has 2 or more solutions".to_string(),
@@ -252,6 +327,37 @@ pub fn check_row(
         }
     }
     Verdict::Valid
+}
+
+/// The verdict on a puzzle given alone, with `--unique`: valid when it has exactly one solution.
+fn prove_unique(puzzle: &[u8], solver: SolverKind) -> Verdict {
+    let puzzle = match parse_field("puzzle", puzzle) {
+        Ok(grid) => grid,
+        Err((kind, reason)) => return Verdict::Failed(kind, reason),
+    };
+    let outcome = solver.solve(&puzzle, 2);
+    match (outcome.count, outcome.solution) {
+        (1, _) => Verdict::Valid,
+        (0, _) | (_, None) => {
+            let reason = match puzzle.first_conflict() {
+                Some(conflict) => {
+                    format!("the puzzle has no solution (contradictory clues: {conflict})")
+                }
+                None => "the puzzle has no solution".to_string(),
+            };
+            Verdict::Failed(FailureKind::NoSolution, reason)
+        }
+        (_, Some(first)) => {
+            let reason = match another_solution(&puzzle, &first, solver) {
+                Some(other) => format!(
+                    "the puzzle has 2 or more solutions (two differ at {})",
+                    first_difference(&first, &other).1
+                ),
+                None => "the puzzle has 2 or more solutions".to_string(),
+            };
+            Verdict::Failed(FailureKind::NotUnique, reason)
+        }
+    }
 }
 
 /// A solution of `puzzle` other than `known`, found by trying each other digit in each blank
@@ -268,378 +374,6 @@ fn another_solution(puzzle: &Grid, known: &Grid, solver: SolverKind) -> Option<G
         probe.set(cell, 0);
     }
     None
-}
-
-/// Streams [`Row`]s from a list of inputs, in order, in bounded memory.
-pub struct RowReader {
-    inputs: Vec<Input>,
-    format: Format,
-    puzzle_column: Option<String>,
-    solution_column: Option<String>,
-    next_input: usize,
-    current: Option<Source>,
-    rows_in_current: u64,
-    bytes_read: Arc<AtomicU64>,
-    empty_inputs: Vec<String>,
-}
-
-enum Source {
-    Lines(LineSource),
-    Csv(Box<CsvSource>),
-}
-
-impl RowReader {
-    /// A reader over the inputs of `config`; `bytes_read` is advanced by every raw byte read.
-    pub fn new(config: &VerifyConfig, bytes_read: Arc<AtomicU64>) -> RowReader {
-        RowReader {
-            inputs: config.inputs.clone(),
-            format: config.format,
-            puzzle_column: config.puzzle_column.clone(),
-            solution_column: config.solution_column.clone(),
-            next_input: 0,
-            current: None,
-            rows_in_current: 0,
-            bytes_read,
-            empty_inputs: Vec::new(),
-        }
-    }
-
-    /// Inputs that held no rows, by display name, among those read so far.
-    pub fn empty_inputs(&self) -> &[String] {
-        &self.empty_inputs
-    }
-
-    fn open_next(&mut self) -> Result<bool> {
-        let Some(input) = self.inputs.get(self.next_input) else {
-            return Ok(false);
-        };
-        let file = self.next_input as u32;
-        self.next_input += 1;
-        self.rows_in_current = 0;
-        let stream = input.open(self.bytes_read.clone())?;
-        let (stream, format) = match self.format {
-            Format::Auto => sniff_format(stream, &input.path())?,
-            other => (stream, other),
-        };
-        self.current = Some(match format {
-            Format::Csv => Source::Csv(Box::new(CsvSource::new(
-                stream,
-                input.path(),
-                file,
-                self.puzzle_column.as_deref(),
-                self.solution_column.as_deref(),
-            )?)),
-            _ => Source::Lines(LineSource {
-                stream,
-                file,
-                line: 0,
-                buf: Vec::new(),
-                path: input.path(),
-            }),
-        });
-        Ok(true)
-    }
-
-    /// The next row, or `None` after the last input.
-    pub fn next_row(&mut self) -> Result<Option<Row>> {
-        loop {
-            if self.current.is_none() && !self.open_next()? {
-                return Ok(None);
-            }
-            let next = match self.current.as_mut() {
-                Some(Source::Lines(source)) => source.next_row()?,
-                Some(Source::Csv(source)) => source.next_row()?,
-                None => None,
-            };
-            if let Some(row) = next {
-                self.rows_in_current += 1;
-                return Ok(Some(row));
-            }
-            self.current = None;
-            if self.rows_in_current == 0 {
-                let name = self.inputs[self.next_input - 1].display_name();
-                self.empty_inputs.push(name);
-            }
-        }
-    }
-}
-
-/// A field as kept in a row: the trimmed text, or a wrong-length failure when it is too long to
-/// keep.
-fn keep_field(what: &str, text: &[u8]) -> std::result::Result<Vec<u8>, RowContent> {
-    let text = text.trim_ascii();
-    if text.len() > MAX_FIELD {
-        return Err(RowContent::Bad {
-            kind: FailureKind::WrongLength,
-            reason: format!("{what}: expected 81 cells, found {} characters", text.len()),
-        });
-    }
-    Ok(text.to_vec())
-}
-
-fn pair(puzzle: &[u8], solution: &[u8]) -> RowContent {
-    let puzzle = match keep_field("puzzle", puzzle) {
-        Ok(text) => text,
-        Err(bad) => return bad,
-    };
-    match keep_field("solution", solution) {
-        Ok(solution) => RowContent::Pair { puzzle, solution },
-        Err(bad) => bad,
-    }
-}
-
-fn is_separator(b: u8) -> bool {
-    b.is_ascii_whitespace() || matches!(b, b',' | b':' | b';' | b'|')
-}
-
-/// Reads one line of a line file: `None` for blank and `#` lines. The puzzle is the first token
-/// of 40 or more characters and the solution the second (tokens are separated by whitespace,
-/// `,`, `:`, `;` or `|`), so ids, counts and ratings around them are allowed.
-pub fn parse_line(line: &[u8]) -> Option<RowContent> {
-    let line = line.trim_ascii();
-    if line.is_empty() || line.starts_with(b"#") {
-        return None;
-    }
-    let mut grids = line
-        .split(|&b| is_separator(b))
-        .filter(|t| t.len() >= MIN_GRID_TOKEN);
-    Some(match (grids.next(), grids.next()) {
-        (Some(puzzle), Some(solution)) => pair(puzzle, solution),
-        (Some(_), None) => RowContent::NoSolution,
-        (None, _) => RowContent::Bad {
-            kind: FailureKind::Malformed,
-            reason: "no puzzle found (no token of 40 or more characters)".into(),
-        },
-    })
-}
-
-struct LineSource {
-    stream: Box<dyn BufRead + Send>,
-    file: u32,
-    line: u64,
-    buf: Vec<u8>,
-    path: PathBuf,
-}
-
-impl LineSource {
-    fn next_row(&mut self) -> Result<Option<Row>> {
-        loop {
-            let read = read_line_bounded(&mut *self.stream, &mut self.buf, MAX_LINE);
-            let Some(overlong) = read.map_err(|source| Error::Read {
-                path: self.path.clone(),
-                cause: source,
-            })?
-            else {
-                return Ok(None);
-            };
-            self.line += 1;
-            let content = if overlong {
-                Some(RowContent::Bad {
-                    kind: FailureKind::Malformed,
-                    reason: format!("line longer than {MAX_LINE} bytes"),
-                })
-            } else {
-                parse_line(&self.buf)
-            };
-            if let Some(content) = content {
-                return Ok(Some(Row {
-                    file: self.file,
-                    line: self.line,
-                    content,
-                }));
-            }
-        }
-    }
-}
-
-struct CsvSource {
-    reader: csv::Reader<Box<dyn BufRead + Send>>,
-    record: csv::ByteRecord,
-    file: u32,
-    puzzle_column: usize,
-    solution_column: usize,
-    status_column: Option<usize>,
-    header: Vec<String>,
-    path: PathBuf,
-}
-
-/// Finds a column by a name or 1-based number given by the user, or else by the known names.
-fn find_column(
-    header: &[String],
-    wanted: Option<&str>,
-    known: &[&str],
-    what: &str,
-    flag: &str,
-    path: &std::path::Path,
-) -> Result<usize> {
-    let by_name = |names: &[&str]| {
-        header
-            .iter()
-            .position(|h| names.iter().any(|n| h.eq_ignore_ascii_case(n)))
-    };
-    let found = match wanted {
-        Some(wanted) => by_name(&[wanted]).or_else(|| {
-            wanted
-                .parse::<usize>()
-                .ok()
-                .filter(|&n| n >= 1 && n <= header.len())
-                .map(|n| n - 1)
-        }),
-        None => by_name(known),
-    };
-    found.ok_or_else(|| Error::Input {
-        path: path.to_path_buf(),
-        message: match wanted {
-            Some(wanted) => format!(
-                "no column {wanted:?} in the CSV header ({})",
-                header.join(",")
-            ),
-            None => format!(
-                "no {what} column in the CSV header ({}); name one with {flag}",
-                header.join(",")
-            ),
-        },
-    })
-}
-
-impl CsvSource {
-    fn new(
-        stream: Box<dyn BufRead + Send>,
-        path: PathBuf,
-        file: u32,
-        puzzle_column: Option<&str>,
-        solution_column: Option<&str>,
-    ) -> Result<CsvSource> {
-        // Records end at `\n` only: with the default (any of `\r`, `\n`, `\r\n`) the csv
-        // crate numbers the rows of a CRLF file one line too low. Fields are trimmed, so a
-        // trailing `\r` does no harm.
-        let mut reader = csv::ReaderBuilder::new()
-            .terminator(csv::Terminator::Any(b'\n'))
-            .flexible(true)
-            .has_headers(true)
-            .buffer_capacity(64 * 1024)
-            .from_reader(stream);
-        let header: Vec<String> = reader
-            .byte_headers()
-            .map_err(|e| csv_error(&path, e))?
-            .iter()
-            .map(|field| {
-                String::from_utf8_lossy(field)
-                    .trim()
-                    .trim_start_matches('\u{feff}')
-                    .to_string()
-            })
-            .collect();
-        let puzzle = find_column(
-            &header,
-            puzzle_column,
-            PUZZLE_COLUMNS,
-            "puzzle",
-            "--column",
-            &path,
-        )?;
-        let solution = find_column(
-            &header,
-            solution_column,
-            SOLUTION_COLUMNS,
-            "solution",
-            "--solution-column",
-            &path,
-        )?;
-        if puzzle == solution {
-            return Err(Error::Input {
-                path,
-                message: format!(
-                    "the puzzle and solution columns are both {:?}",
-                    header[puzzle]
-                ),
-            });
-        }
-        let status_column = header.iter().position(|h| h.eq_ignore_ascii_case("status"));
-        Ok(CsvSource {
-            reader,
-            record: csv::ByteRecord::new(),
-            file,
-            puzzle_column: puzzle,
-            solution_column: solution,
-            status_column,
-            header,
-            path,
-        })
-    }
-
-    fn next_row(&mut self) -> Result<Option<Row>> {
-        loop {
-            match self.reader.read_byte_record(&mut self.record) {
-                Ok(false) => return Ok(None),
-                Ok(true) => {}
-                Err(e) => return Err(csv_error(&self.path, e)),
-            }
-            // A blank line of a CRLF file is a record holding just `\r`: skip it like the csv
-            // crate skips empty lines.
-            let blank = self.record.len() == 1 && self.record[0].trim_ascii().is_empty();
-            if !blank {
-                break;
-            }
-        }
-        let line = self.record.position().map_or(0, |p| p.line());
-        Ok(Some(Row {
-            file: self.file,
-            line,
-            content: self.parse_row(),
-        }))
-    }
-
-    fn parse_row(&self) -> RowContent {
-        let row = &self.record;
-        let missing = |column: usize, what: &str| RowContent::Bad {
-            kind: FailureKind::Malformed,
-            reason: format!(
-                "row has {} field(s); the {what} column {:?} is field {}",
-                row.len(),
-                self.header[column],
-                column + 1
-            ),
-        };
-        let Some(puzzle) = row.get(self.puzzle_column) else {
-            return missing(self.puzzle_column, "puzzle");
-        };
-        let Some(solution) = row.get(self.solution_column) else {
-            return missing(self.solution_column, "solution");
-        };
-        if solution.trim_ascii().is_empty() {
-            let status = self
-                .status_column
-                .and_then(|c| row.get(c))
-                .map(<[u8]>::trim_ascii);
-            return if status == Some(b"solved") {
-                RowContent::Bad {
-                    kind: FailureKind::Malformed,
-                    reason: "status is solved but the solution is empty".into(),
-                }
-            } else {
-                RowContent::NoSolution
-            };
-        }
-        pair(puzzle, solution)
-    }
-}
-
-fn csv_error(path: &std::path::Path, error: csv::Error) -> Error {
-    let line = error.position().map(|p| p.line());
-    match error.into_kind() {
-        csv::ErrorKind::Io(source) => Error::Read {
-            path: path.to_path_buf(),
-            cause: source,
-        },
-        other => Error::Input {
-            path: path.to_path_buf(),
-            message: match line {
-                Some(line) => format!("line {line}: {other:?}"),
-                None => format!("{other:?}"),
-            },
-        },
-    }
 }
 
 /// One failed row.
@@ -683,6 +417,8 @@ pub struct FailureCounts {
     pub clue_contradicted: u64,
     /// Puzzles with several solutions (`--unique`).
     pub not_unique: u64,
+    /// Puzzle-only records whose puzzle has no solution (`--unique`).
+    pub no_solution: u64,
 }
 
 impl FailureCounts {
@@ -695,6 +431,7 @@ impl FailureCounts {
             FailureKind::BrokenRule => self.broken_rule,
             FailureKind::ClueContradicted => self.clue_contradicted,
             FailureKind::NotUnique => self.not_unique,
+            FailureKind::NoSolution => self.no_solution,
         }
     }
 
@@ -706,6 +443,7 @@ impl FailureCounts {
             FailureKind::BrokenRule => &mut self.broken_rule,
             FailureKind::ClueContradicted => &mut self.clue_contradicted,
             FailureKind::NotUnique => &mut self.not_unique,
+            FailureKind::NoSolution => &mut self.no_solution,
         };
         *slot += n;
     }
@@ -786,14 +524,19 @@ impl VerifyReport {
         }
         text += &format!("  failed                 {}\n", s.failed);
         for kind in FailureKind::ALL {
-            if kind == FailureKind::NotUnique && !s.unique {
+            if kind.needs_unique() && !s.unique {
                 text += &format!("    {:<21}not checked (use --unique)\n", kind.label());
             } else {
                 text += &format!("    {:<21}{}\n", kind.label(), s.failures.get(kind));
             }
         }
         if s.valid == 0 && s.failed == 0 {
-            text += "nothing was checked: no row gives a solution\n";
+            text += "nothing was checked: no row gives a solution";
+            text += if s.unique {
+                "\n"
+            } else {
+                " (--unique proves puzzles alone)\n"
+            };
         }
         if !self.first_failures.is_empty() {
             let shown = self.first_failures.len() as u64;
@@ -820,30 +563,39 @@ struct ChunkOut {
     first_skipped: Option<(u32, u64)>,
 }
 
-fn check_chunk(rows: &[Row], config: &VerifyConfig) -> ChunkOut {
+/// Raw records read for one pool task, their text still to be cut into fields.
+struct Chunk {
+    text: Vec<u8>,
+    records: Vec<Deferred>,
+}
+
+fn check_chunk(chunk: &Chunk, config: &VerifyConfig) -> ChunkOut {
     let mut out = ChunkOut {
-        rows: rows.len() as u64,
+        rows: chunk.records.len() as u64,
         valid: 0,
         skipped: 0,
         counts: FailureCounts::default(),
         failures: Vec::new(),
         first_skipped: None,
     };
-    for row in rows {
-        match check_row(
-            &row.content,
-            config.unique,
-            config.require_solution,
-            config.solver,
-        ) {
+    for record in &chunk.records {
+        let verdict = record.with_fields(&chunk.text, |fields| {
+            check_row(
+                &RowContent::from_fields(fields),
+                config.unique,
+                config.require_solution,
+                config.solver,
+            )
+        });
+        match verdict {
             Verdict::Valid => out.valid += 1,
             Verdict::Skipped => {
                 out.skipped += 1;
-                out.first_skipped.get_or_insert((row.file, row.line));
+                out.first_skipped.get_or_insert((record.file, record.line));
             }
             Verdict::Failed(kind, reason) => {
                 out.counts.add(kind, 1);
-                out.failures.push((row.file, row.line, kind, reason));
+                out.failures.push((record.file, record.line, kind, reason));
             }
         }
     }
@@ -876,25 +628,28 @@ pub fn run_verify(config: &VerifyConfig) -> Result<VerifyReport> {
     let mut progress = Progress::new(total_bytes, config.quiet);
     let started = Instant::now();
 
-    let mut reader = RowReader::new(config, bytes_read.clone());
+    let mut reader = config.reader(bytes_read.clone());
     let mut finished = false;
-    let produce = || -> Result<Option<Vec<Row>>> {
+    let produce = || -> Result<Option<Chunk>> {
         if finished {
             return Ok(None);
         }
-        let mut chunk = Vec::with_capacity(CHUNK);
-        while chunk.len() < CHUNK {
-            match reader.next_row()? {
-                Some(row) => chunk.push(row),
+        let mut chunk = Chunk {
+            text: Vec::with_capacity(CHUNK * 96),
+            records: Vec::with_capacity(CHUNK),
+        };
+        while chunk.records.len() < CHUNK && chunk.text.len() < CHUNK_TEXT {
+            match reader.next_deferred(&mut chunk.text)? {
+                Some(record) => chunk.records.push(record),
                 None => {
                     finished = true;
                     break;
                 }
             }
         }
-        Ok((!chunk.is_empty()).then_some(chunk))
+        Ok((!chunk.records.is_empty()).then_some(chunk))
     };
-    let work = |chunk: Vec<Row>| check_chunk(&chunk, config);
+    let work = |chunk: Chunk| check_chunk(&chunk, config);
     let mut summary = VerifySummary {
         files: config.inputs.len(),
         rows: 0,
@@ -981,8 +736,8 @@ mod tests {
 
     fn verdict(puzzle: &str, solution: &str, unique: bool) -> Verdict {
         let content = RowContent::Pair {
-            puzzle: puzzle.as_bytes().to_vec(),
-            solution: solution.as_bytes().to_vec(),
+            puzzle: puzzle.as_bytes(),
+            solution: solution.as_bytes(),
         };
         check_row(&content, unique, false, SolverKind::default())
     }
@@ -1058,15 +813,21 @@ mod tests {
         }
     }
 
+    /// A line of a line file, read as verify reads it.
+    fn parse_line(line: &[u8]) -> Option<RowContent<'static>> {
+        let line: &'static [u8] = Box::leak(line.to_vec().into_boxed_slice());
+        crate::io::line_fields(line).map(|fields| RowContent::from_fields(&fields))
+    }
+
     #[test]
     fn line_forms() {
         let s = solution();
-        let pair_of = |p: &str, s: &str| {
+        fn pair_of<'a>(p: &'a str, s: &'a str) -> Option<RowContent<'a>> {
             Some(RowContent::Pair {
-                puzzle: p.as_bytes().to_vec(),
-                solution: s.as_bytes().to_vec(),
+                puzzle: p.as_bytes(),
+                solution: s.as_bytes(),
             })
-        };
+        }
         for sep in [":", ",", " ", "\t", ":1:"] {
             assert_eq!(
                 parse_line(format!("{P}{sep}{s}\r").as_bytes()),
@@ -1079,7 +840,9 @@ mod tests {
         );
         assert_eq!(
             parse_line(format!("{P}:0").as_bytes()),
-            Some(RowContent::NoSolution)
+            Some(RowContent::PuzzleOnly {
+                puzzle: P.as_bytes()
+            })
         );
         assert_eq!(parse_line(b"# comment"), None);
         assert_eq!(parse_line(b"  "), None);
@@ -1101,6 +864,38 @@ mod tests {
     }
 
     #[test]
+    fn puzzle_only_rows_are_proven_with_unique() {
+        let solver = SolverKind::default();
+        let check = |puzzle: &str, unique| {
+            let content = RowContent::PuzzleOnly {
+                puzzle: puzzle.as_bytes(),
+            };
+            check_row(&content, unique, false, solver)
+        };
+        assert_eq!(check(P, true), Verdict::Valid);
+        assert_eq!(check(P, false), Verdict::Skipped);
+        let empty = ".".repeat(81);
+        match check(&empty, true) {
+            Verdict::Failed(FailureKind::NotUnique, reason) => {
+                assert!(
+                    reason.starts_with("the puzzle has 2 or more solutions"),
+                    "{reason}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        // Two 1s in the first row: no solution, and the reason names the conflict.
+        let clash = format!("11{}", &empty[2..]);
+        match check(&clash, true) {
+            Verdict::Failed(FailureKind::NoSolution, reason) => {
+                assert!(reason.contains("contradictory clues"), "{reason}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(kind(check(&P[..80], true)), Some(FailureKind::WrongLength));
+    }
+
+    #[test]
     fn skipped_rows_fail_when_solutions_are_required() {
         let solver = SolverKind::default();
         assert_eq!(
@@ -1119,7 +914,8 @@ mod tests {
         for (i, kind) in FailureKind::ALL.into_iter().enumerate() {
             counts.add(kind, i as u64 + 1);
         }
-        assert_eq!(counts.total(), 21);
+        // 1 + 2 + ... + 7 (7 kinds since `no_solution`).
+        assert_eq!(counts.total(), 28);
         assert_eq!(counts.get(FailureKind::NotUnique), 6);
     }
 }

@@ -1,14 +1,28 @@
 //! Records in, results out: all input/output policy in one place.
 //!
+//! Records in, one layer for every command:
 //! - [`input`]: where bytes come from (files, stdin, gzip/zstd/zip), as one byte stream each.
-//! - [`reader`]: format detection and the layouts (lines, CSV, grid blocks), yielding records
-//!   with the file and line each came from, in bounded memory.
-//! - [`results`]: the result schema: [`Status`](results::Status), the result row and its columns.
+//! - [`detect`]: which layout an input uses ([`Format`]), from its first meaningful line.
+//! - [`lines`], [`csv`], [`grid`]: the layouts, each cutting raw records in bounded memory.
+//! - [`record`]: [`RecordReader`], the reader over all inputs, yielding raw records with the
+//!   file and line each came from; `solve` reads their fields as a [`Body`], `verify` as text.
+//!
+//! Results out:
+//! - [`results`]: the result schema ([`Status`](results::Status), the columns, the row) and
+//!   [`ResultReader`](results::ResultReader), the one reader of result CSVs (`--resume`, `merge`).
 //! - [`output`]: where rows go: stdout, or a file written crash-safely through `FILE.partial`.
 
+pub mod csv;
+pub mod detect;
+pub mod grid;
 pub mod input;
+pub mod lines;
 pub mod output;
-pub mod reader;
+pub mod record;
 pub mod results;
 
+pub use self::csv::{Columns, SOLUTION_COLUMNS};
+pub use detect::{detect_format, sniff_format, Format, PUZZLE_COLUMNS};
 pub use input::{decode_bytes, Compression, Input, READ_BUFFER};
+pub use lines::{line_fields, parse_line, read_line_bounded};
+pub use record::{Body, Deferred, Fields, ReadOptions, Record, RecordReader, MAX_LINE};

@@ -130,6 +130,7 @@ pub fn take_for_resume(path: &Path) -> Result<Option<PathBuf>> {
 
 /// Writes `value` as pretty JSON to `path`, whole or not at all (through `FILE.partial`, like
 /// every output file).
+#[cfg(feature = "cli")]
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
     let text = serde_json::to_string_pretty(value).map_err(|e| Error::Write {
         path: path.to_path_buf(),

@@ -7,8 +7,8 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::grid::Grid;
-use crate::io::reader::{parse_line, Body, ReadOptions, RecordReader};
 use crate::io::Input;
+use crate::io::{parse_line, Body, ReadOptions, RecordReader};
 
 /// Puzzles of the Sudoku Exchange "diabolical" bank used as the `moderate` dataset.
 const MODERATE_PUZZLES: usize = 10_000;

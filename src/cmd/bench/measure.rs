@@ -4,8 +4,8 @@
 use std::time::{Duration, Instant};
 
 use crate::grid::Grid;
-use crate::io::reader::Body;
 use crate::io::results::Status;
+use crate::io::Body;
 use crate::run::{self, Progress};
 use crate::solver::SolverKind;
 use crate::stats::Tally;

@@ -20,8 +20,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::error::Result;
-use crate::io::reader::ReadOptions;
 use crate::io::Input;
+use crate::io::ReadOptions;
 use crate::run::{self, Progress};
 use crate::solver::SolverKind;
 use crate::sysinfo::{self, Machine};

@@ -4,8 +4,8 @@
 use std::time::Instant;
 
 use crate::grid::Grid;
-use crate::io::reader::Body;
 use crate::io::results::Status;
+use crate::io::Body;
 use crate::solver::SolverKind;
 
 /// The result of solving one record.

@@ -28,9 +28,9 @@ pub use judge::{judge, Verdict};
 
 use crate::error::{Error, Result};
 use crate::io::output::{write_json, Output};
-use crate::io::reader::{Body, Deferred, ReadOptions, Record, RecordReader};
 use crate::io::results::{header_line, row_writer, Status};
 use crate::io::Input;
+use crate::io::{Body, Deferred, ReadOptions, Record, RecordReader};
 use crate::run::{build_pool, default_threads, interrupt, ordered_map, Progress};
 use crate::shard::{Shard, ShardChoice};
 use crate::solver::SolverKind;
@@ -43,7 +43,7 @@ use resume::Resumed;
 const CHUNK: usize = 256;
 
 /// Line text per chunk: a chunk of long lines ends early, so memory stays bounded by
-/// `in_flight` chunks of at most this plus one line of [`crate::io::reader::MAX_LINE`] bytes.
+/// `in_flight` chunks of at most this plus one line of [`crate::io::MAX_LINE`] bytes.
 const CHUNK_TEXT: usize = 256 * 1024;
 
 /// Everything `solve` needs, built from the command line.

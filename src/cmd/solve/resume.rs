@@ -6,8 +6,8 @@ use std::path::Path;
 use super::ShardedRecords;
 use crate::error::{Error, Result};
 use crate::io::output::{take_for_resume, Output};
-use crate::io::reader::Body;
 use crate::io::results::{Column, ResultReader};
+use crate::io::Body;
 use crate::stats::Tally;
 
 /// The columns `--resume` reads: those it matches against the input, and those it counts.

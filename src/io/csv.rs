@@ -1,0 +1,876 @@
+//! The CSV layout, in one pass that both cuts and caps records: `CsvCap` passes the bytes on
+//! with every record cut to [`MAX_LINE`] bytes (and notes each record's line), `CsvSplitter`
+//! cuts records out of that by the quote rules without parsing them, and `with_csv_fields`
+//! parses one record's fields with `csv_core` on whichever thread reads them. [`Columns`] says
+//! which columns a consumer reads: the puzzle, a solution, a status.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, Read};
+
+use super::detect::{Format, PUZZLE_COLUMNS};
+use super::record::{echo, Deferred, DeferredBody, Fields, MAX_LINE};
+use super::Input;
+use crate::error::{Error, Result};
+
+/// The UTF-8 byte order mark some tools write at the start of a CSV file.
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// Column names recognised as the solution column, compared without case.
+pub const SOLUTION_COLUMNS: &[&str] = &["solution", "solutions"];
+
+/// The name of the status column of `solve`'s output.
+const STATUS_COLUMN: &str = "status";
+
+/// Which CSV columns beyond the puzzle a consumer reads. The default is `solve`'s: a solution
+/// column under a known name, if the file has one, as an optional reference.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Columns {
+    /// The solution column by header name or 1-based number (default: a known name). A named
+    /// column must exist.
+    pub solution: Option<String>,
+    /// A file without a solution column is an error.
+    pub need_solution: bool,
+    /// The solution is checked, not only a reference: a row too short to reach the solution
+    /// column is a bad record, and a solution column that is the puzzle column is an error.
+    pub check_solution: bool,
+    /// Read the `status` column, when the file has one.
+    pub status: bool,
+}
+
+/// Where the CSV quote rules put a byte (as the `csv` crate reads them: a quote opens a quoted
+/// field only at the start of a field; `""` inside quotes is a quote).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CsvState {
+    FieldStart,
+    Unquoted,
+    Quoted,
+    QuoteInQuoted,
+}
+
+impl CsvState {
+    /// The state after `byte`, and whether `byte` ends a record (`\n` or `\r` outside quotes).
+    fn step(self, byte: u8) -> (CsvState, bool) {
+        use CsvState::*;
+        match (self, byte) {
+            (Quoted, b'"') => (QuoteInQuoted, false),
+            (Quoted, _) => (Quoted, false),
+            (QuoteInQuoted, b'"') => (Quoted, false),
+            (FieldStart, b'"') => (Quoted, false),
+            (_, b',') => (FieldStart, false),
+            (_, b'\n' | b'\r') => (FieldStart, true),
+            _ => (Unquoted, false),
+        }
+    }
+}
+
+/// Passes CSV bytes on to [`CsvSplitter`], cutting every record to `limit` bytes so no record
+/// longer than that is ever held, however long it is in the input; and notes where each record
+/// starts, with its true line number.
+///
+/// The rest of a cut record is skipped up to its end (found with the same quote rules as the
+/// `csv` parser), and a quote is added if the cut fell inside a quoted field. Offsets are
+/// counted in the bytes passed on: `cuts` holds those where records were cut, `starts` the
+/// start of each record and its line.
+pub(super) struct CsvCap<R> {
+    inner: R,
+    limit: usize,
+    state: CsvState,
+    record_len: usize,
+    cutting: bool,
+    close_quote: bool,
+    /// Bytes to pass on before more input: a closing quote, then the record's end.
+    pending_quote: bool,
+    pending_end: Option<u8>,
+    /// Bytes passed on so far.
+    passed: u64,
+    /// The 1-based line of the next input byte.
+    line: u64,
+    cuts: VecDeque<u64>,
+    starts: VecDeque<(u64, u64)>,
+    /// Copy runs of plain bytes at once (off only in tests, as the byte-by-byte reference).
+    runs: bool,
+    /// Whether the start of the stream was checked for a byte order mark.
+    bom_checked: bool,
+}
+
+impl<R: BufRead> CsvCap<R> {
+    fn new(inner: R, limit: usize) -> Self {
+        CsvCap {
+            inner,
+            limit,
+            state: CsvState::FieldStart,
+            record_len: 0,
+            cutting: false,
+            close_quote: false,
+            pending_quote: false,
+            pending_end: None,
+            passed: 0,
+            line: 1,
+            cuts: VecDeque::new(),
+            starts: VecDeque::new(),
+            runs: true,
+            bom_checked: false,
+        }
+    }
+
+    /// Ends a cut: queue the closing quote and the record's end.
+    fn end_cut(&mut self, end: Option<u8>) {
+        self.cutting = false;
+        self.pending_quote = self.close_quote;
+        self.pending_end = end;
+        self.record_len = 0;
+    }
+
+    /// Copies queued bytes into `out`; returns how many.
+    fn drain_pending(&mut self, out: &mut [u8]) -> usize {
+        let mut n = 0;
+        while n < out.len() {
+            if self.pending_quote {
+                self.pending_quote = false;
+                out[n] = b'"';
+            } else if let Some(end) = self.pending_end.take() {
+                out[n] = end;
+            } else {
+                break;
+            }
+            n += 1;
+        }
+        self.passed += n as u64;
+        n
+    }
+
+    /// Forgets what lies before `offset`; then whether a record in `offset..end` was cut, and
+    /// the line where it starts.
+    fn record_at(&mut self, offset: u64, end: u64) -> (bool, Option<u64>) {
+        while self.cuts.front().is_some_and(|&cut| cut < offset) {
+            self.cuts.pop_front();
+        }
+        while self
+            .starts
+            .front()
+            .is_some_and(|&(start, _)| start < offset)
+        {
+            self.starts.pop_front();
+        }
+        // `<=`: a record cut outside quotes at the end of the input ends at its cut.
+        let cut = self.cuts.front().is_some_and(|&cut| cut <= end);
+        let line = self
+            .starts
+            .front()
+            .filter(|&&(start, _)| start < end)
+            .map(|&(_, line)| line);
+        (cut, line)
+    }
+}
+
+impl<R: BufRead> Read for CsvCap<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            let n = self.drain_pending(out);
+            if n > 0 {
+                return Ok(n);
+            }
+            let input = match self.inner.fill_buf() {
+                Ok(input) => input,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if !self.bom_checked {
+                // A byte order mark opens the file, not its first field (as for the `csv`
+                // reader). `open_next` has buffered the first line (`gather_head`), so a BOM is
+                // whole here.
+                self.bom_checked = true;
+                if input.starts_with(BOM) {
+                    self.inner.consume(BOM.len());
+                    continue;
+                }
+            }
+            if input.is_empty() {
+                if self.cutting {
+                    self.end_cut(None);
+                    continue;
+                }
+                return Ok(0);
+            }
+            let mut used = 0;
+            let mut written = 0;
+            while used < input.len() && written < out.len() {
+                if self.runs
+                    && !self.cutting
+                    && self.record_len > 0
+                    && self.state != CsvState::Quoted
+                {
+                    // Inside a record, outside quotes: bytes other than a quote or a line end
+                    // change nothing but the field state, so a run of them is copied at once.
+                    let rest = &input[used..];
+                    let max = rest
+                        .len()
+                        .min(out.len() - written)
+                        .min(self.limit - self.record_len);
+                    let run = memchr::memchr3(b'"', b'\n', b'\r', &rest[..max]).unwrap_or(max);
+                    if run > 0 {
+                        out[written..written + run].copy_from_slice(&rest[..run]);
+                        self.state = match rest[run - 1] {
+                            b',' => CsvState::FieldStart,
+                            _ => CsvState::Unquoted,
+                        };
+                        self.record_len += run;
+                        used += run;
+                        written += run;
+                        continue;
+                    }
+                }
+                let byte = input[used];
+                used += 1;
+                let before = self.state;
+                let (after, ends_record) = before.step(byte);
+                self.state = after;
+                let line = self.line;
+                self.line += u64::from(byte == b'\n');
+                if self.cutting {
+                    if ends_record {
+                        self.end_cut(Some(byte));
+                        break;
+                    }
+                    continue;
+                }
+                if ends_record {
+                    self.record_len = 0;
+                } else {
+                    if self.record_len == 0 {
+                        self.starts.push_back((self.passed + written as u64, line));
+                    }
+                    self.record_len += 1;
+                    if self.record_len > self.limit {
+                        self.cutting = true;
+                        self.close_quote = before == CsvState::Quoted;
+                        self.cuts.push_back(self.passed + written as u64);
+                        continue;
+                    }
+                }
+                out[written] = byte;
+                written += 1;
+            }
+            self.inner.consume(used);
+            self.passed += written as u64;
+            if written > 0 {
+                return Ok(written);
+            }
+        }
+    }
+}
+
+/// The records of one CSV file.
+pub(super) struct CsvSource {
+    records: CsvSplitter<Box<dyn BufRead + Send>>,
+    file: u32,
+    puzzle_column: usize,
+    solution_column: Option<usize>,
+    status_column: Option<usize>,
+    check_solution: bool,
+    header: Vec<String>,
+    path: std::path::PathBuf,
+}
+
+/// Finds a column by a name or 1-based number given by the user, or else by the known names
+/// (`None` when no known name is there).
+fn find_column(
+    header: &[String],
+    wanted: Option<&str>,
+    known: &[&str],
+    path: &std::path::Path,
+) -> Result<Option<usize>> {
+    let by_name = |names: &[&str]| {
+        header
+            .iter()
+            .position(|h| names.iter().any(|n| h.eq_ignore_ascii_case(n)))
+    };
+    let Some(wanted) = wanted else {
+        return Ok(by_name(known));
+    };
+    by_name(&[wanted])
+        .or_else(|| {
+            wanted
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n >= 1 && n <= header.len())
+                .map(|n| n - 1)
+        })
+        .map(Some)
+        .ok_or_else(|| Error::Input {
+            path: path.to_path_buf(),
+            message: format!(
+                "no column {wanted:?} in the CSV header ({})",
+                show_header(header)
+            ),
+        })
+}
+
+impl CsvSource {
+    /// Reads the header of a CSV file and finds its columns: the puzzle column by `column` (or a
+    /// known name), the others as `columns` asks.
+    pub(super) fn new(
+        stream: Box<dyn BufRead + Send>,
+        input: &Input,
+        file: u32,
+        column: Option<&str>,
+        columns: &Columns,
+    ) -> Result<Self> {
+        let path = input.path();
+        let mut records = CsvSplitter::new(CsvCap::new(stream, MAX_LINE));
+        let mut header_text = Vec::new();
+        let header = match records
+            .next(&mut header_text)
+            .map_err(|source| Error::Read {
+                path: path.clone(),
+                cause: source,
+            })? {
+            None => Vec::new(),
+            Some(raw) => {
+                if records.record_at(raw).0 {
+                    return Err(Error::Input {
+                        path,
+                        message: format!("the CSV header is longer than {MAX_LINE} bytes"),
+                    });
+                }
+                csv_fields(&header_text)
+            }
+        };
+        let header: Vec<String> = header
+            .iter()
+            .map(|field| {
+                String::from_utf8_lossy(field)
+                    .trim()
+                    .trim_start_matches('\u{feff}')
+                    .to_string()
+            })
+            .collect();
+        let missing = |what: &str, hint: &str| Error::Input {
+            path: path.clone(),
+            message: format!(
+                "no {what} column in the CSV header ({}); {hint}",
+                show_header(&header)
+            ),
+        };
+        let puzzle_column = find_column(&header, column, PUZZLE_COLUMNS, &path)?
+            .ok_or_else(|| missing("puzzle", "name one with --column"))?;
+        let mut solution_column = find_column(
+            &header,
+            columns.solution.as_deref(),
+            SOLUTION_COLUMNS,
+            &path,
+        )?;
+        if solution_column == Some(puzzle_column) {
+            if columns.check_solution {
+                return Err(Error::Input {
+                    path,
+                    message: format!(
+                        "the puzzle and solution columns are both {:?}",
+                        header[puzzle_column]
+                    ),
+                });
+            }
+            solution_column = None;
+        }
+        if solution_column.is_none() && columns.need_solution {
+            return Err(missing(
+                "solution",
+                "name one with --solution-column, or prove the puzzles alone with --unique",
+            ));
+        }
+        let status_column = columns
+            .status
+            .then(|| {
+                header
+                    .iter()
+                    .position(|h| h.eq_ignore_ascii_case(STATUS_COLUMN))
+            })
+            .flatten();
+        Ok(CsvSource {
+            records,
+            file,
+            puzzle_column,
+            solution_column,
+            status_column,
+            check_solution: columns.check_solution,
+            header,
+            path,
+        })
+    }
+
+    /// The message for a row too short to reach `column`.
+    fn too_short(&self, fields: usize, what: &str, column: usize) -> String {
+        format!(
+            "row has {fields} field(s); the {what} column {:?} is field {}",
+            self.header[column],
+            column + 1
+        )
+    }
+
+    /// The next record; a well-formed row is appended to `text` whole, for
+    /// [`Deferred::with_fields`] (the worker threads split its fields).
+    pub(super) fn next_deferred(&mut self, text: &mut Vec<u8>) -> Result<Option<Deferred>> {
+        let start = text.len();
+        let Some(raw) = self.records.next(text).map_err(|source| Error::Read {
+            path: self.path.clone(),
+            cause: source,
+        })?
+        else {
+            return Ok(None);
+        };
+        let (cut, line) = self.records.record_at(raw);
+        let short_solution = self
+            .solution_column
+            .filter(|&c| self.check_solution && raw.fields <= c);
+        let body = if cut || raw.fields <= self.puzzle_column || short_solution.is_some() {
+            // Read here: the message needs the row's fields.
+            let row = csv_fields(&text[start..]);
+            text.truncate(start);
+            let long = || format!("record longer than {MAX_LINE} bytes");
+            match row.get(self.puzzle_column) {
+                Some(field) if cut => DeferredBody::bad(field, long()),
+                None if cut => DeferredBody::bad(b"", long()),
+                None => DeferredBody::bad(
+                    &row.join(&b','),
+                    self.too_short(row.len(), "puzzle", self.puzzle_column),
+                ),
+                Some(_) => DeferredBody::bad(
+                    &row.join(&b','),
+                    self.too_short(row.len(), "solution", short_solution.unwrap_or(0)),
+                ),
+            }
+        } else {
+            DeferredBody::CsvRow {
+                range: start..text.len(),
+                puzzle: self.puzzle_column as u32,
+                // A row too short for the solution column has none: `CsvRow::get` says so.
+                solution: self.solution_column.map(|c| c as u32),
+                status: self.status_column.map(|c| c as u32),
+            }
+        };
+        Ok(Some(Deferred {
+            file: self.file,
+            line,
+            body,
+        }))
+    }
+}
+
+/// The fields of a CSV row (`record`, without its line end) in the columns found in its header.
+pub(super) fn row_fields<T>(
+    record: &[u8],
+    puzzle: u32,
+    solution: Option<u32>,
+    status: Option<u32>,
+    f: impl FnOnce(Option<&Fields>) -> T,
+) -> T {
+    with_csv_fields(record, |row| {
+        let column = |c: Option<u32>| c.and_then(|c| row.get(c as usize)).map(<[u8]>::trim_ascii);
+        match row.get(puzzle as usize) {
+            None => f(None),
+            Some(field) => f(Some(&Fields::Puzzle {
+                format: Format::Csv,
+                puzzle: field.trim_ascii(),
+                solution: column(solution),
+                status: column(status),
+            })),
+        }
+    })
+}
+
+/// Where a record cut out by [`CsvSplitter`] lies in the bytes [`CsvCap`] passed on, and how
+/// many fields it has.
+#[derive(Debug, Clone, Copy)]
+struct CsvSpan {
+    start: u64,
+    end: u64,
+    fields: usize,
+}
+
+/// Cuts CSV records out of the capped stream by the parser's quote rules, without parsing
+/// their fields: the solver threads do that ([`csv_fields`]), so the reading thread stays
+/// cheap (the whole `csv` parse there was the bound of `solve` on CSV input). Empty records
+/// (blank lines) are skipped, as the parser skips them.
+struct CsvSplitter<R> {
+    input: std::io::BufReader<CsvCap<R>>,
+    state: CsvState,
+    /// Offset of the next byte in the bytes `CsvCap` passed on.
+    offset: u64,
+}
+
+impl<R: BufRead> CsvSplitter<R> {
+    fn new(cap: CsvCap<R>) -> Self {
+        CsvSplitter {
+            input: std::io::BufReader::with_capacity(64 * 1024, cap),
+            state: CsvState::FieldStart,
+            offset: 0,
+        }
+    }
+
+    /// Whether a record was cut short, and the line where it starts.
+    fn record_at(&mut self, raw: CsvSpan) -> (bool, u64) {
+        let (cut, line) = self.input.get_mut().record_at(raw.start, raw.end);
+        (cut, line.unwrap_or(0))
+    }
+
+    /// Appends the next record's bytes (without its line end) to `out`.
+    fn next(&mut self, out: &mut Vec<u8>) -> std::io::Result<Option<CsvSpan>> {
+        let mut start = None;
+        let mut fields = 1;
+        loop {
+            let buf = match self.input.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buf.is_empty() {
+                self.state = CsvState::FieldStart;
+                return Ok(start.map(|start| CsvSpan {
+                    start,
+                    end: self.offset,
+                    fields,
+                }));
+            }
+            let mut i = 0;
+            let mut ended = false;
+            // Where this buffer's part of the record begins.
+            let mut from = None;
+            while i < buf.len() {
+                if self.state != CsvState::Quoted {
+                    // Outside quotes only a quote or a line end matters; commas count fields.
+                    let run =
+                        memchr::memchr3(b'"', b'\n', b'\r', &buf[i..]).unwrap_or(buf.len() - i);
+                    if run > 0 {
+                        let bytes = &buf[i..i + run];
+                        fields += memchr::memchr_iter(b',', bytes).count();
+                        self.state = match bytes[run - 1] {
+                            b',' => CsvState::FieldStart,
+                            _ => CsvState::Unquoted,
+                        };
+                        from.get_or_insert(i);
+                        start.get_or_insert(self.offset + i as u64);
+                        i += run;
+                        continue;
+                    }
+                }
+                let (after, ends_record) = self.state.step(buf[i]);
+                self.state = after;
+                if ends_record {
+                    if start.is_some() {
+                        ended = true;
+                        break;
+                    }
+                    i += 1; // an empty record
+                    continue;
+                }
+                from.get_or_insert(i);
+                start.get_or_insert(self.offset + i as u64);
+                i += 1;
+            }
+            if let Some(from) = from {
+                out.extend_from_slice(&buf[from..i]);
+            }
+            if ended {
+                i += 1; // the line end
+            }
+            self.input.consume(i);
+            self.offset += i as u64;
+            if ended {
+                return Ok(start.map(|start| CsvSpan {
+                    start,
+                    end: self.offset,
+                    fields,
+                }));
+            }
+        }
+    }
+}
+
+/// The fields of one CSV record (without its line end), by the `csv` parser's rules.
+fn csv_fields(record: &[u8]) -> Vec<Vec<u8>> {
+    with_csv_fields(record, |row| {
+        (0..row.len())
+            .filter_map(|i| row.get(i))
+            .map(<[u8]>::to_vec)
+            .collect()
+    })
+}
+
+/// One parsed CSV record: the unquoted fields back to back, and where each ends.
+struct CsvRow<'a> {
+    fields: &'a [u8],
+    ends: &'a [usize],
+}
+
+impl CsvRow<'_> {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn get(&self, i: usize) -> Option<&[u8]> {
+        let end = *self.ends.get(i)?;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        self.fields.get(start..end)
+    }
+}
+
+thread_local! {
+    /// Each thread's CSV field parser and its buffers, reused from row to row.
+    static CSV_PARSER: std::cell::RefCell<(csv_core::Reader, Vec<u8>, Vec<usize>)> =
+        std::cell::RefCell::new((csv_core::Reader::new(), Vec::new(), Vec::new()));
+}
+
+/// Parses one CSV record (without its line end) with `csv_core`, as the `csv` reader would,
+/// and hands its fields to `f`.
+fn with_csv_fields<T>(record: &[u8], f: impl FnOnce(&CsvRow) -> T) -> T {
+    use csv_core::ReadRecordResult as Step;
+    CSV_PARSER.with(|cell| {
+        let (parser, output, ends) = &mut *cell.borrow_mut();
+        parser.reset();
+        // Unquoting never makes a field longer, so the record's length suffices. The buffer
+        // only grows: shrinking it would rewrite zeros on the next longer row.
+        if output.len() < record.len().max(1) {
+            output.resize(record.len().max(1), 0);
+        }
+        ends.resize(ends.len().max(16), 0);
+        // After `reset`, csv_core drops a UTF-8 BOM at the start of its first input, as at the
+        // start of a file. A file's BOM never gets here (`CsvCap` skips it); one starting a row
+        // is data, as for the `csv` reader, so its first byte goes in alone (too short to strip).
+        let first = if record.starts_with(BOM) {
+            1
+        } else {
+            record.len()
+        };
+        let (mut input, mut rest) = record.split_at(first);
+        let (mut written, mut ended) = (0, 0);
+        loop {
+            let (step, read, out, end) =
+                parser.read_record(input, &mut output[written..], &mut ends[ended..]);
+            input = &input[read..];
+            written += out;
+            ended += end;
+            match step {
+                // Input used up: the rest, then nothing, which ends the record.
+                Step::InputEmpty => {
+                    if input.is_empty() {
+                        input = std::mem::take(&mut rest);
+                    }
+                }
+                Step::OutputFull => output.resize(output.len() * 2, 0),
+                Step::OutputEndsFull => ends.resize(ends.len() * 2, 0),
+                Step::Record | Step::End => break,
+            }
+        }
+        f(&CsvRow {
+            fields: &output[..written],
+            ends: &ends[..ended],
+        })
+    })
+}
+
+/// The header for messages: its first 20 names, and how many more there are.
+fn show_header(header: &[String]) -> String {
+    let mut shown: Vec<String> = header.iter().take(20).map(|h| echo(h.as_bytes())).collect();
+    if header.len() > 20 {
+        shown.push(format!("... {} more", header.len() - 20));
+    }
+    shown.join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::record::testing::*;
+    use crate::io::record::{Body, ReadOptions, RecordReader};
+
+    /// The body `solve` reads from a CSV row's puzzle field and solution field.
+    fn parse_csv_fields(field: &[u8], solution: Option<&[u8]>) -> Body {
+        Body::from_fields(&Fields::Puzzle {
+            format: Format::Csv,
+            puzzle: field.trim_ascii(),
+            solution: solution.map(<[u8]>::trim_ascii),
+            status: None,
+        })
+    }
+
+    #[test]
+    fn csv_rows_are_the_csv_crate_rows() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+        // Whole puzzles and solutions among CSV punctuation, so rows are both good and bad.
+        let token = proptest::sample::select(vec![
+            P, S, ",", ",", "\"", "\n", "\r", "x", " ", "\"\"", "\u{feff}",
+        ]);
+        let case = (
+            proptest::collection::vec(token, 0..40),
+            any::<bool>(),
+            any::<bool>(),
+        );
+        TestRunner::new(Config::with_cases(1000))
+            .run(&case, |(tokens, id, bom)| {
+                // With an id column first, short rows lack the puzzle field.
+                let column = usize::from(id);
+                let header = if id {
+                    "id,puzzle,solution"
+                } else {
+                    "puzzle,solution"
+                };
+                // A byte order mark opens some files (and, as data, may start any row).
+                let bom = if bom { "\u{feff}" } else { "" };
+                let text = format!("{bom}{header}\n{}", tokens.concat());
+                let got: Vec<Body> = read_all(text.as_bytes(), Format::Csv)
+                    .into_iter()
+                    .map(|r| r.body)
+                    .collect();
+                let mut oracle = csv::ReaderBuilder::new()
+                    .flexible(true)
+                    .has_headers(true)
+                    .from_reader(text.as_bytes());
+                let expected: Vec<Body> = oracle
+                    .byte_records()
+                    .map(|row| {
+                        let row = row.unwrap();
+                        match row.get(column) {
+                            Some(field) => parse_csv_fields(field, row.get(column + 1)),
+                            None => Body::invalid(
+                                &row.iter().collect::<Vec<_>>().join(&b','),
+                                format!(
+                                    "row has {} field(s); the puzzle column \"puzzle\" is field 2",
+                                    row.len()
+                                ),
+                            ),
+                        }
+                    })
+                    .collect();
+                prop_assert_eq!(got, expected, "{:?}", text);
+                Ok(())
+            })
+            .unwrap();
+    }
+    fn csv_records(text: &[u8], limit: usize) -> (Vec<u8>, Vec<u64>) {
+        let mut cap = CsvCap::new(std::io::Cursor::new(text.to_vec()), limit);
+        let mut out = Vec::new();
+        let mut small = [0u8; 3]; // tiny reads exercise every boundary
+        loop {
+            let n = cap.read(&mut small).unwrap();
+            if n == 0 {
+                break;
+            }
+            out.extend_from_slice(&small[..n]);
+        }
+        (out, cap.cuts.into_iter().collect())
+    }
+
+    #[test]
+    fn csv_cap_runs_match_the_byte_by_byte_reference() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+        let bytes = proptest::sample::select(&b"ab,,\"\n\r7"[..]);
+        let case = (
+            proptest::collection::vec(bytes, 0..120),
+            1usize..12,
+            1usize..9,
+        );
+        let pass = |text: &[u8], limit: usize, read: usize, runs: bool| {
+            let mut cap = CsvCap::new(std::io::Cursor::new(text.to_vec()), limit);
+            cap.runs = runs;
+            let mut out = Vec::new();
+            let mut buf = vec![0u8; read];
+            let mut starts = Vec::new();
+            loop {
+                let n = cap.read(&mut buf).unwrap();
+                // Record starts are consumed as the parser advances; collect them per read.
+                starts.extend(cap.starts.drain(..));
+                if n == 0 {
+                    break;
+                }
+                out.extend_from_slice(&buf[..n]);
+            }
+            (out, Vec::from(cap.cuts), starts, cap.line)
+        };
+        TestRunner::new(Config::with_cases(2000))
+            .run(&case, |(text, limit, read)| {
+                prop_assert_eq!(
+                    pass(&text, limit, read, true),
+                    pass(&text, limit, read, false)
+                );
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn csv_cap_cuts_long_records_and_keeps_lines() {
+        let (out, cuts) = csv_records(b"a,b\nshort,x\n", 8);
+        assert_eq!((out.as_slice(), cuts.len()), (&b"a,b\nshort,x\n"[..], 0));
+        let (out, cuts) = csv_records(b"h\n0123456789abc\nok\n", 8);
+        assert_eq!(out, b"h\n01234567\nok\n");
+        assert_eq!(cuts, [10]);
+        // Cut inside a quoted field with newlines: the quote is closed, the newlines kept.
+        let (out, cuts) = csv_records(b"h\n\"0123\n5678\n\"\"x\",y\nok\n", 8);
+        assert_eq!(out, b"h\n\"0123\n56\"\nok\n");
+        assert_eq!(cuts, [10]);
+        // A stray quote mid-field is literal, as for the parser: nothing is cut.
+        let (out, cuts) = csv_records(b"a\"b\nc\nd\n", 4);
+        assert_eq!((out.as_slice(), cuts.len()), (&b"a\"b\nc\nd\n"[..], 0));
+    }
+
+    #[test]
+    fn long_csv_records_are_invalid_rows_at_the_right_line() {
+        let long = "7".repeat(MAX_LINE + 10);
+        let text = format!("puzzle,solution\n{P},{S}\n{P},\"{long}\n{long}\"\n\n{P},{S}\n");
+        let records = read_all(text.as_bytes(), Format::Auto);
+        assert_eq!(records.len(), 3);
+        assert_eq!(records[1].line, 3);
+        assert_eq!(
+            message(Some(records[1].body.clone())),
+            format!("record longer than {MAX_LINE} bytes")
+        );
+        assert_eq!(records[2].line, 6, "after a blank line too");
+        assert_eq!(
+            puzzle(Some(records[2].body.clone())).1,
+            Some(S.parse().unwrap())
+        );
+        let header = format!("puzzle{long}\n{P}\n");
+        let options = ReadOptions {
+            format: Format::Csv,
+            column: None,
+        };
+        let error = RecordReader::from_stream(Box::new(std::io::Cursor::new(header)), options)
+            .next()
+            .unwrap()
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("header is longer than"), "{error}");
+        // The last record, overlong outside quotes and without a final line end.
+        let text = format!("puzzle,x\n{P},{long}");
+        let records = read_all(text.as_bytes(), Format::Csv);
+        assert_eq!(
+            message(Some(records[0].body.clone())),
+            format!("record longer than {MAX_LINE} bytes")
+        );
+        // A byte order mark before a quoted header field that holds a line end.
+        let text = format!("\u{feff}\"x\ny\",puzzle\n1,{P}\n");
+        let records = read_all(text.as_bytes(), Format::Csv);
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].line, 3);
+        assert_eq!(puzzle(Some(records[0].body.clone())).0, P.parse().unwrap());
+        // The same, one byte per read, with `--format csv` (no sniffing gathers the BOM;
+        // detection itself would look at the first line, `"x`, so the format is given).
+        let stream =
+            std::io::BufReader::with_capacity(1, Trickle(std::io::Cursor::new(text.into_bytes())));
+        let options = ReadOptions {
+            format: Format::Csv,
+            column: None,
+        };
+        let records = RecordReader::from_stream(Box::new(stream), options)
+            .collect::<Result<Vec<_>>>()
+            .unwrap();
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].line, 3);
+        assert_eq!(puzzle(Some(records[0].body.clone())).0, P.parse().unwrap());
+    }
+}

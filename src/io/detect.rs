@@ -1,0 +1,205 @@
+//! Format detection: which layout (lines, CSV, grid blocks) an input uses, decided from its
+//! first meaningful line, and `Peek`, the stream wrapper that gathers that line first.
+
+use std::io::{BufRead, Read};
+
+use super::grid::grid_cells;
+use super::lines::long_tokens;
+use super::record::MAX_LINE;
+use crate::error::{Error, Result};
+use crate::grid::cell_value;
+
+/// Column names recognised as the puzzle column, compared without case.
+pub const PUZZLE_COLUMNS: &[&str] = &["puzzle", "puzzles", "quizzes", "quiz", "sudoku", "grid"];
+
+/// How the input is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    /// Decide from the content of each input.
+    #[default]
+    Auto,
+    /// One puzzle per line (the first long token), optional reference solution after it.
+    Lines,
+    /// CSV with a header row naming the puzzle column.
+    Csv,
+    /// Puzzles drawn as 9 rows of 9 cells (separators `|`, `-`, `+` and spaces allowed), blocks
+    /// separated by blank lines or header lines such as `Grid 01` (Project Euler 96).
+    Grid,
+}
+
+/// Decides an input's format from its first meaningful line. One read may return only a few
+/// bytes (a pipe, a decompressor), so this gathers up to that line first; the returned stream
+/// still yields every byte.
+pub fn sniff_format(
+    stream: Box<dyn BufRead + Send>,
+    path: &std::path::Path,
+) -> Result<(Box<dyn BufRead + Send>, Format)> {
+    let peek = gather_head(stream, path)?;
+    let format = detect_format(&peek.head);
+    Ok((Box::new(peek), format))
+}
+
+/// `stream` with its first meaningful line gathered in one buffer, so the first `fill_buf`
+/// sees at least that line whole (a file's byte order mark included), however few bytes each
+/// read of the underlying stream returns.
+pub(super) fn gather_head(stream: Box<dyn BufRead + Send>, path: &std::path::Path) -> Result<Peek> {
+    let mut peek = Peek::new(stream);
+    peek.head(MAX_LINE).map_err(|cause| Error::Read {
+        path: path.to_path_buf(),
+        cause,
+    })?;
+    Ok(peek)
+}
+
+/// A stream whose start can be looked at before it is read: [`Peek::head`] gathers bytes up to
+/// the end of the first meaningful line (neither blank nor a `#` comment), however few bytes each
+/// read of the underlying stream returns.
+pub(super) struct Peek {
+    inner: Box<dyn BufRead + Send>,
+    head: Vec<u8>,
+    pos: usize,
+}
+
+impl Peek {
+    pub(super) fn new(inner: Box<dyn BufRead + Send>) -> Self {
+        Peek {
+            inner,
+            head: Vec::new(),
+            pos: 0,
+        }
+    }
+
+    /// The first bytes of the stream: at least through its first meaningful line, or `limit`
+    /// bytes, or all of it if it is shorter.
+    pub(super) fn head(&mut self, limit: usize) -> std::io::Result<&[u8]> {
+        while self.head.len() < limit && !has_meaningful_line(&self.head) {
+            let bytes = match self.inner.fill_buf() {
+                Ok(bytes) => bytes,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if bytes.is_empty() {
+                break;
+            }
+            let take = bytes.len().min(limit - self.head.len());
+            self.head.extend_from_slice(&bytes[..take]);
+            self.inner.consume(take);
+        }
+        Ok(&self.head)
+    }
+}
+
+/// Whether `head` holds a complete line that is neither blank nor a `#` comment.
+fn has_meaningful_line(head: &[u8]) -> bool {
+    let complete = match head.iter().rposition(|&b| b == b'\n') {
+        Some(end) => &head[..end],
+        None => return false,
+    };
+    complete.split(|&b| b == b'\n').any(|line| {
+        let line = line.trim_ascii();
+        !line.is_empty() && !line.starts_with(b"#")
+    })
+}
+
+impl Read for Peek {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(out.len());
+        out[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Peek {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.pos < self.head.len() {
+            Ok(&self.head[self.pos..])
+        } else {
+            self.inner.fill_buf()
+        }
+    }
+
+    fn consume(&mut self, amount: usize) {
+        if self.pos < self.head.len() {
+            self.pos = (self.pos + amount).min(self.head.len());
+            if self.pos == self.head.len() {
+                // The head is read: free it.
+                self.head = Vec::new();
+                self.pos = 0;
+            }
+        } else {
+            self.inner.consume(amount);
+        }
+    }
+}
+
+/// Decides between lines, CSV and grids from the start of an input: CSV when the first
+/// meaningful line has a comma and no puzzle-length token (a header such as
+/// `quizzes,solutions`); grid when it is a `Grid ...` header, a border line of `-`/`+`/`|`, or
+/// a row of exactly 9 cells; lines otherwise.
+pub fn detect_format(head: &[u8]) -> Format {
+    let first = head
+        .split(|&b| b == b'\n')
+        .map(|line| line.trim_ascii())
+        .find(|line| !line.is_empty() && !line.starts_with(b"#"));
+    match first {
+        Some(line) if is_grid_header(line) => Format::Grid,
+        Some(line)
+            if long_tokens(line).next().is_none()
+                && (line.contains(&b',') || is_puzzle_header(line)) =>
+        {
+            Format::Csv
+        }
+        Some(line) if !line.contains(&b',') && is_grid_border_or_row(line) => Format::Grid,
+        _ => Format::Lines,
+    }
+}
+
+/// A one-column CSV header such as `puzzle`.
+fn is_puzzle_header(line: &[u8]) -> bool {
+    let name = String::from_utf8_lossy(line);
+    let name = name.trim().trim_start_matches('\u{feff}').trim_matches('"');
+    PUZZLE_COLUMNS.iter().any(|c| c.eq_ignore_ascii_case(name))
+}
+
+/// `Grid 01`, `grid`, `GRID: 7`: the header Project Euler 96 puts before each puzzle.
+fn is_grid_header(line: &[u8]) -> bool {
+    line.len() >= 4
+        && line[..4].eq_ignore_ascii_case(b"grid")
+        && line.get(4).is_none_or(|b| !b.is_ascii_alphabetic())
+}
+
+/// A separator line (only `|`, `-`, `+`, spaces, with at least one `-` or `+`) or a row with
+/// exactly 9 cells.
+fn is_grid_border_or_row(line: &[u8]) -> bool {
+    let cells = grid_cells(line);
+    let border = cells.is_empty() && line.iter().any(|&b| b == b'-' || b == b'+');
+    border || (cells.len() == 9 && cells.iter().all(|&b| cell_value(b).is_some()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::record::testing::*;
+
+    #[test]
+    fn detects_formats() {
+        assert_eq!(detect_format(b"quizzes,solutions\n0043,123\n"), Format::Csv);
+        assert_eq!(
+            detect_format(b"id,puzzle,solution,clues,difficulty\n"),
+            Format::Csv
+        );
+        assert_eq!(
+            detect_format(format!("# c\n\n{P}\n").as_bytes()),
+            Format::Lines
+        );
+        assert_eq!(
+            detect_format(format!("{P},{S}\n").as_bytes()),
+            Format::Lines
+        );
+        assert_eq!(detect_format(b""), Format::Lines);
+        assert_eq!(detect_format(b"Puzzle\r\n..."), Format::Csv);
+        assert_eq!(detect_format(b"hello\n"), Format::Lines);
+    }
+}

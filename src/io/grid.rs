@@ -1,0 +1,197 @@
+//! The grid layout: puzzles drawn as 9 rows of 9 cells, one record per block (the Project
+//! Euler 96 shape, `Grid 01` then 9 rows, and bordered drawings alike).
+
+use std::io::BufRead;
+
+use super::lines::read_line_bounded;
+use super::record::{Deferred, DeferredBody, MAX_LINE};
+use crate::error::{Error, Result};
+
+/// The cells of one grid row: the line without its separators.
+pub(super) fn grid_cells(line: &[u8]) -> Vec<u8> {
+    line.iter()
+        .copied()
+        .filter(|&b| !(b.is_ascii_whitespace() || matches!(b, b'|' | b'-' | b'+')))
+        .collect()
+}
+
+/// Reads puzzles drawn as 9 rows of 9 cells.
+///
+/// A row is a line whose cells remain after removing `|`, `-`, `+` and whitespace; a line left
+/// with no cells is a border and is skipped. A line starting with a letter or `#` (such as
+/// `Grid 01`) is a header; it and blank lines end an incomplete block. Nine rows make a block,
+/// whose record line is the block's first line (its header, when it has one). A block with a
+/// row of the wrong width, or cut short, is one bad record.
+pub(super) struct GridSource {
+    stream: Box<dyn BufRead + Send>,
+    file: u32,
+    line: u64,
+    buf: Vec<u8>,
+    path: std::path::PathBuf,
+    /// First line of the block being read.
+    start: Option<u64>,
+    /// Rows read in this block.
+    rows: usize,
+    /// Cells of this block so far (at most 81 kept).
+    cells: Vec<u8>,
+    /// The first problem found in this block.
+    problem: Option<String>,
+}
+
+impl GridSource {
+    pub(super) fn new(
+        stream: Box<dyn BufRead + Send>,
+        file: u32,
+        path: std::path::PathBuf,
+    ) -> Self {
+        GridSource {
+            stream,
+            file,
+            line: 0,
+            buf: Vec::new(),
+            path,
+            start: None,
+            rows: 0,
+            cells: Vec::with_capacity(81),
+            problem: None,
+        }
+    }
+
+    /// Ends the current block as a record and resets the state for the next one: a complete
+    /// block's cells are appended to `text` as its puzzle field.
+    fn take_block(&mut self, cut_short: bool, text: &mut Vec<u8>) -> Deferred {
+        let line = self.start.unwrap_or(self.line);
+        let problem = self
+            .problem
+            .take()
+            .or_else(|| cut_short.then(|| format!("grid block has {} of 9 rows", self.rows)));
+        let body = match problem {
+            Some(message) => DeferredBody::bad(&self.cells, message),
+            None => {
+                let start = text.len();
+                text.extend_from_slice(&self.cells);
+                DeferredBody::Cells(start..text.len())
+            }
+        };
+        self.start = None;
+        self.rows = 0;
+        self.cells.clear();
+        Deferred {
+            file: self.file,
+            line,
+            body,
+        }
+    }
+
+    /// The next block.
+    pub(super) fn next_deferred(&mut self, text: &mut Vec<u8>) -> Result<Option<Deferred>> {
+        loop {
+            let Some(overlong) = read_line_bounded(&mut *self.stream, &mut self.buf, MAX_LINE)
+                .map_err(|source| Error::Read {
+                    path: self.path.clone(),
+                    cause: source,
+                })?
+            else {
+                return Ok((self.rows > 0).then(|| self.take_block(true, text)));
+            };
+            self.line += 1;
+            let row = self.buf.trim_ascii();
+            if row.is_empty() {
+                if self.rows > 0 {
+                    return Ok(Some(self.take_block(true, text)));
+                }
+                self.start = None;
+                continue;
+            }
+            if row[0].is_ascii_alphabetic() || row[0] == b'#' {
+                let record = (self.rows > 0).then(|| self.take_block(true, text));
+                self.start = Some(self.line);
+                match record {
+                    Some(record) => return Ok(Some(record)),
+                    None => continue,
+                }
+            }
+            let cells = grid_cells(row);
+            self.start.get_or_insert(self.line);
+            if cells.is_empty() && !overlong {
+                continue; // a border line
+            }
+            self.rows += 1;
+            if self.problem.is_none() && (overlong || cells.len() != 9) {
+                self.problem = Some(if overlong {
+                    format!(
+                        "grid row at line {} is longer than {MAX_LINE} bytes",
+                        self.line
+                    )
+                } else {
+                    format!(
+                        "grid row at line {} has {} cells; expected 9",
+                        self.line,
+                        cells.len()
+                    )
+                });
+            }
+            let room = 81usize.saturating_sub(self.cells.len());
+            self.cells
+                .extend_from_slice(&cells[..cells.len().min(room)]);
+            if self.rows == 9 {
+                return Ok(Some(self.take_block(false, text)));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::grid::Grid;
+    use crate::io::detect::{detect_format, Format};
+    use crate::io::record::testing::*;
+    use crate::io::record::Body;
+
+    #[test]
+    fn grid_blocks() {
+        let p: Grid = P.parse().unwrap();
+        let text = format!(
+            "Grid 01\n{}\nGrid 02\n{}\n\n{}\n\n\n{}",
+            draw(P, 0),
+            draw(S, 0),
+            draw(P, 1),
+            draw(P, 0)
+        );
+        assert_eq!(detect_format(text.as_bytes()), Format::Grid);
+        assert_eq!(detect_format(draw(P, 1).as_bytes()), Format::Grid);
+        assert_eq!(detect_format(draw(P, 0).as_bytes()), Format::Grid);
+        let records = read_all(text.as_bytes(), Format::Auto);
+        let lines: Vec<u64> = records.iter().map(|r| r.line).collect();
+        assert_eq!(lines, [1, 11, 22, 38]);
+        assert_eq!(puzzle(Some(records[0].body.clone())).0, p);
+        assert_eq!(puzzle(Some(records[1].body.clone())).0, S.parse().unwrap());
+        assert_eq!(puzzle(Some(records[2].body.clone())).0, p);
+        assert_eq!(puzzle(Some(records[3].body.clone())).0, p);
+    }
+
+    #[test]
+    fn bad_grid_blocks_are_one_record_each() {
+        let mut wide = draw(P, 0);
+        wide.insert(12, '1'); // row 2 gets 10 cells
+        let short: String = draw(P, 0).lines().take(5).collect::<Vec<_>>().join("\n");
+        let text = format!("{wide}\nGrid 2\n{short}\nGrid 3\n{}\n{short}", draw(P, 0));
+        let records = read_all(text.as_bytes(), Format::Grid);
+        let got: Vec<(u64, String)> = records
+            .iter()
+            .map(|r| match &r.body {
+                Body::Invalid { message, .. } => (r.line, message.clone()),
+                Body::Puzzle { .. } => (r.line, "ok".into()),
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (1, "grid row at line 2 has 10 cells; expected 9".to_string()),
+                (10, "grid block has 5 of 9 rows".into()),
+                (16, "ok".into()),
+                (26, "grid block has 5 of 9 rows".into()),
+            ]
+        );
+    }
+}

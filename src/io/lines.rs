@@ -1,0 +1,237 @@
+//! The line layout: one record per line, cut at [`MAX_LINE`] bytes, the puzzle being the first
+//! long token of the line and a solution the second (ids, counts and ratings around them are
+//! allowed). Blank and `#` lines hold no record.
+
+use std::borrow::Cow;
+use std::io::BufRead;
+
+use super::detect::Format;
+use super::record::{Body, Deferred, DeferredBody, Fields, MAX_LINE};
+use crate::error::{Error, Result};
+use crate::grid::Grid;
+
+/// Tokens at least this long are puzzle candidates; shorter ones are ids, ratings, counts.
+const MIN_PUZZLE_TOKEN: usize = 40;
+
+fn is_separator(b: u8) -> bool {
+    b.is_ascii_whitespace() || matches!(b, b',' | b':' | b';' | b'|')
+}
+
+fn tokens(line: &[u8]) -> impl Iterator<Item = &[u8]> {
+    line.split(|&b| is_separator(b)).filter(|t| !t.is_empty())
+}
+
+/// The tokens of `line` long enough to be a puzzle or a solution.
+pub(super) fn long_tokens(line: &[u8]) -> impl Iterator<Item = &[u8]> {
+    tokens(line).filter(|t| t.len() >= MIN_PUZZLE_TOKEN)
+}
+
+/// Cuts one line of a line file into its fields: `None` for a blank or `#` line.
+///
+/// The puzzle is the first token of 40 or more characters (tokens are separated by whitespace,
+/// `,`, `:`, `;` or `|`), so a leading id and trailing ratings are allowed; the second such
+/// token, if any, is the solution. A line without such a token is a bad record, whose message
+/// says what is wrong with its longest token.
+pub fn line_fields(line: &[u8]) -> Option<Fields<'_>> {
+    if is_skipped_line(line) {
+        return None;
+    }
+    let line = line.trim_ascii();
+    let mut long = long_tokens(line);
+    let Some(puzzle) = long.next() else {
+        // No puzzle-length token: report the longest one.
+        let longest = tokens(line).max_by_key(|t| t.len()).unwrap_or(line);
+        let message = match Grid::from_bytes(longest) {
+            Err(e) => e.to_string(),
+            Ok(_) => "no puzzle found".to_string(),
+        };
+        return Some(Fields::Bad {
+            text: line,
+            message: Cow::Owned(message),
+        });
+    };
+    Some(Fields::Puzzle {
+        format: Format::Lines,
+        puzzle,
+        solution: long.next(),
+        status: None,
+    })
+}
+
+/// Parses one line of a line file: `None` for a blank or `#` line, otherwise the record body.
+///
+/// The puzzle is the first token of 40 or more characters (see [`line_fields`]). A second such
+/// token of 81 digits is taken as the reference solution.
+pub fn parse_line(line: &[u8]) -> Option<Body> {
+    line_fields(line).map(|fields| Body::from_fields(&fields))
+}
+
+/// Whether a line of a line file holds no record: blank, or a `#` comment.
+fn is_skipped_line(line: &[u8]) -> bool {
+    let line = line.trim_ascii_start();
+    line.is_empty() || line[0] == b'#'
+}
+
+/// The records of one line file.
+pub(super) struct LineSource {
+    pub(super) stream: Box<dyn BufRead + Send>,
+    pub(super) file: u32,
+    pub(super) line: u64,
+    pub(super) path: std::path::PathBuf,
+}
+
+impl LineSource {
+    /// The next record, its line appended to `text` uncut into fields (blank and comment lines
+    /// are skipped here; an overlong line comes back as a bad record).
+    pub(super) fn next_deferred(&mut self, text: &mut Vec<u8>) -> Result<Option<Deferred>> {
+        loop {
+            let start = text.len();
+            let Some(overlong) = append_line_bounded(&mut *self.stream, text, start + MAX_LINE)
+                .map_err(|source| Error::Read {
+                    path: self.path.clone(),
+                    cause: source,
+                })?
+            else {
+                return Ok(None);
+            };
+            self.line += 1;
+            let line = &text[start..];
+            let body = if overlong {
+                let body = DeferredBody::bad(line, format!("line longer than {MAX_LINE} bytes"));
+                text.truncate(start);
+                body
+            } else if is_skipped_line(line) {
+                text.truncate(start);
+                continue;
+            } else {
+                DeferredBody::Line(start..text.len())
+            };
+            return Ok(Some(Deferred {
+                file: self.file,
+                line: self.line,
+                body,
+            }));
+        }
+    }
+}
+
+/// Reads one line (without its `\n`) into `buf`, keeping at most `limit` bytes and skipping the
+/// rest. Returns `None` at end of input, otherwise whether the line was longer than `limit`.
+pub fn read_line_bounded(
+    stream: &mut dyn BufRead,
+    buf: &mut Vec<u8>,
+    limit: usize,
+) -> std::io::Result<Option<bool>> {
+    buf.clear();
+    append_line_bounded(stream, buf, limit)
+}
+
+/// Appends one line (without its `\n`) to `buf`, letting `buf` grow to at most `limit` bytes
+/// and skipping the rest of the line. Returns `None` at end of input (nothing appended),
+/// otherwise whether the line did not fit.
+fn append_line_bounded(
+    stream: &mut dyn BufRead,
+    buf: &mut Vec<u8>,
+    limit: usize,
+) -> std::io::Result<Option<bool>> {
+    let mut seen_any = false;
+    let mut overlong = false;
+    loop {
+        let available = match stream.fill_buf() {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(seen_any.then_some(overlong));
+        }
+        seen_any = true;
+        let (chunk, used, done) = match memchr::memchr(b'\n', available) {
+            Some(i) => (&available[..i], i + 1, true),
+            None => (available, available.len(), false),
+        };
+        let room = limit.saturating_sub(buf.len());
+        if chunk.len() > room {
+            overlong = true;
+        }
+        buf.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        stream.consume(used);
+        if done {
+            return Ok(Some(overlong));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::record::testing::*;
+
+    #[test]
+    fn line_forms() {
+        let p: Grid = P.parse().unwrap();
+        let s: Grid = S.parse().unwrap();
+        assert_eq!(puzzle(parse_line(P.as_bytes())), (p, None));
+        assert_eq!(puzzle(parse_line(format!("{P}\r").as_bytes())), (p, None));
+        assert_eq!(
+            puzzle(parse_line(format!("00015097c6c3 {P}  7.2").as_bytes())),
+            (p, None)
+        );
+        assert_eq!(
+            puzzle(parse_line(format!("{P}:1:{S}").as_bytes())),
+            (p, Some(s))
+        );
+        assert_eq!(
+            puzzle(parse_line(format!("{P},{S}").as_bytes())),
+            (p, Some(s))
+        );
+        assert_eq!(
+            puzzle(parse_line(format!("{P}  11.9 11.9 09.9").as_bytes())),
+            (p, None)
+        );
+        assert_eq!(
+            puzzle(parse_line(format!("{P},name;extra").as_bytes())),
+            (p, None)
+        );
+        assert_eq!(parse_line(b"# comment"), None);
+        assert_eq!(parse_line(b"   \r"), None);
+    }
+
+    #[test]
+    fn bad_lines_say_why() {
+        assert_eq!(
+            message(parse_line(&P.as_bytes()[..80])),
+            "expected 81 cells, found 80"
+        );
+        assert_eq!(message(parse_line(b"12 34")), "expected 81 cells, found 2");
+        let stray = format!("x{}", &P[1..]);
+        assert!(
+            message(parse_line(stray.as_bytes())).starts_with("invalid character 'x' at cell 1")
+        );
+        let junk = [0xffu8; 81];
+        assert!(message(parse_line(&junk)).contains("invalid character"));
+    }
+
+    #[test]
+    fn bounded_lines() {
+        let text = format!("{}\nab\r\nlast", "y".repeat(100));
+        let mut stream = std::io::Cursor::new(text.into_bytes());
+        let mut buf = Vec::new();
+        assert_eq!(
+            read_line_bounded(&mut stream, &mut buf, 10).unwrap(),
+            Some(true)
+        );
+        assert_eq!(buf, b"yyyyyyyyyy");
+        assert_eq!(
+            read_line_bounded(&mut stream, &mut buf, 10).unwrap(),
+            Some(false)
+        );
+        assert_eq!(buf, b"ab\r");
+        assert_eq!(
+            read_line_bounded(&mut stream, &mut buf, 10).unwrap(),
+            Some(false)
+        );
+        assert_eq!(buf, b"last");
+        assert_eq!(read_line_bounded(&mut stream, &mut buf, 10).unwrap(), None);
+    }
+}
