@@ -122,8 +122,69 @@ fn is_background(fill: &str) -> bool {
     )
 }
 
+/// The fill of the machine legend's swatches (`chart::MACHINE_SWATCH`).
+const MACHINE_SWATCH: &str = "#A0A0A0";
+
+/// A coloured rectangle of the chart: x, y, width, height, fill.
+#[derive(Debug, Clone)]
+struct Rect {
+    x: f64,
+    y: f64,
+    width: f64,
+    height: f64,
+    fill: String,
+}
+
+fn number(node: roxmltree::Node, name: &str) -> f64 {
+    node.attribute(name).unwrap().parse().unwrap()
+}
+
+/// The chart's coloured rectangles, and its horizontal text elements as (x, text).
+fn parse_chart(text: &str) -> (f64, Vec<Rect>, Vec<(f64, String)>) {
+    let doc = roxmltree::Document::parse(text).expect("the chart is well-formed XML");
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "svg");
+    let rects = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("rect"))
+        .filter(|n| !is_background(n.attribute("fill").unwrap_or("none")))
+        .map(|n| Rect {
+            x: number(n, "x"),
+            y: number(n, "y"),
+            width: number(n, "width"),
+            height: number(n, "height"),
+            fill: n.attribute("fill").unwrap().to_ascii_uppercase(),
+        })
+        .collect();
+    let mut texts = Vec::new();
+    for n in doc.descendants().filter(|n| n.has_tag_name("text")) {
+        assert!(
+            n.attribute("transform").is_none(),
+            "no rotated text: {:?}",
+            n.text()
+        );
+        texts.push((number(n, "x"), n.text().unwrap_or("").trim().to_string()));
+    }
+    (number(root, "width"), rects, texts)
+}
+
+/// Splits rectangles into bars (standing on the common baseline, left to right) and the rest.
+fn bars_and_swatches(rects: &[Rect]) -> (Vec<Rect>, Vec<Rect>) {
+    let bottom = |r: &Rect| (r.y + r.height).round() as i64;
+    let mut bottoms: Vec<i64> = rects.iter().map(bottom).collect();
+    bottoms.sort_unstable();
+    let baseline = *bottoms
+        .iter()
+        .max_by_key(|&&b| bottoms.iter().filter(|&&o| o == b).count())
+        .unwrap();
+    let (mut bars, swatches): (Vec<Rect>, Vec<Rect>) =
+        rects.iter().cloned().partition(|r| bottom(r) == baseline);
+    bars.sort_by(|a, b| a.x.total_cmp(&b.x));
+    (bars, swatches)
+}
+
 #[test]
-fn svg_chart_parses_and_has_one_bar_per_machine_and_configuration() {
+fn svg_chart_groups_bars_by_dataset_with_a_legend_entry_per_series() {
     let dir = tempfile::tempdir().unwrap();
     let (here, there, rows) = two_machines(dir.path());
     for log in [false, true] {
@@ -134,40 +195,66 @@ fn svg_chart_parses_and_has_one_bar_per_machine_and_configuration() {
             cmd.arg("--log");
         }
         cmd.args(["--title", "Test chart"]).assert().success();
-        let text = std::fs::read_to_string(&svg).unwrap();
-        let doc = roxmltree::Document::parse(&text).expect("the chart is well-formed XML");
-        assert_eq!(doc.root_element().tag_name().name(), "svg");
-        let colored: Vec<_> = doc
-            .descendants()
-            .filter(|n| n.has_tag_name("rect"))
-            .filter(|n| !is_background(n.attribute("fill").unwrap_or("none")))
-            .collect();
-        // One bar per machine × configuration, plus one legend swatch per machine.
-        assert_eq!(colored.len(), rows * 2 + 2, "log={log}");
-        let texts: Vec<String> = doc
-            .descendants()
-            .filter(|n| n.has_tag_name("text"))
-            .filter_map(|n| n.text())
-            .map(|t| t.trim().to_string())
-            .collect();
+        let (width, rects, texts) = parse_chart(&std::fs::read_to_string(&svg).unwrap());
+        assert_eq!(width, 800.0, "README width, log={log}");
+        let has = |want: &str| texts.iter().any(|(_, t)| t == want);
         for want in [
             "Test chart",
+            "easy6.txt",
+            "hard4.txt",
+            "singles · 1 thread",
+            "singles · 2 threads",
             "there (Other CPU 9000)",
-            "hard4.txt · singles · first · 2t",
         ] {
-            assert!(texts.iter().any(|t| t == want), "{want} in {texts:?}");
+            assert!(has(want), "{want} in {texts:?}");
         }
-        assert!(texts.iter().any(|t| t.starts_with("puzzles per second")));
-        // The faster machine's bars are taller: compare the tallest bar of each colour.
-        let tallest = |i: usize| {
-            let fill = colored[i * rows].attribute("fill").unwrap();
-            colored
-                .iter()
-                .filter(|n| n.attribute("fill") == Some(fill))
-                .map(|n| n.attribute("height").unwrap().parse::<f64>().unwrap())
-                .fold(0.0, f64::max)
-        };
-        assert!(tallest(1) > tallest(0), "log={log}");
+        assert!(texts
+            .iter()
+            .any(|(_, t)| t.starts_with("puzzles per second")));
+
+        let (bars, swatches) = bars_and_swatches(&rects);
+        // One bar per machine × configuration.
+        assert_eq!(bars.len(), rows * 2, "log={log}: {bars:?}");
+        // One colour per series (singles × 1 and 2 threads), and one legend swatch for each.
+        let mut colours: Vec<&str> = bars.iter().map(|b| b.fill.as_str()).collect();
+        colours.sort_unstable();
+        colours.dedup();
+        assert_eq!(colours.len(), 2, "{colours:?}");
+        let mut legend: Vec<&str> = swatches
+            .iter()
+            .map(|s| s.fill.as_str())
+            .filter(|&f| f != MACHINE_SWATCH)
+            .collect();
+        legend.sort_unstable();
+        assert_eq!(legend, colours, "one legend swatch per series");
+        // One machine swatch per machine.
+        let machine_swatches = swatches.iter().filter(|s| s.fill == MACHINE_SWATCH).count();
+        assert_eq!(machine_swatches, 2);
+
+        // Grouped per dataset: left to right, four bars under each dataset's label, series by
+        // series, the two machines side by side within a series.
+        let label_x = |name: &str| texts.iter().find(|(_, t)| t == name).unwrap().0;
+        let (easy, hard) = (label_x("easy6.txt"), label_x("hard4.txt"));
+        assert!(easy < hard);
+        for (group, centre) in bars.chunks(4).zip([easy, hard]) {
+            let nearest = |b: &Rect| {
+                let mid = b.x + b.width / 2.0;
+                if (mid - easy).abs() < (mid - hard).abs() {
+                    easy
+                } else {
+                    hard
+                }
+            };
+            assert!(group.iter().all(|b| nearest(b) == centre), "{group:?}");
+            assert_eq!(group[0].fill, group[1].fill);
+            assert_eq!(group[2].fill, group[3].fill);
+            assert_ne!(group[1].fill, group[2].fill);
+            // The second machine ran twice as fast: its bar, right of the first's, is taller.
+            for pair in group.chunks(2) {
+                assert!(pair[1].height > pair[0].height, "log={log}: {pair:?}");
+                assert!(pair[1].x >= pair[0].x + pair[0].width);
+            }
+        }
     }
 }
 
@@ -219,12 +306,9 @@ fn skipped_rows_show_as_skipped_and_an_empty_chart_still_draws() {
         .stdout(predicate::str::contains(
             "| top2.txt | singles | first | 1 | skipped |",
         ));
-    let text = std::fs::read_to_string(&svg).unwrap();
-    let doc = roxmltree::Document::parse(&text).unwrap();
-    let bars = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("rect"))
-        .filter(|n| !is_background(n.attribute("fill").unwrap_or("none")))
-        .count();
-    assert_eq!(bars, 1, "only the legend swatch");
+    let (_, rects, texts) = parse_chart(&std::fs::read_to_string(&svg).unwrap());
+    assert!(rects.is_empty(), "no bars: {rects:?}");
+    assert!(texts
+        .iter()
+        .any(|(_, t)| t.starts_with("no measured rates")));
 }
