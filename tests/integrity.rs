@@ -128,7 +128,7 @@ fn format_size(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -194,7 +194,8 @@ fn a_garbage_partial_is_refused_as_garbage() {
         let (code, err) = run(d, &["solve", "p.txt", "-q", "-o", "out.csv", "--resume"]);
         assert_eq!(code, 2, "{err}");
         assert!(
-            err.contains("out.csv.partial: cannot resume: this is not the output of a solve run"),
+            err.contains("out.csv.partial: cannot resume: not a result file: ")
+                && err.contains("(this is not the output of a solve run: remove it to start over)"),
             "{err}"
         );
         assert!(!err.contains("input changed"), "{err}");

@@ -323,13 +323,15 @@ fn puzzle_column(body: &Body) -> std::borrow::Cow<'_, [u8]> {
 /// no solve output at all is called that, not a changed input.
 fn cannot_resume(error: Error) -> Error {
     match error {
-        Error::Input { path, message } if message.starts_with("not a result") => Error::Input {
-            path,
-            message: format!(
-                "cannot resume: this is not the output of a solve run (garbage?): {message}; \
-                 remove it to start over"
-            ),
-        },
+        Error::Input { path, message } if message.starts_with("not a result file") => {
+            Error::Input {
+                path,
+                message: format!(
+                    "cannot resume: {message} (this is not the output of a solve run: remove it \
+                     to start over)"
+                ),
+            }
+        }
         Error::Input { path, message } => Error::Input {
             path,
             message: format!("cannot resume: {message}"),
