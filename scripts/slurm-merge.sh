@@ -1,7 +1,11 @@
 #!/bin/bash
 # Merges the N shards written by slurm-array.sh (or k8s-indexed-job.yaml) into OUTDIR/all.csv,
 # in input order, with a combined summary OUTDIR/all.json. Fails (and writes no all.csv) when
-# a shard is missing or incomplete:
+# a shard is missing or incomplete: a missing file is caught here; a shard cut off or
+# unfinished is caught by `merge` itself from the shard's sidecar (shard-K.csv.run.json, which
+# records its run's row count and size): merge then exits 1 and writes no all.csv, and this
+# script fails. all.json gives the span from the first shard's start to the last one's end and
+# the solver CPU time summed over the rows:
 #
 #   sbatch --dependency=afterok:$jid scripts/slurm-merge.sh out 4
 #SBATCH --job-name=sudoku-batch-merge
@@ -28,7 +32,8 @@ rm -f "$outdir/all.csv"
 status=0
 "${SUDOKU_BATCH:-sudoku-batch}" merge "${inputs[@]}" -o "$outdir/all.csv" \
     --summary "$outdir/all.json" "${summaries[@]}" || status=$?
-# Exit 1 with a merged file: complete, some puzzles not solved. Without one: merge refused.
+# Exit 1 with a merged file: complete, some puzzles not solved. Without one: merge refused
+# (a shard missing, cut off or unfinished), and this job fails.
 if [[ $status -gt 1 || ! -f $outdir/all.csv ]]; then
     echo "slurm-merge.sh: merge failed (exit $status)" >&2
     exit $((status > 1 ? status : 1))

@@ -3,7 +3,9 @@
 # missing, starts a one-node cluster (munged, slurmctld, slurmd as plain daemons, no systemd),
 # submits scripts/slurm-array.sh as a 4-task array on a generated 200,000-puzzle file, re-runs
 # one task alone, merges with scripts/slurm-merge.sh, checks that a missing shard makes the
-# merge fail, and checks that the merged file equals one `solve` run apart from solve_ns.
+# merge fail, checks that a shard whose last rows were cut makes the merge fail with no
+# all.csv, checks that the merged file equals one `solve` run apart from solve_ns, and that
+# the merged summary has the span and the summed solver CPU time.
 # Stops every daemon it started. Needs root (it writes /etc/munge and /run/munge).
 #
 #   scripts/slurm-test.sh            # builds the release binary first
@@ -144,9 +146,27 @@ state=$(scontrol show job "$jid" 2>/dev/null | grep -o 'JobState=[A-Z]*' || true
 mv "$work/shard-3.csv" "$out/shard-3.csv"
 say "merge with a missing shard failed, as it must ($state)"
 
+# A merge with a shard whose last rows were cut (whole lines: no torn row) fails and writes
+# nothing: the shard's sidecar says how many rows and bytes its run wrote.
+cp "$out/shard-4.csv" "$work/shard-4.csv"
+head -n -100 "$work/shard-4.csv" >"$out/shard-4.csv"
+jid=$(sbatch --parsable "$root/scripts/slurm-merge.sh" "$out" $shards)
+wait_job "$jid"
+[[ ! -f $out/all.csv ]] || fail "merge with shard 4 cut wrote $out/all.csv"
+state=$(scontrol show job "$jid" 2>/dev/null | grep -o 'JobState=[A-Z]*' || true)
+[[ $state != JobState=COMPLETED ]] || fail "merge with shard 4 cut completed"
+grep -q "shard-4.csv: .* bytes, but its run wrote" "$work"/sudoku-batch-merge-"$jid".log ||
+    fail "merge with shard 4 cut did not name it: $(cat "$work"/sudoku-batch-merge-"$jid".log)"
+cp "$work/shard-4.csv" "$out/shard-4.csv"
+say "merge with a cut-off shard failed and wrote no all.csv, as it must ($state)"
+
 jid=$(sbatch --parsable "$root/scripts/slurm-merge.sh" "$out" $shards)
 wait_job "$jid"
 [[ -f $out/all.csv ]] || fail "merge wrote no all.csv: $(cat "$work"/sudoku-batch-merge-*.log)"
+for key in span_seconds solver_cpu_seconds first_start_unix last_end_unix; do
+    grep -q "\"$key\": [0-9]" "$out/all.json" || fail "all.json has no $key: $(cat "$out/all.json")"
+done
+say "all.json: $(grep -E '"(span_seconds|solver_cpu_seconds|wall_seconds)"' "$out/all.json" | tr -d ' \n')"
 
 # The merged file equals one run, apart from solve_ns (column 7) and file names.
 "$SUDOKU_BATCH" solve "$input" -q --shard 1/1 -o "$work/one.csv" || [[ $? -le 1 ]]

@@ -392,6 +392,11 @@ pub struct MergeArgs {
     /// summary its solver, threads (summed) and wall time (the longest shard's).
     #[arg(long = "shard-summary", value_name = "JSON")]
     pub shard_summaries: Vec<PathBuf>,
+
+    /// Merge what there is when shards are missing or cut off (their `FILE.run.json` says how
+    /// many rows their run wrote): warnings and exit 1, instead of no output.
+    #[arg(long = "allow-incomplete")]
+    pub allow_incomplete: bool,
 }
 
 impl MergeArgs {
@@ -403,6 +408,7 @@ impl MergeArgs {
             output: self.output.output,
             summary_json: self.summary.summary,
             shard_summaries: self.shard_summaries,
+            allow_incomplete: self.allow_incomplete,
         }
     }
 }

@@ -7,6 +7,16 @@
 //! `guesses` and `solve_ns` (exact, like a single run). The shards' summaries, when given, add
 //! what the rows do not hold: the solver, the threads (summed) and the wall time (the longest
 //! shard's, as when shards run side by side).
+//!
+//! Integrity: each shard's output has a sidecar `FILE.run.json` (written by `solve -o`, see
+//! `RunManifest` (in `cmd::solve::manifest`)) giving its run's input fingerprints, options, shard K/N, and once finished
+//! its row count, size and start and end times. `merge` refuses shards of different runs (exit
+//! 2), and finds missing shards (a K of 1..N without output) and cut-off ones (unfinished, or
+//! not the size or row count their run wrote): those are reported with exit 1 and no final
+//! file, unless [`MergeConfig::allow_incomplete`]. With sidecars the combined summary's wall
+//! time is the span from the first shard's start to the last one's end, and it gives the solver
+//! CPU time summed over the rows. Without sidecars (an older version's outputs) merge works as
+//! before, with a warning.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -14,8 +24,11 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use serde::Serialize;
+
+use crate::cmd::solve::manifest::{grouped, sidecar_path, Compare, RunManifest};
 use crate::error::{Error, Result};
-use crate::io::output::Output;
+use crate::io::output::{partial_path, Output};
 use crate::io::results::{header_line, header_of, row_writer, Column, ResultReader};
 use crate::stats::{Summary, Tally};
 
@@ -28,8 +41,12 @@ pub struct MergeConfig {
     pub output: Option<PathBuf>,
     /// Where to write the combined JSON summary, if anywhere.
     pub summary_json: Option<PathBuf>,
-    /// The shards' JSON summaries (`solve --summary`), for solver, threads and wall time.
+    /// The shards' JSON summaries (`solve --summary`), for solver, threads and wall time when
+    /// the shards have no sidecars.
     pub shard_summaries: Vec<PathBuf>,
+    /// Merge what there is when shards are missing or cut off (warnings, exit 1) instead of
+    /// writing nothing.
+    pub allow_incomplete: bool,
 }
 
 /// What a merge reports.
@@ -41,6 +58,34 @@ pub struct MergeReport {
     pub missing: u64,
     /// Remarks for stderr.
     pub notes: Vec<String>,
+    /// Missing or cut-off shards, each said in a sentence. Unless `allow_incomplete`, nothing
+    /// was written when there are any.
+    pub incomplete: Vec<String>,
+    /// Whether the combined output was written.
+    pub written: bool,
+    /// The combined summary with what only a merge knows (span, summed solver CPU time).
+    pub merged: MergedSummary,
+}
+
+/// The combined summary as `merge --summary` writes it: a run's summary (its `wall_seconds`
+/// and `puzzles_per_second` over the span when the shards have sidecars), and the span and
+/// solver CPU time, which do not assume that the shards ran side by side.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MergedSummary {
+    /// The summary, as of one run.
+    #[serde(flatten)]
+    pub summary: Summary,
+    /// Shards merged.
+    pub shards: usize,
+    /// Seconds from the first shard's start to the last shard's end (`null` without sidecars).
+    pub span_seconds: Option<f64>,
+    /// When the first shard started (seconds since the Unix epoch).
+    pub first_start_unix: Option<f64>,
+    /// When the last shard ended (seconds since the Unix epoch).
+    pub last_end_unix: Option<f64>,
+    /// Solver time summed over the rows (`solve_ns`), in seconds: the CPU time spent solving,
+    /// whatever ran in parallel.
+    pub solver_cpu_seconds: f64,
 }
 
 /// The columns `merge` reads: `index` to order rows, and what the summary counts.
@@ -56,6 +101,8 @@ struct Shard {
     reader: ResultReader<File>,
     /// The index of the row last read.
     last: Option<u64>,
+    /// Rows read so far.
+    rows: u64,
 }
 
 impl Shard {
@@ -68,7 +115,11 @@ impl Shard {
             ),
         })?;
         reader.require(&MERGE_COLUMNS, "merge")?;
-        Ok(Shard { reader, last: None })
+        Ok(Shard {
+            reader,
+            last: None,
+            rows: 0,
+        })
     }
 
     fn path(&self) -> &Path {
@@ -97,6 +148,7 @@ impl Shard {
             )));
         }
         self.last = Some(index);
+        self.rows += 1;
         Ok(Some(index))
     }
 }
@@ -104,8 +156,11 @@ impl Shard {
 /// Merges the shards' outputs into one CSV in index order and combines their summaries.
 ///
 /// Errors (exit 2): an unreadable input, a file that is not a solve output (or lacks a column
-/// merge needs), shards with different columns, rows out of index order, an index present in
-/// two inputs, a shard that ends in a cut-off row. Missing indices are counted, not errors.
+/// merge needs), shards with different columns, shards of different runs (their sidecars
+/// differ in input, options or shard count), a shard given twice, rows out of index order, an
+/// index present in two inputs, a shard that ends in a cut-off row. Missing or cut-off shards
+/// are [`MergeReport::incomplete`]: nothing is written unless `allow_incomplete`. Without
+/// sidecars, missing indices are counted, not errors.
 pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
     if config.inputs.is_empty() {
         return Err(Error::Usage("merge needs at least one input".into()));
@@ -133,6 +188,23 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
         .iter()
         .map(|path| read_summary(path))
         .collect::<Result<Vec<_>>>()?;
+    let sidecars = config
+        .inputs
+        .iter()
+        .map(|p| RunManifest::read(p))
+        .collect::<Result<Vec<_>>>()?;
+    let mut notes = Vec::new();
+    let mut incomplete = check_shards(&config.inputs, &sidecars)?;
+    if sidecars.iter().all(Option::is_none) {
+        notes.push(format!(
+            "warning: no {} beside the shards (an older version's outputs?): merge cannot check \
+             that they come from one run and are complete",
+            sidecar_path(Path::new("FILE")).display()
+        ));
+    }
+    if !incomplete.is_empty() && !config.allow_incomplete {
+        return Ok(nothing_written(notes, incomplete));
+    }
     let mut output = Output::create(config.output.as_deref())?;
     output.write_all(header_of(&columns).as_bytes())?;
     let mut heap = BinaryHeap::new();
@@ -143,6 +215,7 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
     }
     let mut writer = row_writer(Vec::with_capacity(128 * 1024));
     let mut tally = Tally::default();
+    let mut cpu_ns = 0u128;
     let mut expected = 0u64;
     let mut missing = 0u64;
     let mut last: Option<(u64, usize)> = None;
@@ -163,6 +236,7 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
         // `advance` returned `index`, so the shard's row is there.
         if let Some(row) = shard.reader.row() {
             tally.add_row(&row)?;
+            cpu_ns += u128::from(row.solve_ns.unwrap_or(0));
             // Writing to a Vec cannot fail.
             let _ = writer.write_record(row.fields());
         }
@@ -174,10 +248,209 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
             heap.push(Reverse((next, i)));
         }
     }
+    // A shard with other rows than its run wrote, though of the right size.
+    for (shard, sidecar) in shards.iter().zip(&sidecars) {
+        if let Some(finished) = sidecar.as_ref().and_then(|m| m.finished) {
+            if shard.rows != finished.rows {
+                incomplete.push(format!(
+                    "{}: {} row(s), but its run wrote {}",
+                    shard.path().display(),
+                    grouped(shard.rows),
+                    grouped(finished.rows)
+                ));
+            }
+        }
+    }
+    if !incomplete.is_empty() && !config.allow_incomplete {
+        drop(output);
+        if let Some(path) = config.output.as_deref().filter(|p| p.as_os_str() != "-") {
+            let _ = std::fs::remove_file(partial_path(path));
+        }
+        return Ok(nothing_written(notes, incomplete));
+    }
     output.write_all(&writer.into_inner().unwrap_or_default())?;
     output.finish()?;
 
-    let mut notes = Vec::new();
+    let all_sidecars: Option<Vec<&RunManifest>> = sidecars.iter().map(Option::as_ref).collect();
+    let solver_cpu_seconds = cpu_ns as f64 / 1e9;
+    let merged = match all_sidecars {
+        Some(runs) => {
+            let first_start = runs.iter().map(|m| m.started_unix).reduce(f64::min);
+            let last_end = runs
+                .iter()
+                .filter_map(|m| m.finished.map(|f| f.ended_unix))
+                .reduce(f64::max);
+            let span = first_start
+                .zip(last_end)
+                .map(|(start, end)| (end - start).max(0.0));
+            let threads = runs.iter().map(|m| m.threads).sum();
+            let mut solvers: Vec<&str> = runs.iter().map(|m| m.solver.as_str()).collect();
+            solvers.dedup();
+            let wall = Duration::from_secs_f64(span.unwrap_or(0.0));
+            let summary = tally.summary(wall, threads, &solvers.join("+"));
+            notes.push(format!(
+                "merged {} shard(s): {:.3} s from the first shard's start to the last one's end \
+                 (wall time and puzzles/s are over this span); solver CPU time {:.3} s, summed \
+                 over the rows",
+                runs.len(),
+                span.unwrap_or(0.0),
+                solver_cpu_seconds
+            ));
+            MergedSummary {
+                summary,
+                shards: runs.len(),
+                span_seconds: span,
+                first_start_unix: first_start,
+                last_end_unix: last_end,
+                solver_cpu_seconds,
+            }
+        }
+        None => MergedSummary {
+            summary: summary_from_shard_summaries(&tally, &shard_summaries, &mut notes),
+            shards: shards.len(),
+            span_seconds: None,
+            first_start_unix: None,
+            last_end_unix: None,
+            solver_cpu_seconds,
+        },
+    };
+    if missing > 0 {
+        notes.push(format!(
+            "warning: {missing} index(es) missing between 0 and {}: a shard's output is missing \
+             or incomplete",
+            expected.saturating_sub(1)
+        ));
+    }
+    if !shard_summaries.is_empty() {
+        let claimed: u64 = shard_summaries.iter().map(|s| s.puzzles).sum();
+        if claimed != merged.summary.puzzles {
+            notes.push(format!(
+                "warning: the shard summaries count {claimed} puzzles but the rows hold {}",
+                merged.summary.puzzles
+            ));
+        }
+    }
+    for problem in &incomplete {
+        notes.push(format!(
+            "warning: incomplete (--allow-incomplete): {problem}"
+        ));
+    }
+    if let Some(path) = &config.summary_json {
+        crate::io::output::write_json(path, &merged)?;
+    }
+    Ok(MergeReport {
+        summary: merged.summary.clone(),
+        missing,
+        notes,
+        incomplete,
+        written: true,
+        merged,
+    })
+}
+
+/// Checks the shards' sidecars: shards of different runs and a shard given twice are errors;
+/// the missing and cut-off shards are returned, each said in a sentence.
+fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<Vec<String>> {
+    let mut incomplete = Vec::new();
+    let Some((first_path, first)) = inputs
+        .iter()
+        .zip(sidecars)
+        .find_map(|(p, m)| m.as_ref().map(|m| (p, m)))
+    else {
+        return Ok(incomplete);
+    };
+    let count = first.shard_kn().1;
+    let mut seen = std::collections::BTreeMap::new();
+    for (path, sidecar) in inputs.iter().zip(sidecars) {
+        let Some(run) = sidecar else {
+            incomplete.push(format!(
+                "{}: no {} beside it: which run wrote it, and whether it is complete, cannot be \
+                 told",
+                path.display(),
+                sidecar_path(path).display()
+            ));
+            continue;
+        };
+        let differences = first.differences(run, Compare::Merge);
+        if !differences.is_empty() {
+            return Err(Error::Input {
+                path: path.clone(),
+                message: format!(
+                    "not a shard of the same run as {}: {}; merge the shards of one run",
+                    first_path.display(),
+                    differences.join("; ")
+                ),
+            });
+        }
+        let (k, n) = run.shard_kn();
+        if let Some(other) = seen.insert(k, path) {
+            return Err(Error::Input {
+                path: path.clone(),
+                message: format!(
+                    "shard {k}/{n} is also {}; give each shard once",
+                    other.display()
+                ),
+            });
+        }
+        match run.finished {
+            None => incomplete.push(format!(
+                "{}: its run did not finish ({} records no end); finish it with `solve --resume`",
+                path.display(),
+                sidecar_path(path).display()
+            )),
+            Some(finished) => {
+                let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+                if size != finished.bytes {
+                    incomplete.push(format!(
+                        "{}: {} bytes, but its run wrote {}: rows were cut off or changed since",
+                        path.display(),
+                        grouped(size),
+                        grouped(finished.bytes)
+                    ));
+                }
+            }
+        }
+    }
+    let absent: Vec<String> = (1..=count)
+        .filter(|k| !seen.contains_key(k))
+        .map(|k| k.to_string())
+        .collect();
+    if !absent.is_empty() {
+        incomplete.push(format!(
+            "shard(s) {} of {count} missing: no output of theirs among the inputs",
+            absent.join(", ")
+        ));
+    }
+    Ok(incomplete)
+}
+
+/// The report of a merge that wrote nothing because shards are missing or cut off.
+fn nothing_written(notes: Vec<String>, incomplete: Vec<String>) -> MergeReport {
+    let summary = Tally::default().summary(Duration::ZERO, 0, "");
+    MergeReport {
+        summary: summary.clone(),
+        missing: 0,
+        notes,
+        incomplete,
+        written: false,
+        merged: MergedSummary {
+            summary,
+            shards: 0,
+            span_seconds: None,
+            first_start_unix: None,
+            last_end_unix: None,
+            solver_cpu_seconds: 0.0,
+        },
+    }
+}
+
+/// The combined summary without sidecars: solver, threads (summed) and wall time (the longest
+/// shard's) from the shards' JSON summaries, when given.
+fn summary_from_shard_summaries(
+    tally: &Tally,
+    shard_summaries: &[Summary],
+    notes: &mut Vec<String>,
+) -> Summary {
     let wall = shard_summaries
         .iter()
         .map(|s| s.wall_seconds)
@@ -193,34 +466,13 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
                 .into(),
         );
     } else {
-        let claimed: u64 = shard_summaries.iter().map(|s| s.puzzles).sum();
-        if claimed != summary.puzzles {
-            notes.push(format!(
-                "warning: the shard summaries count {claimed} puzzles but the rows hold {}",
-                summary.puzzles
-            ));
-        }
         summary.puzzles_per_second = if wall > 0.0 {
             summary.puzzles as f64 / wall
         } else {
             0.0
         };
     }
-    if missing > 0 {
-        notes.push(format!(
-            "warning: {missing} index(es) missing between 0 and {}: a shard's output is missing \
-             or incomplete",
-            expected.saturating_sub(1)
-        ));
-    }
-    if let Some(path) = &config.summary_json {
-        crate::io::output::write_json(path, &summary)?;
-    }
-    Ok(MergeReport {
-        summary,
-        missing,
-        notes,
-    })
+    summary
 }
 
 fn read_summary(path: &Path) -> Result<Summary> {

@@ -72,9 +72,20 @@ pub fn run(command: Command) -> Result<Finish> {
         Command::Merge(config) => {
             let report = merge::run_merge(&config)?;
             report.notes.iter().for_each(|note| eprintln!("{note}"));
+            if !report.written {
+                for problem in &report.incomplete {
+                    eprintln!("merge: incomplete: {problem}");
+                }
+                eprintln!(
+                    "merge: nothing written: shards are missing or cut off; re-run them, or pass \
+                     --allow-incomplete to merge what there is"
+                );
+                return Ok(Finish::SomeFailed);
+            }
             eprint!("{}", report.summary.to_text());
             let s = &report.summary;
-            Ok(if report.missing == 0 && s.solved == s.puzzles {
+            let whole = report.missing == 0 && report.incomplete.is_empty();
+            Ok(if whole && s.solved == s.puzzles {
                 Finish::AllGood
             } else {
                 Finish::SomeFailed

@@ -22,13 +22,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 mod judge;
+pub(crate) mod manifest;
 mod resume;
 
 pub use judge::{judge, Verdict};
 
 use crate::error::{Error, Result};
 use crate::io::output::{write_json, Output};
-use crate::io::results::{header_line, row_writer, Status};
+use crate::io::results::{header_line, row_writer, Column, Status};
 use crate::io::Input;
 use crate::io::{Body, Deferred, ReadOptions, Record, RecordReader};
 use crate::run::{build_pool, default_threads, interrupt, ordered_map, Progress};
@@ -293,7 +294,7 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
         });
     let threads = config.threads.max(1);
     let pool = build_pool(threads)?;
-    let files: Vec<String> = config.inputs.iter().map(Input::display_name).collect();
+    let mut files: Vec<String> = config.inputs.iter().map(Input::display_name).collect();
     let bytes_read = Arc::new(AtomicU64::new(0));
     let total_bytes: Option<u64> = config.inputs.iter().map(Input::size).sum();
     let started = Instant::now();
@@ -306,14 +307,26 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
         shard,
         next_index: 0,
     };
+    // The run's sidecar (`FILE.run.json`): what defines its rows, for `--resume` and `merge`.
+    let mut manifest = manifest::RunManifest::for_run(config, shard, &Column::ALL)?;
     let resumed = match (config.resume, config.output.as_deref()) {
         (false, path) => Resumed::fresh(Output::create(path)?),
         (true, None) => return Err(Error::Usage("--resume needs -o FILE".into())),
         (true, Some(path)) if path.as_os_str() == "-" => {
             return Err(Error::Usage("--resume needs -o FILE".into()))
         }
-        (true, Some(path)) => resume::resume(path, &mut records, &files, &mut notes)?,
+        (true, Some(path)) => resume::resume(
+            path,
+            &mut records,
+            &mut files,
+            manifest.as_mut(),
+            config.unique,
+            &mut notes,
+        )?,
     };
+    if let (Some(manifest), Some(path)) = (&manifest, &config.output) {
+        manifest.write(path)?;
+    }
     let Resumed {
         mut output,
         rows: resumed_rows,
@@ -378,6 +391,9 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
         }
     } else {
         output.finish()?;
+        if let (Some(manifest), Some(path)) = (manifest.as_mut(), &config.output) {
+            manifest.finish(path, resumed_rows + new_tally.puzzles(), records.next_index)?;
+        }
     }
     tally += &new_tally;
     let wall = started.elapsed();

@@ -3,10 +3,12 @@
 
 use std::path::Path;
 
+use super::manifest::{sidecar_path, Compare, RunManifest};
 use super::ShardedRecords;
 use crate::error::{Error, Result};
-use crate::io::output::{take_for_resume, Output};
-use crate::io::results::{Column, ResultReader};
+use crate::grid::Grid;
+use crate::io::output::{partial_path, take_for_resume, Output};
+use crate::io::results::{header_line, Column, ResultReader, ResultRowRef, Status};
 use crate::io::Body;
 use crate::stats::Tally;
 
@@ -49,24 +51,62 @@ impl Resumed {
 /// finished `FILE`) that match the input records, which are consumed from `records`, and opens
 /// the output after them. Without earlier output the run starts from the beginning. `notes`
 /// gets what was kept.
+///
+/// Before any row is read, the earlier run's sidecar (`FILE.run.json`) is compared with
+/// `this_run`: every option or input that differs is named, and the run is refused. The kept
+/// rows are then re-checked: each against its input record, and its solution against its
+/// puzzle and the rules. Nothing is moved or changed until every check has passed, so a
+/// refusal leaves the earlier output as it was. `files` (the `file` column) takes the earlier
+/// run's names for inputs that are the same files, so that rows stay alike when a path is
+/// given another way (relative, absolute).
 pub(super) fn resume(
     path: &Path,
     records: &mut ShardedRecords,
-    files: &[String],
+    files: &mut [String],
+    this_run: Option<&mut RunManifest>,
+    unique: bool,
     notes: &mut Vec<String>,
 ) -> Result<Resumed> {
-    let Some(partial) = take_for_resume(path)? else {
+    let partial = partial_path(path);
+    let rows_file = if partial.is_file() {
+        partial
+    } else if path.is_file() {
+        path.to_path_buf()
+    } else {
         notes.push(format!(
             "resume: no earlier output for {}; starting from the beginning",
             path.display()
         ));
         return Ok(Resumed::fresh(Output::create(Some(path))?));
     };
-    let kept = keep_rows(&partial, records, files).map_err(cannot_resume)?;
+    match (RunManifest::read(path).map_err(cannot_resume)?, this_run) {
+        (Some(earlier), Some(this_run)) => {
+            let differences = earlier.differences(this_run, Compare::Resume);
+            if !differences.is_empty() {
+                return Err(Error::Input {
+                    path: rows_file,
+                    message: format!("cannot resume: {}", differences.join("; ")),
+                });
+            }
+            for (name, input) in files.iter_mut().zip(&earlier.inputs) {
+                name.clone_from(&input.name);
+            }
+            this_run.started_unix = earlier.started_unix;
+        }
+        (None, _) => notes.push(format!(
+            "resume: no {} (an older version's output?): the earlier run's options cannot be \
+             compared; its rows are checked against the input",
+            sidecar_path(path).display()
+        )),
+        (Some(_), None) => {}
+    }
+    let kept = keep_rows(&rows_file, records, files, unique).map_err(cannot_resume)?;
+    // Every check passed: only now is the earlier output taken over.
+    take_for_resume(path)?;
     notes.push(format!(
         "resume: kept {} row(s) of {}, continuing after index {}",
         kept.rows,
-        partial.display(),
+        rows_file.display(),
         kept.last_index
             .map_or("(none)".to_string(), |i| i.to_string())
     ));
@@ -88,10 +128,17 @@ struct Kept {
 }
 
 /// Reads the rows of an interrupted run's `partial` output in step with the input records, and
-/// keeps them while they match (same `index`, `line`, `puzzle` and `file`). A torn last line is
-/// dropped. A row that does not match the input is an error: the input changed, and appending
-/// to those rows would mix two runs.
-fn keep_rows(partial: &Path, records: &mut ShardedRecords, files: &[String]) -> Result<Kept> {
+/// keeps them while they match (same `index`, `line`, `puzzle` and `file`) and are right (see
+/// [`check_row`]). A torn last line is dropped. A row that does not match the input is an
+/// error: the input changed, and appending to those rows would mix two runs. A wrong row is an
+/// error naming its line. A `file` column that names the input's file another way (relative
+/// or absolute) matches, and `files` takes that name.
+fn keep_rows(
+    partial: &Path,
+    records: &mut ShardedRecords,
+    files: &mut [String],
+    unique: bool,
+) -> Result<Kept> {
     let mut kept = Kept {
         rows: 0,
         keep_bytes: 0,
@@ -99,6 +146,7 @@ fn keep_rows(partial: &Path, records: &mut ShardedRecords, files: &[String]) -> 
         tally: Tally::default(),
     };
     let Some(mut rows) = ResultReader::open(partial)? else {
+        check_torn_header(partial)?;
         return Ok(kept); // Empty or torn header: start over.
     };
     rows.require(&RESUME_COLUMNS, "--resume")?;
@@ -124,9 +172,17 @@ fn keep_rows(partial: &Path, records: &mut ShardedRecords, files: &[String]) -> 
         let row_number = kept.rows + 1;
         let Some((index, record)) = records.next()? else {
             return Err(mismatch(format!(
-                "row {row_number} has no matching input record (the input has fewer records)"
+                "row {row_number} (line {}) has no matching input record (the input has fewer \
+                 records)",
+                row.at_line
             )));
         };
+        let found_file = row.raw(Column::File).unwrap_or_default();
+        if let Some(name) = files.get_mut(record.file as usize) {
+            if name.as_bytes() != found_file && same_file(name, found_file) {
+                *name = String::from_utf8_lossy(found_file).into_owned();
+            }
+        }
         let file = files.get(record.file as usize).map_or("-", String::as_str);
         let expected: [(Column, &[u8], &[u8]); 4] = [
             (
@@ -144,17 +200,14 @@ fn keep_rows(partial: &Path, records: &mut ShardedRecords, files: &[String]) -> 
                 &puzzle_column(&record.body),
                 row.raw(Column::Puzzle).unwrap_or_default(),
             ),
-            (
-                Column::File,
-                file.as_bytes(),
-                row.raw(Column::File).unwrap_or_default(),
-            ),
+            (Column::File, file.as_bytes(), found_file),
         ];
         for (column, want, found) in expected {
             if want != found {
                 return Err(mismatch(format!(
-                    "row {row_number} (index {}) has {column} {:?} but the input record at line \
-                     {} has {:?}; the input changed since the interrupted run",
+                    "line {} (index {}) has {column} {:?} but the input record at line {} has \
+                     {:?}; the input changed since the interrupted run",
+                    row.at_line,
                     row.index.unwrap_or_default(),
                     String::from_utf8_lossy(found),
                     record.line,
@@ -162,12 +215,100 @@ fn keep_rows(partial: &Path, records: &mut ShardedRecords, files: &[String]) -> 
                 )));
             }
         }
+        if let Some(why) = check_row(&row, &record.body, unique) {
+            return Err(row.error(why));
+        }
         kept.tally.add_row(&row)?;
         kept.rows += 1;
         kept.last_index = Some(index);
         kept.keep_bytes = row.end;
     }
     Ok(kept)
+}
+
+/// Whether the `file` column text `found` names the file `name` another way.
+fn same_file(name: &str, found: &[u8]) -> bool {
+    let Ok(found) = std::str::from_utf8(found) else {
+        return false;
+    };
+    if name == "-" || found == "-" {
+        return false;
+    }
+    match (std::fs::canonicalize(name), std::fs::canonicalize(found)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// What is wrong with a kept row whose record is `body`, or `None`: a `solved` row must hold a
+/// complete solution that keeps the clues and obeys the rules (and equals the input's reference
+/// solution, when it has one); a `mismatch` row holds such a solution or none; every other
+/// status has no solution; a malformed record is `invalid`; `multiple` needs `--unique`.
+fn check_row(row: &ResultRowRef<'_>, body: &Body, unique: bool) -> Option<String> {
+    let status = row.status?;
+    let (puzzle, reference) = match body {
+        Body::Invalid { message, .. } => {
+            return (status != Status::Invalid).then(|| {
+                format!("status {status} for a malformed record (this run finds: {message})")
+            })
+        }
+        Body::Puzzle { puzzle, reference } => (puzzle, reference),
+    };
+    if status == Status::Multiple && !unique {
+        return Some(
+            "status multiple, which only a run with --unique gives, and this one has none".into(),
+        );
+    }
+    let solution = row.solution?;
+    let must_solve = status == Status::Solved;
+    let may_solve = must_solve || status == Status::Mismatch;
+    if solution.is_empty() {
+        return must_solve.then(|| format!("status {status} but no solution"));
+    }
+    if !may_solve {
+        return Some(format!("status {status} but a solution"));
+    }
+    let grid = match Grid::from_bytes(solution.as_bytes()) {
+        Ok(grid) => grid,
+        Err(e) => {
+            return Some(format!(
+                "status {status} but the solution is not a grid: {e}"
+            ))
+        }
+    };
+    if let Err(e) = grid.check_solution_of(puzzle) {
+        return Some(format!("status {status} but the {e}"));
+    }
+    if must_solve && reference.is_some_and(|r| r != grid) {
+        return Some("status solved but the solution is not the input's reference solution".into());
+    }
+    None
+}
+
+/// For an output without a complete header line: fine when what is there is the start of the
+/// header (a run killed while writing it), refused as not a result file otherwise.
+fn check_torn_header(partial: &Path) -> Result<()> {
+    let header = header_line();
+    let mut head = Vec::with_capacity(header.len() + 1);
+    let read = std::fs::File::open(partial).and_then(|file| {
+        use std::io::Read;
+        file.take(header.len() as u64 + 1).read_to_end(&mut head)
+    });
+    read.map_err(|cause| Error::Read {
+        path: partial.to_path_buf(),
+        cause,
+    })?;
+    if header.as_bytes().starts_with(&head) {
+        return Ok(());
+    }
+    Err(Error::Input {
+        path: partial.to_path_buf(),
+        message: format!(
+            "not a result file: it starts with {:?}, not with the header {}",
+            String::from_utf8_lossy(&head[..head.len().min(40)]),
+            header.trim_end()
+        ),
+    })
 }
 
 /// The text of the `puzzle` column for a record.
@@ -178,9 +319,19 @@ fn puzzle_column(body: &Body) -> std::borrow::Cow<'_, [u8]> {
     }
 }
 
-/// Says that a refusal is `--resume`'s: `FILE.partial: cannot resume: ...`.
+/// Says that a refusal is `--resume`'s: `FILE.partial: cannot resume: ...`; content that is
+/// no solve output at all is called that, not a changed input.
 fn cannot_resume(error: Error) -> Error {
     match error {
+        Error::Input { path, message } if message.starts_with("not a result file") => {
+            Error::Input {
+                path,
+                message: format!(
+                    "cannot resume: {message} (this is not the output of a solve run: remove it \
+                     to start over)"
+                ),
+            }
+        }
         Error::Input { path, message } => Error::Input {
             path,
             message: format!("cannot resume: {message}"),

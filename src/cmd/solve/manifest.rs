@@ -1,0 +1,535 @@
+//! The run sidecar `FILE.run.json`: what defines the rows of `-o FILE` (inputs and their
+//! content, format, column, `--unique`, solver, shard, output columns), when the run started,
+//! and, once it finished, when it ended and how many rows and bytes it wrote.
+//!
+//! `solve -o FILE` writes it when the run starts (unfinished) and again when `FILE` is in place
+//! (finished), each time whole: into `FILE.run.json.tmp`, then renamed. `--resume` compares the
+//! earlier run's sidecar with this run and names what differs; `merge` checks that its shards
+//! come from one run and are complete.
+//!
+//! Inputs are fingerprinted by the SHA-256 of their bytes on disk (compressed bytes for a
+//! compressed file; the archive for `ARCHIVE.zip:MEMBER`). The whole file, not a sample: a merge
+//! must notice a change anywhere in the input, and a hash of the first and last MiB misses an
+//! edit in the middle. It costs one extra sequential read at the speed of SHA-256 (about
+//! 1.5 GB/s with the SHA extensions, which `sha2` uses when the CPU has them), small next to
+//! solving, which reads puzzles at well under 100 MB/s. Standard input and other non-regular
+//! inputs (FIFOs) cannot be read twice, so they are recorded by name only: resuming them relies
+//! on the row-by-row check alone.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::io::results::Column;
+use crate::io::Input;
+use crate::shard::Shard;
+
+use super::SolveConfig;
+
+/// The suffix of the sidecar beside an output: `FILE.run.json`.
+pub const SIDECAR_SUFFIX: &str = ".run.json";
+
+/// The value of [`RunManifest::kind`]: marks a file as a run sidecar.
+const KIND: &str = "sudoku-batch solve run";
+
+/// The sidecar path for output `path`.
+pub fn sidecar_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(SIDECAR_SUFFIX);
+    PathBuf::from(name)
+}
+
+/// What defines a run's rows, and how far it got. Its JSON keys are stable.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunManifest {
+    /// Always `sudoku-batch solve run`.
+    pub kind: String,
+    /// The sidecar format's version (1).
+    pub version: u32,
+    /// The inputs, in order.
+    pub inputs: Vec<InputId>,
+    /// `--format` (`auto`, `lines`, `csv`, `grid`).
+    pub format: String,
+    /// `--column`, if given.
+    pub column: Option<String>,
+    /// `--unique`.
+    pub unique: bool,
+    /// The solver's name.
+    pub solver: String,
+    /// The shard, `K/N`; `None` for every record.
+    pub shard: Option<String>,
+    /// The output's columns, in order.
+    pub columns: Vec<String>,
+    /// Solver threads of the (last) run.
+    pub threads: usize,
+    /// When the run started (seconds since the Unix epoch); a resumed run keeps the start of
+    /// the run it continues.
+    pub started_unix: f64,
+    /// Set once the output is complete and in place.
+    pub finished: Option<Finished>,
+}
+
+/// The end of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Finished {
+    /// When it ended (seconds since the Unix epoch).
+    pub ended_unix: f64,
+    /// Rows in the output (the header not counted).
+    pub rows: u64,
+    /// The output's size in bytes.
+    pub bytes: u64,
+    /// Records in the whole input stream (every shard's, not only this one's).
+    pub input_records: u64,
+}
+
+/// One input: its name, which file it is, and its content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputId {
+    /// The name as given (the `file` column of the rows).
+    pub name: String,
+    /// The canonical path of the file on disk, when it is a file.
+    pub canonical: Option<String>,
+    /// Device and inode of the file on disk (Unix), when it is a file.
+    pub dev_inode: Option<(u64, u64)>,
+    /// Size in bytes on disk, for a regular file.
+    pub size: Option<u64>,
+    /// SHA-256 of the bytes on disk (hex), for a regular file.
+    pub sha256: Option<String>,
+}
+
+/// Seconds since the Unix epoch, now.
+pub fn now_unix() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// The file on disk for an input path: the archive for `ARCHIVE.zip:MEMBER`.
+fn on_disk(path: &Path) -> PathBuf {
+    if !path.exists() {
+        if let Some(text) = path.to_str() {
+            if let Some(at) = text.to_ascii_lowercase().rfind(".zip:") {
+                let archive = PathBuf::from(&text[..at + 4]);
+                if archive.is_file() {
+                    return archive;
+                }
+            }
+        }
+    }
+    path.to_path_buf()
+}
+
+impl InputId {
+    /// Identifies `input`, hashing its content when it is a regular file.
+    pub fn of(input: &Input) -> Result<InputId> {
+        let name = input.display_name();
+        let Input::File(path) = input else {
+            return Ok(InputId {
+                name,
+                canonical: None,
+                dev_inode: None,
+                size: None,
+                sha256: None,
+            });
+        };
+        let disk = on_disk(path);
+        let canonical = std::fs::canonicalize(&disk)
+            .ok()
+            .map(|p| p.display().to_string());
+        let metadata = std::fs::metadata(&disk).ok();
+        let dev_inode = metadata.as_ref().and_then(dev_inode);
+        let regular = metadata.as_ref().filter(|m| m.is_file());
+        let (size, sha256) = match regular {
+            Some(m) => (Some(m.len()), Some(sha256_of(&disk)?)),
+            None => (None, None),
+        };
+        Ok(InputId {
+            name,
+            canonical,
+            dev_inode,
+            size,
+            sha256,
+        })
+    }
+
+    /// Whether `self` and `other` name one file (by canonical path or device and inode).
+    fn same_file(&self, other: &InputId) -> bool {
+        (self.canonical.is_some() && self.canonical == other.canonical)
+            || (self.dev_inode.is_some() && self.dev_inode == other.dev_inode)
+    }
+
+    /// Whether the two have the same known content.
+    fn same_content(&self, other: &InputId) -> bool {
+        self.sha256.is_some() && self.size == other.size && self.sha256 == other.sha256
+    }
+}
+
+#[cfg(unix)]
+fn dev_inode(metadata: &std::fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((metadata.dev(), metadata.ino()))
+}
+
+#[cfg(not(unix))]
+fn dev_inode(_: &std::fs::Metadata) -> Option<(u64, u64)> {
+    None
+}
+
+/// The SHA-256 of the file at `path`, in hex.
+fn sha256_of(path: &Path) -> Result<String> {
+    let error = |cause| Error::Read {
+        path: path.to_path_buf(),
+        cause,
+    };
+    let mut file = File::open(path).map_err(|cause| Error::Open {
+        path: path.to_path_buf(),
+        cause,
+    })?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => hasher.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(error(e)),
+        }
+    }
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// `n` with thousands separators: `8,200`.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// What a comparison of two runs is for: `--resume` compares one output's runs (same shard),
+/// `merge` the runs of several shards (same shard count, any shard number).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compare {
+    /// `--resume`: `self` is the earlier run, `other` this one.
+    Resume,
+    /// `merge`: `self` is one shard's run, `other` another's.
+    Merge,
+}
+
+impl RunManifest {
+    /// The sidecar of a run of `config` starting now, solving `shard` (the one in effect) and
+    /// writing `columns`.
+    pub fn new(
+        config: &SolveConfig,
+        shard: Option<Shard>,
+        columns: &[Column],
+    ) -> Result<RunManifest> {
+        Ok(RunManifest {
+            kind: KIND.to_string(),
+            version: 1,
+            inputs: config
+                .inputs
+                .iter()
+                .map(InputId::of)
+                .collect::<Result<_>>()?,
+            format: format!("{:?}", config.read.format).to_lowercase(),
+            column: config.read.column.clone(),
+            unique: config.unique,
+            solver: config.solver.name().to_string(),
+            shard: shard.map(|s| s.to_string()),
+            columns: columns.iter().map(|c| c.name().to_string()).collect(),
+            threads: config.threads.max(1),
+            started_unix: now_unix(),
+            finished: None,
+        })
+    }
+
+    /// The sidecar for `config`'s run when it writes a regular file (`-o FILE`); `None` for
+    /// stdout and for non-regular outputs (a device, a FIFO), which get no file beside them.
+    pub fn for_run(
+        config: &SolveConfig,
+        shard: Option<Shard>,
+        columns: &[Column],
+    ) -> Result<Option<RunManifest>> {
+        match config.output.as_deref() {
+            Some(path) if path.as_os_str() != "-" => {
+                let regular_or_new = std::fs::metadata(path).map_or(true, |m| m.is_file());
+                if regular_or_new {
+                    return RunManifest::new(config, shard, columns).map(Some);
+                }
+                Ok(None)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The shard as (K, N); (1, 1) for a run over every record.
+    pub fn shard_kn(&self) -> (u64, u64) {
+        self.shard
+            .as_deref()
+            .and_then(|s| s.parse::<Shard>().ok())
+            .map_or((1, 1), |s| (s.number(), s.count()))
+    }
+
+    /// Reads the sidecar of output `path`; `None` when there is none. A sidecar that is not
+    /// one is an error naming it.
+    pub fn read(path: &Path) -> Result<Option<RunManifest>> {
+        let sidecar = sidecar_path(path);
+        let text = match std::fs::read(&sidecar) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(cause) => {
+                return Err(Error::Open {
+                    path: sidecar,
+                    cause,
+                })
+            }
+        };
+        let manifest: RunManifest = serde_json::from_slice(&text).map_err(|e| Error::Input {
+            path: sidecar.clone(),
+            message: format!("not a run sidecar (written by `solve -o`): {e}"),
+        })?;
+        if manifest.kind != KIND || manifest.version != 1 {
+            return Err(Error::Input {
+                path: sidecar,
+                message: format!(
+                    "not a run sidecar of this version (kind {:?}, version {})",
+                    manifest.kind, manifest.version
+                ),
+            });
+        }
+        Ok(Some(manifest))
+    }
+
+    /// Writes the sidecar of output `path`, whole or not at all (a temporary file renamed).
+    pub fn write(&self, path: &Path) -> Result<()> {
+        let sidecar = sidecar_path(path);
+        let mut temp = sidecar.clone().into_os_string();
+        temp.push(".tmp");
+        let temp = PathBuf::from(temp);
+        let error = |cause| Error::Write {
+            path: sidecar.clone(),
+            cause,
+        };
+        let mut text =
+            serde_json::to_string_pretty(self).map_err(|e| error(std::io::Error::other(e)))?;
+        text.push('\n');
+        std::fs::write(&temp, text).map_err(error)?;
+        std::fs::rename(&temp, &sidecar).map_err(|e| {
+            let _ = std::fs::remove_file(&temp);
+            error(e)
+        })
+    }
+
+    /// Marks the run finished: `rows` rows in `path` (now in place) of `input_records` records.
+    pub fn finish(&mut self, path: &Path, rows: u64, input_records: u64) -> Result<()> {
+        let bytes = std::fs::metadata(path)
+            .map_err(|cause| Error::Read {
+                path: path.to_path_buf(),
+                cause,
+            })?
+            .len();
+        self.finished = Some(Finished {
+            ended_unix: now_unix(),
+            rows,
+            bytes,
+            input_records,
+        });
+        self.write(path)
+    }
+
+    /// Everything that makes the rows of `self` and `other` differ, each said in a sentence:
+    /// `the earlier run used --unique, this one does not`. Empty when they are the same run.
+    /// A path given another way (relative, absolute, through a link) is not a difference.
+    pub fn differences(&self, other: &RunManifest, compare: Compare) -> Vec<String> {
+        let (earlier, this) = match compare {
+            Compare::Resume => ("the earlier run", "this one"),
+            Compare::Merge => ("one shard's run", "the other's"),
+        };
+        let mut out = Vec::new();
+        let names = |inputs: &[InputId]| {
+            let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
+            names.join(", ")
+        };
+        if self.inputs.len() != other.inputs.len() {
+            out.push(format!(
+                "{earlier} read {} input(s) ({}), {this} {} ({})",
+                self.inputs.len(),
+                names(&self.inputs),
+                other.inputs.len(),
+                names(&other.inputs)
+            ));
+        } else {
+            for (i, (a, b)) in self.inputs.iter().zip(&other.inputs).enumerate() {
+                if let Some(why) = input_difference(a, b, compare) {
+                    out.push(format!("input {} {why}", i + 1));
+                }
+            }
+        }
+        if self.format != other.format {
+            out.push(format!(
+                "{earlier} read with --format {}, {this} with --format {}",
+                self.format, other.format
+            ));
+        }
+        if self.column != other.column {
+            let column = |c: &Option<String>| {
+                c.as_ref()
+                    .map_or("no --column".to_string(), |c| format!("--column {c}"))
+            };
+            out.push(format!(
+                "{earlier} used {}, {this} {}",
+                column(&self.column),
+                column(&other.column)
+            ));
+        }
+        if self.unique != other.unique {
+            out.push(if self.unique {
+                format!("{earlier} used --unique, {this} does not")
+            } else {
+                format!("{earlier} did not use --unique, {this} does")
+            });
+        }
+        if self.solver != other.solver {
+            out.push(format!(
+                "{earlier} used --solver {}, {this} --solver {}",
+                self.solver, other.solver
+            ));
+        }
+        let shard = |s: &Option<String>| {
+            s.as_ref()
+                .map_or("every record (no --shard)".to_string(), |s| {
+                    format!("shard {s}")
+                })
+        };
+        match compare {
+            Compare::Resume if self.shard != other.shard => out.push(format!(
+                "{earlier} solved {}, {this} {}",
+                shard(&self.shard),
+                shard(&other.shard)
+            )),
+            Compare::Merge if self.shard_kn().1 != other.shard_kn().1 => out.push(format!(
+                "{earlier} is {} of {}, {this} {} of {}",
+                shard(&self.shard),
+                self.shard_kn().1,
+                shard(&other.shard),
+                other.shard_kn().1
+            )),
+            _ => {}
+        }
+        if self.columns != other.columns {
+            out.push(format!(
+                "{earlier} wrote the columns {}, {this} {}",
+                self.columns.join(","),
+                other.columns.join(",")
+            ));
+        }
+        out
+    }
+}
+
+/// How input `b` differs from `a` (the earlier run's, or another shard's), or `None`.
+fn input_difference(a: &InputId, b: &InputId, compare: Compare) -> Option<String> {
+    let (was, now) = match compare {
+        Compare::Resume => ("was", "now"),
+        Compare::Merge => ("is", "there"),
+    };
+    let stdin = |i: &InputId| i.name == "-" && i.canonical.is_none();
+    match (stdin(a), stdin(b)) {
+        (true, true) => return None,
+        (true, false) | (false, true) => {
+            return Some(format!("differs: {} {was} read, {now} {}", a.name, b.name))
+        }
+        (false, false) => {}
+    }
+    if a.same_content(b) {
+        return None;
+    }
+    // Without a fingerprint on either side (a FIFO), only the file can be compared; the rows
+    // are checked against the input.
+    if a.sha256.is_none() || b.sha256.is_none() {
+        return (!a.same_file(b) && a.name != b.name)
+            .then(|| format!("differs: {} {was} read, {now} {}", a.name, b.name));
+    }
+    let name = if a.same_file(b) || a.name == b.name {
+        a.name.clone()
+    } else {
+        format!("{} (then {})", b.name, a.name)
+    };
+    let size = |s: Option<u64>| s.map_or("?".to_string(), grouped);
+    Some(if a.size != b.size {
+        format!(
+            "differs: {name} {was} {} bytes, {now} {}",
+            size(a.size),
+            size(b.size)
+        )
+    } else {
+        format!(
+            "differs: {name} has the same size ({} bytes) but other content (SHA-256 {}… {was}, \
+             {}… {now})",
+            size(a.size),
+            a.sha256.as_deref().unwrap_or("").get(..12).unwrap_or(""),
+            b.sha256.as_deref().unwrap_or("").get(..12).unwrap_or(""),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_thousands() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(8200), "8,200");
+        assert_eq!(grouped(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn names_every_difference() {
+        let dir = tempfile::tempdir().unwrap();
+        let x = dir.path().join("x.txt");
+        std::fs::write(&x, "abc").unwrap();
+        let run = |unique, solver: &str, shard: Option<&str>| {
+            let mut config = SolveConfig::new(vec![Input::File(x.clone())]);
+            config.unique = unique;
+            config.solver = crate::solver::SolverKind::from_name(solver).unwrap();
+            RunManifest::new(&config, shard.map(|s| s.parse().unwrap()), &Column::ALL).unwrap()
+        };
+        let a = run(false, "bands", Some("1/2"));
+        assert!(a.differences(&a.clone(), Compare::Resume).is_empty());
+        let b = run(true, "singles", Some("2/2"));
+        assert_eq!(
+            a.differences(&b, Compare::Resume),
+            [
+                "the earlier run did not use --unique, this one does",
+                "the earlier run used --solver bands, this one --solver singles",
+                "the earlier run solved shard 1/2, this one shard 2/2",
+            ]
+        );
+        // Merge compares the shard count, not the shard.
+        let c = run(false, "bands", Some("2/2"));
+        assert!(a.differences(&c, Compare::Merge).is_empty());
+        std::fs::write(&x, "abd").unwrap();
+        let d = run(false, "bands", Some("1/2"));
+        let diff = a.differences(&d, Compare::Resume);
+        assert_eq!(diff.len(), 1, "{diff:?}");
+        assert!(diff[0].starts_with("input 1 differs: "), "{diff:?}");
+        assert!(diff[0].contains("has the same size (3 bytes) but other content"));
+    }
+}
