@@ -31,7 +31,7 @@ pub enum Format {
 /// bytes (a pipe, a decompressor), so this gathers up to that line first; the returned stream
 /// still yields every byte.
 ///
-/// UTF-16 text with a byte order mark is decoded to UTF-8 first ([`gather_text`]).
+/// UTF-16 text with a byte order mark is decoded to UTF-8 first (and UTF-16 without one refused).
 pub fn sniff_format(
     stream: Box<dyn BufRead + Send>,
     path: &std::path::Path,
