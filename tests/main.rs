@@ -6,6 +6,7 @@ mod cli;
 mod generate;
 mod golden;
 mod integrity;
+mod inputs;
 mod records;
 mod report;
 mod results;

@@ -11,7 +11,9 @@
 //!
 //! A puzzle-only record (a line with one puzzle, a row of a CSV without a solution column, a
 //! grid block) is skipped too, unless `--unique`: then it passes when its puzzle has exactly one
-//! solution, and fails as `not_unique` or `no_solution` otherwise.
+//! solution, and fails as `not_unique` or `no_solution` otherwise. Its puzzle is read all the
+//! same: one that is not a puzzle (80 cells, or a puzzle and its solution run together into one
+//! 162-character token) fails as `wrong_length` or `malformed`, never skipped.
 //!
 //! Rows come from the shared record layer ([`crate::io::RecordReader`]), the same as `solve`'s,
 //! with its bounds: the reading thread only cuts records, the pool reads their fields as written
@@ -262,7 +264,16 @@ fn parse_field(what: &str, text: &[u8]) -> std::result::Result<Grid, (FailureKin
             ParseError::WrongLength { .. } => FailureKind::WrongLength,
             ParseError::InvalidChar { .. } => FailureKind::Malformed,
         };
-        (kind, format!("{what}: {e}"))
+        let (first, second) = text.split_at(text.len() / 2);
+        let glued = text.len() == 162
+            && Grid::from_bytes(first).is_ok()
+            && Grid::from_bytes(second).is_ok_and(|grid| grid.is_complete());
+        let hint = if glued {
+            " (a puzzle and its solution run together? separate them with a comma, space or colon)"
+        } else {
+            ""
+        };
+        (kind, format!("{what}: {e}{hint}"))
     })
 }
 
@@ -285,10 +296,20 @@ pub fn check_row(
     let (puzzle, solution) = match content {
         RowContent::Bad { kind, reason } => return Verdict::Failed(*kind, reason.clone()),
         RowContent::PuzzleOnly { puzzle } if unique => return prove_unique(puzzle, solver),
-        RowContent::NoSolution | RowContent::PuzzleOnly { .. } if require_solution => {
+        // A malformed line is a failure, not a row without a solution.
+        RowContent::PuzzleOnly { puzzle } => {
+            return match parse_field("puzzle", puzzle) {
+                Err((kind, reason)) => Verdict::Failed(kind, reason),
+                Ok(_) if require_solution => {
+                    Verdict::Failed(FailureKind::Malformed, "no solution given".into())
+                }
+                Ok(_) => Verdict::Skipped,
+            }
+        }
+        RowContent::NoSolution if require_solution => {
             return Verdict::Failed(FailureKind::Malformed, "no solution given".into())
         }
-        RowContent::NoSolution | RowContent::PuzzleOnly { .. } => return Verdict::Skipped,
+        RowContent::NoSolution => return Verdict::Skipped,
         RowContent::Pair { puzzle, solution } => (puzzle, solution),
     };
     let checked = parse_field("puzzle", puzzle).and_then(|puzzle| {

@@ -85,6 +85,8 @@ pub(super) struct CsvCap<R> {
     passed: u64,
     /// The 1-based line of the next input byte.
     line: u64,
+    /// Whether the last input byte was a `\r` (so a `\n` right after it ends no new line).
+    after_cr: bool,
     cuts: VecDeque<u64>,
     starts: VecDeque<(u64, u64)>,
     /// Copy runs of plain bytes at once (off only in tests, as the byte-by-byte reference).
@@ -106,6 +108,7 @@ impl<R: BufRead> CsvCap<R> {
             pending_end: None,
             passed: 0,
             line: 1,
+            after_cr: false,
             cuts: VecDeque::new(),
             starts: VecDeque::new(),
             runs: true,
@@ -218,6 +221,7 @@ impl<R: BufRead> Read for CsvCap<R> {
                             _ => CsvState::Unquoted,
                         };
                         self.record_len += run;
+                        self.after_cr = false;
                         used += run;
                         written += run;
                         continue;
@@ -229,7 +233,9 @@ impl<R: BufRead> Read for CsvCap<R> {
                 let (after, ends_record) = before.step(byte);
                 self.state = after;
                 let line = self.line;
-                self.line += u64::from(byte == b'\n');
+                // `\n`, `\r\n` and a lone `\r` each end one line.
+                self.line += u64::from(byte == b'\r' || (byte == b'\n' && !self.after_cr));
+                self.after_cr = byte == b'\r';
                 if self.cutting {
                     if ends_record {
                         self.end_cut(Some(byte));
@@ -303,7 +309,8 @@ fn find_column(
         .ok_or_else(|| Error::Input {
             path: path.to_path_buf(),
             message: format!(
-                "no column {wanted:?} in the CSV header ({})",
+                "no column {:?} in the CSV header ({})",
+                echo(wanted.as_bytes()),
                 show_header(header)
             ),
         })
@@ -369,7 +376,7 @@ impl CsvSource {
                     path,
                     message: format!(
                         "the puzzle and solution columns are both {:?}",
-                        header[puzzle_column]
+                        echo(header[puzzle_column].as_bytes())
                     ),
                 });
             }
@@ -405,7 +412,7 @@ impl CsvSource {
     fn too_short(&self, fields: usize, what: &str, column: usize) -> String {
         format!(
             "row has {fields} field(s); the {what} column {:?} is field {}",
-            self.header[column],
+            echo(self.header[column].as_bytes()),
             column + 1
         )
     }

@@ -30,11 +30,13 @@ pub enum Format {
 /// Decides an input's format from its first meaningful line. One read may return only a few
 /// bytes (a pipe, a decompressor), so this gathers up to that line first; the returned stream
 /// still yields every byte.
+///
+/// UTF-16 text with a byte order mark is decoded to UTF-8 first (and UTF-16 without one refused).
 pub fn sniff_format(
     stream: Box<dyn BufRead + Send>,
     path: &std::path::Path,
 ) -> Result<(Box<dyn BufRead + Send>, Format)> {
-    let peek = gather_head(stream, path)?;
+    let peek = gather_text(stream, path)?;
     let format = detect_format(&peek.head);
     Ok((Box::new(peek), format))
 }
@@ -51,12 +53,67 @@ pub(super) fn gather_head(stream: Box<dyn BufRead + Send>, path: &std::path::Pat
     Ok(peek)
 }
 
+/// Byte order marks of UTF-16: little-endian, then big-endian.
+const UTF16_BOMS: [&[u8]; 2] = [b"\xff\xfe", b"\xfe\xff"];
+
+/// [`gather_head`], as UTF-8 text: a stream that opens with a UTF-16 byte order mark (as
+/// Windows tools write) is decoded to UTF-8 as it is read, its mark dropped, as ripgrep does;
+/// UTF-16 without a mark is refused with a message that says so. Anything else (UTF-8, with
+/// or without its mark, and any other bytes) is passed on as it is, unwrapped.
+pub(super) fn gather_text(stream: Box<dyn BufRead + Send>, path: &std::path::Path) -> Result<Peek> {
+    let peek = gather_head(stream, path)?;
+    if UTF16_BOMS.iter().any(|bom| peek.head.starts_with(bom)) {
+        let decoded = encoding_rs_io::DecodeReaderBytesBuilder::new()
+            .strip_bom(true)
+            .build(peek);
+        let buffered = std::io::BufReader::with_capacity(super::READ_BUFFER, decoded);
+        return gather_head(Box::new(buffered), path);
+    }
+    if let Some(order) = utf16_without_bom(&peek.head) {
+        return Err(Error::Input {
+            path: path.to_path_buf(),
+            message: format!(
+                "the input looks like UTF-16 ({order}) without a byte order mark, which cannot \
+                 be read; convert it to UTF-8 (for example `iconv -f UTF-16{} -t UTF-8`) or \
+                 save it as UTF-16 with a byte order mark",
+                if order == "little-endian" { "LE" } else { "BE" }
+            ),
+        });
+    }
+    Ok(peek)
+}
+
+/// UTF-16 text without a byte order mark, told by its zero bytes: ASCII text in UTF-16 has a
+/// zero byte in every pair, on the same side (the second for little-endian). Binary data and
+/// runs of zeros do not look like this.
+fn utf16_without_bom(head: &[u8]) -> Option<&'static str> {
+    let pairs: Vec<&[u8]> = head[..head.len().min(1024)].chunks_exact(2).collect();
+    if pairs.len() < 4 {
+        return None;
+    }
+    let count = |side: usize| {
+        pairs
+            .iter()
+            .filter(|pair| pair[side] == 0 && pair[1 - side] != 0)
+            .count()
+    };
+    let (low_zero, high_zero) = (count(0), count(1));
+    let most = pairs.len() * 9 / 10;
+    if high_zero >= most {
+        Some("little-endian")
+    } else if low_zero >= most {
+        Some("big-endian")
+    } else {
+        None
+    }
+}
+
 /// A stream whose start can be looked at before it is read: [`Peek::head`] gathers bytes up to
 /// the end of the first meaningful line (neither blank nor a `#` comment), however few bytes each
 /// read of the underlying stream returns.
 pub(super) struct Peek {
     inner: Box<dyn BufRead + Send>,
-    head: Vec<u8>,
+    pub(super) head: Vec<u8>,
     pos: usize,
 }
 
@@ -89,13 +146,18 @@ impl Peek {
     }
 }
 
+/// `\n` and `\r` both end lines (`\r\n` leaves an empty line between, which is skipped).
+fn is_line_end(b: u8) -> bool {
+    b == b'\n' || b == b'\r'
+}
+
 /// Whether `head` holds a complete line that is neither blank nor a `#` comment.
 fn has_meaningful_line(head: &[u8]) -> bool {
-    let complete = match head.iter().rposition(|&b| b == b'\n') {
+    let complete = match head.iter().rposition(|&b| is_line_end(b)) {
         Some(end) => &head[..end],
         None => return false,
     };
-    complete.split(|&b| b == b'\n').any(|line| {
+    complete.split(|&b| is_line_end(b)).any(|line| {
         let line = line.trim_ascii();
         !line.is_empty() && !line.starts_with(b"#")
     })
@@ -140,7 +202,7 @@ impl BufRead for Peek {
 /// a row of exactly 9 cells; lines otherwise.
 pub fn detect_format(head: &[u8]) -> Format {
     let first = head
-        .split(|&b| b == b'\n')
+        .split(|&b| is_line_end(b))
         .map(|line| line.trim_ascii())
         .find(|line| !line.is_empty() && !line.starts_with(b"#"));
     match first {
@@ -201,5 +263,25 @@ mod tests {
         assert_eq!(detect_format(b""), Format::Lines);
         assert_eq!(detect_format(b"Puzzle\r\n..."), Format::Csv);
         assert_eq!(detect_format(b"hello\n"), Format::Lines);
+        // A lone `\r` ends the first line as `\n` does.
+        assert_eq!(detect_format(b"puzzle\r1,2\r"), Format::Csv);
+        assert!(has_meaningful_line(b"\r\rpuzzle\r"));
+    }
+
+    #[test]
+    fn utf16_without_a_mark_is_told_from_binary() {
+        let le: Vec<u8> = "puzzle\r\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        let be: Vec<u8> = "puzzle\r\n"
+            .encode_utf16()
+            .flat_map(u16::to_be_bytes)
+            .collect();
+        assert_eq!(utf16_without_bom(&le), Some("little-endian"));
+        assert_eq!(utf16_without_bom(&be), Some("big-endian"));
+        assert_eq!(utf16_without_bom(&[0; 64]), None);
+        assert_eq!(utf16_without_bom(b"puzzle\n"), None);
+        assert_eq!(utf16_without_bom(&le[..6]), None, "too short to tell");
     }
 }

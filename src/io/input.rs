@@ -117,21 +117,31 @@ impl Input {
     }
 
     /// Checks that the input can be opened, so a run fails before it starts, naming the file.
+    ///
+    /// Only a regular file is opened to check it. A FIFO, a pipe (`<(cmd)`, `/dev/fd/N`,
+    /// `/dev/stdin`) or a device is only looked up: opening one and closing it unread would
+    /// leave its writer with no reader (killed by `SIGPIPE`, or blocked for good), and its data
+    /// can be read only once, by [`Input::open`].
     pub fn check(&self) -> Result<()> {
         match self {
             Input::Stdin => Ok(()),
             Input::File(path) => {
                 let (disk, _) = Input::on_disk(path);
-                if disk.is_dir() {
-                    return Err(Error::Open {
-                        path: path.clone(),
-                        cause: io::Error::new(io::ErrorKind::InvalidInput, "is a directory"),
-                    });
-                }
-                File::open(&disk).map(drop).map_err(|source| Error::Open {
+                let open_error = |cause| Error::Open {
                     path: path.clone(),
-                    cause: source,
-                })
+                    cause,
+                };
+                let meta = std::fs::metadata(&disk).map_err(open_error)?;
+                if meta.is_dir() {
+                    return Err(open_error(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        "is a directory",
+                    )));
+                }
+                if !meta.is_file() {
+                    return Ok(());
+                }
+                File::open(&disk).map(drop).map_err(open_error)
             }
         }
     }
@@ -144,11 +154,15 @@ impl Input {
             path: path.clone(),
             cause: source,
         };
+        // A FIFO or a pipe is opened here once and read once: nothing before this opened it,
+        // and a zip archive (which would need a second open and seeking) is refused on one.
+        let mut seekable = false;
         let (raw, file): (Box<dyn Read + Send>, Option<OnDisk>) = match self {
             Input::Stdin => (Box::new(io::stdin()), None),
             Input::File(path) => {
                 let (disk, member) = Input::on_disk(path);
                 let file = File::open(&disk).map_err(open_error)?;
+                seekable = file.metadata().is_ok_and(|m| m.is_file());
                 (Box::new(file), Some((disk, member)))
             }
         };
@@ -167,11 +181,12 @@ impl Input {
         }
         if compression == Compression::Zip {
             return match &file {
-                Some((disk, None)) => open_zip(&path, disk, None, counter),
+                Some((disk, None)) if seekable => open_zip(&path, disk, None, counter),
                 _ => Err(Error::Input {
                     path,
-                    message: "a zip archive on standard input cannot be read (zip needs random \
-                              access); give the file name, or unpack it with `unzip -p`"
+                    message: "a zip archive cannot be read from standard input or a pipe (zip \
+                              needs random access); give the file name, or unpack it with \
+                              `unzip -p`"
                         .into(),
                 }),
             };

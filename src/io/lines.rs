@@ -115,8 +115,10 @@ impl LineSource {
     }
 }
 
-/// Reads one line (without its `\n`) into `buf`, keeping at most `limit` bytes and skipping the
-/// rest. Returns `None` at end of input, otherwise whether the line was longer than `limit`.
+/// Reads one line (without its line end) into `buf`, keeping at most `limit` bytes and skipping
+/// the rest. Returns `None` at end of input, otherwise whether the line was longer than `limit`.
+///
+/// A line ends at `\n`, `\r\n` or a lone `\r` (old Mac files), each one line end.
 pub fn read_line_bounded(
     stream: &mut dyn BufRead,
     buf: &mut Vec<u8>,
@@ -126,9 +128,9 @@ pub fn read_line_bounded(
     append_line_bounded(stream, buf, limit)
 }
 
-/// Appends one line (without its `\n`) to `buf`, letting `buf` grow to at most `limit` bytes
-/// and skipping the rest of the line. Returns `None` at end of input (nothing appended),
-/// otherwise whether the line did not fit.
+/// Appends one line (without its line end: `\n`, `\r\n` or a lone `\r`) to `buf`, letting
+/// `buf` grow to at most `limit` bytes and skipping the rest of the line. Returns `None` at end
+/// of input (nothing appended), otherwise whether the line did not fit.
 fn append_line_bounded(
     stream: &mut dyn BufRead,
     buf: &mut Vec<u8>,
@@ -146,9 +148,15 @@ fn append_line_bounded(
             return Ok(seen_any.then_some(overlong));
         }
         seen_any = true;
-        let (chunk, used, done) = match memchr::memchr(b'\n', available) {
-            Some(i) => (&available[..i], i + 1, true),
-            None => (available, available.len(), false),
+        // `(line part, bytes used, line ended, a `\r` ended it as the buffer's last byte)`.
+        let (chunk, used, done, cr_last) = match memchr::memchr2(b'\n', b'\r', available) {
+            Some(i) if available[i] == b'\n' => (&available[..i], i + 1, true, false),
+            Some(i) => match available.get(i + 1) {
+                Some(b'\n') => (&available[..i], i + 2, true, false),
+                Some(_) => (&available[..i], i + 1, true, false),
+                None => (&available[..i], i + 1, true, true),
+            },
+            None => (available, available.len(), false, false),
         };
         let room = limit.saturating_sub(buf.len());
         if chunk.len() > room {
@@ -156,8 +164,28 @@ fn append_line_bounded(
         }
         buf.extend_from_slice(&chunk[..chunk.len().min(room)]);
         stream.consume(used);
+        if cr_last {
+            skip_lf(stream)?;
+        }
         if done {
             return Ok(Some(overlong));
+        }
+    }
+}
+
+/// After a `\r` that ended a buffer: the `\n` of a `\r\n`, if it comes next, is the same
+/// line end.
+fn skip_lf(stream: &mut dyn BufRead) -> std::io::Result<()> {
+    loop {
+        match stream.fill_buf() {
+            Ok(next) => {
+                if next.first() == Some(&b'\n') {
+                    stream.consume(1);
+                }
+                return Ok(());
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
         }
     }
 }
@@ -226,12 +254,31 @@ mod tests {
             read_line_bounded(&mut stream, &mut buf, 10).unwrap(),
             Some(false)
         );
-        assert_eq!(buf, b"ab\r");
+        assert_eq!(buf, b"ab");
         assert_eq!(
             read_line_bounded(&mut stream, &mut buf, 10).unwrap(),
             Some(false)
         );
         assert_eq!(buf, b"last");
         assert_eq!(read_line_bounded(&mut stream, &mut buf, 10).unwrap(), None);
+    }
+
+    #[test]
+    fn cr_lf_and_crlf_each_end_one_line() {
+        // One byte per read too, so a `\r\n` split across reads is still one line end.
+        let text = b"a\r\nb\rc\nd\r\re\r\n\nf\r";
+        let expected: Vec<&[u8]> = vec![b"a", b"b", b"c", b"d", b"", b"e", b"", b"f"];
+        for capacity in [1, 2, 3, 64] {
+            let mut stream = std::io::BufReader::with_capacity(capacity, &text[..]);
+            let mut buf = Vec::new();
+            let mut lines = Vec::new();
+            while read_line_bounded(&mut stream, &mut buf, 10)
+                .unwrap()
+                .is_some()
+            {
+                lines.push(buf.clone());
+            }
+            assert_eq!(lines, expected, "capacity {capacity}");
+        }
     }
 }

@@ -18,7 +18,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use super::csv::{row_fields, Columns, CsvSource};
-use super::detect::{gather_head, sniff_format, Format};
+use super::detect::{detect_format, gather_text, Format};
 use super::grid::GridSource;
 use super::lines::{line_fields, LineSource};
 use super::Input;
@@ -310,11 +310,14 @@ impl RecordReader {
             Some(stream) => stream,
             None => input.open(self.bytes_read.clone())?,
         };
-        let (stream, format): (Box<dyn BufRead + Send>, Format) = match self.options.format {
-            Format::Auto => sniff_format(stream, &input.path())?,
-            // Gathered all the same, so `CsvCap` sees a byte order mark whole.
-            other => (Box::new(gather_head(stream, &input.path())?), other),
+        // Gathered whatever the format, so `CsvCap` sees a byte order mark whole, and UTF-16 is
+        // decoded (or refused) for every layout.
+        let peek = gather_text(stream, &input.path())?;
+        let format = match self.options.format {
+            Format::Auto => detect_format(&peek.head),
+            other => other,
         };
+        let stream: Box<dyn BufRead + Send> = Box::new(peek);
         self.current = Some(match format {
             Format::Csv => Source::Csv(CsvSource::new(
                 stream,

@@ -1,0 +1,513 @@
+//! Issue 14, inputs: a slowly fed FIFO is opened once and read once; a lone CR ends a line as LF
+//! and CRLF do; UTF-16 with a byte order mark is decoded (and refused without one, saying
+//! UTF-16); `verify` fails malformed lines rather than skipping them, and keeps its messages
+//! short however long the header.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command as StdCommand, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+
+const KAGGLE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/data/kaggle3m_radcliffe_first1000.csv"
+);
+
+fn bin() -> Command {
+    Command::cargo_bin("sudoku-batch").unwrap()
+}
+
+/// The first `n` (puzzle, solution) pairs of the Kaggle sample.
+fn pairs(n: usize) -> Vec<(String, String)> {
+    std::fs::read_to_string(KAGGLE)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .take(n)
+        .map(|line| {
+            let fields: Vec<&str> = line.split(',').collect();
+            (fields[1].to_string(), fields[2].to_string())
+        })
+        .collect()
+}
+
+/// Result rows without `solve_ns` and `file`, the columns that differ between runs of the same
+/// records from differently named files.
+fn rows(csv_text: &[u8]) -> Vec<Vec<String>> {
+    let mut reader = csv::Reader::from_reader(csv_text);
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let drop = [
+        header.iter().position(|h| h == "solve_ns").unwrap(),
+        header.iter().position(|h| h == "file").unwrap(),
+    ];
+    reader
+        .records()
+        .map(|r| {
+            r.unwrap()
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !drop.contains(i))
+                .map(|(_, f)| f.to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// `solve -q FILE` on stdout, checked to exit 0.
+fn solve(path: &Path) -> Vec<u8> {
+    let output = bin()
+        .args(["solve", "-q", "-j", "2"])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}: {}",
+        path.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
+}
+
+/// The `line` column of result rows.
+fn lines_of(result: &[u8]) -> Vec<u64> {
+    rows(result).iter().map(|r| r[1].parse().unwrap()).collect()
+}
+
+/// Runs the binary with `args`, killing it (and failing) if it has not ended within `limit`.
+fn run_with_deadline(args: &[&std::ffi::OsStr], limit: Duration) -> Output {
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("sudoku-batch"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            let output = child.wait_with_output().unwrap();
+            panic!(
+                "{args:?} hung for {limit:?}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn mkfifo(path: &Path) {
+    let status = StdCommand::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+/// A slow writer: once `after` is done (if given), opens the FIFO (which waits for a reader),
+/// then writes `lines` one by one with a pause before each. Returns whether every line went
+/// in: a reader that closed the FIFO unread makes a write fail (`EPIPE`; the test process
+/// ignores `SIGPIPE`, as Rust programs do).
+fn slow_writer(
+    fifo: PathBuf,
+    lines: Vec<String>,
+    after: Option<std::thread::JoinHandle<bool>>,
+) -> std::thread::JoinHandle<bool> {
+    std::thread::spawn(move || {
+        if let Some(first) = after {
+            let _ = first.join();
+        }
+        let Ok(mut file) = std::fs::OpenOptions::new().write(true).open(&fifo) else {
+            return false;
+        };
+        for line in lines {
+            std::thread::sleep(Duration::from_millis(40));
+            if writeln!(file, "{line}").and_then(|_| file.flush()).is_err() {
+                return false;
+            }
+        }
+        true
+    })
+}
+
+/// Two FIFOs fed slowly, the second only after the first is done (as `cmd1 > a & cmd2 > b`
+/// might be), read by `args` + both FIFOs: every line must arrive, each FIFO being opened once
+/// (a run that opened the FIFOs to check them, then again to read them, left the first writer
+/// with no reader while it waited on the second, and hung).
+fn fifo_round(dir: &Path, round: usize, command: &[&str], lines: &[String]) -> Output {
+    let (a, b) = (dir.join(format!("a{round}")), dir.join(format!("b{round}")));
+    mkfifo(&a);
+    mkfifo(&b);
+    let (first, second) = lines.split_at(lines.len() / 2);
+    let writer_a = slow_writer(a.clone(), first.to_vec(), None);
+    let writer_b = slow_writer(b.clone(), second.to_vec(), Some(writer_a));
+    let mut args: Vec<&std::ffi::OsStr> = command.iter().map(|a| a.as_ref()).collect();
+    args.extend([a.as_os_str(), b.as_os_str()]);
+    let output = run_with_deadline(&args, Duration::from_secs(60));
+    // A hung run was killed above; a writer left without a reader says so here.
+    assert!(writer_b.join().unwrap(), "a FIFO writer lost its reader");
+    output
+}
+
+#[test]
+fn slowly_fed_fifos_are_read_once_by_solve() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = pairs(6);
+    let lines: Vec<String> = pairs.iter().map(|(p, _)| p.clone()).collect();
+    let plain = dir.path().join("plain.txt");
+    std::fs::write(&plain, lines.join("\n") + "\n").unwrap();
+    let expected = rows(&solve(&plain));
+    for round in 0..3 {
+        let out = dir.path().join(format!("out{round}.csv"));
+        let out_arg = out.to_str().unwrap();
+        let output = fifo_round(
+            dir.path(),
+            round,
+            &["solve", "-q", "-j", "2", "-o", out_arg],
+            &lines,
+        );
+        assert!(
+            output.status.success(),
+            "round {round}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let got = rows(&std::fs::read(&out).unwrap());
+        // Lines count per file: the second FIFO's start again at 1.
+        let strip = |rows: Vec<Vec<String>>| -> Vec<Vec<String>> {
+            rows.into_iter().map(|mut r| r.split_off(2)).collect()
+        };
+        assert_eq!(strip(got), strip(expected.clone()), "round {round}");
+    }
+}
+
+#[test]
+fn slowly_fed_fifos_are_read_once_by_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = pairs(6).iter().map(|(p, s)| format!("{p},{s}")).collect();
+    for round in 0..3 {
+        let summary = dir.path().join(format!("s{round}.json"));
+        let output = fifo_round(
+            dir.path(),
+            round,
+            &["verify", "-q", "--json", summary.to_str().unwrap()],
+            &lines,
+        );
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "round {round}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let s: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+        assert_eq!(s["valid"], 6, "round {round}: {s}");
+    }
+}
+
+#[test]
+fn process_substitution_is_read_once() {
+    if StdCommand::new("bash")
+        .arg("-c")
+        .arg("true")
+        .status()
+        .is_err()
+    {
+        eprintln!("no bash: skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = pairs(4).into_iter().map(|(p, _)| p).collect();
+    let out = dir.path().join("out.csv");
+    let script = format!(
+        "\"$0\" solve -q -o \"$1\" <(for l in {}; do echo $l; sleep 0.05; done)",
+        lines.join(" ")
+    );
+    let status = StdCommand::new("bash")
+        .arg("-c")
+        .arg(script)
+        .arg(assert_cmd::cargo::cargo_bin("sudoku-batch"))
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(rows(&std::fs::read(&out).unwrap()).len(), 4);
+}
+
+#[test]
+fn a_zip_archive_in_a_fifo_is_refused_not_reopened() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("z");
+    mkfifo(&fifo);
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut file = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+            let _ = file.write_all(b"PK\x03\x04 not really a zip archive");
+        })
+    };
+    let output = run_with_deadline(
+        &["solve".as_ref(), fifo.as_os_str()],
+        Duration::from_secs(60),
+    );
+    writer.join().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("zip needs random access"), "{stderr}");
+}
+
+/// Six puzzles, each layout, with `\n` and with lone `\r` line ends: the same rows.
+#[test]
+fn bare_cr_ends_lines_in_every_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = pairs(6);
+    let puzzles: Vec<&str> = pairs.iter().map(|(p, _)| p.as_str()).collect();
+    let grid = |p: &str| -> String {
+        (0..9)
+            .map(|r| format!("{}\n", &p[r * 9..r * 9 + 9]))
+            .collect()
+    };
+    let layouts = [
+        ("lines", puzzles.join("\n") + "\n"),
+        (
+            "csv",
+            format!("id,puzzle\n{}\n", {
+                let rows: Vec<String> = puzzles
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| format!("{i},{p}"))
+                    .collect();
+                rows.join("\n")
+            }),
+        ),
+        (
+            "grid",
+            puzzles
+                .iter()
+                .enumerate()
+                .map(|(i, p)| format!("Grid {i:02}\n{}", grid(p)))
+                .collect(),
+        ),
+    ];
+    for (name, lf) in layouts {
+        let lf_path = dir.path().join(format!("{name}-lf"));
+        let cr_path = dir.path().join(format!("{name}-cr"));
+        std::fs::write(&lf_path, &lf).unwrap();
+        std::fs::write(&cr_path, lf.replace('\n', "\r")).unwrap();
+        let expected = solve(&lf_path);
+        let got = solve(&cr_path);
+        assert_eq!(
+            rows(&got).len(),
+            6,
+            "{name}: {}",
+            String::from_utf8_lossy(&got)
+        );
+        assert_eq!(rows(&got), rows(&expected), "{name}");
+        // CRLF is one line end too.
+        let crlf_path = dir.path().join(format!("{name}-crlf"));
+        std::fs::write(&crlf_path, lf.replace('\n', "\r\n")).unwrap();
+        assert_eq!(rows(&solve(&crlf_path)), rows(&expected), "{name} CRLF");
+    }
+    // Mixed line ends, blank lines among them: each `\n`, `\r\n` or lone `\r` is one line.
+    let mixed = format!(
+        "{}\r\n{}\r\r{}\n\n{}\r\n\r\n{}\r{}",
+        puzzles[0], puzzles[1], puzzles[2], puzzles[3], puzzles[4], puzzles[5]
+    );
+    let mixed_path = dir.path().join("mixed.txt");
+    std::fs::write(&mixed_path, &mixed).unwrap();
+    assert_eq!(lines_of(&solve(&mixed_path)), [1, 2, 4, 6, 8, 9]);
+    let csv_path = dir.path().join("mixed.csv");
+    std::fs::write(&csv_path, format!("puzzle\r{mixed}")).unwrap();
+    assert_eq!(lines_of(&solve(&csv_path)), [2, 3, 5, 7, 9, 10]);
+}
+
+#[test]
+fn verify_reads_bare_cr_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let body: Vec<String> = pairs(6).iter().map(|(p, s)| format!("{p},{s}")).collect();
+    let path = dir.path().join("cr.csv");
+    std::fs::write(&path, format!("puzzle,solution\r{}\r", body.join("\r"))).unwrap();
+    bin()
+        .arg("verify")
+        .arg(&path)
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("valid                  6"));
+}
+
+fn utf16(text: &str, big_endian: bool, bom: bool) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for unit in std::iter::once('\u{feff}')
+        .filter(|_| bom)
+        .chain(text.chars())
+        .collect::<String>()
+        .encode_utf16()
+    {
+        bytes.extend(if big_endian {
+            unit.to_be_bytes()
+        } else {
+            unit.to_le_bytes()
+        });
+    }
+    bytes
+}
+
+#[test]
+fn utf16_with_a_byte_order_mark_reads_as_utf8() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = pairs(6);
+    let lines: String = pairs.iter().map(|(p, _)| format!("{p}\r\n")).collect();
+    let csv: String = std::iter::once("id,puzzle,solution\r\n".to_string())
+        .chain(
+            pairs
+                .iter()
+                .enumerate()
+                .map(|(i, (p, s))| format!("{i},{p},{s}\r\n")),
+        )
+        .collect();
+    for (name, text) in [("lines", lines), ("csv", csv)] {
+        let utf8 = dir.path().join(format!("{name}-utf8"));
+        std::fs::write(&utf8, &text).unwrap();
+        let expected = rows(&solve(&utf8));
+        assert_eq!(expected.len(), 6);
+        for big_endian in [false, true] {
+            let path = dir.path().join(format!("{name}-utf16-{big_endian}"));
+            std::fs::write(&path, utf16(&text, big_endian, true)).unwrap();
+            assert_eq!(
+                rows(&solve(&path)),
+                expected,
+                "{name} big-endian {big_endian}"
+            );
+            // Compressed too: decoding comes after decompression.
+            let gz = dir.path().join(format!("{name}-utf16-{big_endian}.gz"));
+            let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            enc.write_all(&utf16(&text, big_endian, true)).unwrap();
+            std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+            assert_eq!(
+                rows(&solve(&gz)),
+                expected,
+                "{name} gz big-endian {big_endian}"
+            );
+            if name == "csv" {
+                bin()
+                    .arg("verify")
+                    .arg(&path)
+                    .assert()
+                    .code(0)
+                    .stdout(predicates::str::contains("valid                  6"));
+            }
+        }
+    }
+}
+
+#[test]
+fn utf16_without_a_byte_order_mark_is_refused_saying_utf16() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = pairs(3).iter().map(|(p, s)| format!("{p},{s}\n")).collect();
+    for big_endian in [false, true] {
+        let path = dir.path().join(format!("nobom-{big_endian}"));
+        std::fs::write(&path, utf16(&text, big_endian, false)).unwrap();
+        for command in ["solve", "verify"] {
+            let output = bin().arg(command).arg(&path).output().unwrap();
+            assert_eq!(output.status.code(), Some(2), "{command}");
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(stderr.contains("UTF-16"), "{command}: {stderr}");
+        }
+    }
+}
+
+#[test]
+fn verify_fails_malformed_lines_instead_of_skipping_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = pairs(3);
+    let (p, s) = &pairs[0];
+    let text = format!(
+        "{p},{s}\n{}\n{}{}\n{}:0\n",
+        &pairs[1].0[..80],
+        pairs[2].0,
+        pairs[2].1,
+        pairs[1].0
+    );
+    let path = dir.path().join("mixed.txt");
+    std::fs::write(&path, text).unwrap();
+    let report = dir.path().join("report.csv");
+    let summary = dir.path().join("s.json");
+    bin()
+        .arg("verify")
+        .arg(&path)
+        .arg("--report")
+        .arg(&report)
+        .arg("--json")
+        .arg(&summary)
+        .assert()
+        .code(1);
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    assert_eq!(s["valid"], 1, "{s}");
+    assert_eq!(s["failures"]["wrong_length"], 2, "{s}");
+    // Only the well-formed puzzle without a solution (tdoku's `puzzle:0`) is skipped.
+    assert_eq!(s["skipped"], 1, "{s}");
+    let report = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        report.contains("2,wrong_length,\"puzzle: expected 81 cells, found 80\""),
+        "{report}"
+    );
+    assert!(
+        report.contains("found 162 (a puzzle and its solution run together?"),
+        "{report}"
+    );
+}
+
+#[test]
+fn verify_column_errors_stay_short_however_long_the_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let (p, s) = &pairs(1)[0];
+    let columns = |n: usize| {
+        (0..n)
+            .map(|i| format!("c{i}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let long_name = "x".repeat(60_000);
+    let cases: Vec<(String, Vec<&str>)> = vec![
+        // 100,000 columns: 689 KB of header.
+        (format!("{},puzzle\n1,{p}\n", columns(100_000)), vec![]),
+        // 8,000 columns, under the record cap: no solution column.
+        (format!("puzzle,{}\n{p}\n", columns(8_000)), vec![]),
+        // A column named by a 60 KB name, as puzzle and solution both.
+        (
+            format!("{long_name},b\n{p},{s}\n"),
+            vec!["--format", "csv", "--column", "1", "--solution-column", "1"],
+        ),
+        // No such column, asked for by a long name.
+        (
+            format!("puzzle,solution\n{p},{s}\n"),
+            vec!["--column", &long_name],
+        ),
+    ];
+    for (i, (text, args)) in cases.iter().enumerate() {
+        let path = dir.path().join(format!("wide{i}.csv"));
+        std::fs::write(&path, text).unwrap();
+        let output = bin().arg("verify").arg(&path).args(args).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "case {i}");
+        assert!(
+            output.stderr.len() < 1000,
+            "case {i}: {} bytes: {}",
+            output.stderr.len(),
+            String::from_utf8_lossy(&output.stderr[..output.stderr.len().min(300)])
+        );
+    }
+    // A row too short to reach a long-named column: its reason is short too.
+    let path = dir.path().join("short-rows.csv");
+    std::fs::write(&path, format!("puzzle,{long_name}\n{p}\n")).unwrap();
+    let report = dir.path().join("report.csv");
+    bin()
+        .arg("verify")
+        .arg(&path)
+        .args(["--format", "csv", "--solution-column", "2", "--report"])
+        .arg(&report)
+        .assert()
+        .code(1);
+    let report = std::fs::read_to_string(&report).unwrap();
+    assert!(report.len() < 1000, "{} bytes", report.len());
+}
