@@ -10,16 +10,38 @@ use crate::io::results::{Column, ResultReader};
 use crate::io::Body;
 use crate::stats::Tally;
 
-/// The columns `--resume` reads: those it matches against the input, and those it counts.
-const RESUME_COLUMNS: [Column; 7] = [
-    Column::Index,
-    Column::Line,
-    Column::Puzzle,
-    Column::File,
-    Column::Status,
-    Column::Guesses,
-    Column::SolveNs,
-];
+/// The columns `--resume` matches against the input, those of them the output has; it needs
+/// one of the first three (`file` alone does not tell records apart).
+const MATCHED_COLUMNS: [Column; 4] = [Column::Index, Column::Line, Column::Puzzle, Column::File];
+
+/// Refuses a `--columns` choice `--resume` cannot work with: it counts kept rows in the summary
+/// (`status`, `guesses`, `solve_ns`) and checks them against the input (`index`, `line` or
+/// `puzzle`).
+pub(super) fn check_columns(columns: &[Column]) -> Result<()> {
+    let missing: Vec<Column> = Tally::ROW_COLUMNS
+        .into_iter()
+        .filter(|c| !columns.contains(c))
+        .collect();
+    let matched = MATCHED_COLUMNS[..3].iter().any(|c| columns.contains(c));
+    if missing.is_empty() && matched {
+        return Ok(());
+    }
+    let mut needs = Vec::new();
+    if !missing.is_empty() {
+        needs.push(format!(
+            "{} (to count the kept rows)",
+            Column::join(&missing, ", ")
+        ));
+    }
+    if !matched {
+        needs.push("one of index, line, puzzle (to check the kept rows against the input)".into());
+    }
+    Err(Error::Usage(format!(
+        "--resume needs the column(s) {}, which --columns {} lacks",
+        needs.join(" and "),
+        Column::join(columns, ",")
+    )))
+}
 
 /// Where a run's rows go, and what it starts with.
 pub(super) struct Resumed {
@@ -53,8 +75,10 @@ pub(super) fn resume(
     path: &Path,
     records: &mut ShardedRecords,
     files: &[String],
+    columns: &[Column],
     notes: &mut Vec<String>,
 ) -> Result<Resumed> {
+    check_columns(columns)?;
     let Some(partial) = take_for_resume(path)? else {
         notes.push(format!(
             "resume: no earlier output for {}; starting from the beginning",
@@ -62,7 +86,7 @@ pub(super) fn resume(
         ));
         return Ok(Resumed::fresh(Output::create(Some(path))?));
     };
-    let kept = keep_rows(&partial, records, files).map_err(cannot_resume)?;
+    let kept = keep_rows(&partial, records, files, columns).map_err(cannot_resume)?;
     notes.push(format!(
         "resume: kept {} row(s) of {}, continuing after index {}",
         kept.rows,
@@ -91,7 +115,12 @@ struct Kept {
 /// keeps them while they match (same `index`, `line`, `puzzle` and `file`). A torn last line is
 /// dropped. A row that does not match the input is an error: the input changed, and appending
 /// to those rows would mix two runs.
-fn keep_rows(partial: &Path, records: &mut ShardedRecords, files: &[String]) -> Result<Kept> {
+fn keep_rows(
+    partial: &Path,
+    records: &mut ShardedRecords,
+    files: &[String],
+    written: &[Column],
+) -> Result<Kept> {
     let mut kept = Kept {
         rows: 0,
         keep_bytes: 0,
@@ -101,9 +130,8 @@ fn keep_rows(partial: &Path, records: &mut ShardedRecords, files: &[String]) -> 
     let Some(mut rows) = ResultReader::open(partial)? else {
         return Ok(kept); // Empty or torn header: start over.
     };
-    rows.require(&RESUME_COLUMNS, "--resume")?;
+    rows.require(&Tally::ROW_COLUMNS, "--resume")?;
     // New rows are appended under the old header, so it must be this run's.
-    let written = &Column::ALL;
     if rows.columns() != written {
         return Err(Error::Input {
             path: partial.to_path_buf(),
@@ -120,6 +148,11 @@ fn keep_rows(partial: &Path, records: &mut ShardedRecords, files: &[String]) -> 
         message,
     };
     let (mut index_text, mut line_text) = (itoa::Buffer::new(), itoa::Buffer::new());
+    // Only the columns the output has are matched (`--columns`).
+    let mut rows_have = [false; 9];
+    for column in MATCHED_COLUMNS {
+        rows_have[column as usize] = rows.has(column);
+    }
     while let Some(row) = rows.next_row()? {
         let row_number = kept.rows + 1;
         let Some((index, record)) = records.next()? else {
@@ -151,11 +184,11 @@ fn keep_rows(partial: &Path, records: &mut ShardedRecords, files: &[String]) -> 
             ),
         ];
         for (column, want, found) in expected {
-            if want != found {
+            if rows_have[column as usize] && want != found {
                 return Err(mismatch(format!(
                     "row {row_number} (index {}) has {column} {:?} but the input record at line \
                      {} has {:?}; the input changed since the interrupted run",
-                    row.index.unwrap_or_default(),
+                    row.index.unwrap_or(index),
                     String::from_utf8_lossy(found),
                     record.line,
                     String::from_utf8_lossy(want),
