@@ -3,6 +3,7 @@
 
 mod bench;
 mod cli;
+mod columns;
 mod generate;
 mod golden;
 mod records;

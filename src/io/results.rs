@@ -342,10 +342,9 @@ fn push_u64(out: &mut Vec<u8>, mut n: u64) {
 /// Appends `field` to `out` as a CSV field, as `csv::Writer` does with its defaults: in quotes,
 /// with `"` doubled, when it holds `,`, `"`, `\r` or `\n`; as it is otherwise.
 pub fn push_csv_field(out: &mut Vec<u8>, field: &[u8]) {
-    // Branch-free, so it vectorizes over the 81 bytes of a grid.
-    let special = field.iter().fold(false, |any, &b| {
-        any | (b == b',') | (b == b'"') | (b == b'\r') | (b == b'\n')
-    });
+    // memchr's SIMD scans: a byte-wise fold here was ~5% of a `-j 1` run on easy puzzles.
+    let special = memchr::memchr3(b',', b'"', b'\n', field).is_some()
+        || memchr::memchr(b'\r', field).is_some();
     if !special {
         out.extend_from_slice(field);
         return;

@@ -31,10 +31,10 @@ use crate::io::output::{write_json, Output};
 use crate::io::results::{Column, RowFormat, RowValues, Status};
 use crate::io::Input;
 use crate::io::{Body, Deferred, ReadOptions, Record, RecordReader};
-use crate::stats::thread_cpu_time;
 use crate::run::{build_pool, default_threads, interrupt, ordered_map, Progress};
 use crate::shard::{Shard, ShardChoice};
 use crate::solver::SolverKind;
+use crate::stats::thread_cpu_time;
 use crate::stats::{Summary, Tally};
 use resume::Resumed;
 
@@ -218,7 +218,9 @@ impl Buffers {
 
 /// A mutex's value; a panic elsewhere does not make buffers unusable.
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// How many records the next chunk gets: about [`CHUNK_SOLVE_NS`] of solving at the mean
@@ -303,7 +305,13 @@ impl Score {
 
 /// Parses, solves and formats the records of `chunk` one at a time, straight into `out`'s
 /// reused buffers (no per-chunk vectors of records or verdicts).
-fn solve_chunk(chunk: &Chunk, out: &mut ChunkOut, solver: SolverKind, unique: bool, format: &RowFormat) {
+fn solve_chunk(
+    chunk: &Chunk,
+    out: &mut ChunkOut,
+    solver: SolverKind,
+    unique: bool,
+    format: &RowFormat,
+) {
     let clock = SolverCpu::start();
     let mut solve_ns = 0u64;
     out.rows.reserve(chunk.records.len() * 220);

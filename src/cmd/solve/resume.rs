@@ -130,7 +130,13 @@ fn keep_rows(
     let Some(mut rows) = ResultReader::open(partial)? else {
         return Ok(kept); // Empty or torn header: start over.
     };
-    rows.require(&Tally::ROW_COLUMNS, "--resume")?;
+    // What this run's rows are matched and counted by.
+    let needed: Vec<Column> = MATCHED_COLUMNS
+        .into_iter()
+        .filter(|c| written.contains(c))
+        .chain(Tally::ROW_COLUMNS)
+        .collect();
+    rows.require(&needed, "--resume")?;
     // New rows are appended under the old header, so it must be this run's.
     if rows.columns() != written {
         return Err(Error::Input {
