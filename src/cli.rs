@@ -20,6 +20,7 @@ use crate::cmd::merge::MergeConfig;
 use crate::cmd::report::{ReportConfig, ReportFormat};
 use crate::cmd::solve::SolveConfig;
 use crate::cmd::verify::VerifyConfig;
+use crate::io::results::Column;
 use crate::io::Input;
 use crate::io::{Format, ReadOptions, PUZZLE_COLUMNS, SOLUTION_COLUMNS};
 use crate::shard::{Shard, ShardChoice};
@@ -347,6 +348,22 @@ pub struct SolveArgs {
     /// input; a torn last row is dropped), append the rest. Needs -o FILE.
     #[arg(long, requires = "output")]
     pub resume: bool,
+
+    /// The output columns, in this order (the header follows it), from index, line, puzzle,
+    /// solution, status, guesses, solve_ns, message, file; `puzzle,solution` writes a
+    /// Kaggle-style file. --resume needs status, guesses, solve_ns and one of index, line,
+    /// puzzle; merge needs index, status, guesses, solve_ns [default: all, in that order].
+    #[arg(long, value_name = "LIST", value_parser = parse_columns)]
+    pub columns: Option<ColumnList>,
+}
+
+/// The value of `--columns`: result columns in output order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnList(pub Vec<Column>);
+
+/// `--columns`: a comma-separated list of result columns.
+fn parse_columns(list: &str) -> Result<ColumnList, String> {
+    Column::parse_list(list).map(ColumnList)
 }
 
 impl SolveArgs {
@@ -367,6 +384,9 @@ impl SolveArgs {
             .shard
             .map_or(ShardChoice::FromEnvironment, ShardChoice::Only);
         config.resume = self.resume;
+        if let Some(ColumnList(columns)) = self.columns {
+            config.columns = columns;
+        }
         config
     }
 }

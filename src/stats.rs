@@ -125,6 +125,8 @@ impl Tally {
             } else {
                 100.0 * self.solved_without_guess as f64 / solved as f64
             },
+            cpu_seconds: 0.0,
+            solve_share: 0.0,
         }
     }
 }
@@ -141,6 +143,28 @@ impl std::ops::AddAssign<&Tally> for Tally {
         // Both histograms auto-resize, so adding cannot fail for range reasons.
         let _ = self.histogram.add(&other.histogram);
     }
+}
+
+/// CPU time (user + system) the calling thread has used so far, where the OS reports it.
+#[cfg(unix)]
+pub fn thread_cpu_time() -> Option<Duration> {
+    // SAFETY: `timespec` is plain data, so all zeroes is a valid value, and `clock_gettime`
+    // only writes into the struct it is given.
+    let mut time: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; CLOCK_THREAD_CPUTIME_ID is a valid clock on every Unix we build for.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time) } != 0 {
+        return None;
+    }
+    Some(Duration::new(
+        u64::try_from(time.tv_sec).unwrap_or(0),
+        u32::try_from(time.tv_nsec).unwrap_or(0),
+    ))
+}
+
+/// CPU time the calling thread has used: not measured on this OS.
+#[cfg(not(unix))]
+pub fn thread_cpu_time() -> Option<Duration> {
+    None
 }
 
 /// Solve-time statistics in nanoseconds.
@@ -187,9 +211,44 @@ pub struct Summary {
     pub guesses_per_puzzle: f64,
     /// Share of solved puzzles that needed no guess, in percent.
     pub no_guess_percent: f64,
+    /// CPU time (user + system) of the whole process, in seconds: all threads, reading,
+    /// solving, writing; 0 where not measured (`merge`, other OSes).
+    #[serde(default)]
+    pub cpu_seconds: f64,
+    /// The share of `cpu_seconds` spent in the solver, 0 to 1. Per chunk of puzzles it is the
+    /// worker thread's CPU time times the share of the chunk's wall time its puzzles' `solve_ns`
+    /// cover (`solve_ns` is wall time, so on a loaded machine its plain sum also counts time the
+    /// thread waited for a core; the ratio cancels that out). The rest went to reading, parsing,
+    /// checking, formatting, ordering and writing.
+    #[serde(default)]
+    pub solve_share: f64,
 }
 
 impl Summary {
+    /// Sets [`Summary::cpu_seconds`] from the process's CPU time (`None`: not measured) and
+    /// [`Summary::solve_share`] from the solver's estimated CPU time in nanoseconds.
+    pub fn set_cpu(&mut self, process: Option<Duration>, solver_cpu_ns: u64) {
+        let Some(process) = process else {
+            return;
+        };
+        self.cpu_seconds = process.as_secs_f64();
+        if self.cpu_seconds > 0.0 {
+            self.solve_share = (solver_cpu_ns as f64 / 1e9 / self.cpu_seconds).min(1.0);
+        }
+    }
+
+    /// Where the CPU time went, when it was measured.
+    fn cpu_text(&self) -> String {
+        if self.cpu_seconds <= 0.0 {
+            return String::new();
+        }
+        format!(
+            "cpu: {:.3} s (user + sys), {:.0}% of it in the solver\n",
+            self.cpu_seconds,
+            100.0 * self.solve_share
+        )
+    }
+
     /// The human-readable summary printed to stderr.
     pub fn to_text(&self) -> String {
         let us = |ns: u64| ns as f64 / 1000.0;
@@ -202,7 +261,7 @@ impl Summary {
             "puzzles: {} (solved {}, unsolvable {}, multiple {}, invalid {}, mismatch {})\n\
              wall: {:.3} s, {:.0} puzzles/s, {:.2} µs/puzzle, {} thread(s), solver {}\n\
              solve time µs: mean {:.2}, p50 {:.2}, p90 {:.2}, p99 {:.2}, max {:.2}\n\
-             guesses/puzzle: {:.2}, solved without guessing: {:.1}%\n",
+             guesses/puzzle: {:.2}, solved without guessing: {:.1}%\n{}",
             self.puzzles,
             self.solved,
             self.unsolvable,
@@ -221,6 +280,7 @@ impl Summary {
             us(self.solve_ns.max),
             self.guesses_per_puzzle,
             self.no_guess_percent,
+            self.cpu_text(),
         )
     }
 }
@@ -265,6 +325,8 @@ mod tests {
             "solve_ns",
             "guesses_per_puzzle",
             "no_guess_percent",
+            "cpu_seconds",
+            "solve_share",
         ] {
             assert!(json.get(key).is_some(), "{key}");
         }

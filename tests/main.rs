@@ -3,10 +3,11 @@
 
 mod bench;
 mod cli;
+mod columns;
 mod generate;
 mod golden;
-mod integrity;
 mod inputs;
+mod integrity;
 mod records;
 mod report;
 mod results;

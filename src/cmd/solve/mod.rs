@@ -18,8 +18,8 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 mod judge;
 pub(crate) mod manifest;
@@ -29,23 +29,37 @@ pub use judge::{judge, Verdict};
 
 use crate::error::{Error, Result};
 use crate::io::output::{write_json, Output};
-use crate::io::results::{header_line, row_writer, Column, Status};
+use crate::io::results::{Column, RowFormat, RowValues, Status};
 use crate::io::Input;
 use crate::io::{Body, Deferred, ReadOptions, Record, RecordReader};
 use crate::run::{build_pool, default_threads, interrupt, ordered_map, Progress};
 use crate::shard::{Shard, ShardChoice};
 use crate::solver::SolverKind;
+use crate::stats::thread_cpu_time;
 use crate::stats::{Summary, Tally};
 use resume::Resumed;
 
-/// Records per chunk handed to the pool. Every chunk wakes the writer and the reader once; on
-/// a VM a wake-up costs microseconds of kernel time, so 64 records spent ~10% of a `-j 1` run in
-/// `sys` (0.9–1.0 s of 8.6 s on 1M top1465 lines); 256 halve that.
-const CHUNK: usize = 256;
+/// Most records per chunk handed to the pool. Every chunk wakes the writer and the reader once
+/// (a wake-up costs microseconds on a VM), and a chunk's rows of at least the output's 256 KiB
+/// buffer are written straight through it instead of being copied: 2,048 easy rows are ~420 KB.
+/// Chunks of slow puzzles are smaller (see [`ChunkSize`]), so hard sets still spread over the
+/// threads.
+const CHUNK: usize = 2048;
+
+/// Fewest records per chunk (puzzles that take milliseconds each).
+const MIN_CHUNK: usize = 16;
+
+/// The solving time a chunk aims at: long enough that per-chunk costs vanish, short enough
+/// that a few hundred puzzles of minutes' work still spread over the threads.
+const CHUNK_SOLVE_NS: u64 = 4_000_000;
 
 /// Line text per chunk: a chunk of long lines ends early, so memory stays bounded by
 /// `in_flight` chunks of at most this plus one line of [`crate::io::MAX_LINE`] bytes.
-const CHUNK_TEXT: usize = 256 * 1024;
+const CHUNK_TEXT: usize = 512 * 1024;
+
+/// Most chunks in flight (read, not yet written), whatever the thread count: with
+/// [`CHUNK_TEXT`] of text and ~420 KB of rows each, 48 keep peak memory near 48 MB.
+const MAX_IN_FLIGHT: usize = 48;
 
 /// Everything `solve` needs, built from the command line.
 #[derive(Debug, Clone)]
@@ -70,6 +84,8 @@ pub struct SolveConfig {
     pub shard: ShardChoice,
     /// Continue an interrupted run: keep the rows of `FILE.partial` that match the input.
     pub resume: bool,
+    /// The output columns, in order (`--columns`); every column by default.
+    pub columns: Vec<Column>,
 }
 
 impl SolveConfig {
@@ -86,6 +102,7 @@ impl SolveConfig {
             quiet: true,
             shard: ShardChoice::All,
             resume: false,
+            columns: Column::ALL.to_vec(),
         }
     }
 }
@@ -147,29 +164,124 @@ impl ShardedRecords {
 }
 
 /// Records read for one pool task. Lines and CSV fields are still text: the pool's threads parse
-/// them, so the reading thread only cuts them out.
+/// them, so the reading thread only cuts them out. Its buffers are reused ([`Buffers`]).
+#[derive(Default)]
 struct Chunk {
     text: Vec<u8>,
     records: Vec<(u64, Deferred)>,
 }
 
-impl Chunk {
-    fn parse(self) -> Vec<(u64, Record)> {
-        let text = self.text;
-        self.records
-            .into_iter()
-            .map(|(index, record)| (index, record.parse(&text)))
-            .collect()
-    }
-}
-
 /// A solved chunk: its formatted CSV rows and, per record, what the summary needs. The writer
 /// records these into one histogram: a histogram per chunk cost ~15% of a run in allocation and
-/// merging.
+/// merging. Its buffers go back to [`Buffers`] once written.
+#[derive(Default)]
 struct ChunkOut {
     rows: Vec<u8>,
     scores: Vec<Score>,
-    records: u64,
+    /// Estimated CPU time the chunk spent in the solver (see [`SolverCpu`]).
+    solver_cpu_ns: u64,
+}
+
+/// Emptied chunk buffers, handed back for the next chunks. Freeing a chunk's buffers on one
+/// thread and allocating fresh ones on another made glibc return and re-fault their pages:
+/// 11–16 page faults per 256-record chunk, ~100–150 ns a puzzle.
+#[derive(Default)]
+struct Buffers {
+    chunks: Mutex<Vec<Chunk>>,
+    outs: Mutex<Vec<ChunkOut>>,
+}
+
+impl Buffers {
+    fn chunk(&self) -> Chunk {
+        lock(&self.chunks).pop().unwrap_or_else(|| Chunk {
+            text: Vec::with_capacity(CHUNK * 96),
+            records: Vec::with_capacity(CHUNK),
+        })
+    }
+
+    fn give_chunk(&self, mut chunk: Chunk) {
+        chunk.text.clear();
+        chunk.records.clear();
+        lock(&self.chunks).push(chunk);
+    }
+
+    fn out(&self) -> ChunkOut {
+        lock(&self.outs).pop().unwrap_or_default()
+    }
+
+    fn give_out(&self, mut out: ChunkOut) {
+        out.rows.clear();
+        out.scores.clear();
+        out.solver_cpu_ns = 0;
+        lock(&self.outs).push(out);
+    }
+}
+
+/// A mutex's value; a panic elsewhere does not make buffers unusable.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// How many records the next chunk gets: about [`CHUNK_SOLVE_NS`] of solving at the mean
+/// `solve_ns` seen so far, between [`MIN_CHUNK`] and [`CHUNK`]. The first chunks, read before
+/// any is solved, are small, so short inputs still use every thread.
+#[derive(Default)]
+struct ChunkSize {
+    solve_ns: AtomicU64,
+    records: AtomicU64,
+}
+
+impl ChunkSize {
+    fn record(&self, solve_ns: u64, records: u64) {
+        self.solve_ns.fetch_add(solve_ns, Ordering::Relaxed);
+        self.records.fetch_add(records, Ordering::Relaxed);
+    }
+
+    fn next(&self) -> usize {
+        let records = self.records.load(Ordering::Relaxed);
+        if records == 0 {
+            return MIN_CHUNK * 4;
+        }
+        let mean = (self.solve_ns.load(Ordering::Relaxed) / records).max(1);
+        usize::try_from(CHUNK_SOLVE_NS / mean)
+            .unwrap_or(CHUNK)
+            .clamp(MIN_CHUNK, CHUNK)
+    }
+}
+
+/// Estimates the CPU time a chunk spent in the solver without a CPU-clock read per puzzle (a
+/// thread CPU clock is a system call): the thread's CPU time over the chunk, times the share of
+/// the chunk's wall time that its puzzles' `solve_ns` cover. Preemption stretches both wall
+/// figures alike, so it cancels out, where the plain sum of `solve_ns` counts it.
+struct SolverCpu {
+    wall: Instant,
+    cpu: Option<Duration>,
+}
+
+impl SolverCpu {
+    fn start() -> SolverCpu {
+        SolverCpu {
+            cpu: thread_cpu_time(),
+            wall: Instant::now(),
+        }
+    }
+
+    /// The solver's share of the thread's CPU time since `start`, in nanoseconds.
+    fn finish(self, solve_ns: u64) -> u64 {
+        let wall = self.wall.elapsed().as_nanos() as f64;
+        let (Some(before), Some(after)) = (self.cpu, thread_cpu_time()) else {
+            return 0;
+        };
+        let cpu = after.saturating_sub(before).as_nanos() as f64;
+        let share = if wall > 0.0 {
+            (solve_ns as f64 / wall).min(1.0)
+        } else {
+            0.0
+        };
+        (cpu * share) as u64
+    }
 }
 
 /// One record's contribution to the summary.
@@ -192,71 +304,54 @@ impl Score {
     }
 }
 
-/// Formats result rows for `records`, each with its stream position.
-fn format_rows(records: &[(u64, Record)], verdicts: &[Verdict], files: &[String]) -> ChunkOut {
-    let mut writer = row_writer(Vec::with_capacity(records.len() * 220));
-    let mut scores = Vec::with_capacity(records.len());
-    let mut index_buf = itoa_buf();
-    for ((index, record), verdict) in records.iter().zip(verdicts) {
+/// Parses, solves and formats the records of `chunk` one at a time, straight into `out`'s
+/// reused buffers (no per-chunk vectors of records or verdicts).
+fn solve_chunk(
+    chunk: &Chunk,
+    out: &mut ChunkOut,
+    solver: SolverKind,
+    unique: bool,
+    format: &RowFormat,
+) {
+    let clock = SolverCpu::start();
+    let mut solve_ns = 0u64;
+    out.rows.reserve(chunk.records.len() * 220);
+    out.scores.reserve(chunk.records.len());
+    for (index, record) in &chunk.records {
+        let body = record.with_fields(&chunk.text, Body::from_fields);
+        let verdict = judge(&body, solver, unique);
+        let solution_text = verdict.solution.map(|s| s.to_bytes());
         let puzzle_text;
-        let puzzle: &[u8] = match &record.body {
+        let puzzle: &[u8] = match &body {
             Body::Puzzle { puzzle, .. } => {
                 puzzle_text = puzzle.to_bytes();
                 &puzzle_text
             }
             Body::Invalid { text, .. } => text.as_bytes(),
         };
-        let solution_text = verdict.solution.map(|s| s.to_bytes());
-        let solution: &[u8] = solution_text.as_ref().map_or(b"", |s| s.as_slice());
-        let file = files.get(record.file as usize).map_or("-", String::as_str);
-        let fields: [&[u8]; 9] = [
-            index_buf.0.format(*index).as_bytes(),
-            index_buf.1.format(record.line).as_bytes(),
-            puzzle,
-            solution,
-            verdict.status.as_str().as_bytes(),
-            index_buf.2.format(verdict.guesses).as_bytes(),
-            index_buf.3.format(verdict.solve_ns).as_bytes(),
-            verdict.message.as_bytes(),
-            file.as_bytes(),
-        ];
-        // Writing to a Vec cannot fail.
-        let _ = writer.write_record(fields);
-        scores.push(Score {
+        format.write(
+            &mut out.rows,
+            &RowValues {
+                index: *index,
+                line: record.line,
+                puzzle,
+                solution: solution_text.as_ref().map_or(b"", |s| s.as_slice()),
+                status: verdict.status,
+                guesses: verdict.guesses,
+                solve_ns: verdict.solve_ns,
+                message: &verdict.message,
+                file: record.file,
+            },
+        );
+        solve_ns += verdict.solve_ns;
+        out.scores.push(Score {
             status: verdict.status,
             reached_solver: verdict.reached_solver,
             guesses: verdict.guesses,
             solve_ns: verdict.solve_ns,
         });
     }
-    let rows = writer.into_inner().unwrap_or_default();
-    ChunkOut {
-        rows,
-        scores,
-        records: records.len() as u64,
-    }
-}
-
-fn itoa_buf() -> (itoa::Buffer, itoa::Buffer, itoa::Buffer, itoa::Buffer) {
-    (
-        itoa::Buffer::new(),
-        itoa::Buffer::new(),
-        itoa::Buffer::new(),
-        itoa::Buffer::new(),
-    )
-}
-
-fn solve_chunk(
-    records: &[(u64, Record)],
-    solver: SolverKind,
-    unique: bool,
-    files: &[String],
-) -> ChunkOut {
-    let verdicts: Vec<Verdict> = records
-        .iter()
-        .map(|(_, record)| judge(&record.body, solver, unique))
-        .collect();
-    format_rows(records, &verdicts, files)
+    out.solver_cpu_ns = clock.finish(solve_ns);
 }
 
 /// The sequential oracle: the same rows as [`run_solve`] without threads, as (index, verdict).
@@ -307,8 +402,11 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
         shard,
         next_index: 0,
     };
+    if config.columns.is_empty() {
+        return Err(Error::Usage("--columns needs at least one column".into()));
+    }
     // The run's sidecar (`FILE.run.json`): what defines its rows, for `--resume` and `merge`.
-    let mut manifest = manifest::RunManifest::for_run(config, shard, &Column::ALL)?;
+    let mut manifest = manifest::RunManifest::for_run(config, shard, &config.columns)?;
     let resumed = match (config.resume, config.output.as_deref()) {
         (false, path) => Resumed::fresh(Output::create(path)?),
         (true, None) => return Err(Error::Usage("--resume needs -o FILE".into())),
@@ -319,6 +417,7 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
             path,
             &mut records,
             &mut files,
+            &config.columns,
             manifest.as_mut(),
             config.unique,
             &mut notes,
@@ -327,6 +426,8 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
     if let (Some(manifest), Some(path)) = (&manifest, &config.output) {
         manifest.write(path)?;
     }
+    // After `--resume`, which may give `files` the earlier run's names for the same inputs.
+    let format = RowFormat::new(&config.columns, &files);
     let Resumed {
         mut output,
         rows: resumed_rows,
@@ -334,11 +435,13 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
         needs_header,
     } = resumed;
     if needs_header {
-        output.write_all(header_line().as_bytes())?;
+        output.write_all(format.header().as_bytes())?;
     }
     interrupt::arm(None);
     let mut progress = Progress::new(total_bytes, config.quiet);
 
+    let buffers = Buffers::default();
+    let chunk_size = ChunkSize::default();
     let mut finished = false;
     let mut interrupted = false;
     let produce = || -> Result<Option<Chunk>> {
@@ -349,11 +452,9 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
             interrupted = true;
             return Ok(None);
         }
-        let mut chunk = Chunk {
-            text: Vec::with_capacity(CHUNK * 96),
-            records: Vec::with_capacity(CHUNK),
-        };
-        while chunk.records.len() < CHUNK && chunk.text.len() < CHUNK_TEXT {
+        let mut chunk = buffers.chunk();
+        let size = chunk_size.next();
+        while chunk.records.len() < size && chunk.text.len() < CHUNK_TEXT {
             match records.next_deferred(&mut chunk.text)? {
                 Some(item) => chunk.records.push(item),
                 None => {
@@ -362,10 +463,24 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
                 }
             }
         }
-        Ok((!chunk.records.is_empty()).then_some(chunk))
+        if chunk.records.is_empty() {
+            buffers.give_chunk(chunk);
+            return Ok(None);
+        }
+        Ok(Some(chunk))
     };
     let (solver, unique) = (config.solver, config.unique);
-    let work = |chunk: Chunk| solve_chunk(&chunk.parse(), solver, unique, &files);
+    let work = |chunk: Chunk| -> ChunkOut {
+        let mut out = buffers.out();
+        solve_chunk(&chunk, &mut out, solver, unique, &format);
+        let solve_ns = out.scores.iter().map(|s| s.solve_ns).sum();
+        chunk_size.record(solve_ns, out.scores.len() as u64);
+        buffers.give_chunk(chunk);
+        // The chunk's finished rows are `out.rows`: the one place to transform them on the
+        // pool's threads (an encoder) before the writer writes them in order.
+        out
+    };
+    let mut solver_cpu_ns = 0u64;
     let new_tally = {
         let mut new_tally = Tally::default();
         let consume = |out: ChunkOut| -> Result<()> {
@@ -373,10 +488,13 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
             out.scores
                 .iter()
                 .for_each(|score| score.add_to(&mut new_tally));
-            progress.advance(out.records, bytes_read.load(Ordering::Relaxed));
+            solver_cpu_ns += out.solver_cpu_ns;
+            progress.advance(out.scores.len() as u64, bytes_read.load(Ordering::Relaxed));
+            buffers.give_out(out);
             Ok(())
         };
-        let result = ordered_map(&pool, threads * 8 + 2, produce, work, consume);
+        let in_flight = (threads * 4 + 2).min(MAX_IN_FLIGHT);
+        let result = ordered_map(&pool, in_flight, produce, work, consume);
         progress.finish();
         result?;
         new_tally
@@ -398,6 +516,7 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
     tally += &new_tally;
     let wall = started.elapsed();
     let mut summary = tally.summary(wall, threads, config.solver.name());
+    summary.set_cpu(crate::sysinfo::process_cpu_time(), solver_cpu_ns);
     // Throughput is this run's: kept rows were not solved now.
     summary.puzzles_per_second = if wall.as_secs_f64() > 0.0 {
         new_tally.puzzles() as f64 / wall.as_secs_f64()

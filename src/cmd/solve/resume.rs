@@ -12,16 +12,38 @@ use crate::io::results::{header_line, Column, ResultReader, ResultRowRef, Status
 use crate::io::Body;
 use crate::stats::Tally;
 
-/// The columns `--resume` reads: those it matches against the input, and those it counts.
-const RESUME_COLUMNS: [Column; 7] = [
-    Column::Index,
-    Column::Line,
-    Column::Puzzle,
-    Column::File,
-    Column::Status,
-    Column::Guesses,
-    Column::SolveNs,
-];
+/// The columns `--resume` matches against the input, those of them the output has; it needs
+/// one of the first three (`file` alone does not tell records apart).
+const MATCHED_COLUMNS: [Column; 4] = [Column::Index, Column::Line, Column::Puzzle, Column::File];
+
+/// Refuses a `--columns` choice `--resume` cannot work with: it counts kept rows in the summary
+/// (`status`, `guesses`, `solve_ns`) and checks them against the input (`index`, `line` or
+/// `puzzle`).
+pub(super) fn check_columns(columns: &[Column]) -> Result<()> {
+    let missing: Vec<Column> = Tally::ROW_COLUMNS
+        .into_iter()
+        .filter(|c| !columns.contains(c))
+        .collect();
+    let matched = MATCHED_COLUMNS[..3].iter().any(|c| columns.contains(c));
+    if missing.is_empty() && matched {
+        return Ok(());
+    }
+    let mut needs = Vec::new();
+    if !missing.is_empty() {
+        needs.push(format!(
+            "{} (to count the kept rows)",
+            Column::join(&missing, ", ")
+        ));
+    }
+    if !matched {
+        needs.push("one of index, line, puzzle (to check the kept rows against the input)".into());
+    }
+    Err(Error::Usage(format!(
+        "--resume needs the column(s) {}, which --columns {} lacks",
+        needs.join(" and "),
+        Column::join(columns, ",")
+    )))
+}
 
 /// Where a run's rows go, and what it starts with.
 pub(super) struct Resumed {
@@ -63,10 +85,12 @@ pub(super) fn resume(
     path: &Path,
     records: &mut ShardedRecords,
     files: &mut [String],
+    columns: &[Column],
     this_run: Option<&mut RunManifest>,
     unique: bool,
     notes: &mut Vec<String>,
 ) -> Result<Resumed> {
+    check_columns(columns)?;
     let partial = partial_path(path);
     let rows_file = if partial.is_file() {
         partial
@@ -100,7 +124,7 @@ pub(super) fn resume(
         )),
         (Some(_), None) => {}
     }
-    let kept = keep_rows(&rows_file, records, files, unique).map_err(cannot_resume)?;
+    let kept = keep_rows(&rows_file, records, files, columns, unique).map_err(cannot_resume)?;
     // Every check passed: only now is the earlier output taken over.
     take_for_resume(path)?;
     notes.push(format!(
@@ -137,6 +161,7 @@ fn keep_rows(
     partial: &Path,
     records: &mut ShardedRecords,
     files: &mut [String],
+    written: &[Column],
     unique: bool,
 ) -> Result<Kept> {
     let mut kept = Kept {
@@ -149,9 +174,14 @@ fn keep_rows(
         check_torn_header(partial)?;
         return Ok(kept); // Empty or torn header: start over.
     };
-    rows.require(&RESUME_COLUMNS, "--resume")?;
+    // What this run's rows are matched and counted by.
+    let needed: Vec<Column> = MATCHED_COLUMNS
+        .into_iter()
+        .filter(|c| written.contains(c))
+        .chain(Tally::ROW_COLUMNS)
+        .collect();
+    rows.require(&needed, "--resume")?;
     // New rows are appended under the old header, so it must be this run's.
-    let written = &Column::ALL;
     if rows.columns() != written {
         return Err(Error::Input {
             path: partial.to_path_buf(),
@@ -168,6 +198,11 @@ fn keep_rows(
         message,
     };
     let (mut index_text, mut line_text) = (itoa::Buffer::new(), itoa::Buffer::new());
+    // Only the columns the output has are matched (`--columns`).
+    let mut rows_have = [false; 9];
+    for column in MATCHED_COLUMNS {
+        rows_have[column as usize] = rows.has(column);
+    }
     while let Some(row) = rows.next_row()? {
         let row_number = kept.rows + 1;
         let Some((index, record)) = records.next()? else {
@@ -203,12 +238,12 @@ fn keep_rows(
             (Column::File, file.as_bytes(), found_file),
         ];
         for (column, want, found) in expected {
-            if want != found {
+            if rows_have[column as usize] && want != found {
                 return Err(mismatch(format!(
                     "line {} (index {}) has {column} {:?} but the input record at line {} has \
                      {:?}; the input changed since the interrupted run",
                     row.at_line,
-                    row.index.unwrap_or_default(),
+                    row.index.unwrap_or(index),
                     String::from_utf8_lossy(found),
                     record.line,
                     String::from_utf8_lossy(want),

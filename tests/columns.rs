@@ -1,0 +1,434 @@
+//! `solve --columns`: the hand-written row formatter quotes exactly as the csv crate does; the
+//! header and rows follow the list; `verify` passes a `puzzle,solution` file; `--resume` and
+//! `merge` work with the columns they need and refuse clearly without them; the summary shows
+//! where the CPU time went.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use proptest::prelude::*;
+use sudoku_batch::io::results::{row_writer, Column, RowFormat, RowValues, Status};
+
+fn bin() -> Command {
+    Command::cargo_bin("sudoku-batch").unwrap()
+}
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(name)
+}
+
+/// Every status but `multiple` (and that with `--unique`): tdoku's set, malformed lines whose
+/// excerpts and messages need quoting, contradictory clues, Norvig's top 95.
+fn mixed_input(dir: &Path) -> PathBuf {
+    let mut text = std::fs::read_to_string(data("tdoku_test_puzzles.txt")).unwrap();
+    text += "not a puzzle, \"quoted\"\n12345\n";
+    text += "11...............................................................................\n";
+    text += &std::fs::read_to_string(data("norvig_top95.txt")).unwrap();
+    let path = dir.join("mixed, \"odd\" name.txt");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A CSV file's header and rows, as strings.
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_path(path)
+        .unwrap();
+    let mut records = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect::<Vec<_>>());
+    let header = records.next().unwrap();
+    (header, records.collect())
+}
+
+/// The rows of `path` as `columns` of `reference`'s rows (`solve_ns` blanked: it differs
+/// between runs).
+fn project(header: &[String], rows: &[Vec<String>], columns: &[&str]) -> Vec<Vec<String>> {
+    let at: Vec<usize> = columns
+        .iter()
+        .map(|c| header.iter().position(|h| h == c).expect("column present"))
+        .collect();
+    rows.iter()
+        .map(|row| {
+            at.iter()
+                .zip(columns)
+                .map(|(&i, &c)| {
+                    if c == "solve_ns" {
+                        String::new()
+                    } else {
+                        row[i].clone()
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn solve(args: &[&str], input: &Path, out: &Path) -> std::process::Output {
+    bin()
+        .arg("solve")
+        .args(args)
+        .arg("-o")
+        .arg(out)
+        .arg(input)
+        .output()
+        .unwrap()
+}
+
+// ---- the formatter ----
+
+/// What `csv::Writer` (the crate's defaults, as `solve` used before) writes for one row.
+fn csv_crate_row(fields: &[&[u8]]) -> Vec<u8> {
+    let mut writer = row_writer(Vec::new());
+    writer.write_record(fields).unwrap();
+    writer.into_inner().unwrap()
+}
+
+fn values_of<'a>(v: &RowValues<'a>, file: &'a [u8], columns: &[Column]) -> Vec<Vec<u8>> {
+    columns
+        .iter()
+        .map(|c| match c {
+            Column::Index => v.index.to_string().into_bytes(),
+            Column::Line => v.line.to_string().into_bytes(),
+            Column::Puzzle => v.puzzle.to_vec(),
+            Column::Solution => v.solution.to_vec(),
+            Column::Status => v.status.as_str().as_bytes().to_vec(),
+            Column::Guesses => v.guesses.to_string().into_bytes(),
+            Column::SolveNs => v.solve_ns.to_string().into_bytes(),
+            Column::Message => v.message.as_bytes().to_vec(),
+            Column::File => file.to_vec(),
+        })
+        .collect()
+}
+
+fn check_formatter(values: &RowValues<'_>, file: &str, columns: &[Column]) {
+    let format = RowFormat::new(columns, &[file.to_string()]);
+    let mut mine = b"before|".to_vec();
+    format.write(&mut mine, values);
+    let fields = values_of(values, file.as_bytes(), columns);
+    let refs: Vec<&[u8]> = fields.iter().map(Vec::as_slice).collect();
+    let mut expected = b"before|".to_vec();
+    expected.extend(csv_crate_row(&refs));
+    assert_eq!(
+        String::from_utf8_lossy(&mine),
+        String::from_utf8_lossy(&expected),
+        "{columns:?}"
+    );
+}
+
+const TRICKY: [&str; 12] = [
+    "",
+    "plain",
+    "a,b",
+    "say \"hi\"",
+    "\"",
+    "line\nbreak",
+    "cr\rhere",
+    "crlf\r\nend",
+    "ünïcödé, “curly” 数独",
+    " leading and trailing ",
+    "#comment-like",
+    ",,\"\"\n",
+];
+
+#[test]
+fn the_formatter_quotes_exactly_as_the_csv_crate_does() {
+    let puzzle = ".".repeat(81);
+    let solution = "123456789".repeat(9);
+    for message in TRICKY {
+        for file in TRICKY {
+            for bad_text in TRICKY {
+                for text in [puzzle.as_str(), bad_text] {
+                    let values = RowValues {
+                        index: 12_345_678_901,
+                        line: 7,
+                        puzzle: text.as_bytes(),
+                        solution: solution.as_bytes(),
+                        status: Status::Invalid,
+                        guesses: 0,
+                        solve_ns: u64::MAX,
+                        message,
+                        file: 0,
+                    };
+                    check_formatter(&values, file, &Column::ALL);
+                }
+            }
+        }
+    }
+    // One column: an empty field is written `""`, so that the row is not an empty line.
+    for column in Column::ALL {
+        let values = RowValues {
+            index: 0,
+            line: 0,
+            puzzle: b"",
+            solution: b"",
+            status: Status::Solved,
+            guesses: 0,
+            solve_ns: 0,
+            message: "",
+            file: 0,
+        };
+        check_formatter(&values, "", &[column]);
+        check_formatter(&values, "", &[column, Column::Message]);
+    }
+}
+
+fn arb_columns() -> impl Strategy<Value = Vec<Column>> {
+    Just(Column::ALL.to_vec())
+        .prop_shuffle()
+        .prop_flat_map(|all| (1..=all.len()).prop_map(move |n| all[..n].to_vec()))
+}
+
+fn arb_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z ,\"\r\n]{0,12}",
+        "\\PC{0,20}",
+        any::<String>(),
+        Just(String::new()),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn any_row_formats_as_the_csv_crate_writes_it(
+        columns in arb_columns(),
+        message in arb_text(),
+        file in arb_text(),
+        puzzle in arb_text(),
+        solution in "[1-9]{81}|",
+        numbers in any::<(u64, u64, u64, u64)>(),
+        status in 0usize..5,
+    ) {
+        let values = RowValues {
+            index: numbers.0,
+            line: numbers.1,
+            puzzle: puzzle.as_bytes(),
+            solution: solution.as_bytes(),
+            status: Status::ALL[status],
+            guesses: numbers.2,
+            solve_ns: numbers.3,
+            message: &message,
+            file: 0,
+        };
+        check_formatter(&values, &file, &columns);
+    }
+}
+
+// ---- the command ----
+
+#[test]
+fn columns_choose_and_order_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = mixed_input(dir.path());
+    let full = dir.path().join("full.csv");
+    assert_eq!(
+        solve(&["-q", "-j", "2"], &input, &full).status.code(),
+        Some(1)
+    );
+    let (full_header, full_rows) = read_csv(&full);
+    assert_eq!(full_header, Column::ALL.map(|c| c.name()));
+    let mut lists: Vec<Vec<&str>> = Column::ALL.iter().map(|c| vec![c.name()]).collect();
+    lists.push(vec!["puzzle", "solution"]);
+    lists.push(vec![
+        "file", "message", "solve_ns", "guesses", "status", "solution", "puzzle", "line", "index",
+    ]);
+    lists.push(vec!["status", "index", "file"]);
+    for list in lists {
+        let out = dir.path().join("out.csv");
+        let joined = list.join(",");
+        let run = solve(&["-q", "-j", "2", "--columns", &joined], &input, &out);
+        assert_eq!(run.status.code(), Some(1), "{joined}");
+        let (header, rows) = read_csv(&out);
+        assert_eq!(header, list, "{joined}");
+        assert_eq!(rows.len(), full_rows.len(), "{joined}");
+        assert_eq!(
+            project(&header, &rows, &list),
+            project(&full_header, &full_rows, &list),
+            "{joined}"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_column_is_a_usage_error_listing_the_names() {
+    let dir = tempfile::tempdir().unwrap();
+    bin()
+        .args(["solve", "--columns", "puzzle,answer"])
+        .arg(data("norvig_easy50.txt"))
+        .arg("-o")
+        .arg(dir.path().join("o.csv"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown column \"answer\""))
+        .stderr(predicate::str::contains(
+            "index, line, puzzle, solution, status, guesses, solve_ns, message, file",
+        ));
+    bin()
+        .args(["solve", "--columns", "puzzle,puzzle"])
+        .arg(data("norvig_easy50.txt"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("named twice"));
+}
+
+#[test]
+fn verify_passes_a_kaggle_style_puzzle_solution_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("kaggle.csv");
+    let run = solve(
+        &["-q", "--columns", "puzzle,solution"],
+        &data("kaggle3m_radcliffe_first1000.csv"),
+        &out,
+    );
+    assert_eq!(run.status.code(), Some(0));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.starts_with("puzzle,solution\n"), "{}", &text[..40]);
+    assert_eq!(text.lines().count(), 1001);
+    bin().arg("verify").arg(&out).assert().success();
+}
+
+#[test]
+fn resume_works_with_the_columns_it_needs_and_refuses_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = mixed_input(dir.path());
+    for list in [
+        "puzzle,status,guesses,solve_ns",
+        "solve_ns,guesses,status,index,solution",
+    ] {
+        let clean = dir.path().join("clean.csv");
+        let args = ["-q", "-j", "2", "--columns", list];
+        assert_eq!(solve(&args, &input, &clean).status.code(), Some(1));
+        let clean_bytes = std::fs::read(&clean).unwrap();
+        let (header, clean_rows) = read_csv(&clean);
+        let names: Vec<&str> = header.iter().map(String::as_str).collect();
+        // Cut mid-row, two thirds in.
+        let cut = clean_bytes.len() * 2 / 3;
+        let out = dir.path().join("out.csv");
+        std::fs::write(dir.path().join("out.csv.partial"), &clean_bytes[..cut]).unwrap();
+        let kept = clean_bytes[..cut].iter().filter(|&&b| b == b'\n').count() - 1;
+        bin()
+            .args(["solve", "-j", "2", "--resume", "--columns", list, "-o"])
+            .arg(&out)
+            .arg(&input)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(format!(
+                "resume: kept {kept} row(s)"
+            )));
+        let (got_header, rows) = read_csv(&out);
+        assert_eq!(got_header, header);
+        assert_eq!(
+            project(&header, &rows, &names),
+            project(&header, &clean_rows, &names)
+        );
+        // The same partial resumed with other columns is refused: the header would not match.
+        std::fs::rename(&out, dir.path().join("out.csv.partial")).unwrap();
+        bin()
+            .args([
+                "solve",
+                "--resume",
+                "--columns",
+                "index,status,guesses,solve_ns",
+                "-o",
+            ])
+            .arg(&out)
+            .arg(&input)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("cannot resume:"));
+    }
+    // Without the columns it counts or checks by, --resume refuses before reading anything.
+    for (list, missing) in [
+        (
+            "puzzle,solution",
+            "status, guesses, solve_ns (to count the kept rows)",
+        ),
+        ("status,guesses,solve_ns,file", "one of index, line, puzzle"),
+    ] {
+        bin()
+            .args(["solve", "--resume", "--columns", list, "-o"])
+            .arg(dir.path().join("x.csv"))
+            .arg(&input)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "--resume needs the column(s) {missing}"
+            )));
+    }
+}
+
+#[test]
+fn merge_works_with_the_columns_it_needs_and_refuses_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = mixed_input(dir.path());
+    let list = "solution,index,status,guesses,solve_ns";
+    let names: Vec<&str> = list.split(',').collect();
+    let whole = dir.path().join("whole.csv");
+    solve(&["-q", "--columns", list], &input, &whole);
+    let mut shards = Vec::new();
+    for k in 1..=3 {
+        let shard = dir.path().join(format!("s{k}.csv"));
+        let shard_arg = format!("{k}/3");
+        solve(
+            &["-q", "--columns", list, "--shard", &shard_arg],
+            &input,
+            &shard,
+        );
+        shards.push(shard);
+    }
+    let merged = dir.path().join("merged.csv");
+    bin()
+        .args(["merge", "-o"])
+        .arg(&merged)
+        .args(&shards)
+        .assert()
+        .code(1); // the input has unsolvable puzzles
+    let (header, rows) = read_csv(&merged);
+    let (whole_header, whole_rows) = read_csv(&whole);
+    assert_eq!(header, names);
+    assert_eq!(
+        project(&header, &rows, &names),
+        project(&whole_header, &whole_rows, &names)
+    );
+    // Kaggle-style shards lack what merge orders and counts by.
+    let kaggle = dir.path().join("k.csv");
+    solve(&["-q", "--columns", "puzzle,solution"], &input, &kaggle);
+    bin()
+        .args(["merge", "-o"])
+        .arg(dir.path().join("m2.csv"))
+        .arg(&kaggle)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "merge needs the column(s) index, status, guesses, solve_ns, which its header \
+             (puzzle,solution) lacks",
+        ));
+}
+
+#[test]
+fn the_summary_says_where_the_cpu_time_went() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("s.json");
+    let out = dir.path().join("o.csv");
+    let run = bin()
+        .args(["solve", "-j", "1", "--summary"])
+        .arg(&json)
+        .arg("-o")
+        .arg(&out)
+        .arg(data("sudokuexchange_diabolical_2020_39719.txt"))
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("% of it in the solver"), "{stderr}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let cpu = summary["cpu_seconds"].as_f64().unwrap();
+    let share = summary["solve_share"].as_f64().unwrap();
+    assert!(cpu > 0.0, "{summary}");
+    assert!(share > 0.0 && share <= 1.0, "{summary}");
+}
