@@ -21,7 +21,8 @@ cd "$(dirname "$0")/../fuzz"
 
 toolchain=${FUZZ_TOOLCHAIN:-}
 if [ -z "$toolchain" ]; then
-    if rustup run nightly rustc --version >/dev/null 2>&1; then toolchain=nightly; else toolchain=stable; fi
+    # Only what is installed: `rustup toolchain list` never downloads anything.
+    if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then toolchain=nightly; else toolchain=stable; fi
 fi
 case "$toolchain" in
     nightly) fuzz=(cargo +nightly fuzz) ;;
