@@ -5,6 +5,7 @@ mod bench;
 mod cli;
 mod generate;
 mod golden;
+mod outputs;
 mod records;
 mod report;
 mod results;

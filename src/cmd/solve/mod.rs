@@ -27,7 +27,8 @@ mod resume;
 pub use judge::{judge, Verdict};
 
 use crate::error::{Error, Result};
-use crate::io::output::{write_json, Output};
+use crate::io::compress::Codec;
+use crate::io::output::{write_json, Output, OutputOptions};
 use crate::io::results::{header_line, row_writer, Status};
 use crate::io::Input;
 use crate::io::{Body, Deferred, ReadOptions, Record, RecordReader};
@@ -55,6 +56,8 @@ pub struct SolveConfig {
     pub read: ReadOptions,
     /// Output CSV file; `None` for stdout.
     pub output: Option<PathBuf>,
+    /// The output's encoding; `None` follows its extension (`.gz`, `.zst`; stdout is plain).
+    pub compress: Option<Codec>,
     /// Where to write the JSON summary, if anywhere.
     pub summary_json: Option<PathBuf>,
     /// Solver threads (at least 1).
@@ -78,6 +81,7 @@ impl SolveConfig {
             inputs,
             read: ReadOptions::default(),
             output: None,
+            compress: None,
             summary_json: None,
             threads: default_threads(),
             solver: SolverKind::default(),
@@ -306,13 +310,18 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
         shard,
         next_index: 0,
     };
+    let out_options = OutputOptions {
+        compress: config.compress,
+        inputs: config.inputs.iter().map(Input::path).collect(),
+        resumable: true,
+    };
     let resumed = match (config.resume, config.output.as_deref()) {
-        (false, path) => Resumed::fresh(Output::create(path)?),
+        (false, path) => Resumed::fresh(Output::create_with(path, &out_options)?),
         (true, None) => return Err(Error::Usage("--resume needs -o FILE".into())),
         (true, Some(path)) if path.as_os_str() == "-" => {
             return Err(Error::Usage("--resume needs -o FILE".into()))
         }
-        (true, Some(path)) => resume::resume(path, &mut records, &files, &mut notes)?,
+        (true, Some(path)) => resume::resume(path, &out_options, &mut records, &files, &mut notes)?,
     };
     let Resumed {
         mut output,
@@ -352,11 +361,17 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
         Ok((!chunk.records.is_empty()).then_some(chunk))
     };
     let (solver, unique) = (config.solver, config.unique);
-    let work = |chunk: Chunk| solve_chunk(&chunk.parse(), solver, unique, &files);
+    // Compressed output: each chunk becomes one gzip member / zstd frame here, on the pool.
+    let codec = output.codec();
+    let work = |chunk: Chunk| {
+        let mut out = solve_chunk(&chunk.parse(), solver, unique, &files);
+        codec.seal(&mut out.rows);
+        out
+    };
     let new_tally = {
         let mut new_tally = Tally::default();
         let consume = |out: ChunkOut| -> Result<()> {
-            output.write_all(&out.rows)?;
+            output.write_sealed(&out.rows)?;
             out.scores
                 .iter()
                 .for_each(|score| score.add_to(&mut new_tally));

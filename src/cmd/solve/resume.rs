@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::ShardedRecords;
 use crate::error::{Error, Result};
-use crate::io::output::{take_for_resume, Output};
+use crate::io::output::{take_for_resume, Earlier, Output, OutputOptions};
 use crate::io::results::{Column, ResultReader};
 use crate::io::Body;
 use crate::stats::Tally;
@@ -48,30 +48,32 @@ impl Resumed {
 /// Continues the run whose output is `path`: keeps the rows of its `FILE.partial` (or of a
 /// finished `FILE`) that match the input records, which are consumed from `records`, and opens
 /// the output after them. Without earlier output the run starts from the beginning. `notes`
-/// gets what was kept.
+/// gets what was kept. A compressed output's rows are read from its complete members; a
+/// refused resume leaves a finished `FILE` as it was.
 pub(super) fn resume(
     path: &Path,
+    options: &OutputOptions,
     records: &mut ShardedRecords,
     files: &[String],
     notes: &mut Vec<String>,
 ) -> Result<Resumed> {
-    let Some(partial) = take_for_resume(path)? else {
+    let Some(earlier) = take_for_resume(path, options)? else {
         notes.push(format!(
             "resume: no earlier output for {}; starting from the beginning",
             path.display()
         ));
-        return Ok(Resumed::fresh(Output::create(Some(path))?));
+        return Ok(Resumed::fresh(Output::create_with(Some(path), options)?));
     };
-    let kept = keep_rows(&partial, records, files).map_err(cannot_resume)?;
+    let kept = keep_rows(&earlier, records, files).map_err(cannot_resume)?;
     notes.push(format!(
         "resume: kept {} row(s) of {}, continuing after index {}",
         kept.rows,
-        partial.display(),
+        earlier.path().display(),
         kept.last_index
             .map_or("(none)".to_string(), |i| i.to_string())
     ));
     Ok(Resumed {
-        output: Output::append(path, kept.keep_bytes)?,
+        output: earlier.append(kept.keep_bytes)?,
         rows: kept.rows,
         tally: kept.tally,
         // Keep the header unless it was torn too.
@@ -91,14 +93,15 @@ struct Kept {
 /// keeps them while they match (same `index`, `line`, `puzzle` and `file`). A torn last line is
 /// dropped. A row that does not match the input is an error: the input changed, and appending
 /// to those rows would mix two runs.
-fn keep_rows(partial: &Path, records: &mut ShardedRecords, files: &[String]) -> Result<Kept> {
+fn keep_rows(earlier: &Earlier, records: &mut ShardedRecords, files: &[String]) -> Result<Kept> {
+    let partial = earlier.path();
     let mut kept = Kept {
         rows: 0,
         keep_bytes: 0,
         last_index: None,
         tally: Tally::default(),
     };
-    let Some(mut rows) = ResultReader::open(partial)? else {
+    let Some(mut rows) = ResultReader::new(earlier.rows()?, partial)? else {
         return Ok(kept); // Empty or torn header: start over.
     };
     rows.require(&RESUME_COLUMNS, "--resume")?;
