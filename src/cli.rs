@@ -20,6 +20,7 @@ use crate::cmd::merge::MergeConfig;
 use crate::cmd::report::{ReportConfig, ReportFormat};
 use crate::cmd::solve::SolveConfig;
 use crate::cmd::verify::VerifyConfig;
+use crate::io::compress::Codec;
 use crate::io::results::Column;
 use crate::io::Input;
 use crate::io::{Format, ReadOptions, PUZZLE_COLUMNS, SOLUTION_COLUMNS};
@@ -229,9 +230,42 @@ impl InputArgs {
 /// `-o FILE`: `solve`, `merge` and `generate`.
 #[derive(Debug, Clone, Args)]
 pub struct OutputArgs {
-    /// Write to FILE instead of stdout (through FILE.partial, renamed when complete).
+    /// Write to FILE instead of stdout (through FILE.partial, locked while written, renamed
+    /// when complete; a device or FIFO is written directly). FILE.gz and FILE.zst are
+    /// compressed (gzip members, zstd frames).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// `--compress`: `solve` and `generate`.
+#[derive(Debug, Clone, Args)]
+pub struct CompressArgs {
+    /// Compress the output: gz or zst (for stdout too), or none to write FILE.gz/FILE.zst
+    /// plain [default: from -o's extension, plain for stdout].
+    #[arg(long, value_name = "HOW", value_enum)]
+    pub compress: Option<CompressArg>,
+}
+
+/// `--compress` choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompressArg {
+    /// Plain output, whatever the extension.
+    None,
+    /// gzip (one member per chunk; `gzip -dc` reads it).
+    Gz,
+    /// zstd (one frame per chunk; `zstd -dc` reads it).
+    Zst,
+}
+
+impl CompressArgs {
+    /// The library's choice: `None` follows the extension.
+    pub fn codec(&self) -> Option<Codec> {
+        self.compress.map(|c| match c {
+            CompressArg::None => Codec::None,
+            CompressArg::Gz => Codec::Gzip,
+            CompressArg::Zst => Codec::Zstd,
+        })
+    }
 }
 
 /// `-j N`: `solve`, `verify` and `generate`.
@@ -321,6 +355,9 @@ pub struct SolveArgs {
     pub output: OutputArgs,
 
     #[command(flatten)]
+    pub compress: CompressArgs,
+
+    #[command(flatten)]
     pub threads: ThreadArgs,
 
     #[command(flatten)]
@@ -373,6 +410,7 @@ impl SolveArgs {
         let mut config = SolveConfig::new(inputs);
         config.read = read;
         config.output = self.output.output;
+        config.compress = self.compress.codec();
         config.summary_json = self.summary.summary;
         self.threads.apply(&mut config.threads);
         self.solver.apply(&mut config.solver);
@@ -700,6 +738,9 @@ pub struct GenerateArgs {
     pub output: OutputArgs,
 
     #[command(flatten)]
+    pub compress: CompressArgs,
+
+    #[command(flatten)]
     pub threads: ThreadArgs,
 
     #[command(flatten)]
@@ -731,6 +772,7 @@ impl GenerateArgs {
         }
         config.with_solution = self.with_solution;
         config.output = self.output.output;
+        config.compress = self.compress.codec();
         self.threads.apply(&mut config.threads);
         self.solver.apply(&mut config.solver);
         config.quiet = self.quiet.quiet;

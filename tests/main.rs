@@ -8,6 +8,7 @@ mod generate;
 mod golden;
 mod inputs;
 mod integrity;
+mod outputs;
 mod records;
 mod report;
 mod results;

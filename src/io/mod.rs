@@ -10,8 +10,11 @@
 //! Results out:
 //! - [`results`]: the result schema ([`Status`](results::Status), the columns, the row) and
 //!   [`ResultReader`](results::ResultReader), the one reader of result CSVs (`--resume`, `merge`).
-//! - [`output`]: where rows go: stdout, or a file written crash-safely through `FILE.partial`.
+//! - [`output`]: where rows go: stdout, a device or FIFO written directly, or a file written
+//!   crash-safely through `FILE.partial`, locked while a run writes it.
+//! - [`compress`]: gzip members and zstd frames for compressed output (`.gz`, `.zst`).
 
+pub mod compress;
 pub mod csv;
 pub mod detect;
 pub mod grid;

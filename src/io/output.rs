@@ -1,23 +1,33 @@
-//! Where a run's rows go: stdout, or a file written crash-safely (into `FILE.partial` beside it,
-//! renamed to `FILE` only once the run completes, so a killed run never leaves a truncated file
-//! that looks finished), and taking such a file back for `--resume` (whose rows are read by
-//! [`ResultReader`](crate::io::results::ResultReader)).
+//! Where a run's rows go, and who owns them while they are written.
+//!
+//! - stdout (`-`), or a non-regular path (a device such as `/dev/null`, a FIFO, `/dev/stdout`):
+//!   written directly, never replaced.
+//! - a regular file `FILE`: written crash-safely into `FILE.partial` beside it, renamed to
+//!   `FILE` only once the run completes, so a killed run never leaves a truncated file that
+//!   looks finished. `FILE.partial` is locked (`flock`) for the whole run: a second run on the
+//!   same `FILE` is refused, naming the first one's pid. Before anything is created, `FILE` is
+//!   checked: not a folder, not one of the inputs, in a folder that exists.
+//! - compressed (`.gz`, `.zst`, or `--compress`): a sequence of independent gzip members or
+//!   zstd frames ([`crate::io::compress`]); `solve` seals each chunk into a member on its pool's
+//!   threads and hands it over with [`Output::write_sealed`], other writers just write bytes.
+//!
+//! [`take_for_resume`] takes an interrupted (or finished) run's output back for `--resume`:
+//! its rows are read (through [`ResultReader`](crate::io::results::ResultReader)) from its
+//! complete members only, and it is cut after the rows kept. A finished file stays in place,
+//! unchanged, until the resume is known good.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::io::compress::{member_bytes, read_members, scan_members, Codec, Member};
 
 /// The suffix of the file a run writes into before it is complete.
 pub const PARTIAL_SUFFIX: &str = ".partial";
 
-/// An output sink that names itself in errors.
-pub struct Output {
-    sink: BufWriter<Box<dyn Write + Send>>,
-    target: Option<PathBuf>,
-    display: PathBuf,
-}
+/// Plain bytes gathered into one member before it is compressed, for writers that write bytes.
+const MEMBER_BYTES: usize = 1024 * 1024;
 
 /// The path of the in-progress file for `path`.
 pub fn partial_path(path: &Path) -> PathBuf {
@@ -26,71 +36,333 @@ pub fn partial_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-impl Output {
-    /// Opens stdout (`None` or `-`) or creates the in-progress file for `path`.
-    pub fn create(path: Option<&Path>) -> Result<Output> {
-        match path {
-            None => Ok(Output::stdout()),
-            Some(p) if p.as_os_str() == "-" => Ok(Output::stdout()),
-            Some(p) => {
-                let partial = partial_path(p);
-                let file = File::create(&partial).map_err(|source| Error::Write {
-                    path: p.to_path_buf(),
-                    cause: source,
-                })?;
-                Ok(Output {
-                    sink: BufWriter::with_capacity(256 * 1024, Box::new(file)),
-                    target: Some(p.to_path_buf()),
-                    display: p.to_path_buf(),
-                })
+/// How an output is opened.
+#[derive(Debug, Clone, Default)]
+pub struct OutputOptions {
+    /// The encoding; `None` follows the path's extension (`.gz`, `.zst`), plain for stdout.
+    pub compress: Option<Codec>,
+    /// The run's input files: the output may not be one of them.
+    pub inputs: Vec<PathBuf>,
+    /// Keep `FILE.partial` when the run fails (`solve`, for `--resume`); otherwise a failed
+    /// output leaves nothing behind.
+    pub resumable: bool,
+}
+
+impl OutputOptions {
+    /// The encoding for `path` (`None` for stdout).
+    pub fn codec_for(&self, path: Option<&Path>) -> Codec {
+        self.compress.unwrap_or_else(|| {
+            path.filter(|p| !is_stdout(p))
+                .map_or(Codec::None, Codec::from_path)
+        })
+    }
+}
+
+/// Where the bytes go.
+enum Sink {
+    Stdout(io::Stdout),
+    File(File),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Stdout(s) => s.write(buf),
+            Sink::File(f) => f.write(buf),
+        }
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Sink::Stdout(s) => s.write_all(buf),
+            Sink::File(f) => f.write_all(buf),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(s) => s.flush(),
+            Sink::File(f) => f.flush(),
+        }
+    }
+}
+
+/// An output sink that names itself in errors.
+pub struct Output {
+    sink: io::BufWriter<Sink>,
+    codec: Codec,
+    /// Plain bytes not yet sealed into a member (compressed output only).
+    pending: Vec<u8>,
+    /// For a regular file: the final name, renamed to on [`finish`](Output::finish).
+    target: Option<PathBuf>,
+    display: PathBuf,
+    /// Remove `FILE.partial` if dropped unfinished.
+    discard: bool,
+}
+
+fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// True for an output path that is written directly: a device, FIFO or socket (anything that
+/// exists and is neither a regular file nor a folder), or a name for a descriptor such as
+/// `/dev/stdout` or `/proc/self/fd/1` (whatever it points to, it is not ours to replace).
+pub fn is_direct(path: &Path) -> bool {
+    let text = path.to_string_lossy();
+    if ["/dev/stdout", "/dev/stderr", "/dev/tty"].contains(&text.as_ref())
+        || text.starts_with("/dev/fd/")
+        || (text.starts_with("/proc/") && text.contains("/fd/"))
+    {
+        return true;
+    }
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+fn write_error(path: &Path, cause: io::Error) -> Error {
+    Error::Write {
+        path: path.to_path_buf(),
+        cause,
+    }
+}
+
+fn refuse(path: &Path, why: String) -> Error {
+    write_error(path, io::Error::other(why))
+}
+
+/// Checks a regular output path before anything is created: not a folder, not one of the
+/// inputs, in a folder that exists.
+fn check_target(path: &Path, inputs: &[PathBuf]) -> Result<()> {
+    if path.is_dir() {
+        return Err(refuse(path, "it is a folder".into()));
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match std::fs::metadata(parent) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(refuse(
+                path,
+                format!("{} is not a folder", parent.display()),
+            ))
+        }
+        Err(e) => {
+            return Err(refuse(
+                path,
+                format!("its folder {} cannot be used: {e}", parent.display()),
+            ))
+        }
+    }
+    if let Ok(meta) = std::fs::metadata(path) {
+        let canonical = std::fs::canonicalize(path).ok();
+        for input in inputs {
+            let same_inode = std::fs::metadata(input).is_ok_and(|m| same_file(&m, &meta));
+            let same_name = canonical.is_some() && std::fs::canonicalize(input).ok() == canonical;
+            if same_inode || same_name {
+                return Err(refuse(
+                    path,
+                    format!(
+                        "it is the input {}; writing it would destroy the input",
+                        input.display()
+                    ),
+                ));
             }
         }
     }
+    Ok(())
+}
 
-    /// Reopens the in-progress file for `path` to continue an interrupted run: everything after
-    /// its first `keep` bytes (a torn last row, rows that are redone) is cut off, and new rows
-    /// are appended.
-    pub fn append(path: &Path, keep: u64) -> Result<Output> {
-        let partial = partial_path(path);
-        let error = |source| Error::Write {
-            path: partial.clone(),
-            cause: source,
-        };
-        let mut file = OpenOptions::new()
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+    false
+}
+
+/// Opens (creating if needed, never truncating) and exclusively locks the in-progress file
+/// `partial` of `target`. Another run holding it is an error naming its pid where known.
+fn open_locked(partial: &Path, target: &Path) -> Result<File> {
+    loop {
+        let file = OpenOptions::new()
+            .read(true)
             .write(true)
-            .open(&partial)
-            .map_err(error)?;
-        file.set_len(keep).map_err(error)?;
-        file.seek(SeekFrom::End(0)).map_err(error)?;
-        Ok(Output {
-            sink: BufWriter::with_capacity(256 * 1024, Box::new(file)),
-            target: Some(path.to_path_buf()),
-            display: path.to_path_buf(),
-        })
+            .create(true)
+            .truncate(false)
+            .open(partial)
+            .map_err(|e| write_error(target, e))?;
+        lock(&file, partial, target)?;
+        // The name may have been renamed or removed by the run that held the lock just before
+        // it was taken: then the lock is on a file that is no longer `partial`; try again.
+        #[cfg(unix)]
+        {
+            let held = file.metadata().map_err(|e| write_error(target, e))?;
+            match std::fs::metadata(partial) {
+                Ok(now) if same_file(&now, &held) => return Ok(file),
+                _ => continue,
+            }
+        }
+        #[cfg(not(unix))]
+        return Ok(file);
+    }
+}
+
+/// Takes an exclusive, non-blocking lock on `file` (named `partial`, the output `target`).
+#[cfg(unix)]
+fn lock(file: &File, partial: &Path, target: &Path) -> Result<()> {
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: flock on a descriptor this `File` owns; no memory is passed.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return Ok(());
+    }
+    let error = io::Error::last_os_error();
+    if error.kind() != io::ErrorKind::WouldBlock {
+        return Err(write_error(target, error));
+    }
+    let who = lock_holder(file).map_or(String::new(), |pid| format!(" (pid {pid})"));
+    Err(refuse(
+        target,
+        format!(
+            "another run{who} is writing it ({} is locked); wait for it, or stop it",
+            partial.display()
+        ),
+    ))
+}
+
+#[cfg(not(unix))]
+fn lock(_: &File, _: &Path, _: &Path) -> Result<()> {
+    Ok(())
+}
+
+/// The pid holding a `flock` on `file`, from `/proc/locks` (Linux), where known.
+#[cfg(unix)]
+fn lock_holder(file: &File) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = file.metadata().ok()?;
+    let (dev, ino) = (meta.dev(), meta.ino());
+    let (major, minor) = (
+        libc::major(dev as libc::dev_t),
+        libc::minor(dev as libc::dev_t),
+    );
+    let wanted = format!("{major:02x}:{minor:02x}:{ino}");
+    let locks = std::fs::read_to_string("/proc/locks").ok()?;
+    locks.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        // "1: FLOCK  ADVISORY  WRITE 3705 fe:00:5840920 0 EOF"
+        let at = fields.iter().position(|f| *f == "FLOCK")?;
+        (fields.get(at + 4) == Some(&wanted.as_str()))
+            .then(|| fields.get(at + 3)?.parse().ok())
+            .flatten()
+    })
+}
+
+impl Output {
+    /// Opens stdout (`None` or `-`) or the output `path`, encoded as its extension says.
+    pub fn create(path: Option<&Path>) -> Result<Output> {
+        Output::create_with(path, &OutputOptions::default())
     }
 
-    fn stdout() -> Output {
-        Output {
-            sink: BufWriter::with_capacity(256 * 1024, Box::new(io::stdout())),
-            target: None,
-            display: PathBuf::from("-"),
+    /// Opens stdout (`None` or `-`), a non-regular `path` directly, or the locked in-progress
+    /// file of a regular `path` (emptied), after checking `path` (see the module's text).
+    pub fn create_with(path: Option<&Path>, options: &OutputOptions) -> Result<Output> {
+        let codec = options.codec_for(path);
+        let Some(path) = path.filter(|p| !is_stdout(p)) else {
+            return Ok(Output::new(
+                Sink::Stdout(io::stdout()),
+                codec,
+                None,
+                PathBuf::from("-"),
+                false,
+            ));
+        };
+        if is_direct(path) {
+            let file = OpenOptions::new()
+                .append(true)
+                .open(path)
+                .map_err(|e| write_error(path, e))?;
+            return Ok(Output::new(
+                Sink::File(file),
+                codec,
+                None,
+                path.into(),
+                false,
+            ));
         }
+        check_target(path, &options.inputs)?;
+        let partial = partial_path(path);
+        let file = open_locked(&partial, path)?;
+        file.set_len(0).map_err(|e| write_error(path, e))?;
+        Ok(Output::new(
+            Sink::File(file),
+            codec,
+            Some(path.into()),
+            path.into(),
+            !options.resumable,
+        ))
+    }
+
+    fn new(
+        sink: Sink,
+        codec: Codec,
+        target: Option<PathBuf>,
+        display: PathBuf,
+        discard: bool,
+    ) -> Output {
+        Output {
+            sink: io::BufWriter::with_capacity(256 * 1024, sink),
+            codec,
+            pending: Vec::new(),
+            target,
+            display,
+            discard,
+        }
+    }
+
+    /// How the output is encoded: `solve` seals each chunk with it ([`Codec::seal`]) before
+    /// handing it to [`write_sealed`](Output::write_sealed).
+    pub fn codec(&self) -> Codec {
+        self.codec
     }
 
     fn error(&self, source: io::Error) -> Error {
-        Error::Write {
-            path: self.display.clone(),
-            cause: source,
-        }
+        write_error(&self.display, source)
     }
 
-    /// Writes bytes.
+    /// Writes plain bytes (compressed output gathers them into members of about a megabyte).
     pub fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
+        if self.codec.is_plain() {
+            return self.sink.write_all(bytes).map_err(|e| self.error(e));
+        }
+        self.pending.extend_from_slice(bytes);
+        if self.pending.len() >= MEMBER_BYTES {
+            self.seal_pending()?;
+        }
+        Ok(())
+    }
+
+    /// Writes bytes already encoded with [`codec`](Output::codec) (whole members), after any
+    /// plain bytes written before them.
+    pub fn write_sealed(&mut self, bytes: &[u8]) -> Result<()> {
+        self.seal_pending()?;
         self.sink.write_all(bytes).map_err(|e| self.error(e))
     }
 
-    /// Flushes everything written so far (the in-progress file stays in place).
+    fn seal_pending(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let mut member = Vec::with_capacity(self.pending.len() / 4 + 64);
+        self.codec.encode_member(&self.pending, &mut member);
+        self.pending.clear();
+        self.sink.write_all(&member).map_err(|e| self.error(e))
+    }
+
+    /// Flushes everything written so far, as complete members (the in-progress file stays in
+    /// place).
     pub fn flush(&mut self) -> Result<()> {
+        self.seal_pending()?;
         self.sink.flush().map_err(|e| self.error(e))
     }
 
@@ -99,33 +371,214 @@ impl Output {
         self.flush()?;
         if let Some(target) = self.target.take() {
             let partial = partial_path(&target);
-            // Close the file before renaming (required on some platforms).
-            drop(self.sink);
-            std::fs::rename(&partial, &target).map_err(|source| Error::Write {
-                path: target,
-                cause: source,
-            })?;
+            // On unix the file stays open, and locked, until it has its final name: closed
+            // before, another run could take the lock and empty it before the rename.
+            #[cfg(not(unix))]
+            {
+                let sink = std::mem::replace(
+                    &mut self.sink,
+                    io::BufWriter::new(Sink::Stdout(io::stdout())),
+                );
+                drop(sink);
+            }
+            std::fs::rename(&partial, &target).map_err(|e| write_error(&target, e))?;
         }
         Ok(())
     }
 }
 
-/// Finds an earlier run's rows for `--resume`: the in-progress file for `path`, or else a
-/// finished `path`, which is moved back to the in-progress name so the run can check it and
-/// append to it. `None` when there is neither.
-pub fn take_for_resume(path: &Path) -> Result<Option<PathBuf>> {
+impl Drop for Output {
+    /// An unfinished output that cannot be resumed leaves nothing behind.
+    fn drop(&mut self) {
+        if let Some(target) = self.target.take().filter(|_| self.discard) {
+            let _ = std::fs::remove_file(partial_path(&target));
+        }
+    }
+}
+
+/// An earlier run's output, taken back for `--resume` and locked: its rows are read with
+/// [`rows`](Earlier::rows) and checked, then [`append`](Earlier::append) cuts it after the rows
+/// kept and opens it for the rest. Dropped without `append` (a refused resume), it leaves a
+/// finished file exactly as it was.
+pub struct Earlier {
+    target: PathBuf,
+    partial: PathBuf,
+    /// The locked in-progress file (an empty placeholder while the rows are in a finished file).
+    lock: File,
+    /// The file the rows are read from: `FILE.partial`, or a finished `FILE`.
+    source: PathBuf,
+    finished: bool,
+    codec: Codec,
+    /// Compressed: the complete members.
+    members: Vec<Member>,
+    /// The bytes of `source` that can be read: up to the end of the last complete member.
+    readable: u64,
+    appended: bool,
+}
+
+/// Finds an earlier run's rows for `--resume` of the output `path`: its in-progress file, or
+/// else a finished `path` (left in place until [`Earlier::append`]). `None` when there is
+/// neither. `path` must be a regular file's (not stdout, not a device or FIFO); its encoding
+/// must be the one this run writes (`options`).
+pub fn take_for_resume(path: &Path, options: &OutputOptions) -> Result<Option<Earlier>> {
+    if is_stdout(path) || is_direct(path) {
+        return Err(Error::Usage(format!(
+            "--resume needs -o FILE, a regular file; {} is written directly (stdout, a device \
+             or a FIFO), so there is nothing to resume",
+            path.display()
+        )));
+    }
+    check_target(path, &options.inputs)?;
     let partial = partial_path(path);
-    if partial.is_file() {
-        return Ok(Some(partial));
+    let lock = open_locked(&partial, path)?;
+    let partial_len = lock.metadata().map_err(|e| write_error(path, e))?.len();
+    let (source, finished) = if partial_len > 0 {
+        (partial.clone(), false)
+    } else if path.is_file() {
+        (path.to_path_buf(), true)
+    } else {
+        // Nothing to resume: the caller starts afresh (and takes the lock again).
+        let _ = std::fs::remove_file(&partial);
+        return Ok(None);
+    };
+    let mut earlier = Earlier {
+        target: path.to_path_buf(),
+        partial,
+        lock,
+        source,
+        finished,
+        codec: Codec::None,
+        members: Vec::new(),
+        readable: 0,
+        appended: false,
+    };
+    let wanted = options.codec_for(Some(path));
+    let read_error = |e| Error::Read {
+        path: earlier.source.clone(),
+        cause: e,
+    };
+    let mut head = Vec::with_capacity(4);
+    File::open(&earlier.source)
+        .and_then(|f| f.take(4).read_to_end(&mut head))
+        .map_err(read_error)?;
+    let found = match Codec::from_magic(&head) {
+        Some(codec) => codec,
+        // A compressed file cut inside its first member's magic bytes holds nothing.
+        None if !wanted.is_plain() && head.len() < 4 && magic_prefix(wanted, &head) => wanted,
+        None => Codec::None,
+    };
+    if found != wanted {
+        return Err(Error::Input {
+            path: earlier.source.clone(),
+            message: format!(
+                "cannot resume: it is {} but this run writes {} (the output's extension or \
+                 --compress changed)",
+                describe(found),
+                describe(wanted)
+            ),
+        });
     }
-    if path.is_file() {
-        std::fs::rename(path, &partial).map_err(|source| Error::Write {
-            path: path.to_path_buf(),
-            cause: source,
-        })?;
-        return Ok(Some(partial));
+    earlier.codec = found;
+    if found.is_plain() {
+        earlier.readable = std::fs::metadata(&earlier.source)
+            .map_err(read_error)?
+            .len();
+    } else {
+        earlier.members = scan_members(found, &earlier.source).map_err(read_error)?;
+        earlier.readable = earlier.members.last().map_or(0, |m| m.end);
     }
-    Ok(None)
+    Ok(Some(earlier))
+}
+
+fn magic_prefix(codec: Codec, head: &[u8]) -> bool {
+    let magic: &[u8] = match codec {
+        Codec::Gzip => &[0x1f, 0x8b],
+        Codec::Zstd => &[0x28, 0xb5, 0x2f, 0xfd],
+        Codec::None => return false,
+    };
+    magic.starts_with(head)
+}
+
+fn describe(codec: Codec) -> &'static str {
+    match codec {
+        Codec::None => "plain",
+        Codec::Gzip => "gzip",
+        Codec::Zstd => "zstd",
+    }
+}
+
+impl Earlier {
+    /// The file the rows are read from (`FILE.partial`, or a finished `FILE`).
+    pub fn path(&self) -> &Path {
+        &self.source
+    }
+
+    /// The earlier rows' plain bytes: for compressed output those of its complete members (a
+    /// torn last member is left out, and its rows are redone).
+    pub fn rows(&self) -> Result<Box<dyn Read + Send>> {
+        read_members(self.codec, &self.source, self.readable).map_err(|e| Error::Open {
+            path: self.source.clone(),
+            cause: e,
+        })
+    }
+
+    /// Keeps the first `keep` plain bytes (the header and the rows kept, as
+    /// [`ResultReader`](crate::io::results::ResultReader) gives them) and opens the output to
+    /// append the rest. A finished file is moved back to `FILE.partial` only now.
+    pub fn append(mut self, keep: u64) -> Result<Output> {
+        let target = self.target.clone();
+        let error = |e| write_error(&target, e);
+        let mut file = if self.finished {
+            // Lock the finished file too, then give it the in-progress name (replacing the
+            // placeholder): both names stay locked throughout.
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(&self.target)
+                .map_err(error)?;
+            lock(&file, &self.target, &self.target)?;
+            std::fs::rename(&self.target, &self.partial).map_err(error)?;
+            file
+        } else {
+            self.lock.try_clone().map_err(error)?
+        };
+        self.appended = true;
+        // Where to cut, and the plain bytes of a member cut in the middle, to re-seal.
+        let (cut, reseal) = if self.codec.is_plain() {
+            (keep, Vec::new())
+        } else {
+            let whole = self.members.partition_point(|m| m.plain_end <= keep);
+            let cut = whole.checked_sub(1).map_or(0, |i| self.members[i].end);
+            let mut reseal = Vec::new();
+            if let Some(member) = self.members.get(whole).filter(|m| m.plain_start < keep) {
+                let plain = member_bytes(self.codec, &mut file, member).map_err(error)?;
+                reseal = plain[..(keep - member.plain_start) as usize].to_vec();
+            }
+            (cut, reseal)
+        };
+        file.set_len(cut).map_err(error)?;
+        file.seek(SeekFrom::End(0)).map_err(error)?;
+        let mut output = Output::new(
+            Sink::File(file),
+            self.codec,
+            Some(target.clone()),
+            target,
+            false,
+        );
+        if !reseal.is_empty() {
+            output.write_all(&reseal)?;
+        }
+        Ok(output)
+    }
+}
+
+impl Drop for Earlier {
+    /// A refused resume of a finished file removes only the placeholder it locked.
+    fn drop(&mut self) {
+        if self.finished && !self.appended {
+            let _ = std::fs::remove_file(&self.partial);
+        }
+    }
 }
 
 /// Writes `value` as pretty JSON to `path`, whole or not at all (through `FILE.partial`, like
@@ -146,6 +599,14 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
 mod tests {
     use super::*;
 
+    fn resume_at(target: &Path, keep: u64) -> Output {
+        take_for_resume(target, &OutputOptions::default())
+            .unwrap()
+            .unwrap()
+            .append(keep)
+            .unwrap()
+    }
+
     #[test]
     fn append_cuts_a_torn_line_and_a_finished_file_is_taken_back() {
         let dir = tempfile::tempdir().unwrap();
@@ -153,7 +614,7 @@ mod tests {
         let partial = partial_path(&target);
         std::fs::write(&partial, "a,b\n1,\"x,\ny\"\n2,z\n3,to").unwrap();
         // Keep the header and the first row (the offset `ResultReader` gives after it).
-        let mut out = Output::append(&target, 13).unwrap();
+        let mut out = resume_at(&target, 13);
         out.write_all(b"2,w\n").unwrap();
         out.finish().unwrap();
         assert_eq!(
@@ -161,10 +622,75 @@ mod tests {
             "a,b\n1,\"x,\ny\"\n2,w\n"
         );
         assert!(!partial.exists());
-        // A finished file is taken back for resuming.
-        assert_eq!(take_for_resume(&target).unwrap(), Some(partial.clone()));
+        // A finished file is read in place; refused (dropped), it stays as it was.
+        let earlier = take_for_resume(&target, &OutputOptions::default())
+            .unwrap()
+            .unwrap();
+        assert_eq!(earlier.path(), target);
+        drop(earlier);
+        assert!(!partial.exists() && target.exists());
+        // Accepted, it becomes the in-progress file.
+        let out = resume_at(&target, 4);
         assert!(partial.exists() && !target.exists());
+        drop(out);
         std::fs::remove_file(&partial).unwrap();
-        assert_eq!(take_for_resume(&target).unwrap(), None);
+        assert_eq!(
+            take_for_resume(&target, &OutputOptions::default())
+                .unwrap()
+                .map(|e| e.path().to_path_buf()),
+            None
+        );
+        assert!(!partial.exists());
+    }
+
+    #[test]
+    fn a_compressed_partial_is_cut_after_the_rows_kept() {
+        for (name, codec) in [("out.csv.gz", Codec::Gzip), ("out.csv.zst", Codec::Zstd)] {
+            let dir = tempfile::tempdir().unwrap();
+            let target = dir.path().join(name);
+            let mut bytes = Vec::new();
+            for part in ["a,b\n", "1,x\n2,y\n", "3,z\n"] {
+                codec.encode_member(part.as_bytes(), &mut bytes);
+            }
+            let torn = bytes.len() - 3;
+            std::fs::write(partial_path(&target), &bytes[..torn]).unwrap();
+            let earlier = take_for_resume(&target, &OutputOptions::default())
+                .unwrap()
+                .unwrap();
+            let mut text = String::new();
+            earlier.rows().unwrap().read_to_string(&mut text).unwrap();
+            assert_eq!(text, "a,b\n1,x\n2,y\n", "{name}");
+            // Keep the header and row 1: the second member is cut and re-sealed.
+            let mut out = earlier.append(8).unwrap();
+            out.write_all(b"2,w\n").unwrap();
+            out.finish().unwrap();
+            let mut text = String::new();
+            crate::io::compress::read_members(
+                codec,
+                &target,
+                std::fs::metadata(&target).unwrap().len(),
+            )
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+            assert_eq!(text, "a,b\n1,x\n2,w\n", "{name}");
+        }
+    }
+
+    #[test]
+    fn a_second_writer_is_refused_and_a_failed_one_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.json");
+        let first = Output::create(Some(&target)).unwrap();
+        let second = Output::create(Some(&target)).err().unwrap().to_string();
+        assert!(second.contains("another run"), "{second}");
+        assert!(
+            second.contains(&format!("pid {}", std::process::id())),
+            "{second}"
+        );
+        drop(first);
+        assert!(!partial_path(&target).exists());
+        let folder = Output::create(Some(dir.path())).err().unwrap().to_string();
+        assert!(folder.contains("is a folder"), "{folder}");
     }
 }

@@ -1,5 +1,6 @@
 //! The results CSV `bench --csv` appends to: the header only into an empty file, each row
-//! flushed at once, and never a row added to a file of another version's header.
+//! flushed at once (a row that cannot be written whole is cut off again), and never a row added
+//! to a file of another version's header.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -80,8 +81,14 @@ impl CsvAppender {
             cause: source,
         };
         let bytes = bytes.map_err(write_err)?;
-        self.file.write_all(&bytes).map_err(write_err)?;
-        self.file.flush().map_err(write_err)?;
+        // A failed write (a full disk) must not leave half a row: cut back to where it began.
+        let before = self.file.metadata().map(|m| m.len());
+        if let Err(error) = self.file.write_all(&bytes).and_then(|()| self.file.flush()) {
+            if let Ok(len) = before {
+                let _ = self.file.set_len(len);
+            }
+            return Err(write_err(error));
+        }
         self.wrote_header = true;
         Ok(())
     }

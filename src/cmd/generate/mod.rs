@@ -57,6 +57,8 @@ pub struct GenerateConfig {
     pub with_solution: bool,
     /// Output file; `None` for stdout.
     pub output: Option<PathBuf>,
+    /// The output's encoding; `None` follows its extension (`.gz`, `.zst`; stdout is plain).
+    pub compress: Option<crate::io::compress::Codec>,
     /// Worker threads (at least 1).
     pub threads: usize,
     /// The solver that proves uniqueness.
@@ -75,6 +77,7 @@ impl GenerateConfig {
             shape: Shape::default(),
             with_solution: false,
             output: None,
+            compress: None,
             threads: crate::run::default_threads(),
             solver: SolverKind::default(),
             quiet: true,
@@ -214,7 +217,11 @@ pub fn run_generate(config: &GenerateConfig) -> Result<GenerateReport> {
     let seed = config.seed.unwrap_or_else(fresh_seed);
     let threads = config.threads.max(1);
     let pool = build_pool(threads)?;
-    let mut output = Output::create(config.output.as_deref())?;
+    let options = crate::io::output::OutputOptions {
+        compress: config.compress,
+        ..Default::default()
+    };
+    let mut output = Output::create_with(config.output.as_deref(), &options)?;
     if config.with_solution {
         output.write_all(CSV_HEADER.as_bytes())?;
     }

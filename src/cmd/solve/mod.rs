@@ -28,7 +28,8 @@ mod resume;
 pub use judge::{judge, Verdict};
 
 use crate::error::{Error, Result};
-use crate::io::output::{write_json, Output};
+use crate::io::compress::Codec;
+use crate::io::output::{write_json, Output, OutputOptions};
 use crate::io::results::{Column, RowFormat, RowValues, Status};
 use crate::io::Input;
 use crate::io::{Body, Deferred, ReadOptions, Record, RecordReader};
@@ -70,6 +71,8 @@ pub struct SolveConfig {
     pub read: ReadOptions,
     /// Output CSV file; `None` for stdout.
     pub output: Option<PathBuf>,
+    /// The output's encoding; `None` follows its extension (`.gz`, `.zst`; stdout is plain).
+    pub compress: Option<Codec>,
     /// Where to write the JSON summary, if anywhere.
     pub summary_json: Option<PathBuf>,
     /// Solver threads (at least 1).
@@ -95,6 +98,7 @@ impl SolveConfig {
             inputs,
             read: ReadOptions::default(),
             output: None,
+            compress: None,
             summary_json: None,
             threads: default_threads(),
             solver: SolverKind::default(),
@@ -407,14 +411,20 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
     }
     // The run's sidecar (`FILE.run.json`): what defines its rows, for `--resume` and `merge`.
     let mut manifest = manifest::RunManifest::for_run(config, shard, &config.columns)?;
+    let out_options = OutputOptions {
+        compress: config.compress,
+        inputs: config.inputs.iter().map(Input::path).collect(),
+        resumable: true,
+    };
     let resumed = match (config.resume, config.output.as_deref()) {
-        (false, path) => Resumed::fresh(Output::create(path)?),
+        (false, path) => Resumed::fresh(Output::create_with(path, &out_options)?),
         (true, None) => return Err(Error::Usage("--resume needs -o FILE".into())),
         (true, Some(path)) if path.as_os_str() == "-" => {
             return Err(Error::Usage("--resume needs -o FILE".into()))
         }
         (true, Some(path)) => resume::resume(
             path,
+            &out_options,
             &mut records,
             &mut files,
             &config.columns,
@@ -470,21 +480,22 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
         Ok(Some(chunk))
     };
     let (solver, unique) = (config.solver, config.unique);
+    // Compressed output: each chunk becomes one gzip member / zstd frame here, on the pool.
+    let codec = output.codec();
     let work = |chunk: Chunk| -> ChunkOut {
         let mut out = buffers.out();
         solve_chunk(&chunk, &mut out, solver, unique, &format);
         let solve_ns = out.scores.iter().map(|s| s.solve_ns).sum();
         chunk_size.record(solve_ns, out.scores.len() as u64);
         buffers.give_chunk(chunk);
-        // The chunk's finished rows are `out.rows`: the one place to transform them on the
-        // pool's threads (an encoder) before the writer writes them in order.
+        codec.seal(&mut out.rows);
         out
     };
     let mut solver_cpu_ns = 0u64;
     let new_tally = {
         let mut new_tally = Tally::default();
         let consume = |out: ChunkOut| -> Result<()> {
-            output.write_all(&out.rows)?;
+            output.write_sealed(&out.rows)?;
             out.scores
                 .iter()
                 .for_each(|score| score.add_to(&mut new_tally));

@@ -7,8 +7,8 @@ use super::manifest::{sidecar_path, Compare, RunManifest};
 use super::ShardedRecords;
 use crate::error::{Error, Result};
 use crate::grid::Grid;
-use crate::io::output::{partial_path, take_for_resume, Output};
-use crate::io::results::{header_line, Column, ResultReader, ResultRowRef, Status};
+use crate::io::output::{take_for_resume, Earlier, Output, OutputOptions};
+use crate::io::results::{header_of, Column, ResultReader, ResultRowRef, Status};
 use crate::io::Body;
 use crate::stats::Tally;
 
@@ -81,8 +81,10 @@ impl Resumed {
 /// refusal leaves the earlier output as it was. `files` (the `file` column) takes the earlier
 /// run's names for inputs that are the same files, so that rows stay alike when a path is
 /// given another way (relative, absolute).
+/// A compressed output's rows are read from its complete members.
 pub(super) fn resume(
     path: &Path,
+    options: &OutputOptions,
     records: &mut ShardedRecords,
     files: &mut [String],
     columns: &[Column],
@@ -91,31 +93,27 @@ pub(super) fn resume(
     notes: &mut Vec<String>,
 ) -> Result<Resumed> {
     check_columns(columns)?;
-    let partial = partial_path(path);
-    let rows_file = if partial.is_file() {
-        partial
-    } else if path.is_file() {
-        path.to_path_buf()
-    } else {
+    // The earlier rows are read where they are: nothing is renamed before every check passed.
+    let Some(earlier) = take_for_resume(path, options)? else {
         notes.push(format!(
             "resume: no earlier output for {}; starting from the beginning",
             path.display()
         ));
-        return Ok(Resumed::fresh(Output::create(Some(path))?));
+        return Ok(Resumed::fresh(Output::create_with(Some(path), options)?));
     };
     match (RunManifest::read(path).map_err(cannot_resume)?, this_run) {
-        (Some(earlier), Some(this_run)) => {
-            let differences = earlier.differences(this_run, Compare::Resume);
+        (Some(before), Some(this_run)) => {
+            let differences = before.differences(this_run, Compare::Resume);
             if !differences.is_empty() {
                 return Err(Error::Input {
-                    path: rows_file,
+                    path: earlier.path().to_path_buf(),
                     message: format!("cannot resume: {}", differences.join("; ")),
                 });
             }
-            for (name, input) in files.iter_mut().zip(&earlier.inputs) {
+            for (name, input) in files.iter_mut().zip(&before.inputs) {
                 name.clone_from(&input.name);
             }
-            this_run.started_unix = earlier.started_unix;
+            this_run.started_unix = before.started_unix;
         }
         (None, _) => notes.push(format!(
             "resume: no {} (an older version's output?): the earlier run's options cannot be \
@@ -124,18 +122,16 @@ pub(super) fn resume(
         )),
         (Some(_), None) => {}
     }
-    let kept = keep_rows(&rows_file, records, files, columns, unique).map_err(cannot_resume)?;
-    // Every check passed: only now is the earlier output taken over.
-    take_for_resume(path)?;
+    let kept = keep_rows(&earlier, records, files, columns, unique).map_err(cannot_resume)?;
     notes.push(format!(
         "resume: kept {} row(s) of {}, continuing after index {}",
         kept.rows,
-        rows_file.display(),
+        earlier.path().display(),
         kept.last_index
             .map_or("(none)".to_string(), |i| i.to_string())
     ));
     Ok(Resumed {
-        output: Output::append(path, kept.keep_bytes)?,
+        output: earlier.append(kept.keep_bytes)?,
         rows: kept.rows,
         tally: kept.tally,
         // Keep the header unless it was torn too.
@@ -158,20 +154,21 @@ struct Kept {
 /// error naming its line. A `file` column that names the input's file another way (relative
 /// or absolute) matches, and `files` takes that name.
 fn keep_rows(
-    partial: &Path,
+    earlier: &Earlier,
     records: &mut ShardedRecords,
     files: &mut [String],
     written: &[Column],
     unique: bool,
 ) -> Result<Kept> {
+    let partial = earlier.path();
     let mut kept = Kept {
         rows: 0,
         keep_bytes: 0,
         last_index: None,
         tally: Tally::default(),
     };
-    let Some(mut rows) = ResultReader::open(partial)? else {
-        check_torn_header(partial)?;
+    let Some(mut rows) = ResultReader::new(earlier.rows()?, partial)? else {
+        check_torn_header(earlier, written)?;
         return Ok(kept); // Empty or torn header: start over.
     };
     // What this run's rows are matched and counted by.
@@ -322,13 +319,15 @@ fn check_row(row: &ResultRowRef<'_>, body: &Body, unique: bool) -> Option<String
 
 /// For an output without a complete header line: fine when what is there is the start of the
 /// header (a run killed while writing it), refused as not a result file otherwise.
-fn check_torn_header(partial: &Path) -> Result<()> {
-    let header = header_line();
+fn check_torn_header(earlier: &Earlier, written: &[Column]) -> Result<()> {
+    let partial = earlier.path();
+    let header = header_of(written);
     let mut head = Vec::with_capacity(header.len() + 1);
-    let read = std::fs::File::open(partial).and_then(|file| {
+    let read = earlier.rows()?;
+    let read = {
         use std::io::Read;
-        file.take(header.len() as u64 + 1).read_to_end(&mut head)
-    });
+        read.take(header.len() as u64 + 1).read_to_end(&mut head)
+    };
     read.map_err(|cause| Error::Read {
         path: partial.to_path_buf(),
         cause,

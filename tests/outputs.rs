@@ -1,0 +1,447 @@
+//! Outputs: compressed output (`.gz`, `.zst`, `--compress`) read by the standard tools, killed
+//! compressed runs resumed, non-regular outputs (FIFOs, devices) written directly, one run per
+//! output at a time, bad `-o` paths refused before any work, and files that appear whole or not
+//! at all.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command as StdCommand, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+
+fn bin() -> Command {
+    Command::cargo_bin("sudoku-batch").unwrap()
+}
+
+fn bin_path() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("sudoku-batch")
+}
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(name)
+}
+
+/// The Kaggle rows' puzzles repeated `copies` times, one per line.
+fn puzzles(dir: &Path, copies: usize) -> PathBuf {
+    let text = std::fs::read_to_string(data("kaggle3m_radcliffe_first1000.csv")).unwrap();
+    let puzzles: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').nth(1))
+        .collect();
+    let path = dir.join(format!("puzzles{copies}.txt"));
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    for _ in 0..copies {
+        for p in &puzzles {
+            writeln!(file, "{p}").unwrap();
+        }
+    }
+    file.flush().unwrap();
+    path
+}
+
+/// Result rows without `solve_ns`, which differs between runs.
+fn rows(csv_text: &[u8]) -> Vec<Vec<String>> {
+    let mut reader = csv::Reader::from_reader(csv_text);
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let solve_ns = header.iter().position(|h| h == "solve_ns").unwrap();
+    let mut rows: Vec<Vec<String>> = reader
+        .records()
+        .map(|r| {
+            r.unwrap()
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != solve_ns)
+                .map(|(_, f)| f.to_string())
+                .collect()
+        })
+        .collect();
+    rows.insert(0, header);
+    rows
+}
+
+fn gunzip(bytes: &[u8]) -> Vec<u8> {
+    let mut plain = Vec::new();
+    flate2::read::MultiGzDecoder::new(bytes)
+        .read_to_end(&mut plain)
+        .unwrap();
+    plain
+}
+
+fn unzstd(bytes: &[u8]) -> Vec<u8> {
+    zstd::stream::decode_all(bytes).unwrap()
+}
+
+/// `tool -dc` on `path`, if the tool is installed.
+fn tool_decompress(tool: &str, path: &Path) -> Option<Vec<u8>> {
+    let out = StdCommand::new(tool).arg("-dc").arg(path).output().ok()?;
+    assert!(out.status.success(), "{tool} -dc {}", path.display());
+    Some(out.stdout)
+}
+
+fn solve_to(input: &Path, out: &Path, extra: &[&str]) {
+    bin()
+        .args(["solve", "-q", "-j", "2"])
+        .args(extra)
+        .arg("-o")
+        .arg(out)
+        .arg(input)
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn gz_and_zst_outputs_decompress_to_the_plain_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = puzzles(dir.path(), 3); // 3,000 rows: a dozen chunks, so a dozen members
+    let plain = dir.path().join("plain.csv");
+    solve_to(&input, &plain, &[]);
+    let want = rows(&std::fs::read(&plain).unwrap());
+    for (name, tool, decode) in [
+        ("out.csv.gz", "gzip", gunzip as fn(&[u8]) -> Vec<u8>),
+        ("out.csv.zst", "zstd", unzstd),
+    ] {
+        let out = dir.path().join(name);
+        solve_to(&input, &out, &[]);
+        let bytes = std::fs::read(&out).unwrap();
+        assert!(bytes.len() < std::fs::metadata(&plain).unwrap().len() as usize);
+        assert_eq!(rows(&decode(&bytes)), want, "{name}");
+        match tool_decompress(tool, &out) {
+            Some(text) => assert_eq!(rows(&text), want, "{tool} -dc {name}"),
+            None => eprintln!("{tool} is not installed: skipped"),
+        }
+        // stdout, with --compress.
+        let how = &name[8..];
+        let out = bin()
+            .args(["solve", "-q", "-j", "2", "--compress", how, "-o", "-"])
+            .arg(&input)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(rows(&decode(&out.stdout)), want, "stdout --compress {how}");
+    }
+    // --compress none writes FILE.gz plain.
+    let forced = dir.path().join("plain.gz");
+    solve_to(&input, &forced, &["--compress", "none"]);
+    assert_eq!(rows(&std::fs::read(&forced).unwrap()), want);
+}
+
+#[test]
+fn generate_and_merge_write_gz_and_zst() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("gen.txt");
+    let generate = |out: &Path| {
+        bin()
+            .args([
+                "generate", "-q", "-n", "40", "--seed", "7", "--clues", "30", "-o",
+            ])
+            .arg(out)
+            .assert()
+            .code(0);
+    };
+    generate(&plain);
+    let want = std::fs::read(&plain).unwrap();
+    let gz = dir.path().join("gen.txt.gz");
+    generate(&gz);
+    assert_eq!(gunzip(&std::fs::read(&gz).unwrap()), want);
+    let zst = dir.path().join("gen.txt.zst");
+    generate(&zst);
+    assert_eq!(unzstd(&std::fs::read(&zst).unwrap()), want);
+    // Two shards merged into a .gz equal the plain merge.
+    let input = puzzles(dir.path(), 1);
+    let mut shards = Vec::new();
+    for k in 1..=2 {
+        let shard = dir.path().join(format!("shard{k}.csv"));
+        solve_to(&input, &shard, &["--shard", &format!("{k}/2")]);
+        shards.push(shard);
+    }
+    let merged = dir.path().join("merged.csv");
+    let merged_gz = dir.path().join("merged.csv.gz");
+    for out in [&merged, &merged_gz] {
+        bin()
+            .arg("merge")
+            .args(&shards)
+            .arg("-o")
+            .arg(out)
+            .assert()
+            .code(0);
+    }
+    assert_eq!(
+        gunzip(&std::fs::read(&merged_gz).unwrap()),
+        std::fs::read(&merged).unwrap()
+    );
+}
+
+/// Waits until `path` holds at least `bytes`; fails if the child ends first.
+fn wait_for_growth(child: &mut Child, path: &Path, bytes: u64) {
+    let started = Instant::now();
+    loop {
+        if std::fs::metadata(path).is_ok_and(|m| m.len() >= bytes) {
+            return;
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the run ended ({status}) before it could be interrupted");
+        }
+        assert!(started.elapsed() < Duration::from_secs(120), "no output");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+fn spawn_solve(input: &Path, out: &Path, threads: &str) -> Child {
+    StdCommand::new(bin_path())
+        .args(["solve", "-q", "-j", threads, "-o"])
+        .arg(out)
+        .arg(input)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn killed_compressed_runs_resume_to_the_same_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = puzzles(dir.path(), 30); // 30,000 rows
+    let full = dir.path().join("full.csv");
+    solve_to(&input, &full, &[]);
+    let want = rows(&std::fs::read(&full).unwrap());
+    for (name, decode) in [
+        ("out.csv.gz", gunzip as fn(&[u8]) -> Vec<u8>),
+        ("out.csv.zst", unzstd),
+    ] {
+        let out = dir.path().join(name);
+        let partial = dir.path().join(format!("{name}.partial"));
+        let mut child = spawn_solve(&input, &out, "2");
+        wait_for_growth(&mut child, &partial, 40_000);
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        assert!(
+            !out.exists(),
+            "{name}: a killed run leaves no finished file"
+        );
+        // Cut the file inside its last member, as a kill during a write would.
+        let len = std::fs::metadata(&partial).unwrap().len();
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&partial)
+            .unwrap();
+        file.set_len(len - 7).unwrap();
+        drop(file);
+        let resumed = bin()
+            .args(["solve", "-j", "1", "--resume", "-o"])
+            .arg(&out)
+            .arg(&input)
+            .output()
+            .unwrap();
+        let note = String::from_utf8_lossy(&resumed.stderr);
+        assert_eq!(resumed.status.code(), Some(0), "{name}: {note}");
+        assert!(note.contains("resume: kept "), "{note}");
+        assert!(!note.contains("kept 0 row"), "{name}: {note}");
+        assert!(!partial.exists());
+        let got = std::fs::read(&out).unwrap();
+        assert_eq!(rows(&decode(&got)), want, "{name}");
+        if let Some(text) =
+            tool_decompress(if name.ends_with("gz") { "gzip" } else { "zstd" }, &out)
+        {
+            assert_eq!(rows(&text), want, "{name} by the standard tool");
+        }
+    }
+}
+
+#[cfg(unix)]
+fn mkfifo(path: &Path) {
+    let status = StdCommand::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_device_output_is_written_directly_and_never_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let input = data("norvig_top95.txt");
+    let plain = dir.path().join("plain.csv");
+    solve_to(&input, &plain, &[]);
+    let fifo = dir.path().join("rows.fifo");
+    mkfifo(&fifo);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(&fifo).unwrap())
+    };
+    solve_to(&input, &fifo, &[]);
+    let read = reader.join().unwrap();
+    assert_eq!(rows(&read), rows(&std::fs::read(&plain).unwrap()));
+    let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced: {kind:?}");
+    assert!(!dir.path().join("rows.fifo.partial").exists());
+    // --resume on it is a usage error.
+    bin()
+        .args(["solve", "-q", "--resume", "-o"])
+        .arg(&fifo)
+        .arg(&input)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--resume needs -o FILE, a regular file",
+        ));
+    // A character device (a private /dev/null), when this test may make one.
+    let null = dir.path().join("null");
+    let made = StdCommand::new("mknod")
+        .arg(&null)
+        .args(["c", "1", "3"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        eprintln!("mknod not permitted: the device case is skipped");
+        return;
+    }
+    solve_to(&input, &null, &[]);
+    let kind = std::fs::symlink_metadata(&null).unwrap().file_type();
+    assert!(kind.is_char_device(), "the device was replaced: {kind:?}");
+    assert!(!dir.path().join("null.partial").exists());
+}
+
+#[test]
+fn a_second_run_on_the_same_output_is_refused_and_the_first_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = puzzles(dir.path(), 30);
+    let out = dir.path().join("out.csv");
+    let partial = dir.path().join("out.csv.partial");
+    let mut first = spawn_solve(&input, &out, "1");
+    wait_for_growth(&mut first, &partial, 1);
+    let second = bin()
+        .args(["solve", "-q", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .output()
+        .unwrap();
+    let message = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{message}");
+    assert!(message.contains("out.csv"), "{message}");
+    assert!(
+        message.contains(&format!("pid {}", first.id())),
+        "{message}"
+    );
+    // --resume is refused the same way.
+    bin()
+        .args(["solve", "-q", "--resume", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .code(2);
+    let status = first.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let got = rows(&std::fs::read(&out).unwrap());
+    assert_eq!(got.len(), 30_001);
+    for (i, row) in got.iter().skip(1).enumerate() {
+        assert_eq!(row[0], i.to_string(), "rows of one run, in order");
+    }
+}
+
+#[test]
+fn bad_output_paths_are_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = puzzles(dir.path(), 10);
+    let before = std::fs::read(&input).unwrap();
+    let folder = dir.path().join("folder");
+    std::fs::create_dir(&folder).unwrap();
+    let missing = dir.path().join("missing").join("out.csv");
+    for (out, says) in [
+        (folder.clone(), "is a folder"),
+        (input.clone(), "is the input"),
+        (missing.clone(), "missing"),
+    ] {
+        let started = Instant::now();
+        let run = bin()
+            .args(["solve", "-q", "-j", "1", "-o"])
+            .arg(&out)
+            .arg(&input)
+            .output()
+            .unwrap();
+        let message = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{message}");
+        assert!(message.contains(&*out.to_string_lossy()), "{message}");
+        assert!(message.contains(says), "{message}");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "refused only after {:?}",
+            started.elapsed()
+        );
+        let mut partial = out.into_os_string();
+        partial.push(".partial");
+        assert!(!Path::new(&partial).exists(), "{partial:?} was created");
+    }
+    assert_eq!(std::fs::read(&input).unwrap(), before, "the input changed");
+    // The same input named another way (a relative path from its folder) is still the input.
+    let run = bin()
+        .current_dir(dir.path())
+        .args(["solve", "-q", "-o", "puzzles10.txt"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(std::fs::read(&input).unwrap(), before, "the input changed");
+}
+
+#[test]
+fn a_refused_resume_leaves_the_finished_file_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.csv");
+    for name in ["out.csv", "out.csv.gz"] {
+        let out = dir.path().join(name);
+        solve_to(&data("norvig_top95.txt"), &out, &[]);
+        let finished = std::fs::read(&out).unwrap();
+        bin()
+            .args(["solve", "-q", "--resume", "-o"])
+            .arg(&out)
+            .arg(data("kaggle3m_radcliffe_first1000.csv"))
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("cannot resume"));
+        assert_eq!(std::fs::read(&out).unwrap(), finished, "{name} changed");
+        let mut partial = out.clone().into_os_string();
+        partial.push(".partial");
+        assert!(!Path::new(&partial).exists(), "{name}: a partial was left");
+    }
+    // A finished plain file resumed as .gz (another encoding) is refused too, unchanged.
+    let finished = std::fs::read(&out).unwrap();
+    bin()
+        .args(["solve", "-q", "--resume", "--compress", "gz", "-o"])
+        .arg(&out)
+        .arg(data("norvig_top95.txt"))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("plain but this run writes gzip"));
+    assert_eq!(std::fs::read(&out).unwrap(), finished);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_summary_that_cannot_be_written_leaves_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.json");
+    // No file may grow (`ulimit -f 0`; SIGXFSZ ignored so the write fails with EFBIG); the
+    // rows go to a pipe, which the limit does not concern.
+    let run = StdCommand::new("sh")
+        .arg("-c")
+        .arg(r#"trap '' XFSZ; ulimit -f 0; exec "$0" solve -q -o - --summary "$1" "$2""#)
+        .arg(bin_path())
+        .arg(&summary)
+        .arg(data("norvig_top95.txt"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let message = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{message}");
+    assert!(message.contains("summary.json"), "{message}");
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
