@@ -427,9 +427,11 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
             &out_options,
             &mut records,
             &mut files,
-            &config.columns,
-            manifest.as_mut(),
-            config.unique,
+            resume::ThisRun {
+                columns: &config.columns,
+                manifest: manifest.as_mut(),
+                unique: config.unique,
+            },
             &mut notes,
         )?,
     };

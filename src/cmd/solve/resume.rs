@@ -45,6 +45,17 @@ pub(super) fn check_columns(columns: &[Column]) -> Result<()> {
     )))
 }
 
+/// What defines the rows of the run that resumes: its output columns, its sidecar (none for
+/// outputs that have none) and whether it proves uniqueness.
+pub(super) struct ThisRun<'a> {
+    /// The `--columns` choice.
+    pub columns: &'a [Column],
+    /// This run's sidecar, compared with the earlier run's.
+    pub manifest: Option<&'a mut RunManifest>,
+    /// `--unique`.
+    pub unique: bool,
+}
+
 /// Where a run's rows go, and what it starts with.
 pub(super) struct Resumed {
     /// The output, positioned after the rows kept.
@@ -87,11 +98,14 @@ pub(super) fn resume(
     options: &OutputOptions,
     records: &mut ShardedRecords,
     files: &mut [String],
-    columns: &[Column],
-    this_run: Option<&mut RunManifest>,
-    unique: bool,
+    this_run: ThisRun<'_>,
     notes: &mut Vec<String>,
 ) -> Result<Resumed> {
+    let ThisRun {
+        columns,
+        manifest: this_run,
+        unique,
+    } = this_run;
     check_columns(columns)?;
     // The earlier rows are read where they are: nothing is renamed before every check passed.
     let Some(earlier) = take_for_resume(path, options)? else {
