@@ -307,8 +307,15 @@ fn resume_works_with_the_columns_it_needs_and_refuses_others() {
         let names: Vec<&str> = header.iter().map(String::as_str).collect();
         // Cut mid-row, two thirds in.
         let cut = clean_bytes.len() * 2 / 3;
-        let out = dir.path().join("out.csv");
-        std::fs::write(dir.path().join("out.csv.partial"), &clean_bytes[..cut]).unwrap();
+        // One output per choice: a finished run's sidecar (`FILE.run.json`) records its
+        // columns, and a resume under other columns is rightly refused.
+        let name = format!("out-{}.csv", list.len());
+        let out = dir.path().join(&name);
+        std::fs::write(
+            dir.path().join(format!("{name}.partial")),
+            &clean_bytes[..cut],
+        )
+        .unwrap();
         let kept = clean_bytes[..cut].iter().filter(|&&b| b == b'\n').count() - 1;
         bin()
             .args(["solve", "-j", "2", "--resume", "--columns", list, "-o"])
@@ -326,7 +333,7 @@ fn resume_works_with_the_columns_it_needs_and_refuses_others() {
             project(&header, &clean_rows, &names)
         );
         // The same partial resumed with other columns is refused: the header would not match.
-        std::fs::rename(&out, dir.path().join("out.csv.partial")).unwrap();
+        std::fs::rename(&out, dir.path().join(format!("{name}.partial"))).unwrap();
         bin()
             .args([
                 "solve",
