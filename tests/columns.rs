@@ -5,31 +5,14 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use crate::support::{bin, data};
 use predicates::prelude::*;
 use proptest::prelude::*;
 use sudoku_batch::io::results::{row_writer, Column, RowFormat, RowValues, Status};
 
-fn bin() -> Command {
-    Command::cargo_bin("sudoku-batch").unwrap()
-}
-
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("data")
-        .join(name)
-}
-
-/// Every status but `multiple` (and that with `--unique`): tdoku's set, malformed lines whose
-/// excerpts and messages need quoting, contradictory clues, Norvig's top 95.
+/// [`mixed_input`](crate::support::mixed_input) under this module's file name.
 fn mixed_input(dir: &Path) -> PathBuf {
-    let mut text = std::fs::read_to_string(data("tdoku_test_puzzles.txt")).unwrap();
-    text += "not a puzzle, \"quoted\"\n12345\n";
-    text += "11...............................................................................\n";
-    text += &std::fs::read_to_string(data("norvig_top95.txt")).unwrap();
-    let path = dir.join("mixed, \"odd\" name.txt");
-    std::fs::write(&path, text).unwrap();
-    path
+    crate::support::mixed_input(dir, "mixed, \"odd\" name.txt")
 }
 
 /// A CSV file's header and rows, as strings.

@@ -8,16 +8,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
+use crate::support::bin;
 
 const KAGGLE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/data/kaggle3m_radcliffe_first1000.csv"
 );
-
-fn bin() -> Command {
-    Command::cargo_bin("sudoku-batch").unwrap()
-}
 
 /// The first `n` (puzzle, solution) pairs of the Kaggle sample.
 fn pairs(n: usize) -> Vec<(String, String)> {

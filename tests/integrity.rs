@@ -4,11 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
-
-fn bin() -> Command {
-    Command::cargo_bin("sudoku-batch").unwrap()
-}
+use crate::support::bin;
 
 /// `sudoku-batch ARGS` run in `dir`: (exit code, stderr).
 fn run(dir: &Path, args: &[&str]) -> (i32, String) {

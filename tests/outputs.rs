@@ -8,21 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command as StdCommand, Stdio};
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
-
-fn bin() -> Command {
-    Command::cargo_bin("sudoku-batch").unwrap()
-}
-
-fn bin_path() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("sudoku-batch")
-}
-
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("data")
-        .join(name)
-}
+use crate::support::{bin, bin_path, data};
 
 /// The Kaggle rows' puzzles repeated `copies` times, one per line.
 fn puzzles(dir: &Path, copies: usize) -> PathBuf {

@@ -4,31 +4,14 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use crate::support::{bin, data};
 use predicates::prelude::*;
 use sudoku_batch::io::results::{Column, ResultReader, ResultRow};
 use sudoku_batch::stats::Tally;
 
-fn bin() -> Command {
-    Command::cargo_bin("sudoku-batch").unwrap()
-}
-
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("data")
-        .join(name)
-}
-
-/// Every status among ~300 records: hard puzzles, unsolvable and multiple-solution ones
-/// (tdoku's set), contradictory clues and malformed lines, whose messages are quoted fields.
+/// [`mixed_input`](crate::support::mixed_input) under this module's file name.
 fn mixed_input(dir: &Path) -> PathBuf {
-    let mut text = std::fs::read_to_string(data("tdoku_test_puzzles.txt")).unwrap();
-    text += "not a puzzle, \"quoted\"\n12345\n";
-    text += "11...............................................................................\n";
-    text += &std::fs::read_to_string(data("norvig_top95.txt")).unwrap();
-    let path = dir.join("mixed.txt");
-    std::fs::write(&path, text).unwrap();
-    path
+    crate::support::mixed_input(dir, "mixed.txt")
 }
 
 /// The rows of a result file read through `ResultReader`, `solve_ns` zeroed (it differs

@@ -6,22 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command as StdCommand, Stdio};
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
+use crate::support::{bin, bin_path, data};
 use predicates::prelude::*;
-
-fn bin() -> Command {
-    Command::cargo_bin("sudoku-batch").unwrap()
-}
-
-fn bin_path() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("sudoku-batch")
-}
-
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("data")
-        .join(name)
-}
 
 /// Result rows without the columns that legitimately differ between runs: `solve_ns` (always),
 /// and `file` (when the same records come from differently named files).
