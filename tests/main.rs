@@ -37,6 +37,20 @@ mod support {
             .join(name)
     }
 
+    /// `solve ARGS -o out input` as a plain child process (to kill it mid-run), stderr piped.
+    pub fn spawn_solve(input: &Path, out: &Path, args: &[&str]) -> std::process::Child {
+        std::process::Command::new(bin_path())
+            .arg("solve")
+            .args(args)
+            .arg("-o")
+            .arg(out)
+            .arg(input)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
     /// Every status among ~300 records: hard puzzles, unsolvable and multiple-solution ones
     /// (tdoku's set), contradictory clues and malformed lines whose excerpts and messages are
     /// quoted fields, then Norvig's top 95; written to `dir/name`.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command as StdCommand, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{bin, bin_path, data};
+use crate::support::{bin, bin_path, data, spawn_solve};
 
 /// The Kaggle rows' puzzles repeated `copies` times, one per line.
 fn puzzles(dir: &Path, copies: usize) -> PathBuf {
@@ -176,17 +176,6 @@ fn wait_for_growth(child: &mut Child, path: &Path, bytes: u64) {
     }
 }
 
-fn spawn_solve(input: &Path, out: &Path, threads: &str) -> Child {
-    StdCommand::new(bin_path())
-        .args(["solve", "-q", "-j", threads, "-o"])
-        .arg(out)
-        .arg(input)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
 #[test]
 fn killed_compressed_runs_resume_to_the_same_rows() {
     let dir = tempfile::tempdir().unwrap();
@@ -200,7 +189,7 @@ fn killed_compressed_runs_resume_to_the_same_rows() {
     ] {
         let out = dir.path().join(name);
         let partial = dir.path().join(format!("{name}.partial"));
-        let mut child = spawn_solve(&input, &out, "2");
+        let mut child = spawn_solve(&input, &out, &["-q", "-j", "2"]);
         wait_for_growth(&mut child, &partial, 40_000);
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
@@ -297,7 +286,7 @@ fn a_second_run_on_the_same_output_is_refused_and_the_first_finishes() {
     let input = puzzles(dir.path(), 30);
     let out = dir.path().join("out.csv");
     let partial = dir.path().join("out.csv.partial");
-    let mut first = spawn_solve(&input, &out, "1");
+    let mut first = spawn_solve(&input, &out, &["-q", "-j", "1"]);
     wait_for_growth(&mut first, &partial, 1);
     let second = bin()
         .args(["solve", "-q", "-o"])

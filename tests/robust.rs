@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command as StdCommand, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{bin, bin_path, data};
+use crate::support::{bin, bin_path, data, spawn_solve};
 use predicates::prelude::*;
 
 /// Result rows without the columns that legitimately differ between runs: `solve_ns` (always),
@@ -241,17 +241,6 @@ fn wait_for_growth(child: &mut Child, path: &Path, bytes: u64) {
     }
 }
 
-fn spawn_solve(input: &Path, out: &Path) -> Child {
-    StdCommand::new(bin_path())
-        .args(["solve", "-j", "2", "-o"])
-        .arg(out)
-        .arg(input)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
 #[test]
 fn killed_run_resumes_to_the_same_rows() {
     let dir = tempfile::tempdir().unwrap();
@@ -265,7 +254,7 @@ fn killed_run_resumes_to_the_same_rows() {
         .code(0);
     let out = dir.path().join("out.csv");
     let partial = dir.path().join("out.csv.partial");
-    let mut child = spawn_solve(&input, &out);
+    let mut child = spawn_solve(&input, &out, &["-j", "2"]);
     wait_for_growth(&mut child, &partial, 300_000);
     child.kill().unwrap(); // SIGKILL: no chance to clean up
     child.wait().unwrap();
@@ -361,7 +350,7 @@ fn ctrl_c_flushes_prints_the_summary_and_resumes() {
     let input = big_input(dir.path(), 30);
     let out = dir.path().join("out.csv");
     let partial = dir.path().join("out.csv.partial");
-    let mut child = spawn_solve(&input, &out);
+    let mut child = spawn_solve(&input, &out, &["-j", "2"]);
     wait_for_growth(&mut child, &partial, 300_000);
     let kill = StdCommand::new("kill")
         .args(["-INT", &child.id().to_string()])
