@@ -1,0 +1,566 @@
+//! The SVG chart: grouped bars, one group per dataset, one colour per solver × mode × thread
+//! count (a hue per solver, lighter for fewer threads), and within each colour one bar per
+//! machine, side by side, told apart by hatching. Every label is horizontal, and the default
+//! width (800 px) is the README's.
+
+use std::path::Path;
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::{Comparison, ComparisonRow};
+use crate::cmd::bench::BenchMode;
+use crate::error::{Error, Result};
+use crate::SolverKind;
+
+/// The hue of each solver in [`SolverKind::ALL`] order, so a solver keeps its colour from
+/// chart to chart.
+pub const SOLVER_COLORS: [RGBColor; 4] = [
+    RGBColor(0x8c, 0x56, 0x4b),
+    RGBColor(0x1f, 0x77, 0xb4),
+    RGBColor(0xff, 0x7f, 0x0e),
+    RGBColor(0x2c, 0xa0, 0x2c),
+];
+
+/// Hues for solvers this build does not know, in order of appearance (repeating).
+pub const OTHER_COLORS: [RGBColor; 4] = [
+    RGBColor(0x94, 0x67, 0xbd),
+    RGBColor(0xd6, 0x27, 0x28),
+    RGBColor(0x17, 0xbe, 0xcf),
+    RGBColor(0xe3, 0x77, 0xc2),
+];
+
+/// The fill of the machine legend's swatches (the hatching is what tells machines apart).
+pub const MACHINE_SWATCH: RGBColor = RGBColor(0xa0, 0xa0, 0xa0);
+
+/// Chart width when everything fits: the README's width.
+pub const WIDTH: u32 = 800;
+
+const MARGIN: i32 = 16;
+const PLOT_LEFT: i32 = 64;
+const PLOT_HEIGHT: i32 = 300;
+const GRID: RGBColor = RGBColor(0xdd, 0xdd, 0xdd);
+const MINOR_GRID: RGBColor = RGBColor(0xf0, 0xf0, 0xf0);
+const AXIS_TEXT: RGBColor = RGBColor(0x44, 0x44, 0x44);
+
+/// One colour of the chart: a solver × mode × thread count.
+#[derive(Debug, Clone, PartialEq)]
+struct Series {
+    solver: String,
+    mode: BenchMode,
+    threads: usize,
+    color: RGBColor,
+    label: String,
+}
+
+impl Series {
+    fn matches(&self, row: &ComparisonRow) -> bool {
+        row.solver == self.solver && row.mode == self.mode && row.threads == self.threads
+    }
+}
+
+/// A font of `px` pixels (the SVG backend writes sizes divided by 1.24).
+fn font(px: f64) -> FontDesc<'static> {
+    ("sans-serif", px * 1.24).into_font()
+}
+
+/// Estimated width of `text` in pixels at `px` (about 0.55 em a character; an SVG has no
+/// font metrics).
+fn text_width(text: &str, px: f64) -> f64 {
+    text.chars().count() as f64 * px * 0.55
+}
+
+/// `color` mixed with white: `white` = 0 is the colour, 1 is white.
+fn lighten(color: RGBColor, white: f64) -> RGBColor {
+    let mix = |c: u8| (f64::from(c) + (255.0 - f64::from(c)) * white).round() as u8;
+    RGBColor(mix(color.0), mix(color.1), mix(color.2))
+}
+
+/// The series with a rate somewhere, ordered by solver (simplest first), mode, threads; a
+/// hue per solver, from light (fewest threads) to full.
+fn series_of(rows: &[&ComparisonRow]) -> Vec<Series> {
+    let mut solvers: Vec<&str> = Vec::new();
+    for row in rows {
+        if !solvers.contains(&row.solver.as_str()) {
+            solvers.push(&row.solver);
+        }
+    }
+    let kind_index = |name: &str| {
+        SolverKind::from_name(name).and_then(|k| SolverKind::ALL.iter().position(|&a| a == k))
+    };
+    // Known solvers in `SolverKind::ALL` order, then the others as they appear.
+    let mut ranked: Vec<(usize, &str)> = solvers
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| (kind_index(s).unwrap_or(SolverKind::ALL.len() + i), s))
+        .collect();
+    ranked.sort_unstable();
+    let modes = rows.iter().any(|r| r.mode != rows[0].mode);
+    let mut out = Vec::new();
+    let mut others = 0;
+    for (_, solver) in ranked {
+        let mut variants: Vec<(u8, usize)> = rows
+            .iter()
+            .filter(|r| r.solver == solver)
+            .map(|r| (u8::from(r.mode == BenchMode::Unique), r.threads))
+            .collect();
+        variants.sort_unstable();
+        variants.dedup();
+        let hue = match kind_index(solver) {
+            Some(i) if i < SOLVER_COLORS.len() => SOLVER_COLORS[i],
+            _ => {
+                others += 1;
+                OTHER_COLORS[(others - 1) % OTHER_COLORS.len()]
+            }
+        };
+        let n = variants.len();
+        for (k, &(unique, threads)) in variants.iter().enumerate() {
+            let mode = if unique == 1 {
+                BenchMode::Unique
+            } else {
+                BenchMode::First
+            };
+            let white = if n == 1 {
+                0.0
+            } else {
+                0.6 * (n - 1 - k) as f64 / (n - 1) as f64
+            };
+            let plural = if threads == 1 { "" } else { "s" };
+            let label = if modes {
+                format!("{solver} · {mode} · {threads} thread{plural}")
+            } else {
+                format!("{solver} · {threads} thread{plural}")
+            };
+            out.push(Series {
+                solver: solver.to_string(),
+                mode,
+                threads,
+                color: lighten(hue, white),
+                label,
+            });
+        }
+    }
+    out
+}
+
+/// Hatching of machine `m`'s bars: none for the first, then `/`, `\`, both, repeating.
+fn hatch(m: usize) -> (bool, bool) {
+    match m % 4 {
+        0 => (false, false),
+        1 => (true, false),
+        2 => (false, true),
+        _ => (true, true),
+    }
+}
+
+/// The hatching lines of machine `m` over the rectangle `(x0, y0)`–`(x1, y1)`.
+fn hatch_lines(m: usize, (x0, y0): (i32, i32), (x1, y1): (i32, i32)) -> Vec<[(i32, i32); 2]> {
+    const STEP: usize = 5;
+    let (slash, backslash) = hatch(m);
+    let mut lines = Vec::new();
+    if slash {
+        // x + y = c, from the bottom left to the top right.
+        for c in (x0 + y0 + 2..x1 + y1 - 1).step_by(STEP) {
+            let (a, b) = ((c - y1).max(x0), (c - y0).min(x1));
+            if b > a {
+                lines.push([(a, c - a), (b, c - b)]);
+            }
+        }
+    }
+    if backslash {
+        // x - y = c, from the top left to the bottom right.
+        for c in (x0 - y1 + 2..x1 - y0 - 1).step_by(STEP) {
+            let (a, b) = ((c + y0).max(x0), (c + y1).min(x1));
+            if b > a {
+                lines.push([(a, a - c), (b, b - c)]);
+            }
+        }
+    }
+    lines
+}
+
+/// The rate axis: bottom and top in axis units (log10 of the rate in log mode), and the
+/// labelled ticks.
+fn rate_axis(min_rate: f64, max_rate: f64, log: bool) -> (f64, f64, Vec<f64>) {
+    if log {
+        // From the decade under the slowest rate to the first 1, 2 or 5 × 10^k over the
+        // fastest, labelled at every decade and at the top.
+        let low = min_rate.log10().floor();
+        let room = max_rate * 1.05;
+        let magnitude = 10f64.powf(room.log10().floor());
+        let top = [1.0, 2.0, 5.0, 10.0]
+            .iter()
+            .map(|s| s * magnitude)
+            .find(|&s| s >= room)
+            .unwrap_or(10.0 * magnitude);
+        let high = top.log10().max(low + 1.0);
+        let mut ticks: Vec<f64> = (0..=(high - low + 1e-9) as usize)
+            .map(|k| low + k as f64)
+            .collect();
+        if ticks.last().is_some_and(|&t| high - t > 1e-9) {
+            ticks.push(high);
+        }
+        (low, high, ticks)
+    } else {
+        let raw = max_rate / 5.0;
+        let magnitude = 10f64.powf(raw.log10().floor());
+        let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+            .iter()
+            .map(|s| s * magnitude)
+            .find(|&s| s >= raw)
+            .unwrap_or(10.0 * magnitude);
+        let top = (max_rate * 1.02 / step).ceil() * step;
+        let ticks = (0..=(top / step).round() as usize)
+            .map(|k| k as f64 * step)
+            .collect();
+        (0.0, top, ticks)
+    }
+}
+
+/// Shortens `text` with an ellipsis to fit `width` pixels at `px`.
+fn fit(text: &str, px: f64, width: f64) -> String {
+    if text_width(text, px) <= width {
+        return text.to_string();
+    }
+    let keep = ((width / (px * 0.55)) as usize).saturating_sub(1).max(1);
+    let mut short: String = text.chars().take(keep).collect();
+    short.push('…');
+    short
+}
+
+/// Draws the chart of `comparison` to `path`: one group per dataset (in order of first
+/// appearance, which for `bench` output is the suite's order), one colour per series, one
+/// bar per machine with a rate within each colour, a legend of the series and, when there
+/// are several machines, of the machines' hatching.
+pub fn draw_svg(comparison: &Comparison, path: &Path, title: &str, log: bool) -> Result<()> {
+    let fail = |e: &dyn std::fmt::Display| Error::Write {
+        path: path.to_path_buf(),
+        cause: std::io::Error::other(e.to_string()),
+    };
+    let rows: Vec<&ComparisonRow> = comparison
+        .rows
+        .iter()
+        .filter(|r| r.cells.iter().any(|c| c.rate().is_some()))
+        .collect();
+    let mut datasets: Vec<&str> = Vec::new();
+    for row in &rows {
+        if !datasets.contains(&row.dataset.as_str()) {
+            datasets.push(&row.dataset);
+        }
+    }
+    let series = series_of(&rows);
+    let machines: Vec<usize> = (0..comparison.machines.len())
+        .filter(|&m| {
+            rows.iter()
+                .any(|r| r.cells.get(m).and_then(|c| c.rate()).is_some())
+        })
+        .collect();
+    let machine_label = |m: usize| {
+        let note = if m == comparison.baseline && machines.len() > 1 {
+            " (baseline)"
+        } else {
+            ""
+        };
+        format!("{}{note}", comparison.machines[m].label())
+    };
+
+    // Horizontal layout, in units of one series' width: a small gap between the thread
+    // counts of a solver, a wider one between solvers. At least 4 px a bar, else the chart
+    // grows past the README width.
+    let mut offsets = Vec::with_capacity(series.len());
+    let mut units = 0.0;
+    for (s, one) in series.iter().enumerate() {
+        if s > 0 {
+            units += if series[s - 1].solver == one.solver {
+                0.12
+            } else {
+                0.35
+            };
+        }
+        offsets.push(units);
+        units += 1.0;
+    }
+    let groups = datasets.len().max(1);
+    let min_plot = groups as f64 * units * (machines.len() as f64 * 4.0 + 1.0) / 0.9;
+    let title_px = 18.0;
+    let width = (f64::from(WIDTH)
+        .max(min_plot + f64::from(PLOT_LEFT + MARGIN))
+        .max(text_width(title, title_px) + 2.0 * f64::from(MARGIN)))
+    .min(4000.0)
+    .round() as i32;
+    let plot_right = width - MARGIN;
+    let plot_width = f64::from(plot_right - PLOT_LEFT);
+
+    // Legends: series in columns (a multiple of the variants per solver when it fits), then
+    // machines, one a line.
+    let legend_px = 13.0;
+    let entry_width = series
+        .iter()
+        .map(|s| text_width(&s.label, legend_px))
+        .fold(0.0, f64::max)
+        + 36.0;
+    let fit_columns = ((f64::from(width - 2 * MARGIN) / entry_width) as usize).max(1);
+    // A column per solver when they fit, else entries left to right, line by line.
+    let mut solver_of = Vec::with_capacity(series.len());
+    let mut within = Vec::with_capacity(series.len());
+    for (s, one) in series.iter().enumerate() {
+        let new = s == 0 || series[s - 1].solver != one.solver;
+        let column = solver_of
+            .last()
+            .map_or(0, |&c: &usize| c + usize::from(new));
+        within.push(if new { 0 } else { within[s - 1] + 1 });
+        solver_of.push(column);
+    }
+    let solver_columns = solver_of.last().map_or(1, |&c| c + 1);
+    let cells: Vec<(usize, usize)> = if solver_columns <= fit_columns {
+        solver_of
+            .iter()
+            .copied()
+            .zip(within.iter().copied())
+            .collect()
+    } else {
+        (0..series.len())
+            .map(|i| (i % fit_columns, i / fit_columns))
+            .collect()
+    };
+    let columns = cells.iter().map(|c| c.0 + 1).max().unwrap_or(1);
+    let column_width = f64::from(width - 2 * MARGIN) / columns as f64;
+    let series_lines = cells.iter().map(|c| c.1 as i32 + 1).max().unwrap_or(1);
+    let machine_lines = if machines.len() > 1 {
+        machines.len()
+    } else {
+        1
+    } as i32;
+
+    let plot_top = 76;
+    let plot_bottom = plot_top + PLOT_HEIGHT;
+    let legend_top = plot_bottom + 40;
+    let line_height = 22;
+    let height = legend_top + (series_lines + machine_lines) * line_height + 8 + MARGIN;
+
+    let root = SVGBackend::new(path, (width as u32, height as u32)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| fail(&e))?;
+    let draw_text = |text: &str, at: (i32, i32), px: f64, color: RGBColor, pos: Pos| {
+        let style = TextStyle::from(font(px)).color(&color).pos(pos);
+        root.draw(&Text::new(text.to_string(), at, style))
+            .map_err(|e| fail(&e))
+    };
+    let left_top = Pos::new(HPos::Left, VPos::Top);
+    let centre_top = Pos::new(HPos::Center, VPos::Top);
+    draw_text(title, (width / 2, MARGIN), title_px, BLACK, centre_top)?;
+
+    if series.is_empty() || machines.is_empty() {
+        draw_text(
+            "no measured rates to chart",
+            (width / 2, plot_top + PLOT_HEIGHT / 2),
+            14.0,
+            AXIS_TEXT,
+            centre_top,
+        )?;
+        root.present().map_err(|e| fail(&e))?;
+        return Ok(());
+    }
+
+    // The rate axis: horizontal grid lines with their labels, its name above it.
+    let rates = || {
+        rows.iter()
+            .flat_map(|r| r.cells.iter().filter_map(|c| c.rate()))
+    };
+    let max_rate = rates().fold(0.0f64, f64::max).max(1.0);
+    let min_rate = rates().fold(f64::INFINITY, f64::min).clamp(1e-3, max_rate);
+    let (low, high, ticks) = rate_axis(min_rate, max_rate, log);
+    let to_axis = |rate: f64| if log { rate.max(1e-3).log10() } else { rate };
+    let to_px = |v: f64| {
+        let share = ((v - low) / (high - low)).clamp(0.0, 1.0);
+        (f64::from(plot_bottom) - share * f64::from(PLOT_HEIGHT)).round() as i32
+    };
+    let axis_name = if log {
+        "puzzles per second (log scale, higher is better)"
+    } else {
+        "puzzles per second (higher is better)"
+    };
+    draw_text(
+        axis_name,
+        (MARGIN, plot_top - 28),
+        13.0,
+        AXIS_TEXT,
+        left_top,
+    )?;
+    if log {
+        for decade in low as i32..high.ceil() as i32 {
+            for minor in [2.0f64, 5.0] {
+                let v = f64::from(decade) + minor.log10();
+                if v < high - 1e-9 {
+                    let y = to_px(v);
+                    root.draw(&PathElement::new(
+                        vec![(PLOT_LEFT, y), (plot_right, y)],
+                        MINOR_GRID,
+                    ))
+                    .map_err(|e| fail(&e))?;
+                }
+            }
+        }
+    }
+    for (i, &tick) in ticks.iter().enumerate() {
+        let y = to_px(tick);
+        root.draw(&PathElement::new(
+            vec![(PLOT_LEFT, y), (plot_right, y)],
+            GRID,
+        ))
+        .map_err(|e| fail(&e))?;
+        // A log axis's top (2 or 5 × 10^k) goes unlabelled when it would crowd the decade.
+        if log && i > 0 && tick - ticks[i - 1] < 0.5 {
+            continue;
+        }
+        let rate = if log { 10f64.powf(tick) } else { tick };
+        draw_text(
+            &format_rate(rate),
+            (PLOT_LEFT - 8, y),
+            12.0,
+            AXIS_TEXT,
+            Pos::new(HPos::Right, VPos::Center),
+        )?;
+    }
+
+    // The bars: groups of series, each series a run of adjacent machine bars.
+    let group_width = plot_width / groups as f64;
+    let series_width = group_width * 0.9 / units;
+    let bar_width = series_width / machines.len() as f64;
+    let machine_gap = if machines.len() > 1 { 1 } else { 0 };
+    let label_px = 14.0;
+    // Values over the bars when every one fits over its bar (the gap between thread counts
+    // is the least room between two labels).
+    let value_px = 9.5;
+    let values = rows
+        .iter()
+        .flat_map(|r| machines.iter().filter_map(|&m| r.cells.get(m)?.rate()))
+        // Digits are wider than the average character.
+        .map(|rate| format_rate(rate).chars().count() as f64 * value_px * 0.6)
+        .fold(0.0, f64::max)
+        <= bar_width
+            + if machines.len() > 1 {
+                0.0
+            } else {
+                0.12 * series_width
+            }
+            - 2.0;
+    for (g, dataset) in datasets.iter().enumerate() {
+        let group_left = f64::from(PLOT_LEFT) + g as f64 * group_width + group_width * 0.05;
+        for (one, offset) in series.iter().zip(&offsets) {
+            let Some(row) = rows
+                .iter()
+                .find(|r| r.dataset == *dataset && one.matches(r))
+            else {
+                continue;
+            };
+            let series_left = group_left + offset * series_width;
+            for (k, &m) in machines.iter().enumerate() {
+                let Some(rate) = row.cells.get(m).and_then(|c| c.rate()) else {
+                    continue;
+                };
+                let x0 = (series_left + k as f64 * bar_width).round() as i32;
+                let x1 = ((series_left + (k + 1) as f64 * bar_width).round() as i32 - machine_gap)
+                    .max(x0 + 1);
+                let top = to_px(to_axis(rate)).min(plot_bottom - 1);
+                root.draw(&Rectangle::new(
+                    [(x0, top), (x1, plot_bottom)],
+                    one.color.filled(),
+                ))
+                .map_err(|e| fail(&e))?;
+                for line in hatch_lines(k, (x0, top), (x1, plot_bottom)) {
+                    root.draw(&PathElement::new(line.to_vec(), WHITE.stroke_width(2)))
+                        .map_err(|e| fail(&e))?;
+                }
+                if values {
+                    draw_text(
+                        &format_rate(rate),
+                        ((x0 + x1) / 2, top - 2),
+                        value_px,
+                        AXIS_TEXT,
+                        Pos::new(HPos::Center, VPos::Bottom),
+                    )?;
+                }
+            }
+        }
+        let centre = (f64::from(PLOT_LEFT) + (g as f64 + 0.5) * group_width).round() as i32;
+        draw_text(
+            &fit(dataset, label_px, group_width * 0.95),
+            (centre, plot_bottom + 8),
+            label_px,
+            BLACK,
+            centre_top,
+        )?;
+    }
+    root.draw(&PathElement::new(
+        vec![(PLOT_LEFT, plot_bottom), (plot_right, plot_bottom)],
+        BLACK,
+    ))
+    .map_err(|e| fail(&e))?;
+
+    // The legends.
+    for (one, &(column, line)) in series.iter().zip(&cells) {
+        let x = MARGIN + (column_width * column as f64).round() as i32;
+        let y = legend_top + line as i32 * line_height;
+        root.draw(&Rectangle::new(
+            [(x, y), (x + 14, y + 14)],
+            one.color.filled(),
+        ))
+        .map_err(|e| fail(&e))?;
+        draw_text(
+            &one.label,
+            (x + 20, y + 7),
+            legend_px,
+            BLACK,
+            Pos::new(HPos::Left, VPos::Center),
+        )?;
+    }
+    let machines_top = legend_top + series_lines * line_height + 8;
+    if machines.len() > 1 {
+        for (k, &m) in machines.iter().enumerate() {
+            let (x, y) = (MARGIN, machines_top + k as i32 * line_height);
+            root.draw(&Rectangle::new(
+                [(x, y), (x + 14, y + 14)],
+                MACHINE_SWATCH.filled(),
+            ))
+            .map_err(|e| fail(&e))?;
+            for line in hatch_lines(k, (x, y), (x + 14, y + 14)) {
+                root.draw(&PathElement::new(line.to_vec(), WHITE.stroke_width(2)))
+                    .map_err(|e| fail(&e))?;
+            }
+            draw_text(
+                &machine_label(m),
+                (x + 20, y + 7),
+                legend_px,
+                BLACK,
+                Pos::new(HPos::Left, VPos::Center),
+            )?;
+        }
+    } else {
+        draw_text(
+            &format!("machine: {}", machine_label(machines[0])),
+            (MARGIN, machines_top),
+            legend_px,
+            AXIS_TEXT,
+            left_top,
+        )?;
+    }
+    root.present().map_err(|e| fail(&e))?;
+    Ok(())
+}
+
+/// A rate with a k/M suffix: 950, 12.5k, 1.2M.
+pub fn format_rate(rate: f64) -> String {
+    if rate >= 1e6 {
+        let text = format!("{:.1}M", rate / 1e6);
+        text.replace(".0M", "M")
+    } else if rate >= 1e4 {
+        format!("{:.0}k", rate / 1e3)
+    } else if rate >= 1e3 {
+        let text = format!("{:.1}k", rate / 1e3);
+        text.replace(".0k", "k")
+    } else if rate >= 1.0 || rate == 0.0 {
+        format!("{rate:.0}")
+    } else {
+        format!("{rate:.2}")
+    }
+}

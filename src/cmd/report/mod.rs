@@ -1,0 +1,490 @@
+//! `report`: reads `bench --csv` results from many runs and machines and compares them in one
+//! table (rows: dataset × solver × mode × threads; columns: machines; cells: puzzles/s and the
+//! ratio to a baseline machine), as Markdown or CSV, and optionally as an SVG bar chart.
+//!
+//! When a machine measured the same configuration several times, its latest row (by timestamp)
+//! is the one shown. Datasets are told apart by name and puzzle-list hash, so two runs compare
+//! only when they solved the same puzzles.
+
+use std::path::{Path, PathBuf};
+
+use crate::cmd::bench::{BenchMode, BenchRow, BenchStatus};
+use crate::error::{Error, Result};
+
+/// Table formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReportFormat {
+    /// A Markdown table.
+    #[default]
+    Markdown,
+    /// CSV.
+    Csv,
+}
+
+/// Everything `report` needs, built from the command line.
+#[derive(Debug, Clone)]
+pub struct ReportConfig {
+    /// Results CSV files.
+    pub files: Vec<PathBuf>,
+    /// Baseline machine: hostname, or text found in its label; `None` for the first machine.
+    pub baseline: Option<String>,
+    /// Table format.
+    pub format: ReportFormat,
+    /// Where to draw the SVG chart, if anywhere.
+    pub svg: Option<PathBuf>,
+    /// Logarithmic rate axis.
+    pub log_scale: bool,
+    /// Chart title.
+    pub title: Option<String>,
+}
+
+impl ReportConfig {
+    /// A Markdown comparison of `files` against the first machine read, without a chart.
+    pub fn new(files: Vec<PathBuf>) -> Self {
+        ReportConfig {
+            files,
+            baseline: None,
+            format: ReportFormat::default(),
+            svg: None,
+            log_scale: false,
+            title: None,
+        }
+    }
+}
+
+/// A machine column of the comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MachineColumn {
+    /// Host name.
+    pub hostname: String,
+    /// CPU model.
+    pub cpu: String,
+    /// The latest row seen from this machine, for its details (cores, OS, build).
+    pub latest: BenchRow,
+}
+
+impl MachineColumn {
+    /// `hostname (CPU)`.
+    pub fn label(&self) -> String {
+        format!("{} ({})", self.hostname, self.cpu)
+    }
+}
+
+/// One machine's result for one configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    /// Not measured on that machine.
+    Missing,
+    /// Measured as not `ok` (for example `skipped`): the status.
+    NotMeasured(BenchStatus),
+    /// Puzzles per second.
+    Rate(f64),
+}
+
+impl Cell {
+    /// The rate, when there is one.
+    pub fn rate(&self) -> Option<f64> {
+        match self {
+            Cell::Rate(rate) => Some(*rate),
+            _ => None,
+        }
+    }
+}
+
+/// One configuration (dataset × solver × mode × threads) across machines.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComparisonRow {
+    /// Dataset name (with a hash prefix when one name covers different puzzle lists).
+    pub dataset: String,
+    /// The dataset's puzzle-list SHA-256.
+    pub sha256: String,
+    /// Solver name.
+    pub solver: String,
+    /// `first` or `unique`.
+    pub mode: BenchMode,
+    /// Solver threads.
+    pub threads: usize,
+    /// One cell per machine column.
+    pub cells: Vec<Cell>,
+}
+
+impl ComparisonRow {
+    /// A short label for chart axes.
+    pub fn label(&self) -> String {
+        format!(
+            "{} · {} · {} · {}t",
+            self.dataset, self.solver, self.mode, self.threads
+        )
+    }
+}
+
+/// The comparison table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// Machine columns, in order of first appearance.
+    pub machines: Vec<MachineColumn>,
+    /// Configurations, in order of first appearance.
+    pub rows: Vec<ComparisonRow>,
+    /// Index of the baseline machine.
+    pub baseline: usize,
+}
+
+/// Reads every row of the results files, in order.
+pub fn load_rows(files: &[PathBuf]) -> Result<Vec<BenchRow>> {
+    let mut rows = Vec::new();
+    for path in files {
+        let file = std::fs::File::open(path).map_err(|source| Error::Open {
+            path: path.clone(),
+            cause: source,
+        })?;
+        let mut reader = csv::Reader::from_reader(std::io::BufReader::new(file));
+        let mut count = 0;
+        for result in reader.deserialize::<BenchRow>() {
+            let row = result.map_err(|e| csv_error(path, e))?;
+            rows.push(row);
+            count += 1;
+        }
+        if count == 0 {
+            return Err(Error::Input {
+                path: path.clone(),
+                message: "no result rows (expected a CSV written by `bench --csv`)".to_string(),
+            });
+        }
+    }
+    Ok(rows)
+}
+
+fn csv_error(path: &Path, error: csv::Error) -> Error {
+    let line = error.position().map(|p| p.line());
+    if let csv::ErrorKind::Io(_) = error.kind() {
+        let csv::ErrorKind::Io(source) = error.into_kind() else {
+            unreachable!("checked above")
+        };
+        return Error::Read {
+            path: path.to_path_buf(),
+            cause: source,
+        };
+    }
+    Error::Input {
+        path: path.to_path_buf(),
+        message: match line {
+            Some(line) => format!("line {line}: not a `bench --csv` result row: {error}"),
+            None => format!("not a `bench --csv` results file: {error}"),
+        },
+    }
+}
+
+/// Builds the comparison of `rows`; `baseline` picks the reference machine.
+pub fn compare(rows: &[BenchRow], baseline: Option<&str>) -> Result<Comparison> {
+    let mut machines: Vec<MachineColumn> = Vec::new();
+    for row in rows {
+        match machines
+            .iter_mut()
+            .find(|m| m.hostname == row.hostname && m.cpu == row.cpu)
+        {
+            Some(m) if m.latest.timestamp <= row.timestamp => m.latest = row.clone(),
+            Some(_) => {}
+            None => machines.push(MachineColumn {
+                hostname: row.hostname.clone(),
+                cpu: row.cpu.clone(),
+                latest: row.clone(),
+            }),
+        }
+    }
+    let baseline = find_baseline(&machines, baseline)?;
+
+    // Configurations keyed by (dataset, sha256, solver, mode, threads), first appearance first;
+    // for each machine the latest row wins.
+    let mut table: Vec<(ComparisonRow, Vec<Option<&BenchRow>>)> = Vec::new();
+    for row in rows {
+        let machine = machines
+            .iter()
+            .position(|m| m.hostname == row.hostname && m.cpu == row.cpu)
+            .unwrap_or(0);
+        let slot = table.iter().position(|(c, _)| {
+            c.dataset == row.dataset
+                && c.sha256 == row.sha256
+                && c.solver == row.solver
+                && c.mode == row.mode
+                && c.threads == row.threads
+        });
+        let slot = match slot {
+            Some(slot) => slot,
+            None => {
+                table.push((
+                    ComparisonRow {
+                        dataset: row.dataset.clone(),
+                        sha256: row.sha256.clone(),
+                        solver: row.solver.clone(),
+                        mode: row.mode,
+                        threads: row.threads,
+                        cells: Vec::new(),
+                    },
+                    vec![None; machines.len()],
+                ));
+                table.len() - 1
+            }
+        };
+        let best = &mut table[slot].1[machine];
+        if best.is_none_or(|b| b.timestamp <= row.timestamp) {
+            *best = Some(row);
+        }
+    }
+    // A dataset name that covers several puzzle lists gets the hash prefix to tell them apart.
+    let ambiguous = |name: &str, sha: &str| {
+        table
+            .iter()
+            .any(|(c, _)| c.dataset == name && c.sha256 != sha)
+    };
+    let mut out_rows = Vec::new();
+    for (config, latest) in &table {
+        let mut row = config.clone();
+        if ambiguous(&config.dataset, &config.sha256) {
+            let prefix: String = config.sha256.chars().take(8).collect();
+            row.dataset = format!("{} ({prefix})", config.dataset);
+        }
+        row.cells = latest
+            .iter()
+            .map(|r| match r {
+                None => Cell::Missing,
+                Some(r) => match (r.status, r.puzzles_per_s) {
+                    (BenchStatus::Ok, Some(rate)) => Cell::Rate(rate),
+                    (status, _) => Cell::NotMeasured(status),
+                },
+            })
+            .collect();
+        out_rows.push(row);
+    }
+    Ok(Comparison {
+        machines,
+        rows: out_rows,
+        baseline,
+    })
+}
+
+fn find_baseline(machines: &[MachineColumn], wanted: Option<&str>) -> Result<usize> {
+    let Some(wanted) = wanted else {
+        return Ok(0);
+    };
+    if let Some(i) = machines.iter().position(|m| m.hostname == wanted) {
+        return Ok(i);
+    }
+    let needle = wanted.to_lowercase();
+    let matches: Vec<usize> = (0..machines.len())
+        .filter(|&i| machines[i].label().to_lowercase().contains(&needle))
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok(*one),
+        _ => {
+            let names: Vec<String> = machines.iter().map(MachineColumn::label).collect();
+            Err(Error::Usage(format!(
+                "--baseline {wanted:?} {} one machine; the machines are: {}",
+                if matches.is_empty() {
+                    "matches no"
+                } else {
+                    "matches more than"
+                },
+                names.join("; ")
+            )))
+        }
+    }
+}
+
+impl Comparison {
+    /// The ratio of a cell's rate to the baseline machine's rate in the same row.
+    pub fn ratio(&self, row: &ComparisonRow, machine: usize) -> Option<f64> {
+        let rate = row.cells.get(machine)?.rate()?;
+        let base = row.cells.get(self.baseline)?.rate()?;
+        (base > 0.0).then(|| rate / base)
+    }
+
+    /// The Markdown table, followed by the list of machines.
+    pub fn to_markdown(&self) -> String {
+        let mut out = format!(
+            "puzzles/s (ratio to {})\n\n",
+            self.machines[self.baseline].label()
+        );
+        let mut header = vec![
+            "dataset".to_string(),
+            "solver".into(),
+            "mode".into(),
+            "threads".into(),
+        ];
+        header.extend(self.machines.iter().map(MachineColumn::label));
+        out.push_str(&format!("| {} |\n", header.join(" | ")));
+        let mut rule = vec!["---", "---", "---", "---:"];
+        rule.extend(self.machines.iter().map(|_| "---:"));
+        out.push_str(&format!("|{}|\n", rule.join("|")));
+        for row in &self.rows {
+            let mut cells = vec![
+                row.dataset.clone(),
+                row.solver.clone(),
+                row.mode.to_string(),
+                row.threads.to_string(),
+            ];
+            for (machine, cell) in row.cells.iter().enumerate() {
+                cells.push(match cell {
+                    Cell::Missing => "–".to_string(),
+                    Cell::NotMeasured(status) => status.to_string(),
+                    Cell::Rate(rate) => match self.ratio(row, machine) {
+                        Some(ratio) => format!("{rate:.0} ({ratio:.2}×)"),
+                        None => format!("{rate:.0}"),
+                    },
+                });
+            }
+            out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+        out.push_str("\nMachines (latest run):\n");
+        for machine in &self.machines {
+            let r = &machine.latest;
+            out.push_str(&format!(
+                "- {}: {} logical / {} physical cores, {} {}, sudoku-batch {} ({}), {}, {}\n",
+                machine.label(),
+                r.logical_cores,
+                r.physical_cores,
+                r.os,
+                r.arch,
+                r.version,
+                r.git_commit,
+                r.rustc,
+                r.timestamp
+            ));
+        }
+        out
+    }
+
+    /// The CSV table: configuration columns, then `puzzles/s` and `ratio` per machine.
+    pub fn to_csv(&self) -> String {
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        let mut header = vec![
+            "dataset".to_string(),
+            "sha256".into(),
+            "solver".into(),
+            "mode".into(),
+            "threads".into(),
+        ];
+        for machine in &self.machines {
+            header.push(format!("{} puzzles/s", machine.label()));
+            header.push(format!("{} ratio", machine.label()));
+        }
+        // Writing to a Vec cannot fail.
+        let _ = writer.write_record(&header);
+        for row in &self.rows {
+            let mut record = vec![
+                row.dataset.clone(),
+                row.sha256.clone(),
+                row.solver.clone(),
+                row.mode.to_string(),
+                row.threads.to_string(),
+            ];
+            for (machine, cell) in row.cells.iter().enumerate() {
+                record.push(match cell {
+                    Cell::Missing => String::new(),
+                    Cell::NotMeasured(status) => status.to_string(),
+                    Cell::Rate(rate) => format!("{rate:.1}"),
+                });
+                record.push(
+                    self.ratio(row, machine)
+                        .map_or_else(String::new, |r| format!("{r:.3}")),
+                );
+            }
+            let _ = writer.write_record(&record);
+        }
+        String::from_utf8(writer.into_inner().unwrap_or_default()).unwrap_or_default()
+    }
+}
+
+/// Runs `report`: loads, compares, draws the chart if asked, and returns the table text.
+pub fn run_report(config: &ReportConfig) -> Result<String> {
+    let rows = load_rows(&config.files)?;
+    let comparison = compare(&rows, config.baseline.as_deref())?;
+    if let Some(path) = &config.svg {
+        let title = config.title.clone().unwrap_or_else(|| {
+            "sudoku-batch bench: puzzles per second by machine (higher is better)".to_string()
+        });
+        chart::draw_svg(&comparison, path, &title, config.log_scale)?;
+    }
+    Ok(match config.format {
+        ReportFormat::Markdown => comparison.to_markdown(),
+        ReportFormat::Csv => comparison.to_csv(),
+    })
+}
+
+pub mod chart;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(
+        host: &str,
+        dataset: &str,
+        solver: &str,
+        threads: usize,
+        rate: f64,
+        ts: &str,
+    ) -> BenchRow {
+        let json = serde_json::json!({
+            "timestamp": ts, "dataset": dataset, "puzzles": 10, "sha256": format!("sha-{dataset}"),
+            "solver": solver, "mode": "first", "threads": threads, "permute_seed": 1,
+            "status": "ok", "solved": 10, "passes": 3, "puzzles_per_s": rate,
+            "min_puzzles_per_s": rate, "max_puzzles_per_s": rate, "us_per_puzzle": 1e6 / rate,
+            "p50_us": 1.0, "p99_us": 2.0, "guesses_per_puzzle": 0.5, "no_guess_pct": 50.0,
+            "efficiency": null, "note": "", "load_1m": null, "hostname": host, "cpu": "CPU",
+            "logical_cores": 2, "physical_cores": 2, "os": "linux", "arch": "x86_64",
+            "version": "0.1.0", "git_commit": "abc", "rustc": "rustc 1", "cpu_features_used": "",
+            "cpu_features_available": ""
+        });
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn latest_row_wins_and_ratios_are_to_the_baseline() {
+        let rows = vec![
+            row("a", "hard", "singles", 1, 100.0, "2024-01-01T00:00:00Z"),
+            row("b", "hard", "singles", 1, 300.0, "2024-01-01T00:00:00Z"),
+            row("a", "hard", "singles", 1, 200.0, "2024-02-01T00:00:00Z"),
+            row("b", "easy", "singles", 2, 50.0, "2024-01-01T00:00:00Z"),
+        ];
+        let c = compare(&rows, None).unwrap();
+        assert_eq!(c.machines.len(), 2);
+        assert_eq!(c.rows.len(), 2);
+        assert_eq!(c.rows[0].cells, [Cell::Rate(200.0), Cell::Rate(300.0)]);
+        assert_eq!(c.ratio(&c.rows[0], 1), Some(1.5));
+        assert_eq!(c.rows[1].cells, [Cell::Missing, Cell::Rate(50.0)]);
+        assert_eq!(c.ratio(&c.rows[1], 1), None);
+        let c = compare(&rows, Some("b")).unwrap();
+        assert_eq!(c.baseline, 1);
+        assert_eq!(c.ratio(&c.rows[0], 0), Some(200.0 / 300.0));
+        assert!(compare(&rows, Some("zzz")).is_err());
+        assert!(compare(&rows, Some("cpu")).is_err(), "ambiguous");
+    }
+
+    #[test]
+    fn same_name_different_puzzles_are_separate_rows() {
+        let mut other = row("a", "hard", "singles", 1, 10.0, "2024-01-01T00:00:00Z");
+        other.sha256 = "different".into();
+        let rows = vec![
+            row("a", "hard", "singles", 1, 20.0, "2024-01-01T00:00:00Z"),
+            other,
+        ];
+        let c = compare(&rows, None).unwrap();
+        assert_eq!(c.rows.len(), 2);
+        assert_ne!(c.rows[0].dataset, c.rows[1].dataset);
+    }
+
+    #[test]
+    fn rates_format_compactly() {
+        for (rate, text) in [
+            (950.0, "950"),
+            (1234.0, "1.2k"),
+            (1000.0, "1k"),
+            (12_600.0, "13k"),
+            (0.0, "0"),
+            (2.5e6, "2.5M"),
+            (1e6, "1M"),
+        ] {
+            assert_eq!(chart::format_rate(rate), text);
+        }
+    }
+}
