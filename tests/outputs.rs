@@ -420,3 +420,44 @@ fn a_summary_that_cannot_be_written_leaves_no_file() {
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+#[test]
+fn merge_and_verify_never_write_over_a_file_they_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = data("norvig_top95.txt");
+    let shards: Vec<PathBuf> = (1..=2)
+        .map(|k| {
+            let out = dir.path().join(format!("s{k}.csv"));
+            bin()
+                .args(["solve", "-q", "--shard", &format!("{k}/2"), "-o"])
+                .arg(&out)
+                .arg(&input)
+                .assert()
+                .code(0);
+            out
+        })
+        .collect();
+    let before = std::fs::read(&shards[0]).unwrap();
+    bin()
+        .arg("merge")
+        .args(&shards)
+        .arg("-o")
+        .arg(&shards[0])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "writing it would destroy the input",
+        ));
+    assert_eq!(std::fs::read(&shards[0]).unwrap(), before);
+    bin()
+        .arg("verify")
+        .arg(&shards[0])
+        .arg("--report")
+        .arg(&shards[0])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "writing it would destroy the input",
+        ));
+    assert_eq!(std::fs::read(&shards[0]).unwrap(), before);
+}

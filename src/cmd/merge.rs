@@ -205,7 +205,12 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
     if !incomplete.is_empty() && !config.allow_incomplete {
         return Ok(nothing_written(notes, incomplete));
     }
-    let mut output = Output::create(config.output.as_deref())?;
+    // The merged file may not be one of the shards it reads.
+    let options = crate::io::output::OutputOptions {
+        inputs: config.inputs.clone(),
+        ..Default::default()
+    };
+    let mut output = Output::create_with(config.output.as_deref(), &options)?;
     output.write_all(header_of(&columns).as_bytes())?;
     let mut heap = BinaryHeap::new();
     for (i, shard) in shards.iter_mut().enumerate() {

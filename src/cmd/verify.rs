@@ -635,7 +635,12 @@ pub fn run_verify(config: &VerifyConfig) -> Result<VerifyReport> {
     }
     let mut report = match &config.report {
         Some(path) => {
-            let mut output = Output::create(Some(path))?;
+            // The report may not overwrite one of the files it checks.
+            let options = crate::io::output::OutputOptions {
+                inputs: config.inputs.iter().map(Input::path).collect(),
+                ..Default::default()
+            };
+            let mut output = Output::create_with(Some(path), &options)?;
             output.write_all(format!("{}\n", REPORT_COLUMNS.join(",")).as_bytes())?;
             Some(output)
         }
