@@ -106,24 +106,24 @@ fn interruptible<T: Send>(
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
         let (pool, cancel_ref, done_ref) = (&pool, &cancel, &done);
+        let watcher = std::thread::current();
         let handle = scope.spawn(move || {
-            // Set even when `work` panics, so the watcher below stops waiting.
-            struct Done<'a>(&'a AtomicBool);
+            // Set (and the watcher woken) even when `work` panics, so the watcher stops waiting.
+            struct Done<'a>(&'a AtomicBool, std::thread::Thread);
             impl Drop for Done<'_> {
                 fn drop(&mut self) {
                     self.0.store(true, Ordering::Release);
+                    self.1.unpark();
                 }
             }
-            let _done = Done(done_ref);
+            let _done = Done(done_ref, watcher);
             pool.install(|| work(cancel_ref))
         });
         loop {
             let finished = py.allow_threads(|| {
-                for _ in 0..10 {
-                    if done.load(Ordering::Acquire) {
-                        return true;
-                    }
-                    std::thread::sleep(Duration::from_millis(5));
+                // Woken by the worker when it finishes (a small call returns at once).
+                if !done.load(Ordering::Acquire) {
+                    std::thread::park_timeout(Duration::from_millis(50));
                 }
                 done.load(Ordering::Acquire)
             });
@@ -459,14 +459,21 @@ fn cells_from_list<'py>(
 
 /// Reads fixed-width text rows (numpy `S` bytes viewed as `(N, W)` `uint8`, or `U` code points
 /// viewed as `(N, W)` `uint32`, trailing NULs being padding) into a `(N, 81)` array.
-fn cells_from_text<T: Copy + Into<u32> + Sync>(rows: &[T], n: usize, width: usize) -> (Vec<u8>, ParseFailures) {
+fn cells_from_text<T: Copy + Into<u32> + Sync>(
+    rows: &[T],
+    n: usize,
+    width: usize,
+) -> (Vec<u8>, ParseFailures) {
     let mut cells = vec![0u8; n * CELLS];
     let failures = cells
         .par_chunks_mut(CELLS)
         .enumerate()
         .filter_map(|(row, out)| {
             let text = &rows[row * width..(row + 1) * width];
-            let len = text.iter().rposition(|&c| c.into() != 0).map_or(0, |p| p + 1);
+            let len = text
+                .iter()
+                .rposition(|&c| c.into() != 0)
+                .map_or(0, |p| p + 1);
             let text = &text[..len];
             let parsed = if text.iter().all(|&c| c.into() < 128) {
                 let bytes: Vec<u8> = text.iter().map(|&c| c.into() as u8).collect();
