@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# CI for the Python package: a fresh virtual environment, the wheel built from source (release,
+# as users get it), then pytest. Run from anywhere; .ci/run calls it.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+venv="$(mktemp -d)/venv"
+trap 'rm -rf "$(dirname "$venv")"' EXIT
+python3 -m venv "$venv"
+"$venv/bin/pip" install --quiet --disable-pip-version-check maturin numpy pytest pandas
+# CARGO_TARGET_DIR keeps the build out of the source tree and reusable between runs.
+CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$here/target}" \
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "$here"
+cd "$(mktemp -d)" # import the installed package, not the source folder
+"$venv/bin/python" -m pytest -q "$here/tests"

@@ -1,0 +1,634 @@
+//! `sudoku_batch._native`: the Rust half of the Python package.
+//!
+//! Every entry point takes a contiguous `(N, W)` numpy buffer (the Python half converts lists,
+//! string arrays and other integer dtypes first), releases the GIL, and works on a rayon pool in
+//! chunks, writing into preallocated outputs. The calling thread stays behind to check for
+//! signals every 50 ms, so Ctrl-C stops a million-puzzle call within a second.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyString};
+use rayon::prelude::*;
+use sudoku_batch::grid::{ParseError, SolutionError};
+use sudoku_batch::io::{Body, Format, Input, ReadOptions, RecordReader};
+use sudoku_batch::{Grid, SolverKind};
+
+/// Cells per grid.
+const CELLS: usize = 81;
+/// Rows per work item handed to the pool.
+const CHUNK: usize = 512;
+/// The cell value that marks a row the Python side could not read as a puzzle.
+const BAD: u8 = 0xFF;
+
+// Statuses (the CLI's words, as small ints).
+const SOLVED: u8 = 0;
+const UNSOLVABLE: u8 = 1;
+const MULTIPLE: u8 = 2;
+const INVALID: u8 = 3;
+const MISMATCH: u8 = 4;
+
+// Verify failure kinds (the CLI's `verify` words; 0 = the row passes).
+const K_OK: u8 = 0;
+const K_MALFORMED: u8 = 1;
+const K_WRONG_LENGTH: u8 = 2;
+const K_INCOMPLETE: u8 = 3;
+const K_BROKEN_RULE: u8 = 4;
+const K_CLUE_CONTRADICTED: u8 = 5;
+const K_NOT_UNIQUE: u8 = 6;
+const K_NO_SOLUTION: u8 = 7;
+
+/// A row's (index, message) for the rows that have one.
+type Messages = Vec<(usize, String)>;
+
+fn solver_kind(name: &str) -> PyResult<SolverKind> {
+    SolverKind::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = SolverKind::ALL.iter().map(|k| k.name()).collect();
+        PyValueError::new_err(format!(
+            "unknown solver {name:?}; expected one of {}",
+            names.join(", ")
+        ))
+    })
+}
+
+fn rows_of<'a>(array: &'a PyReadonlyArray2<'_, u8>, what: &str) -> PyResult<(&'a [u8], usize)> {
+    let shape = array.shape();
+    if shape[1] != CELLS {
+        return Err(PyValueError::new_err(format!(
+            "{what}: expected shape (N, 81), got ({}, {})",
+            shape[0], shape[1]
+        )));
+    }
+    let slice = array
+        .as_slice()
+        .map_err(|_| PyValueError::new_err(format!("{what}: expected a C-contiguous array")))?;
+    Ok((slice, shape[0]))
+}
+
+/// A grid from 81 cell values, or why not.
+fn grid_of(row: &[u8]) -> Result<Grid, String> {
+    let mut cells = [0u8; CELLS];
+    cells.copy_from_slice(row);
+    Grid::from_cells(cells).ok_or_else(|| {
+        let (i, v) = row.iter().enumerate().find(|(_, &v)| v > 9).unwrap();
+        if *v == BAD {
+            "not a puzzle".to_string()
+        } else {
+            format!("cell {} holds {v}, expected 0-9", i + 1)
+        }
+    })
+}
+
+/// Runs `work` on a pool of `threads` threads with the GIL released, while this thread checks
+/// for signals every 50 ms; a pending signal (Ctrl-C) sets the flag `work` polls, waits for it
+/// to stop, and raises the signal's exception.
+fn interruptible<T: Send>(
+    py: Python<'_>,
+    threads: Option<usize>,
+    work: impl FnOnce(&AtomicBool) -> T + Send,
+) -> PyResult<T> {
+    if threads == Some(0) {
+        return Err(PyValueError::new_err("threads must be at least 1, got 0"));
+    }
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        builder = builder.num_threads(n);
+    }
+    let pool = builder
+        .build()
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start threads: {e}")))?;
+    let cancel = AtomicBool::new(false);
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let (pool, cancel_ref, done_ref) = (&pool, &cancel, &done);
+        let watcher = std::thread::current();
+        let handle = scope.spawn(move || {
+            // Set (and the watcher woken) even when `work` panics, so the watcher stops waiting.
+            struct Done<'a>(&'a AtomicBool, std::thread::Thread);
+            impl Drop for Done<'_> {
+                fn drop(&mut self) {
+                    self.0.store(true, Ordering::Release);
+                    self.1.unpark();
+                }
+            }
+            let _done = Done(done_ref, watcher);
+            pool.install(|| work(cancel_ref))
+        });
+        loop {
+            let finished = py.allow_threads(|| {
+                // Woken by the worker when it finishes (a small call returns at once).
+                if !done.load(Ordering::Acquire) {
+                    std::thread::park_timeout(Duration::from_millis(50));
+                }
+                done.load(Ordering::Acquire)
+            });
+            if finished {
+                break;
+            }
+            if let Err(err) = py.check_signals() {
+                cancel.store(true, Ordering::Relaxed);
+                let _ = py.allow_threads(|| handle.join());
+                return Err(err);
+            }
+        }
+        handle
+            .join()
+            .map_err(|_| PyRuntimeError::new_err("internal error: a worker thread panicked"))
+    })
+}
+
+/// One solved row: the CLI's `judge` on a grid of cell values.
+struct Judged {
+    status: u8,
+    solution: Option<Grid>,
+    guesses: u64,
+    solve_ns: u64,
+    message: Option<String>,
+}
+
+fn judge(row: &[u8], solver: SolverKind, unique: bool) -> Judged {
+    let invalid = |message: String| Judged {
+        status: INVALID,
+        solution: None,
+        guesses: 0,
+        solve_ns: 0,
+        message: Some(message),
+    };
+    let puzzle = match grid_of(row) {
+        Ok(grid) => grid,
+        Err(message) => return invalid(message),
+    };
+    let started = Instant::now();
+    let outcome = solver.solve(&puzzle, if unique { 2 } else { 1 });
+    let solve_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    if outcome.count == 0 {
+        if let Some(conflict) = puzzle.first_conflict() {
+            return invalid(format!("contradictory clues: {conflict}"));
+        }
+    }
+    let verdict = |status, solution, message: Option<String>| Judged {
+        status,
+        solution,
+        guesses: outcome.guesses,
+        solve_ns,
+        message,
+    };
+    let Some(solution) = outcome.solution.filter(|_| outcome.count > 0) else {
+        return verdict(UNSOLVABLE, None, Some("no solution".into()));
+    };
+    if let Err(e) = solution.check_solution_of(&puzzle) {
+        // A solver bug: never report an unchecked grid as a solution.
+        return verdict(
+            MISMATCH,
+            None,
+            Some(format!("solver {solver} returned a bad grid: {e}")),
+        );
+    }
+    if unique && outcome.count >= 2 {
+        return verdict(MULTIPLE, None, Some("at least 2 solutions".into()));
+    }
+    verdict(SOLVED, Some(solution), None)
+}
+
+type SolveOut<'py> = (
+    Bound<'py, PyArray2<u8>>,
+    Bound<'py, numpy::PyArray1<u8>>,
+    Bound<'py, numpy::PyArray1<u64>>,
+    Bound<'py, numpy::PyArray1<u64>>,
+    Messages,
+);
+
+/// Solves every row of a `(N, 81)` `uint8` array: (solutions, status, guesses, solve_ns,
+/// [(row, message)]).
+#[pyfunction]
+#[pyo3(signature = (cells, threads=None, unique=false, solver="bands"))]
+fn solve_cells<'py>(
+    py: Python<'py>,
+    cells: PyReadonlyArray2<'py, u8>,
+    threads: Option<usize>,
+    unique: bool,
+    solver: &str,
+) -> PyResult<SolveOut<'py>> {
+    let kind = solver_kind(solver)?;
+    let (input, n) = rows_of(&cells, "puzzles")?;
+    let mut solutions = vec![0u8; n * CELLS];
+    let mut status = vec![0u8; n];
+    let mut guesses = vec![0u64; n];
+    let mut solve_ns = vec![0u64; n];
+    let messages = interruptible(py, threads, |cancel| {
+        solutions
+            .par_chunks_mut(CHUNK * CELLS)
+            .zip(status.par_chunks_mut(CHUNK))
+            .zip(guesses.par_chunks_mut(CHUNK))
+            .zip(solve_ns.par_chunks_mut(CHUNK))
+            .enumerate()
+            .map(|(c, (((sol, st), gu), ns))| {
+                let mut messages = Messages::new();
+                for i in 0..st.len() {
+                    if cancel.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let row = c * CHUNK + i;
+                    let judged = judge(&input[row * CELLS..(row + 1) * CELLS], kind, unique);
+                    st[i] = judged.status;
+                    gu[i] = judged.guesses;
+                    ns[i] = judged.solve_ns;
+                    if let Some(grid) = judged.solution {
+                        sol[i * CELLS..(i + 1) * CELLS].copy_from_slice(grid.cells());
+                    }
+                    if let Some(message) = judged.message {
+                        messages.push((row, message));
+                    }
+                }
+                messages
+            })
+            .flatten_iter()
+            .collect::<Messages>()
+    })?;
+    Ok((
+        solutions.into_pyarray(py).reshape([n, CELLS])?,
+        status.into_pyarray(py),
+        guesses.into_pyarray(py),
+        solve_ns.into_pyarray(py),
+        messages,
+    ))
+}
+
+/// Counts the solutions of every row up to `limit`: -1 for a row that is not a puzzle.
+#[pyfunction]
+#[pyo3(signature = (cells, limit=2, threads=None, solver="bands"))]
+fn count_cells<'py>(
+    py: Python<'py>,
+    cells: PyReadonlyArray2<'py, u8>,
+    limit: u32,
+    threads: Option<usize>,
+    solver: &str,
+) -> PyResult<Bound<'py, numpy::PyArray1<i64>>> {
+    let kind = solver_kind(solver)?;
+    if limit == 0 {
+        return Err(PyValueError::new_err("limit must be at least 1, got 0"));
+    }
+    let (input, n) = rows_of(&cells, "puzzles")?;
+    let mut counts = vec![0i64; n];
+    interruptible(py, threads, |cancel| {
+        counts
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, out)| {
+                for (i, count) in out.iter_mut().enumerate() {
+                    if cancel.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let row = c * CHUNK + i;
+                    *count = match grid_of(&input[row * CELLS..(row + 1) * CELLS]) {
+                        Ok(puzzle) => i64::from(kind.solve(&puzzle, limit).count),
+                        Err(_) => -1,
+                    };
+                }
+            })
+    })?;
+    Ok(counts.into_pyarray(py))
+}
+
+/// The CLI `verify`'s verdict on one row: (kind, message).
+fn check(
+    puzzle: &[u8],
+    solution: Option<&[u8]>,
+    unique: bool,
+    solver: SolverKind,
+) -> (u8, Option<String>) {
+    let puzzle = match grid_of(puzzle) {
+        Ok(grid) => grid,
+        Err(why) => return (K_MALFORMED, Some(format!("puzzle: {why}"))),
+    };
+    let Some(solution) = solution else {
+        if !unique {
+            return (K_OK, None);
+        }
+        let outcome = solver.solve(&puzzle, 2);
+        return match outcome.count {
+            1 => (K_OK, None),
+            0 => {
+                let why = match puzzle.first_conflict() {
+                    Some(c) => format!("the puzzle has no solution (contradictory clues: {c})"),
+                    None => "the puzzle has no solution".into(),
+                };
+                (K_NO_SOLUTION, Some(why))
+            }
+            _ => (
+                K_NOT_UNIQUE,
+                Some("the puzzle has 2 or more solutions".into()),
+            ),
+        };
+    };
+    let solution = match grid_of(solution) {
+        Ok(grid) => grid,
+        Err(why) => return (K_MALFORMED, Some(format!("solution: {why}"))),
+    };
+    if let Err(e) = solution.check_solution_of(&puzzle) {
+        return match e {
+            SolutionError::Incomplete { .. } => (K_INCOMPLETE, Some(e.to_string())),
+            SolutionError::Broken(c) => (K_BROKEN_RULE, Some(c.to_string())),
+            SolutionError::ClueContradicted { .. } => (K_CLUE_CONTRADICTED, Some(e.to_string())),
+        };
+    }
+    if unique && solver.solve(&puzzle, 2).count >= 2 {
+        return (
+            K_NOT_UNIQUE,
+            Some("the puzzle has 2 or more solutions".into()),
+        );
+    }
+    (K_OK, None)
+}
+
+/// Checks every row: (failure kind codes, [(row, message)]).
+#[pyfunction]
+#[pyo3(signature = (puzzles, solutions=None, unique=false, threads=None, solver="bands"))]
+fn verify_cells<'py>(
+    py: Python<'py>,
+    puzzles: PyReadonlyArray2<'py, u8>,
+    solutions: Option<PyReadonlyArray2<'py, u8>>,
+    unique: bool,
+    threads: Option<usize>,
+    solver: &str,
+) -> PyResult<(Bound<'py, numpy::PyArray1<u8>>, Messages)> {
+    let kind = solver_kind(solver)?;
+    let (input, n) = rows_of(&puzzles, "puzzles")?;
+    let given = match &solutions {
+        Some(array) => {
+            let (slice, m) = rows_of(array, "solutions")?;
+            if m != n {
+                return Err(PyValueError::new_err(format!(
+                    "expected as many solutions as puzzles ({n}), got {m}"
+                )));
+            }
+            Some(slice)
+        }
+        None => None,
+    };
+    let mut kinds = vec![K_OK; n];
+    let messages = interruptible(py, threads, |cancel| {
+        kinds
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .map(|(c, out)| {
+                let mut messages = Messages::new();
+                for (i, k) in out.iter_mut().enumerate() {
+                    if cancel.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let row = c * CHUNK + i;
+                    let range = row * CELLS..(row + 1) * CELLS;
+                    let (code, message) = check(
+                        &input[range.clone()],
+                        given.map(|s| &s[range]),
+                        unique,
+                        kind,
+                    );
+                    *k = code;
+                    if let Some(message) = message {
+                        messages.push((row, message));
+                    }
+                }
+                messages
+            })
+            .flatten_iter()
+            .collect::<Messages>()
+    })?;
+    Ok((kinds.into_pyarray(py), messages))
+}
+
+/// A parse failure: (row, kind code, message).
+type ParseFailures = Vec<(usize, u8, String)>;
+
+fn parse_kind(e: &ParseError) -> u8 {
+    match e {
+        ParseError::WrongLength { .. } => K_WRONG_LENGTH,
+        ParseError::InvalidChar { .. } => K_MALFORMED,
+    }
+}
+
+/// Parses puzzle text into `out` (81 cells), or fills it with [`BAD`] and says why.
+fn parse_into(text: &[u8], out: &mut [u8]) -> Result<(), (u8, String)> {
+    match Grid::from_bytes(text.trim_ascii()) {
+        Ok(grid) => {
+            out.copy_from_slice(grid.cells());
+            Ok(())
+        }
+        Err(e) => {
+            out.fill(BAD);
+            Err((parse_kind(&e), e.to_string()))
+        }
+    }
+}
+
+/// Reads a list of `str` (or `bytes`) into a `(N, 81)` array; rows that are not puzzles are
+/// filled with 255 and listed with their failure kind and message.
+#[pyfunction]
+fn cells_from_list<'py>(
+    py: Python<'py>,
+    items: &Bound<'py, PyList>,
+) -> PyResult<(Bound<'py, PyArray2<u8>>, ParseFailures)> {
+    let n = items.len();
+    let mut cells = vec![0u8; n * CELLS];
+    let mut failures = ParseFailures::new();
+    for (row, (item, out)) in items.iter().zip(cells.chunks_exact_mut(CELLS)).enumerate() {
+        let parsed = if let Ok(s) = item.downcast::<PyString>() {
+            parse_into(s.to_str()?.as_bytes(), out)
+        } else if let Ok(b) = item.downcast::<PyBytes>() {
+            parse_into(b.as_bytes(), out)
+        } else {
+            out.fill(BAD);
+            let type_name = item.get_type().name()?.to_string();
+            Err((
+                K_MALFORMED,
+                format!("expected a puzzle string, got {type_name}"),
+            ))
+        };
+        if let Err((kind, message)) = parsed {
+            failures.push((row, kind, message));
+        }
+    }
+    Ok((cells.into_pyarray(py).reshape([n, CELLS])?, failures))
+}
+
+/// Reads fixed-width text rows (numpy `S` bytes viewed as `(N, W)` `uint8`, or `U` code points
+/// viewed as `(N, W)` `uint32`, trailing NULs being padding) into a `(N, 81)` array.
+fn cells_from_text<T: Copy + Into<u32> + Sync>(
+    rows: &[T],
+    n: usize,
+    width: usize,
+) -> (Vec<u8>, ParseFailures) {
+    let mut cells = vec![0u8; n * CELLS];
+    let failures = cells
+        .par_chunks_mut(CELLS)
+        .enumerate()
+        .filter_map(|(row, out)| {
+            let text = &rows[row * width..(row + 1) * width];
+            let len = text
+                .iter()
+                .rposition(|&c| c.into() != 0)
+                .map_or(0, |p| p + 1);
+            let text = &text[..len];
+            let parsed = if text.iter().all(|&c| c.into() < 128) {
+                let bytes: Vec<u8> = text.iter().map(|&c| c.into() as u8).collect();
+                parse_into(&bytes, out)
+            } else {
+                let s: String = text
+                    .iter()
+                    .map(|&c| char::from_u32(c.into()).unwrap_or(char::REPLACEMENT_CHARACTER))
+                    .collect();
+                parse_into(s.as_bytes(), out)
+            };
+            parsed.err().map(|(kind, message)| (row, kind, message))
+        })
+        .collect();
+    (cells, failures)
+}
+
+#[pyfunction]
+fn cells_from_bytes<'py>(
+    py: Python<'py>,
+    rows: PyReadonlyArray2<'py, u8>,
+) -> PyResult<(Bound<'py, PyArray2<u8>>, ParseFailures)> {
+    let [n, width] = [rows.shape()[0], rows.shape()[1]];
+    let slice = rows.as_slice()?;
+    let (cells, failures) = py.allow_threads(|| cells_from_text(slice, n, width));
+    Ok((cells.into_pyarray(py).reshape([n, CELLS])?, failures))
+}
+
+#[pyfunction]
+fn cells_from_ucs4<'py>(
+    py: Python<'py>,
+    rows: PyReadonlyArray2<'py, u32>,
+) -> PyResult<(Bound<'py, PyArray2<u8>>, ParseFailures)> {
+    let [n, width] = [rows.shape()[0], rows.shape()[1]];
+    let slice = rows.as_slice()?;
+    let (cells, failures) = py.allow_threads(|| cells_from_text(slice, n, width));
+    Ok((cells.into_pyarray(py).reshape([n, CELLS])?, failures))
+}
+
+fn io_error(e: sudoku_batch::Error) -> PyErr {
+    match &e {
+        sudoku_batch::Error::Open { cause, .. } | sudoku_batch::Error::Read { cause, .. }
+            if cause.kind() == std::io::ErrorKind::NotFound =>
+        {
+            PyFileNotFoundError::new_err(e.to_string())
+        }
+        sudoku_batch::Error::Open { .. }
+        | sudoku_batch::Error::Read { .. }
+        | sudoku_batch::Error::Write { .. } => PyOSError::new_err(e.to_string()),
+        _ => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// Streams puzzles from files the CLI reads (lines, CSV, grids; plain, gzip, zstd, zip) in
+/// `(N, 81)` `uint8` batches; a record that is not a puzzle is a row of 255s, listed with its
+/// line and message.
+#[pyclass(unsendable)]
+struct Reader {
+    inner: RecordReader,
+}
+
+#[pymethods]
+impl Reader {
+    #[new]
+    #[pyo3(signature = (path, format="auto", column=None))]
+    fn new(path: PathBuf, format: &str, column: Option<String>) -> PyResult<Self> {
+        let format = match format.to_ascii_lowercase().as_str() {
+            "auto" => Format::Auto,
+            "lines" => Format::Lines,
+            "csv" => Format::Csv,
+            "grid" => Format::Grid,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown format {other:?}; expected one of auto, lines, csv, grid"
+                )))
+            }
+        };
+        let input = Input::from_arg(&path);
+        input.check().map_err(io_error)?;
+        let options = ReadOptions { format, column };
+        Ok(Reader {
+            inner: RecordReader::new(vec![input], options, Arc::default()),
+        })
+    }
+
+    /// The next batch of at most `size` rows: (cells, [(row, line, message)]), or `None` at the
+    /// end.
+    #[allow(clippy::type_complexity)]
+    fn next_batch<'py>(
+        &mut self,
+        py: Python<'py>,
+        size: usize,
+    ) -> PyResult<Option<(Bound<'py, PyArray2<u8>>, Vec<(usize, u64, String)>)>> {
+        if size == 0 {
+            return Err(PyValueError::new_err("batch must be at least 1, got 0"));
+        }
+        let inner = &mut self.inner;
+        let read = py.allow_threads(|| {
+            let mut cells: Vec<u8> = Vec::with_capacity(size.min(1 << 20) * CELLS);
+            let mut bad = Vec::new();
+            let mut rows = 0;
+            while rows < size {
+                let Some(record) = inner.next_record()? else {
+                    break;
+                };
+                match record.body {
+                    Body::Puzzle { puzzle, .. } => cells.extend_from_slice(puzzle.cells()),
+                    Body::Invalid { message, .. } => {
+                        cells.extend_from_slice(&[BAD; CELLS]);
+                        bad.push((rows, record.line, message));
+                    }
+                }
+                rows += 1;
+            }
+            Ok::<_, sudoku_batch::Error>((cells, bad, rows))
+        });
+        let (cells, bad, rows) = read.map_err(io_error)?;
+        if rows == 0 {
+            return Ok(None);
+        }
+        Ok(Some((cells.into_pyarray(py).reshape([rows, CELLS])?, bad)))
+    }
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(solve_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(count_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(cells_from_list, m)?)?;
+    m.add_function(wrap_pyfunction!(cells_from_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(cells_from_ucs4, m)?)?;
+    m.add_class::<Reader>()?;
+    for (name, value) in [
+        ("SOLVED", SOLVED),
+        ("UNSOLVABLE", UNSOLVABLE),
+        ("MULTIPLE", MULTIPLE),
+        ("INVALID", INVALID),
+        ("MISMATCH", MISMATCH),
+        ("BAD", BAD),
+    ] {
+        m.add(name, value)?;
+    }
+    m.add(
+        "KINDS",
+        vec![
+            (K_OK, ""),
+            (K_MALFORMED, "malformed"),
+            (K_WRONG_LENGTH, "wrong_length"),
+            (K_INCOMPLETE, "incomplete"),
+            (K_BROKEN_RULE, "broken_rule"),
+            (K_CLUE_CONTRADICTED, "clue_contradicted"),
+            (K_NOT_UNIQUE, "not_unique"),
+            (K_NO_SOLUTION, "no_solution"),
+        ],
+    )?;
+    Ok(())
+}

@@ -1,0 +1,291 @@
+"""sudoku_batch: solve Sudoku puzzles in bulk from numpy and pandas.
+
+Whole arrays in, all cores, the GIL released; the same statuses and checks as the
+``sudoku-batch`` command line. Puzzles may be given as a list of ``str`` (81 cells, ``.``,
+``0`` or ``_`` for blanks), a numpy array of dtype ``S81``/``U81``, a pandas Series of
+strings, or an integer array of shape ``(N, 81)`` (0 = blank).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _native
+
+__all__ = [
+    "SOLVED",
+    "UNSOLVABLE",
+    "MULTIPLE",
+    "INVALID",
+    "MISMATCH",
+    "STATUS_NAMES",
+    "SolveResult",
+    "VerifyResult",
+    "solve",
+    "count_solutions",
+    "verify",
+    "read",
+    "to_cells",
+    "to_strings",
+]
+
+#: The puzzle has a solution, returned in ``solutions`` (and, with ``unique=True``, only one).
+SOLVED: int = _native.SOLVED
+#: The puzzle has no solution.
+UNSOLVABLE: int = _native.UNSOLVABLE
+#: ``unique=True`` and the puzzle has two or more solutions.
+MULTIPLE: int = _native.MULTIPLE
+#: Not a puzzle (bad text, a cell outside 0-9) or clues that contradict each other.
+INVALID: int = _native.INVALID
+#: The solver returned a grid that failed the independent check (a solver bug; never expected).
+MISMATCH: int = _native.MISMATCH
+
+#: Status code -> the CLI's status word.
+STATUS_NAMES = {
+    SOLVED: "solved",
+    UNSOLVABLE: "unsolvable",
+    MULTIPLE: "multiple",
+    INVALID: "invalid",
+    MISMATCH: "mismatch",
+}
+_KIND_NAMES = dict(_native.KINDS)
+
+
+def _failures_to_messages(n, failures):
+    return {row: msg for row, _kind, msg in failures}
+
+
+def _coerce(puzzles, what="puzzles"):
+    """Returns (cells (N, 81) uint8 C-contiguous, [(row, kind code, message)])."""
+    if isinstance(puzzles, (str, bytes)):
+        puzzles = [puzzles]
+    if hasattr(puzzles, "to_numpy") and not isinstance(puzzles, np.ndarray):
+        puzzles = puzzles.to_numpy()  # pandas Series / Index
+    if isinstance(puzzles, (list, tuple)):
+        return _native.cells_from_list(list(puzzles))
+    if not isinstance(puzzles, np.ndarray):
+        raise TypeError(
+            f"{what}: expected a list of str, a numpy array (S81/U81 strings or uint8 of shape "
+            f"(N, 81)) or a pandas Series, got {type(puzzles).__name__}"
+        )
+    arr = puzzles
+    kind = arr.dtype.kind
+    if kind == "O":
+        return _native.cells_from_list(arr.ravel().tolist())
+    if kind in "SU":
+        if arr.ndim != 1:
+            raise ValueError(
+                f"{what}: expected a 1-d array of strings, got shape {arr.shape}"
+            )
+        arr = np.ascontiguousarray(arr)
+        n = arr.shape[0]
+        if kind == "S":
+            rows = arr.view(np.uint8).reshape(n, arr.dtype.itemsize)
+            return _native.cells_from_bytes(rows)
+        rows = arr.view(np.uint32).reshape(n, arr.dtype.itemsize // 4)
+        return _native.cells_from_ucs4(rows)
+    if kind in "iu":
+        if arr.ndim != 2 or arr.shape[1] != 81:
+            raise ValueError(f"{what}: expected shape (N, 81), got {arr.shape}")
+        failures = []
+        if arr.dtype != np.uint8:
+            bad = ((arr < 0) | (arr > 9)).any(axis=1)
+            if bad.any():
+                arr = np.where(bad[:, None], 0, arr)
+                for row in np.flatnonzero(bad).tolist():
+                    failures.append((row, 1, "a cell is outside 0-9"))
+            arr = arr.astype(np.uint8)
+            if failures:
+                arr[bad] = _native.BAD
+        return np.ascontiguousarray(arr), failures
+    raise TypeError(
+        f"{what}: expected dtype uint8 (shape (N, 81)) or strings (S81/U81), got {arr.dtype}"
+    )
+
+
+def to_cells(puzzles) -> np.ndarray:
+    """Converts puzzles in any accepted form to a ``(N, 81)`` ``uint8`` array (0 = blank).
+
+    Rows that are not puzzles are filled with 255 (``solve`` reports them ``INVALID``).
+    """
+    return _coerce(puzzles)[0]
+
+
+def to_strings(cells) -> list:
+    """The 81-character strings (``.`` for blanks) of a ``(N, 81)`` cell array."""
+    arr = np.asarray(cells, dtype=np.uint8)
+    if arr.ndim != 2 or arr.shape[1] != 81:
+        raise ValueError(f"expected shape (N, 81), got {arr.shape}")
+    text = np.where(arr == 0, ord("."), arr + ord("0")).astype(np.uint8)
+    return np.ascontiguousarray(text).view("S81").ravel().astype(str).tolist()
+
+
+class SolveResult:
+    """The result of :func:`solve`: one row per puzzle, in order.
+
+    Attributes:
+        solutions: ``(N, 81)`` ``uint8``, the solution of each ``SOLVED`` row, zeros elsewhere.
+        status: ``(N,)`` ``uint8``, one of ``SOLVED``, ``UNSOLVABLE``, ``MULTIPLE``, ``INVALID``.
+        guesses: ``(N,)`` ``uint64``, branch points the search tried.
+        solve_ns: ``(N,)`` ``uint64``, nanoseconds in the solver.
+        message: list of ``str``, why a row is not ``SOLVED`` ("" for solved rows).
+    """
+
+    __slots__ = ("solutions", "status", "guesses", "solve_ns", "message")
+
+    def __init__(self, solutions, status, guesses, solve_ns, message):
+        self.solutions = solutions
+        self.status = status
+        self.guesses = guesses
+        self.solve_ns = solve_ns
+        self.message = message
+
+    def __len__(self) -> int:
+        return int(self.status.shape[0])
+
+    def counts(self) -> dict:
+        """Rows per status word, e.g. ``{"solved": 998, "invalid": 2}``."""
+        values, counts = np.unique(self.status, return_counts=True)
+        return {STATUS_NAMES[int(v)]: int(c) for v, c in zip(values, counts)}
+
+    def solution_strings(self) -> list:
+        """The solutions as 81-character strings ("" where there is none)."""
+        out = to_strings(self.solutions)
+        return [s if st == SOLVED else "" for s, st in zip(out, self.status.tolist())]
+
+    def to_pandas(self):
+        """A DataFrame with columns solution (str), status (str), guesses, solve_ns, message."""
+        try:
+            import pandas as pd
+        except ImportError as e:  # pragma: no cover - depends on the environment
+            raise ImportError("to_pandas() needs pandas: pip install pandas") from e
+        names = np.array([STATUS_NAMES[i] if i in STATUS_NAMES else "?" for i in range(256)],
+                         dtype=object)
+        return pd.DataFrame(
+            {
+                "solution": self.solution_strings(),
+                "status": names[self.status],
+                "guesses": self.guesses,
+                "solve_ns": self.solve_ns,
+                "message": self.message,
+            }
+        )
+
+    def __repr__(self) -> str:
+        return f"SolveResult({len(self)} rows: {self.counts()})"
+
+
+def _messages(n, failures_by_row, native_messages):
+    message = [""] * n
+    for row, msg in native_messages:
+        message[row] = msg
+    for row, msg in failures_by_row.items():
+        message[row] = msg
+    return message
+
+
+def solve(puzzles, *, threads=None, unique=False, solver="bands") -> SolveResult:
+    """Solves every puzzle on a pool of ``threads`` threads (default: all cores).
+
+    With ``unique=True`` a puzzle with two or more solutions is ``MULTIPLE`` (and no solution
+    is returned for it). A row that is not a puzzle is ``INVALID`` with a message; it never
+    raises. Ctrl-C raises ``KeyboardInterrupt`` within a second.
+
+    Raises:
+        TypeError: ``puzzles`` is not a list, string array or integer array.
+        ValueError: an array of the wrong shape, ``threads=0`` or an unknown solver.
+    """
+    cells, failures = _coerce(puzzles)
+    solutions, status, guesses, solve_ns, native_messages = _native.solve_cells(
+        cells, threads, unique, solver
+    )
+    return SolveResult(
+        solutions,
+        status,
+        guesses,
+        solve_ns,
+        _messages(len(status), _failures_to_messages(len(status), failures), native_messages),
+    )
+
+
+def count_solutions(puzzles, limit=2, *, threads=None, solver="bands") -> np.ndarray:
+    """Counts each puzzle's solutions, stopping at ``limit``: an ``int64`` array, -1 for rows
+    that are not puzzles (a puzzle whose clues contradict each other has 0)."""
+    cells, _failures = _coerce(puzzles)
+    return _native.count_cells(cells, limit, threads, solver)
+
+
+class VerifyResult:
+    """The result of :func:`verify`: one row per puzzle.
+
+    Attributes:
+        ok: ``(N,)`` ``bool``, the row passes.
+        kind: list of ``str``, the CLI's failure kind ("" for rows that pass): malformed,
+            wrong_length, incomplete, broken_rule, clue_contradicted, not_unique, no_solution.
+        message: list of ``str``, what is wrong ("" for rows that pass).
+    """
+
+    __slots__ = ("ok", "kind", "message")
+
+    def __init__(self, ok, kind, message):
+        self.ok = ok
+        self.kind = kind
+        self.message = message
+
+    def __len__(self) -> int:
+        return int(self.ok.shape[0])
+
+    @property
+    def failures(self) -> int:
+        """Number of rows that fail."""
+        return int(len(self.ok) - self.ok.sum())
+
+    def __repr__(self) -> str:
+        return f"VerifyResult({len(self)} rows, {self.failures} failures)"
+
+
+def verify(puzzles, solutions=None, *, unique=False, threads=None, solver="bands") -> VerifyResult:
+    """Checks each solution against its puzzle, as ``sudoku-batch verify`` does: a complete grid
+    that obeys the rules and keeps every clue (and, with ``unique=True``, a puzzle with exactly
+    one solution). With ``solutions=None`` only ``unique=True`` checks anything."""
+    p_cells, p_fail = _coerce(puzzles, "puzzles")
+    s_cells, s_fail = (None, [])
+    if solutions is not None:
+        s_cells, s_fail = _coerce(solutions, "solutions")
+        if s_cells.shape[0] != p_cells.shape[0]:
+            raise ValueError(
+                f"expected as many solutions as puzzles ({p_cells.shape[0]}), "
+                f"got {s_cells.shape[0]}"
+            )
+    codes, native_messages = _native.verify_cells(p_cells, s_cells, unique, threads, solver)
+    codes = codes.copy()
+    message = [""] * len(codes)
+    for row, msg in native_messages:
+        message[row] = msg
+    # Text that did not parse: the kind the parser gave (solution first, the puzzle wins).
+    for prefix, failures in (("solution", s_fail), ("puzzle", p_fail)):
+        for row, code, msg in failures:
+            codes[row] = code
+            message[row] = f"{prefix}: {msg}"
+    kind = [_KIND_NAMES[c] for c in codes.tolist()]
+    return VerifyResult(codes == 0, kind, message)
+
+
+def read(path, format="auto", column=None, batch=100_000):
+    """Yields the puzzles of a file as ``(N, 81)`` ``uint8`` arrays of at most ``batch`` rows.
+
+    Reads anything ``sudoku-batch solve`` reads: line files, CSV (``column`` names the puzzle
+    column or gives its 1-based number), grid files; plain, gzip, zstd or zip. Memory stays
+    bounded by one batch. A record that is not a puzzle is a row of 255s (``solve`` reports it
+    ``INVALID``).
+
+    Raises:
+        FileNotFoundError: the file does not exist (the message names it).
+        ValueError: an unknown format or a CSV without the puzzle column.
+    """
+    reader = _native.Reader(str(path), format, column)
+    while True:
+        got = reader.next_batch(batch)
+        if got is None:
+            return
+        yield got[0]

@@ -1,0 +1,92 @@
+"""Type stubs for sudoku_batch: solve Sudoku puzzles in bulk from numpy and pandas."""
+
+from os import PathLike
+from typing import Any, Iterator, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+Puzzles = Union[Sequence[str], Sequence[bytes], npt.NDArray[Any], Any]
+
+SOLVED: int
+"""The puzzle has a solution (with unique=True: exactly one)."""
+UNSOLVABLE: int
+"""The puzzle has no solution."""
+MULTIPLE: int
+"""unique=True and the puzzle has two or more solutions."""
+INVALID: int
+"""Not a puzzle, or clues that contradict each other."""
+MISMATCH: int
+"""The solver's grid failed the independent check (a solver bug)."""
+STATUS_NAMES: dict[int, str]
+
+class SolveResult:
+    """One row per puzzle, in order."""
+
+    solutions: npt.NDArray[np.uint8]
+    """(N, 81): the solution of each SOLVED row, zeros elsewhere."""
+    status: npt.NDArray[np.uint8]
+    """(N,): SOLVED, UNSOLVABLE, MULTIPLE or INVALID."""
+    guesses: npt.NDArray[np.uint64]
+    """(N,): branch points the search tried."""
+    solve_ns: npt.NDArray[np.uint64]
+    """(N,): nanoseconds in the solver."""
+    message: list[str]
+    """Why a row is not SOLVED ("" for solved rows)."""
+    def __len__(self) -> int: ...
+    def counts(self) -> dict[str, int]:
+        """Rows per status word."""
+    def solution_strings(self) -> list[str]:
+        """Solutions as 81-character strings ("" where there is none)."""
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame: solution, status, guesses, solve_ns, message (needs pandas)."""
+
+class VerifyResult:
+    """One row per puzzle."""
+
+    ok: npt.NDArray[np.bool_]
+    kind: list[str]
+    """"" or one of malformed, wrong_length, incomplete, broken_rule, clue_contradicted,
+    not_unique, no_solution."""
+    message: list[str]
+    def __len__(self) -> int: ...
+    @property
+    def failures(self) -> int: ...
+
+def solve(
+    puzzles: Puzzles,
+    *,
+    threads: int | None = None,
+    unique: bool = False,
+    solver: str = "bands",
+) -> SolveResult:
+    """Solves every puzzle on all cores (or `threads`), GIL released; bad rows are INVALID."""
+
+def count_solutions(
+    puzzles: Puzzles, limit: int = 2, *, threads: int | None = None, solver: str = "bands"
+) -> npt.NDArray[np.int64]:
+    """Solutions per puzzle up to `limit`; -1 for rows that are not puzzles."""
+
+def verify(
+    puzzles: Puzzles,
+    solutions: Puzzles | None = None,
+    *,
+    unique: bool = False,
+    threads: int | None = None,
+    solver: str = "bands",
+) -> VerifyResult:
+    """Checks solutions against puzzles as `sudoku-batch verify` does."""
+
+def read(
+    path: Union[str, PathLike[str]],
+    format: str = "auto",
+    column: str | None = None,
+    batch: int = 100_000,
+) -> Iterator[npt.NDArray[np.uint8]]:
+    """Yields (N, 81) uint8 batches from any file the CLI reads (compressed included)."""
+
+def to_cells(puzzles: Puzzles) -> npt.NDArray[np.uint8]:
+    """Any accepted form as a (N, 81) uint8 array; non-puzzle rows are 255s."""
+
+def to_strings(cells: npt.NDArray[np.uint8]) -> list[str]:
+    """81-character strings ('.' for blanks) of a (N, 81) cell array."""

@@ -1,0 +1,241 @@
+import gzip
+import os
+import shutil
+import signal
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sudoku_batch as sb
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+CLASSIC = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+CLASSIC_SOL = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
+# Two 5s in row 1.
+CONTRADICTORY = "55..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+# No conflict among the clues, but cell 1 (row 1, column 1) has no candidate left.
+UNSOLVABLE_P = ".23456789" + "1" + "." * 71
+EMPTY = "." * 81
+
+
+def kaggle(n=None):
+    import csv
+
+    with open(DATA / "kaggle3m_radcliffe_first1000.csv") as f:
+        rows = list(csv.DictReader(f))
+    rows = rows[:n] if n else rows
+    return [r["puzzle"] for r in rows], [r["solution"] for r in rows]
+
+
+def test_every_status():
+    r = sb.solve([CLASSIC, UNSOLVABLE_P, EMPTY, CONTRADICTORY, "abc"], unique=True)
+    assert r.status.tolist() == [sb.SOLVED, sb.UNSOLVABLE, sb.MULTIPLE, sb.INVALID, sb.INVALID]
+    assert sb.to_strings(r.solutions[:1]) == [CLASSIC_SOL]
+    assert not r.solutions[1:].any()
+    assert r.message[0] == ""
+    assert r.message[1] == "no solution"
+    assert r.message[2] == "at least 2 solutions"
+    assert r.message[3].startswith("contradictory clues: digit 5 appears twice in row 1")
+    assert r.message[4] == "expected 81 cells, found 3"
+    assert r.counts() == {"solved": 1, "unsolvable": 1, "multiple": 1, "invalid": 2}
+
+
+def test_without_unique_a_multiple_puzzle_is_solved():
+    r = sb.solve([EMPTY])
+    assert r.status[0] == sb.SOLVED
+    assert sb.verify([EMPTY], r.solutions).ok.all()
+
+
+def test_input_forms_agree():
+    puzzles, solutions = kaggle(200)
+    expected = sb.solve(puzzles)
+    assert (expected.status == sb.SOLVED).all()
+    assert sb.to_strings(expected.solutions) == solutions
+    forms = [
+        np.array(puzzles, dtype="S81"),
+        np.array(puzzles, dtype="U81"),
+        np.array(puzzles, dtype=object),
+        [p.encode() for p in puzzles],
+        tuple(puzzles),
+        sb.to_cells(puzzles),
+        sb.to_cells(puzzles).astype(np.int64),
+        np.asfortranarray(sb.to_cells(puzzles)),
+    ]
+    for form in forms:
+        r = sb.solve(form)
+        assert (r.solutions == expected.solutions).all(), type(form)
+        assert (r.status == expected.status).all()
+    assert sb.solve(CLASSIC).status.tolist() == [sb.SOLVED]
+
+
+def test_pandas_series_and_dataframe():
+    pd = pytest.importorskip("pandas")
+    # Without dtype, pandas reads the all-digit solution column as (huge) integers.
+    df = pd.read_csv(DATA / "kaggle3m_radcliffe_first1000.csv", dtype={"puzzle": str, "solution": str})
+    r = sb.solve(df["puzzle"])
+    out = r.to_pandas()
+    assert list(out.columns) == ["solution", "status", "guesses", "solve_ns", "message"]
+    assert (out["solution"] == df["solution"]).all()
+    assert (out["status"] == "solved").all()
+    assert sb.verify(df["puzzle"], df["solution"]).ok.all()
+
+
+def test_bad_strings_are_rows_not_exceptions():
+    r = sb.solve([CLASSIC, CLASSIC[:80] + "x", CLASSIC[:80], None, "", CLASSIC[:80] + "é"])
+    assert r.status.tolist() == [sb.SOLVED] + [sb.INVALID] * 5
+    assert "invalid character 'x' at cell 81" in r.message[1]
+    assert r.message[2] == "expected 81 cells, found 80"
+    assert r.message[3] == "expected a puzzle string, got NoneType"
+    assert r.message[4] == "expected 81 cells, found 0"
+    assert "'é' at cell 81" in r.message[5]
+    s = sb.solve(np.array([CLASSIC, CLASSIC[:79]], dtype="S81"))
+    assert s.status.tolist() == [sb.SOLVED, sb.INVALID]
+    assert s.message[1] == "expected 81 cells, found 79"
+    u = sb.solve(np.array([CLASSIC[:80] + "é"], dtype="U81"))
+    assert u.status.tolist() == [sb.INVALID]
+
+
+def test_surrounding_whitespace_is_trimmed():
+    assert sb.solve([" " + CLASSIC + "\n"]).status[0] == sb.SOLVED
+
+
+def test_out_of_range_cells_are_invalid_rows():
+    cells = sb.to_cells([CLASSIC, CLASSIC])
+    cells[1, 5] = 10
+    r = sb.solve(cells)
+    assert r.status.tolist() == [sb.SOLVED, sb.INVALID]
+    assert r.message[1] == "cell 6 holds 10, expected 0-9"
+    wide = sb.to_cells([CLASSIC, CLASSIC]).astype(np.int32)
+    wide[0, 0] = -1
+    assert sb.solve(wide).status.tolist() == [sb.INVALID, sb.SOLVED]
+
+
+def test_wrong_dtype_and_shape():
+    with pytest.raises(TypeError, match=r"expected dtype uint8.*got float64"):
+        sb.solve(np.zeros((2, 81)))
+    with pytest.raises(ValueError, match=r"expected shape \(N, 81\), got \(2, 80\)"):
+        sb.solve(np.zeros((2, 80), dtype=np.uint8))
+    with pytest.raises(ValueError, match=r"expected shape \(N, 81\), got \(81,\)"):
+        sb.solve(np.zeros(81, dtype=np.uint8))
+    with pytest.raises(TypeError, match="got int"):
+        sb.solve(42)
+    with pytest.raises(ValueError, match="unknown solver"):
+        sb.solve([CLASSIC], solver="magic")
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        sb.solve([CLASSIC], threads=0)
+
+
+def test_empty_input():
+    r = sb.solve([])
+    assert r.solutions.shape == (0, 81) and len(r) == 0
+    assert sb.solve(np.zeros((0, 81), dtype=np.uint8)).status.shape == (0,)
+
+
+@pytest.mark.parametrize("solver", ["naive", "backtrack", "singles", "bands"])
+def test_solvers_agree(solver):
+    puzzles, solutions = kaggle(50)
+    r = sb.solve(puzzles, solver=solver, unique=True)
+    assert sb.to_strings(r.solutions) == solutions
+
+
+def test_thread_count_invariance():
+    puzzles = [line.split()[0] for line in open(DATA / "magictour_top1465.txt") if line.strip()]
+    puzzles += [EMPTY, CONTRADICTORY, "junk"]
+    one = sb.solve(puzzles, threads=1, unique=True)
+    two = sb.solve(puzzles, threads=2, unique=True)
+    assert (one.solutions == two.solutions).all()
+    assert (one.status == two.status).all()
+    assert (one.guesses == two.guesses).all()
+    assert one.message == two.message
+    assert (sb.count_solutions(puzzles, 3, threads=1) == sb.count_solutions(puzzles, 3, threads=2)).all()
+
+
+def test_count_solutions():
+    counts = sb.count_solutions([CLASSIC, EMPTY, UNSOLVABLE_P, CONTRADICTORY, "x"], limit=5)
+    assert counts.tolist() == [1, 5, 0, 0, -1]
+    assert sb.count_solutions([EMPTY]).tolist() == [2]
+
+
+def test_verify_kinds():
+    bad_rule = "5" + CLASSIC_SOL[1:].replace("5", "3", 1)  # not a permutation any more
+    swapped = CLASSIC_SOL[1] + CLASSIC_SOL[0] + CLASSIC_SOL[2:]
+    puzzles = [CLASSIC, CLASSIC, CLASSIC, CLASSIC, CLASSIC, "x" * 81, EMPTY]
+    solutions = [
+        CLASSIC_SOL,
+        CLASSIC_SOL[:80],
+        "." + CLASSIC_SOL[1:],
+        bad_rule,
+        swapped,
+        CLASSIC_SOL,
+        CLASSIC_SOL,
+    ]
+    v = sb.verify(puzzles, solutions, unique=True)
+    assert v.kind == [
+        "",
+        "wrong_length",
+        "incomplete",
+        "broken_rule",
+        "broken_rule",
+        "malformed",
+        "not_unique",
+    ]
+    assert v.ok.tolist() == [True] + [False] * 6
+    assert v.failures == 6
+    assert v.message[1] == "solution: expected 81 cells, found 80"
+    assert v.message[2] == "solution has 1 blank cells"
+    # A complete valid grid that changes a clue.
+    other = CLASSIC_SOL.translate(str.maketrans("123456789", "234567891"))
+    assert sb.verify([CLASSIC], [other]).kind == ["clue_contradicted"]
+    assert sb.verify([EMPTY], [other]).kind == [""]
+    assert sb.verify([CLASSIC, EMPTY, UNSOLVABLE_P], unique=True).kind == [
+        "",
+        "not_unique",
+        "no_solution",
+    ]
+    with pytest.raises(ValueError, match="expected as many solutions as puzzles"):
+        sb.verify([CLASSIC], [CLASSIC_SOL, CLASSIC_SOL])
+
+
+def test_read_lines_csv_gz_and_errors(tmp_path):
+    lines = list(sb.read(DATA / "magictour_top1465.txt", batch=500))
+    assert [len(b) for b in lines] == [500, 500, 465]
+    all_lines = np.concatenate(lines)
+    expected = sb.to_cells([l.split()[0] for l in open(DATA / "magictour_top1465.txt") if l.strip()])
+    assert (all_lines == expected).all()
+
+    csv_batches = list(sb.read(DATA / "kaggle3m_radcliffe_first1000.csv"))
+    puzzles, _ = kaggle()
+    assert len(csv_batches) == 1 and (csv_batches[0] == sb.to_cells(puzzles)).all()
+    by_column = np.concatenate(list(sb.read(DATA / "kaggle3m_radcliffe_first1000.csv", format="csv", column="solution", batch=64)))
+    assert (by_column == sb.to_cells(kaggle()[1])).all()
+
+    gz = tmp_path / "top.txt.gz"
+    with open(DATA / "magictour_top1465.txt", "rb") as src, gzip.open(gz, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    assert (np.concatenate(list(sb.read(gz))) == expected).all()
+
+    bad = tmp_path / "bad.txt"
+    bad.write_text(CLASSIC + "\n" + CLASSIC[:40] + "\n")
+    (batch,) = sb.read(bad)
+    r = sb.solve(batch)
+    assert r.status.tolist() == [sb.SOLVED, sb.INVALID]
+
+    with pytest.raises(FileNotFoundError, match="no-such-file.txt"):
+        next(sb.read(tmp_path / "no-such-file.txt"))
+    with pytest.raises(ValueError, match="unknown format"):
+        next(sb.read(bad, format="xml"))
+
+
+def test_ctrl_c_raises_keyboard_interrupt_quickly():
+    cells = np.repeat(sb.to_cells(kaggle()[0]), 3000, axis=0)  # 3M puzzles: several seconds
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        sb.solve(cells, threads=2)
+    elapsed = time.monotonic() - started
+    timer.cancel()
+    assert elapsed < 1.5, elapsed
