@@ -241,6 +241,16 @@ mod tests {
             (p, None)
         );
         assert_eq!(parse_line(b"# comment"), None);
+        // 81 bytes that are not all cells leave the fast path: a comment, a separator.
+        assert_eq!(parse_line(format!("#{}", &P[1..]).as_bytes()), None);
+        assert_eq!(
+            message(parse_line(format!(" {}", &P[1..]).as_bytes())),
+            "expected 81 cells, found 80"
+        );
+        assert_eq!(
+            line_fields(P.replace('.', "_").as_bytes()),
+            line_fields(format!(" {} ", P.replace('.', "_")).as_bytes())
+        );
         assert_eq!(parse_line(b"   \r"), None);
     }
 
