@@ -33,6 +33,16 @@ pub(super) fn long_tokens(line: &[u8]) -> impl Iterator<Item = &[u8]> {
 /// token, if any, is the solution. A line without such a token is a bad record, whose message
 /// says what is wrong with its longest token.
 pub fn line_fields(line: &[u8]) -> Option<Fields<'_>> {
+    // The common case, a line of exactly 81 cell characters: it is its own only token (no
+    // separator, not a comment), so skip the tokenising. Anything else takes the path below.
+    if is_bare_puzzle(line) {
+        return Some(Fields::Puzzle {
+            format: Format::Lines,
+            puzzle: line,
+            solution: None,
+            status: None,
+        });
+    }
     if is_skipped_line(line) {
         return None;
     }
@@ -64,6 +74,15 @@ pub fn line_fields(line: &[u8]) -> Option<Fields<'_>> {
 /// token of 81 digits is taken as the reference solution.
 pub fn parse_line(line: &[u8]) -> Option<Body> {
     line_fields(line).map(|fields| Body::from_fields(&fields))
+}
+
+/// Whether `line` is exactly 81 cell characters (`1`-`9`, `.`, `0`, `_`), branch-free so it
+/// vectorizes.
+fn is_bare_puzzle(line: &[u8]) -> bool {
+    line.len() == crate::grid::CELLS
+        && line.iter().fold(true, |ok, &b| {
+            ok & ((b.wrapping_sub(b'0') <= 9) | (b == b'.') | (b == b'_'))
+        })
 }
 
 /// Whether a line of a line file holds no record: blank, or a `#` comment.
@@ -222,6 +241,16 @@ mod tests {
             (p, None)
         );
         assert_eq!(parse_line(b"# comment"), None);
+        // 81 bytes that are not all cells leave the fast path: a comment, a separator.
+        assert_eq!(parse_line(format!("#{}", &P[1..]).as_bytes()), None);
+        assert_eq!(
+            message(parse_line(format!(" {}", &P[1..]).as_bytes())),
+            "expected 81 cells, found 80"
+        );
+        assert_eq!(
+            line_fields(P.replace('.', "_").as_bytes()),
+            line_fields(format!(" {} ", P.replace('.', "_")).as_bytes())
+        );
         assert_eq!(parse_line(b"   \r"), None);
     }
 
