@@ -8,26 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::bin;
-
-const KAGGLE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/data/kaggle3m_radcliffe_first1000.csv"
-);
-
-/// The first `n` (puzzle, solution) pairs of the Kaggle sample.
-fn pairs(n: usize) -> Vec<(String, String)> {
-    std::fs::read_to_string(KAGGLE)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .take(n)
-        .map(|line| {
-            let fields: Vec<&str> = line.split(',').collect();
-            (fields[1].to_string(), fields[2].to_string())
-        })
-        .collect()
-}
+use crate::support::{bin, kaggle_pairs};
 
 /// Result rows without `solve_ns` and `file`, the columns that differ between runs of the same
 /// records from differently named files.
@@ -149,7 +130,7 @@ fn fifo_round(dir: &Path, round: usize, command: &[&str], lines: &[String]) -> O
 #[test]
 fn slowly_fed_fifos_are_read_once_by_solve() {
     let dir = tempfile::tempdir().unwrap();
-    let pairs = pairs(6);
+    let pairs = kaggle_pairs(6);
     let lines: Vec<String> = pairs.iter().map(|(p, _)| p.clone()).collect();
     let plain = dir.path().join("plain.txt");
     std::fs::write(&plain, lines.join("\n") + "\n").unwrap();
@@ -180,7 +161,10 @@ fn slowly_fed_fifos_are_read_once_by_solve() {
 #[test]
 fn slowly_fed_fifos_are_read_once_by_verify() {
     let dir = tempfile::tempdir().unwrap();
-    let lines: Vec<String> = pairs(6).iter().map(|(p, s)| format!("{p},{s}")).collect();
+    let lines: Vec<String> = kaggle_pairs(6)
+        .iter()
+        .map(|(p, s)| format!("{p},{s}"))
+        .collect();
     for round in 0..3 {
         let summary = dir.path().join(format!("s{round}.json"));
         let output = fifo_round(
@@ -213,7 +197,7 @@ fn process_substitution_is_read_once() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let lines: Vec<String> = pairs(4).into_iter().map(|(p, _)| p).collect();
+    let lines: Vec<String> = kaggle_pairs(4).into_iter().map(|(p, _)| p).collect();
     let out = dir.path().join("out.csv");
     let script = format!(
         "\"$0\" solve -q -o \"$1\" <(for l in {}; do echo $l; sleep 0.05; done)",
@@ -256,7 +240,7 @@ fn a_zip_archive_in_a_fifo_is_refused_not_reopened() {
 #[test]
 fn bare_cr_ends_lines_in_every_layout() {
     let dir = tempfile::tempdir().unwrap();
-    let pairs = pairs(6);
+    let pairs = kaggle_pairs(6);
     let puzzles: Vec<&str> = pairs.iter().map(|(p, _)| p.as_str()).collect();
     let grid = |p: &str| -> String {
         (0..9)
@@ -320,7 +304,10 @@ fn bare_cr_ends_lines_in_every_layout() {
 #[test]
 fn verify_reads_bare_cr_files() {
     let dir = tempfile::tempdir().unwrap();
-    let body: Vec<String> = pairs(6).iter().map(|(p, s)| format!("{p},{s}")).collect();
+    let body: Vec<String> = kaggle_pairs(6)
+        .iter()
+        .map(|(p, s)| format!("{p},{s}"))
+        .collect();
     let path = dir.path().join("cr.csv");
     std::fs::write(&path, format!("puzzle,solution\r{}\r", body.join("\r"))).unwrap();
     bin()
@@ -351,7 +338,7 @@ fn utf16(text: &str, big_endian: bool, bom: bool) -> Vec<u8> {
 #[test]
 fn utf16_with_a_byte_order_mark_reads_as_utf8() {
     let dir = tempfile::tempdir().unwrap();
-    let pairs = pairs(6);
+    let pairs = kaggle_pairs(6);
     let lines: String = pairs.iter().map(|(p, _)| format!("{p}\r\n")).collect();
     let csv: String = std::iter::once("id,puzzle,solution\r\n".to_string())
         .chain(
@@ -399,7 +386,10 @@ fn utf16_with_a_byte_order_mark_reads_as_utf8() {
 #[test]
 fn utf16_without_a_byte_order_mark_is_refused_saying_utf16() {
     let dir = tempfile::tempdir().unwrap();
-    let text: String = pairs(3).iter().map(|(p, s)| format!("{p},{s}\n")).collect();
+    let text: String = kaggle_pairs(3)
+        .iter()
+        .map(|(p, s)| format!("{p},{s}\n"))
+        .collect();
     for big_endian in [false, true] {
         let path = dir.path().join(format!("nobom-{big_endian}"));
         std::fs::write(&path, utf16(&text, big_endian, false)).unwrap();
@@ -415,7 +405,7 @@ fn utf16_without_a_byte_order_mark_is_refused_saying_utf16() {
 #[test]
 fn verify_fails_malformed_lines_instead_of_skipping_them() {
     let dir = tempfile::tempdir().unwrap();
-    let pairs = pairs(3);
+    let pairs = kaggle_pairs(3);
     let (p, s) = &pairs[0];
     let text = format!(
         "{p},{s}\n{}\n{}{}\n{}:0\n",
@@ -457,7 +447,7 @@ fn verify_fails_malformed_lines_instead_of_skipping_them() {
 #[test]
 fn verify_column_errors_stay_short_however_long_the_header() {
     let dir = tempfile::tempdir().unwrap();
-    let (p, s) = &pairs(1)[0];
+    let (p, s) = &kaggle_pairs(1)[0];
     let columns = |n: usize| {
         (0..n)
             .map(|i| format!("c{i}"))

@@ -51,6 +51,43 @@ mod support {
             .unwrap()
     }
 
+    /// The first `n` (puzzle, solution) pairs of the Kaggle sample, each checked by the
+    /// library's validator.
+    pub fn kaggle_pairs(n: usize) -> Vec<(String, String)> {
+        let text = std::fs::read_to_string(data("kaggle3m_radcliffe_first1000.csv")).unwrap();
+        let pairs: Vec<(String, String)> = text
+            .lines()
+            .skip(1)
+            .take(n)
+            .map(|line| {
+                let fields: Vec<&str> = line.split(',').collect();
+                (fields[1].to_string(), fields[2].to_string())
+            })
+            .collect();
+        for (p, s) in &pairs {
+            let (p, s): (sudoku_batch::Grid, sudoku_batch::Grid) =
+                (p.parse().unwrap(), s.parse().unwrap());
+            assert!(s.is_solution_of(&p));
+        }
+        pairs
+    }
+
+    /// The Kaggle sample's 1,000 puzzles repeated `copies` times, one per line, in `dir/name`
+    /// (debug builds solve them in tens of µs).
+    pub fn repeated_puzzles(dir: &Path, copies: usize, name: &str) -> PathBuf {
+        use std::io::Write;
+        let lines: Vec<String> = kaggle_pairs(1000).into_iter().map(|(p, _)| p).collect();
+        let path = dir.join(name);
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        for _ in 0..copies {
+            for p in &lines {
+                writeln!(file, "{p}").unwrap();
+            }
+        }
+        file.flush().unwrap();
+        path
+    }
+
     /// Every status among ~300 records: hard puzzles, unsolvable and multiple-solution ones
     /// (tdoku's set), contradictory clues and malformed lines whose excerpts and messages are
     /// quoted fields, then Norvig's top 95; written to `dir/name`.

@@ -3,31 +3,12 @@
 //! output at a time, bad `-o` paths refused before any work, and files that appear whole or not
 //! at all.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command as StdCommand, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{bin, bin_path, data, spawn_solve};
-
-/// The Kaggle rows' puzzles repeated `copies` times, one per line.
-fn puzzles(dir: &Path, copies: usize) -> PathBuf {
-    let text = std::fs::read_to_string(data("kaggle3m_radcliffe_first1000.csv")).unwrap();
-    let puzzles: Vec<&str> = text
-        .lines()
-        .skip(1)
-        .filter_map(|l| l.split(',').nth(1))
-        .collect();
-    let path = dir.join(format!("puzzles{copies}.txt"));
-    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
-    for _ in 0..copies {
-        for p in &puzzles {
-            writeln!(file, "{p}").unwrap();
-        }
-    }
-    file.flush().unwrap();
-    path
-}
+use crate::support::{bin, bin_path, data, repeated_puzzles, spawn_solve};
 
 /// Result rows without `solve_ns`, which differs between runs.
 fn rows(csv_text: &[u8]) -> Vec<Vec<String>> {
@@ -82,7 +63,7 @@ fn solve_to(input: &Path, out: &Path, extra: &[&str]) {
 #[test]
 fn gz_and_zst_outputs_decompress_to_the_plain_rows() {
     let dir = tempfile::tempdir().unwrap();
-    let input = puzzles(dir.path(), 3); // 3,000 rows: a dozen chunks, so a dozen members
+    let input = repeated_puzzles(dir.path(), 3, "puzzles3.txt"); // 3,000 rows: a dozen chunks, so a dozen members
     let plain = dir.path().join("plain.csv");
     solve_to(&input, &plain, &[]);
     let want = rows(&std::fs::read(&plain).unwrap());
@@ -137,7 +118,7 @@ fn generate_and_merge_write_gz_and_zst() {
     generate(&zst);
     assert_eq!(unzstd(&std::fs::read(&zst).unwrap()), want);
     // Two shards merged into a .gz equal the plain merge.
-    let input = puzzles(dir.path(), 1);
+    let input = repeated_puzzles(dir.path(), 1, "puzzles1.txt");
     let mut shards = Vec::new();
     for k in 1..=2 {
         let shard = dir.path().join(format!("shard{k}.csv"));
@@ -179,7 +160,7 @@ fn wait_for_growth(child: &mut Child, path: &Path, bytes: u64) {
 #[test]
 fn killed_compressed_runs_resume_to_the_same_rows() {
     let dir = tempfile::tempdir().unwrap();
-    let input = puzzles(dir.path(), 30); // 30,000 rows
+    let input = repeated_puzzles(dir.path(), 30, "puzzles30.txt"); // 30,000 rows
     let full = dir.path().join("full.csv");
     solve_to(&input, &full, &[]);
     let want = rows(&std::fs::read(&full).unwrap());
@@ -283,7 +264,7 @@ fn a_fifo_or_device_output_is_written_directly_and_never_replaced() {
 #[test]
 fn a_second_run_on_the_same_output_is_refused_and_the_first_finishes() {
     let dir = tempfile::tempdir().unwrap();
-    let input = puzzles(dir.path(), 30);
+    let input = repeated_puzzles(dir.path(), 30, "puzzles30.txt");
     let out = dir.path().join("out.csv");
     let partial = dir.path().join("out.csv.partial");
     let mut first = spawn_solve(&input, &out, &["-q", "-j", "1"]);
@@ -320,7 +301,7 @@ fn a_second_run_on_the_same_output_is_refused_and_the_first_finishes() {
 #[test]
 fn bad_output_paths_are_refused_before_any_work() {
     let dir = tempfile::tempdir().unwrap();
-    let input = puzzles(dir.path(), 10);
+    let input = repeated_puzzles(dir.path(), 10, "puzzles10.txt");
     let before = std::fs::read(&input).unwrap();
     let folder = dir.path().join("folder");
     std::fs::create_dir(&folder).unwrap();

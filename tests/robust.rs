@@ -2,11 +2,11 @@
 //! with --resume and Ctrl-C, sharding and merge, and hostile inputs with bounded memory.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command as StdCommand, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{bin, bin_path, data, spawn_solve};
+use crate::support::{bin, bin_path, data, repeated_puzzles, spawn_solve};
 use predicates::prelude::*;
 
 /// Result rows without the columns that legitimately differ between runs: `solve_ns` (always),
@@ -201,25 +201,6 @@ fn euler96_grid_blocks_parse_back_to_the_same_puzzles() {
     );
 }
 
-/// A big input: the Kaggle rows' puzzles repeated (debug builds solve them in tens of µs).
-fn big_input(dir: &Path, copies: usize) -> PathBuf {
-    let text = std::fs::read_to_string(data("kaggle3m_radcliffe_first1000.csv")).unwrap();
-    let puzzles: Vec<&str> = text
-        .lines()
-        .skip(1)
-        .filter_map(|l| l.split(',').nth(1))
-        .collect();
-    let path = dir.join("big.txt");
-    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
-    for _ in 0..copies {
-        for p in &puzzles {
-            writeln!(file, "{p}").unwrap();
-        }
-    }
-    file.flush().unwrap();
-    path
-}
-
 /// Waits until `path` holds at least `bytes` (the writer flushes in 256 KiB blocks), then
 /// returns; fails if the child ends first or it takes too long.
 fn wait_for_growth(child: &mut Child, path: &Path, bytes: u64) {
@@ -244,7 +225,7 @@ fn wait_for_growth(child: &mut Child, path: &Path, bytes: u64) {
 #[test]
 fn killed_run_resumes_to_the_same_rows() {
     let dir = tempfile::tempdir().unwrap();
-    let input = big_input(dir.path(), 30); // 30,000 puzzles, about 6 MB of output
+    let input = repeated_puzzles(dir.path(), 30, "big.txt"); // 30,000 puzzles, about 6 MB of output
     let full = dir.path().join("full.csv");
     bin()
         .args(["solve", "-q", "-o"])
@@ -347,7 +328,7 @@ fn resume_without_earlier_output_starts_over() {
 #[test]
 fn ctrl_c_flushes_prints_the_summary_and_resumes() {
     let dir = tempfile::tempdir().unwrap();
-    let input = big_input(dir.path(), 30);
+    let input = repeated_puzzles(dir.path(), 30, "big.txt");
     let out = dir.path().join("out.csv");
     let partial = dir.path().join("out.csv.partial");
     let mut child = spawn_solve(&input, &out, &["-j", "2"]);

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::support::kaggle_pairs;
 use assert_cmd::Command;
 use predicates::prelude::*;
 use sudoku_batch::{Grid, SolverKind};
@@ -12,25 +13,6 @@ const TDOKU: &str = "data/tdoku_test_puzzles.txt";
 
 fn bin() -> Command {
     Command::cargo_bin("sudoku-batch").expect("binary builds")
-}
-
-/// The first `n` (puzzle, solution) pairs of the Kaggle sample, checked by the validator.
-fn kaggle_pairs(n: usize) -> Vec<(String, String)> {
-    let text = std::fs::read_to_string(KAGGLE).unwrap();
-    let pairs: Vec<(String, String)> = text
-        .lines()
-        .skip(1)
-        .take(n)
-        .map(|line| {
-            let fields: Vec<&str> = line.split(',').collect();
-            (fields[1].to_string(), fields[2].to_string())
-        })
-        .collect();
-    for (p, s) in &pairs {
-        let (p, s): (Grid, Grid) = (p.parse().unwrap(), s.parse().unwrap());
-        assert!(s.is_solution_of(&p));
-    }
-    pairs
 }
 
 fn json(path: &Path) -> serde_json::Value {
