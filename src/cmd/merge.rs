@@ -29,7 +29,7 @@ use serde::Serialize;
 use crate::cmd::solve::manifest::{grouped, sidecar_path, Compare, RunManifest};
 use crate::error::{Error, Result};
 use crate::io::output::{partial_path, Output};
-use crate::io::results::{header_line, header_of, row_writer, Column, ResultReader};
+use crate::io::results::{header_line, header_of, push_csv_record, Column, ResultReader};
 use crate::stats::{Summary, Tally};
 
 /// Everything `merge` needs, built from the command line.
@@ -218,7 +218,7 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
             heap.push(Reverse((index, i)));
         }
     }
-    let mut writer = row_writer(Vec::with_capacity(128 * 1024));
+    let mut rows = Vec::with_capacity(128 * 1024);
     let mut tally = Tally::default();
     let mut cpu_ns = 0u128;
     let mut expected = 0u64;
@@ -242,12 +242,11 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
         if let Some(row) = shard.reader.row() {
             tally.add_row(&row)?;
             cpu_ns += u128::from(row.solve_ns.unwrap_or(0));
-            // Writing to a Vec cannot fail.
-            let _ = writer.write_record(row.fields());
+            push_csv_record(&mut rows, row.fields());
         }
-        if writer.get_ref().len() >= 64 * 1024 {
-            let full = std::mem::replace(&mut writer, row_writer(Vec::with_capacity(128 * 1024)));
-            output.write_all(&full.into_inner().unwrap_or_default())?;
+        if rows.len() >= 64 * 1024 {
+            output.write_all(&rows)?;
+            rows.clear();
         }
         if let Some(next) = shard.advance()? {
             heap.push(Reverse((next, i)));
@@ -273,7 +272,7 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
         }
         return Ok(nothing_written(notes, incomplete));
     }
-    output.write_all(&writer.into_inner().unwrap_or_default())?;
+    output.write_all(&rows)?;
     output.finish()?;
 
     let all_sidecars: Option<Vec<&RunManifest>> = sidecars.iter().map(Option::as_ref).collect();

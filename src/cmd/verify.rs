@@ -705,13 +705,18 @@ pub fn run_verify(config: &VerifyConfig) -> Result<VerifyReport> {
                 .map(|(file, line)| format!("{}:{line}", name(file)));
         }
         if let Some(output) = report.as_mut() {
-            let mut writer = crate::io::results::row_writer(Vec::new());
+            let mut rows = Vec::new();
+            let mut number = itoa::Buffer::new();
             for (file, line, kind, reason) in &chunk.failures {
-                let line = itoa::Buffer::new().format(*line).to_string();
-                // Writing to a Vec cannot fail.
-                let _ = writer.write_record([name(*file), &line, kind.as_str(), reason]);
+                let fields: [&[u8]; 4] = [
+                    name(*file).as_bytes(),
+                    number.format(*line).as_bytes(),
+                    kind.as_str().as_bytes(),
+                    reason.as_bytes(),
+                ];
+                crate::io::results::push_csv_record(&mut rows, fields);
             }
-            output.write_all(&writer.into_inner().unwrap_or_default())?;
+            output.write_all(&rows)?;
         }
         for (file, line, kind, reason) in chunk.failures {
             if first_failures.len() >= config.show {
