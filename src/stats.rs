@@ -145,28 +145,6 @@ impl std::ops::AddAssign<&Tally> for Tally {
     }
 }
 
-/// CPU time (user + system) the calling thread has used so far, where the OS reports it.
-#[cfg(unix)]
-pub fn thread_cpu_time() -> Option<Duration> {
-    // SAFETY: `timespec` is plain data, so all zeroes is a valid value, and `clock_gettime`
-    // only writes into the struct it is given.
-    let mut time: libc::timespec = unsafe { std::mem::zeroed() };
-    // SAFETY: as above; CLOCK_THREAD_CPUTIME_ID is a valid clock on every Unix we build for.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time) } != 0 {
-        return None;
-    }
-    Some(Duration::new(
-        u64::try_from(time.tv_sec).unwrap_or(0),
-        u32::try_from(time.tv_nsec).unwrap_or(0),
-    ))
-}
-
-/// CPU time the calling thread has used: not measured on this OS.
-#[cfg(not(unix))]
-pub fn thread_cpu_time() -> Option<Duration> {
-    None
-}
-
 /// Solve-time statistics in nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct SolveNs {

@@ -281,6 +281,28 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
     (year, month, day)
 }
 
+/// CPU time (user + system) the calling thread has used so far, where the OS reports it.
+#[cfg(unix)]
+pub fn thread_cpu_time() -> Option<std::time::Duration> {
+    // SAFETY: `timespec` is plain data, so all zeroes is a valid value, and `clock_gettime`
+    // only writes into the struct it is given.
+    let mut time: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; CLOCK_THREAD_CPUTIME_ID is a valid clock on every Unix we build for.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time) } != 0 {
+        return None;
+    }
+    Some(std::time::Duration::new(
+        u64::try_from(time.tv_sec).unwrap_or(0),
+        u32::try_from(time.tv_nsec).unwrap_or(0),
+    ))
+}
+
+/// CPU time the calling thread has used: not measured on this OS.
+#[cfg(not(unix))]
+pub fn thread_cpu_time() -> Option<std::time::Duration> {
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

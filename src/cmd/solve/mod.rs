@@ -36,8 +36,8 @@ use crate::io::{Body, Deferred, ReadOptions, Record, RecordReader};
 use crate::run::{build_pool, default_threads, interrupt, ordered_map, Progress};
 use crate::shard::{Shard, ShardChoice};
 use crate::solver::SolverKind;
-use crate::stats::thread_cpu_time;
 use crate::stats::{Summary, Tally};
+use crate::sysinfo::thread_cpu_time;
 use resume::Resumed;
 
 /// Most records per chunk handed to the pool. Every chunk wakes the writer and the reader once
