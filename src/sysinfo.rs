@@ -1,7 +1,7 @@
 //! The machine and build a measurement was taken on: hostname, CPU model, cores, OS,
 //! architecture, sudoku-batch version and commit, rustc version, CPU features; and the UTC
 //! timestamp. Recorded with every `bench` result row. Also the OS clocks of CPU time (the
-//! process's and the calling thread's), which `bench` and `solve's summary use.
+//! process's and the calling thread's), which `bench` and `solve`'s summary use.
 
 use serde::{Deserialize, Serialize};
 
