@@ -10,5 +10,8 @@ python3 -m venv "$venv"
 # CARGO_TARGET_DIR keeps the build out of the source tree and reusable between runs.
 CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$here/target}" \
     "$venv/bin/pip" install --quiet --disable-pip-version-check "$here"
+# The CLI binary, when built (.ci/run builds it first), lets the tests compare `generate` with it.
+cli="$here/../target/release/sudoku-batch"
+if [ -x "$cli" ]; then export SUDOKU_BATCH_BIN="$cli"; fi
 cd "$(mktemp -d)" # import the installed package, not the source folder
 "$venv/bin/python" -m pytest -q "$here/tests"

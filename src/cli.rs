@@ -756,20 +756,13 @@ impl GenerateArgs {
         // `GenerateConfig::new` takes a seed; the command line's may be absent (drawn later).
         let mut config = GenerateConfig::new(self.count, 0);
         config.seed = self.seed;
-        let shape = &mut config.shape;
-        match self.clues {
-            Some(n) => (shape.min_clues, shape.max_clues) = (n, n),
-            None => {
-                shape.min_clues = self.min_clues.unwrap_or(shape.min_clues);
-                shape.max_clues = self.max_clues.unwrap_or(shape.max_clues);
-            }
-        }
-        let counts_given =
-            self.clues.is_some() || self.min_clues.is_some() || self.max_clues.is_some();
-        shape.minimal = self.minimal || !counts_given;
-        if let Some(symmetry) = self.symmetry {
-            shape.symmetry = symmetry;
-        }
+        config.shape = Shape::from_options(
+            self.clues,
+            self.min_clues,
+            self.max_clues,
+            self.minimal,
+            self.symmetry.unwrap_or_default(),
+        );
         config.with_solution = self.with_solution;
         config.output = self.output.output;
         config.compress = self.compress.codec();

@@ -1,8 +1,8 @@
 //! sudoku-batch: solve Sudoku puzzles in bulk, fast, on all cores, and measure how fast.
 //!
 //! The library holds all the logic; the binary parses arguments ([`cli`]) and calls [`run()`].
-//! Without default features it is only the core: [`Grid`], the solvers ([`SolverKind`]) and the
-//! equivalence [`transform`]s; the `io` feature adds the record layer ([`io`] when enabled).
+//! Without default features it is only the core: [`Grid`], the solvers ([`SolverKind`]), the
+//! puzzle [`generate`]r and the equivalence [`transform`]s; the `io` feature adds the record layer ([`io`] when enabled).
 //!
 //! ```
 //! use sudoku_batch::{Grid, SolverKind};
@@ -19,6 +19,7 @@
 
 // The core: depends on nothing above it and builds without the CLI's crates.
 pub mod error;
+pub mod generate;
 pub mod grid;
 pub mod rng;
 pub mod solver;

@@ -15,6 +15,7 @@ use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyRuntimeError, PyValueEr
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 use rayon::prelude::*;
+use sudoku_batch::generate::{Generator, Shape, Symmetry};
 use sudoku_batch::grid::{ParseError, SolutionError};
 use sudoku_batch::io::{Body, Format, Input, ReadOptions, RecordReader};
 use sudoku_batch::{Grid, SolverKind};
@@ -403,6 +404,81 @@ fn verify_cells<'py>(
     Ok((kinds.into_pyarray(py), messages))
 }
 
+/// Puzzles per work item when generating (a puzzle takes about 0.1-1 ms).
+const GENERATE_CHUNK: usize = 16;
+
+type GenerateOut<'py> = (
+    Bound<'py, PyArray2<u8>>,
+    Bound<'py, PyArray2<u8>>,
+    Bound<'py, numpy::PyArray1<u8>>,
+);
+
+/// Makes puzzles `0..n` of the run with `seed` (the CLI's `generate` with the same options makes
+/// the same ones): (puzzles, solutions, clue counts).
+#[pyfunction]
+#[pyo3(signature = (n, seed, clues=None, min_clues=None, max_clues=None, minimal=false,
+                    symmetry="none", threads=None, solver="bands"))]
+#[allow(clippy::too_many_arguments)]
+fn generate_cells<'py>(
+    py: Python<'py>,
+    n: usize,
+    seed: u64,
+    clues: Option<usize>,
+    min_clues: Option<usize>,
+    max_clues: Option<usize>,
+    minimal: bool,
+    symmetry: &str,
+    threads: Option<usize>,
+    solver: &str,
+) -> PyResult<GenerateOut<'py>> {
+    let kind = solver_kind(solver)?;
+    let symmetry = Symmetry::from_name(symmetry).ok_or_else(|| {
+        let names: Vec<&str> = Symmetry::ALL.iter().map(|s| s.name()).collect();
+        PyValueError::new_err(format!(
+            "unknown symmetry {symmetry:?}; expected one of {}",
+            names.join(", ")
+        ))
+    })?;
+    let shape = Shape::from_options(clues, min_clues, max_clues, minimal, symmetry);
+    let generator =
+        Generator::new(shape, kind).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mut puzzles = vec![0u8; n * CELLS];
+    let mut solutions = vec![0u8; n * CELLS];
+    let mut counts = vec![0u8; n];
+    interruptible(py, threads, |cancel| {
+        puzzles
+            .par_chunks_mut(GENERATE_CHUNK * CELLS)
+            .zip(solutions.par_chunks_mut(GENERATE_CHUNK * CELLS))
+            .zip(counts.par_chunks_mut(GENERATE_CHUNK))
+            .enumerate()
+            .try_for_each(|(c, ((puz, sol), cl))| {
+                for i in 0..cl.len() {
+                    if cancel.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let index = (c * GENERATE_CHUNK + i) as u64;
+                    let made = generator.generate(seed, index)?;
+                    puz[i * CELLS..(i + 1) * CELLS].copy_from_slice(made.puzzle.cells());
+                    sol[i * CELLS..(i + 1) * CELLS].copy_from_slice(made.solution.cells());
+                    cl[i] = made.puzzle.clue_count() as u8;
+                }
+                Ok(())
+            })
+    })?
+    .map_err(|e: sudoku_batch::Error| PyRuntimeError::new_err(e.to_string()))?;
+    Ok((
+        puzzles.into_pyarray(py).reshape([n, CELLS])?,
+        solutions.into_pyarray(py).reshape([n, CELLS])?,
+        counts.into_pyarray(py),
+    ))
+}
+
+/// A seed drawn from the clock and the process id (what the CLI uses when given none).
+#[pyfunction]
+fn fresh_seed() -> u64 {
+    sudoku_batch::generate::fresh_seed()
+}
+
 /// A parse failure: (row, kind code, message).
 type ParseFailures = Vec<(usize, u8, String)>;
 
@@ -603,6 +679,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solve_cells, m)?)?;
     m.add_function(wrap_pyfunction!(count_cells, m)?)?;
     m.add_function(wrap_pyfunction!(verify_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(generate_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(fresh_seed, m)?)?;
     m.add_function(wrap_pyfunction!(cells_from_list, m)?)?;
     m.add_function(wrap_pyfunction!(cells_from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(cells_from_ucs4, m)?)?;

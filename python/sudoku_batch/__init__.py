@@ -21,9 +21,12 @@ __all__ = [
     "STATUS_NAMES",
     "SolveResult",
     "VerifyResult",
+    "GenerateResult",
+    "SYMMETRIES",
     "solve",
     "count_solutions",
     "verify",
+    "generate",
     "read",
     "to_cells",
     "to_strings",
@@ -269,6 +272,123 @@ def verify(puzzles, solutions=None, *, unique=False, threads=None, solver="bands
             message[row] = f"{prefix}: {msg}"
     kind = [_KIND_NAMES[c] for c in codes.tolist()]
     return VerifyResult(codes == 0, kind, message)
+
+
+#: The symmetries ``generate`` accepts (the CLI's ``--symmetry`` names).
+SYMMETRIES = (
+    "none",
+    "central",
+    "quarter",
+    "diagonal",
+    "antidiagonal",
+    "horizontal",
+    "vertical",
+    "dihedral",
+)
+
+
+class GenerateResult:
+    """The result of :func:`generate`: puzzle ``i`` of the run is row ``i``.
+
+    Attributes:
+        puzzles: ``(N, 81)`` ``uint8`` (0 = blank), each with exactly one solution.
+        solutions: ``(N, 81)`` ``uint8``, their solutions.
+        clues: ``(N,)`` ``uint8``, the clue count of each puzzle.
+        seed: the seed used (given, or drawn when ``seed=None``); the same seed and options
+            give the same puzzles again, here or from ``sudoku-batch generate``.
+    """
+
+    __slots__ = ("puzzles", "solutions", "clues", "seed")
+
+    def __init__(self, puzzles, solutions, clues, seed):
+        self.puzzles = puzzles
+        self.solutions = solutions
+        self.clues = clues
+        self.seed = seed
+
+    def __len__(self) -> int:
+        return int(self.clues.shape[0])
+
+    def puzzle_strings(self) -> list:
+        """The puzzles as 81-character strings, ``.`` for blanks (the CLI's output lines)."""
+        return to_strings(self.puzzles)
+
+    def to_pandas(self):
+        """A DataFrame with columns puzzle, solution (str) and clues: the CLI's
+        ``generate --with-solution`` file."""
+        try:
+            import pandas as pd
+        except ImportError as e:  # pragma: no cover - depends on the environment
+            raise ImportError("to_pandas() needs pandas: pip install pandas") from e
+        return pd.DataFrame(
+            {
+                "puzzle": to_strings(self.puzzles),
+                "solution": to_strings(self.solutions),
+                "clues": self.clues,
+            }
+        )
+
+    def __repr__(self) -> str:
+        return f"GenerateResult({len(self)} puzzles, seed {self.seed})"
+
+
+def generate(
+    n,
+    *,
+    seed=None,
+    minimal=False,
+    symmetric=False,
+    clues=None,
+    min_clues=None,
+    max_clues=None,
+    threads=None,
+    solver="bands",
+) -> GenerateResult:
+    """Makes ``n`` puzzles with exactly one solution on ``threads`` threads (default: all cores).
+
+    The output depends only on ``seed`` and the options, never on the thread count or the
+    solver: ``generate(n, seed=s, ...)`` gives the puzzles ``sudoku-batch generate -n N --seed s``
+    writes with the same options. With ``seed=None`` a seed is drawn (``result.seed`` has it).
+
+    Args:
+        n: how many puzzles.
+        seed: an integer in ``0 .. 2**64 - 1``, or ``None``.
+        minimal: no clue (no symmetric group of clues) can be removed without losing uniqueness.
+            Puzzles are also minimal when no clue count is given, as on the command line.
+        symmetric: the symmetry of the clue pattern: ``False`` (none), ``True`` (``"central"``,
+            the half turn) or one of :data:`SYMMETRIES`.
+        clues: exactly this many clues per puzzle (``min_clues``/``max_clues`` for a range).
+        threads: worker threads (default: all cores); the result does not depend on it.
+        solver: the solver that proves uniqueness; the result does not depend on it.
+
+    Raises:
+        ValueError: no puzzle can have the options (fewer than 17 clues, a clue count the
+            symmetry cannot make, an unknown symmetry or solver, ``threads=0``).
+        RuntimeError: no puzzle in the clue range was found within the attempt limit.
+    """
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
+        raise ValueError(f"n: expected a count >= 0, got {n!r}")
+    if symmetric is True:
+        symmetry = "central"
+    elif symmetric is False or symmetric is None:
+        symmetry = "none"
+    elif isinstance(symmetric, str):
+        symmetry = symmetric
+    else:
+        raise TypeError(
+            f"symmetric: expected a bool or one of {', '.join(SYMMETRIES)}, "
+            f"got {type(symmetric).__name__}"
+        )
+    if seed is None:
+        seed = _native.fresh_seed()
+    elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not (
+        0 <= seed < 2**64
+    ):
+        raise ValueError(f"seed: expected an integer in 0 .. 2**64 - 1, got {seed!r}")
+    puzzles, solutions, counts = _native.generate_cells(
+        int(n), int(seed), clues, min_clues, max_clues, bool(minimal), symmetry, threads, solver
+    )
+    return GenerateResult(puzzles, solutions, counts, int(seed))
 
 
 def read(path, format="auto", column=None, batch=100_000):

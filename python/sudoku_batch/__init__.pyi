@@ -77,6 +77,35 @@ def verify(
 ) -> VerifyResult:
     """Checks solutions against puzzles as `sudoku-batch verify` does."""
 
+SYMMETRIES: tuple[str, ...]
+"""The symmetry names `generate` accepts (the CLI's --symmetry names)."""
+
+class GenerateResult:
+    """Puzzle i of the run is row i."""
+
+    puzzles: npt.NDArray[np.uint8]
+    solutions: npt.NDArray[np.uint8]
+    clues: npt.NDArray[np.uint8]
+    seed: int
+    def __len__(self) -> int: ...
+    def puzzle_strings(self) -> list[str]: ...
+    def to_pandas(self) -> Any:
+        """Columns puzzle, solution, clues (the CLI's generate --with-solution file)."""
+
+def generate(
+    n: int,
+    *,
+    seed: int | None = None,
+    minimal: bool = False,
+    symmetric: bool | str = False,
+    clues: int | None = None,
+    min_clues: int | None = None,
+    max_clues: int | None = None,
+    threads: int | None = None,
+    solver: str = "bands",
+) -> GenerateResult:
+    """n unique puzzles; the same seed and options give the CLI's `generate` output."""
+
 def read(
     path: Union[str, PathLike[str]],
     format: str = "auto",

@@ -239,3 +239,137 @@ def test_ctrl_c_raises_keyboard_interrupt_quickly():
     elapsed = time.monotonic() - started
     timer.cancel()
     assert elapsed < 1.5, elapsed
+
+
+def test_read_zip_zstd_and_grid_files(tmp_path):
+    import zipfile
+
+    puzzles = [l.split()[0] for l in open(DATA / "norvig_top95.txt") if l.strip()]
+    expected = sb.to_cells(puzzles)
+    text = "\n".join(puzzles) + "\n"
+
+    zipped = tmp_path / "top95.zip"
+    with zipfile.ZipFile(zipped, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("top95.txt", text)
+    assert (np.concatenate(list(sb.read(zipped, batch=40))) == expected).all()
+
+    grid = tmp_path / "top95.grid"
+    blocks = []
+    for i, p in enumerate(puzzles):
+        rows = [p[r * 9 : r * 9 + 9].replace(".", "0") for r in range(9)]
+        blocks.append(f"Grid {i + 1:02}\n" + "\n".join(rows))
+    grid.write_text("\n".join(blocks) + "\n")
+    assert (np.concatenate(list(sb.read(grid, format="grid"))) == expected).all()
+    assert (np.concatenate(list(sb.read(grid))) == expected).all()  # sniffed
+
+    # zstd: written by the zstd tool or by the CLI; the stdlib has no zstd before Python 3.14.
+    zst = tmp_path / "top95.txt.zst"
+    plain = tmp_path / "top95.txt"
+    plain.write_text(text)
+    if shutil.which("zstd"):
+        import subprocess
+
+        subprocess.run(["zstd", "-q", "-f", str(plain), "-o", str(zst)], check=True)
+    else:
+        try:
+            from compression import zstd  # Python 3.14
+        except ImportError:
+            pytest.skip("no zstd tool and no compression.zstd to write a .zst file")
+        zst.write_bytes(zstd.compress(text.encode()))
+    assert (np.concatenate(list(sb.read(zst))) == expected).all()
+
+
+def _cli():
+    """The sudoku-batch binary CI built (SUDOKU_BATCH_BIN), or None."""
+    path = os.environ.get("SUDOKU_BATCH_BIN")
+    return path if path and os.path.exists(path) else None
+
+
+def test_generate_makes_unique_puzzles_of_their_solutions():
+    r = sb.generate(40, seed=11, threads=2)
+    assert len(r) == 40 and r.seed == 11
+    assert r.puzzles.shape == (40, 81) and r.puzzles.dtype == np.uint8
+    assert (r.clues == (r.puzzles != 0).sum(axis=1)).all()
+    assert (sb.count_solutions(r.puzzles, limit=2) == 1).all()
+    v = sb.verify(r.puzzles, r.solutions, unique=True)
+    assert v.failures == 0, v.message
+    # Minimal by default: removing any one clue leaves several solutions.
+    for puzzle in r.puzzles[:5]:
+        clue_cells = np.flatnonzero(puzzle)
+        fewer = np.repeat(puzzle[None, :], len(clue_cells), axis=0)
+        fewer[np.arange(len(clue_cells)), clue_cells] = 0
+        assert (sb.count_solutions(fewer, limit=2) == 2).all()
+
+
+def test_generate_is_deterministic_across_threads_and_solvers():
+    one = sb.generate(30, seed=5, threads=1)
+    two = sb.generate(30, seed=5, threads=2, solver="singles")
+    assert (one.puzzles == two.puzzles).all() and (one.solutions == two.solutions).all()
+    other = sb.generate(30, seed=6, threads=2)
+    assert (one.puzzles != other.puzzles).any()
+    # A prefix of a longer run is the shorter run.
+    longer = sb.generate(45, seed=5)
+    assert (longer.puzzles[:30] == one.puzzles).all()
+    drawn = sb.generate(3)
+    again = sb.generate(3, seed=drawn.seed)
+    assert (drawn.puzzles == again.puzzles).all()
+
+
+def test_generate_shapes():
+    exact = sb.generate(10, seed=3, clues=30)
+    assert (exact.clues == 30).all()
+    ranged = sb.generate(10, seed=3, min_clues=24, max_clues=27, minimal=True)
+    assert ((ranged.clues >= 24) & (ranged.clues <= 27)).all()
+    for symmetric, name in ((True, "central"), ("diagonal", "diagonal")):
+        r = sb.generate(8, seed=9, symmetric=symmetric)
+        p = r.puzzles.reshape(-1, 9, 9) != 0
+        if name == "central":
+            assert (p == p[:, ::-1, ::-1]).all()
+        else:
+            assert (p == p.transpose(0, 2, 1)).all()
+    df = exact.to_pandas()
+    assert list(df.columns) == ["puzzle", "solution", "clues"]
+    assert df["puzzle"][0] == exact.puzzle_strings()[0] and len(df["solution"][0]) == 81
+    assert len(sb.generate(0, seed=1)) == 0
+
+
+def test_generate_errors():
+    with pytest.raises(ValueError, match="fewer than 17"):
+        sb.generate(1, seed=1, clues=16)
+    with pytest.raises(ValueError, match="unknown symmetry"):
+        sb.generate(1, seed=1, symmetric="spiral")
+    with pytest.raises(TypeError, match="symmetric"):
+        sb.generate(1, seed=1, symmetric=2.5)
+    with pytest.raises(ValueError, match="cannot make"):
+        sb.generate(1, seed=1, clues=18, symmetric="dihedral")
+    with pytest.raises(ValueError, match="seed"):
+        sb.generate(1, seed=-1)
+    with pytest.raises(ValueError, match="n:"):
+        sb.generate(-3)
+    with pytest.raises(ValueError, match="threads"):
+        sb.generate(1, seed=1, threads=0)
+
+
+@pytest.mark.skipif(_cli() is None, reason="SUDOKU_BATCH_BIN not set (python/ci.sh sets it)")
+def test_generate_matches_the_cli(tmp_path):
+    import subprocess
+
+    for args, kwargs in (
+        ([], {}),
+        (["--symmetry", "central"], {"symmetric": True}),
+        (["--clues", "28"], {"clues": 28}),
+        (["--min-clues", "22", "--max-clues", "26", "--minimal"],
+         {"min_clues": 22, "max_clues": 26, "minimal": True}),
+    ):
+        out = tmp_path / "gen.csv"
+        subprocess.run(
+            [_cli(), "generate", "-n", "25", "--seed", "77", "--with-solution", "-q", "-o", str(out), *args],
+            check=True,
+        )
+        lines = out.read_text().splitlines()
+        assert lines[0] == "puzzle,solution,clues"
+        rows = [l.split(",") for l in lines[1:]]
+        r = sb.generate(25, seed=77, **kwargs)
+        assert r.puzzle_strings() == [p for p, _, _ in rows], args
+        assert sb.to_strings(r.solutions) == [s for _, s, _ in rows], args
+        assert r.clues.tolist() == [int(c) for _, _, c in rows], args

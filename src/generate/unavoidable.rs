@@ -158,7 +158,7 @@ impl Deadly {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::generate::generator::{puzzle_rng, random_solution};
+    use crate::generate::generator::{puzzle_rng, random_solution};
     use crate::solver::SolverKind;
 
     #[test]
