@@ -1,11 +1,10 @@
 //! The per-puzzle step shared by the parallel pipeline and the sequential oracle: solve one
 //! record and decide its [`Status`], with every reported solution checked.
 
-use std::time::Instant;
-
 use crate::grid::Grid;
 use crate::io::results::Status;
 use crate::io::Body;
+use crate::run::stopwatch;
 use crate::solver::SolverKind;
 
 /// The result of solving one record.
@@ -41,12 +40,12 @@ pub fn judge(body: &Body, solver: SolverKind, unique: bool) -> Verdict {
         Body::Puzzle { puzzle, reference } => (puzzle, reference),
     };
     let limit = if unique { 2 } else { 1 };
-    let started = Instant::now();
+    let started = stopwatch::now();
     // Every solver answers "no solution" for clues that contradict each other (`bands` finds
     // them while building its state), so the scan that names the conflict runs only then:
     // before solving it took 7% of a million-puzzle run.
     let outcome = solver.solve(puzzle, limit);
-    let solve_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    let solve_ns = stopwatch::elapsed_ns(started, stopwatch::now());
     if outcome.count == 0 {
         if let Some(conflict) = puzzle.first_conflict() {
             return invalid(format!("contradictory clues: {conflict}"));

@@ -393,6 +393,8 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
         });
     let threads = config.threads.max(1);
     let pool = build_pool(threads)?;
+    // Calibrated here (a 2 ms sleep) rather than by the first worker's first puzzle.
+    crate::run::stopwatch::init();
     let mut files: Vec<String> = config.inputs.iter().map(Input::display_name).collect();
     let bytes_read = Arc::new(AtomicU64::new(0));
     let total_bytes: Option<u64> = config.inputs.iter().map(Input::size).sum();
