@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use crate::support::{bin, data};
 use predicates::prelude::*;
 use proptest::prelude::*;
-use sudoku_batch::io::results::{row_writer, Column, RowFormat, RowValues, Status};
+use sudoku_batch::io::results::{row_writer, Column, GridText, RowFormat, RowValues, Status};
+use sudoku_batch::Grid;
 
 /// [`mixed_input`](crate::support::mixed_input) under this module's file name.
 fn mixed_input(dir: &Path) -> PathBuf {
@@ -120,17 +121,17 @@ const TRICKY: [&str; 12] = [
 
 #[test]
 fn the_formatter_quotes_exactly_as_the_csv_crate_does() {
-    let puzzle = ".".repeat(81);
-    let solution = "123456789".repeat(9);
+    let puzzle: Grid = format!("{}{}", ".".repeat(80), "5").parse().unwrap();
+    let solution: Grid = "123456789".repeat(9).parse().unwrap();
     for message in TRICKY {
         for file in TRICKY {
             for bad_text in TRICKY {
-                for text in [puzzle.as_str(), bad_text] {
+                for text in [GridText::Grid(puzzle), GridText::Text(bad_text.as_bytes())] {
                     let values = RowValues {
                         index: 12_345_678_901,
                         line: 7,
-                        puzzle: text.as_bytes(),
-                        solution: solution.as_bytes(),
+                        puzzle: text,
+                        solution: GridText::Grid(solution),
                         status: Status::Invalid,
                         guesses: 0,
                         solve_ns: u64::MAX,
@@ -147,8 +148,8 @@ fn the_formatter_quotes_exactly_as_the_csv_crate_does() {
         let values = RowValues {
             index: 0,
             line: 0,
-            puzzle: b"",
-            solution: b"",
+            puzzle: GridText::Text(b""),
+            solution: GridText::Text(b""),
             status: Status::Solved,
             guesses: 0,
             solve_ns: 0,
@@ -181,16 +182,27 @@ proptest! {
         columns in arb_columns(),
         message in arb_text(),
         file in arb_text(),
-        puzzle in arb_text(),
+        puzzle in prop_oneof![arb_text(), "[0-9.]{81}"],
+        grid_puzzle in any::<bool>(),
         solution in "[1-9]{81}|",
         numbers in any::<(u64, u64, u64, u64)>(),
         status in 0usize..5,
     ) {
+        // A solution is a grid or nothing; a puzzle is text (a bad record) or, when it parses, a
+        // grid.
+        let solution = match solution.parse::<Grid>() {
+            Ok(grid) => GridText::Grid(grid),
+            Err(_) => GridText::Text(b""),
+        };
+        let puzzle = match puzzle.parse::<Grid>() {
+            Ok(grid) if grid_puzzle => GridText::Grid(grid),
+            _ => GridText::Text(puzzle.as_bytes()),
+        };
         let values = RowValues {
             index: numbers.0,
             line: numbers.1,
-            puzzle: puzzle.as_bytes(),
-            solution: solution.as_bytes(),
+            puzzle,
+            solution,
             status: Status::ALL[status],
             guesses: numbers.2,
             solve_ns: numbers.3,

@@ -30,7 +30,7 @@ pub use judge::{judge, Verdict};
 use crate::error::{Error, Result};
 use crate::io::compress::Codec;
 use crate::io::output::{write_json, Output, OutputOptions};
-use crate::io::results::{Column, RowFormat, RowValues, Status};
+use crate::io::results::{Column, GridText, RowFormat, RowValues, Status};
 use crate::io::Input;
 use crate::io::{Body, Deferred, ReadOptions, Record, RecordReader};
 use crate::run::{build_pool, default_threads, interrupt, ordered_map, Progress};
@@ -324,14 +324,9 @@ fn solve_chunk(
     for (index, record) in &chunk.records {
         let body = record.with_fields(&chunk.text, Body::from_fields);
         let verdict = judge(&body, solver, unique);
-        let solution_text = verdict.solution.map(|s| s.to_bytes());
-        let puzzle_text;
-        let puzzle: &[u8] = match &body {
-            Body::Puzzle { puzzle, .. } => {
-                puzzle_text = puzzle.to_bytes();
-                &puzzle_text
-            }
-            Body::Invalid { text, .. } => text.as_bytes(),
+        let puzzle = match &body {
+            Body::Puzzle { puzzle, .. } => GridText::Grid(*puzzle),
+            Body::Invalid { text, .. } => GridText::Text(text.as_bytes()),
         };
         format.write(
             &mut out.rows,
@@ -339,7 +334,7 @@ fn solve_chunk(
                 index: *index,
                 line: record.line,
                 puzzle,
-                solution: solution_text.as_ref().map_or(b"", |s| s.as_slice()),
+                solution: verdict.solution.map_or(GridText::Text(b""), GridText::Grid),
                 status: verdict.status,
                 guesses: verdict.guesses,
                 solve_ns: verdict.solve_ns,
