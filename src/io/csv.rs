@@ -606,10 +606,13 @@ fn csv_fields(record: &[u8]) -> Vec<Vec<u8>> {
     })
 }
 
-/// One parsed CSV record: the unquoted fields back to back, and where each ends.
+/// One parsed CSV record: the unquoted fields back to back (or, for a record without quotes,
+/// the record itself, its fields separated by one comma each), and where each field ends.
 struct CsvRow<'a> {
     fields: &'a [u8],
     ends: &'a [usize],
+    /// Whether one separator byte lies between fields.
+    separated: bool,
 }
 
 impl CsvRow<'_> {
@@ -619,7 +622,11 @@ impl CsvRow<'_> {
 
     fn get(&self, i: usize) -> Option<&[u8]> {
         let end = *self.ends.get(i)?;
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        let start = if i == 0 {
+            0
+        } else {
+            self.ends[i - 1] + usize::from(self.separated)
+        };
         self.fields.get(start..end)
     }
 }
@@ -636,6 +643,19 @@ fn with_csv_fields<T>(record: &[u8], f: impl FnOnce(&CsvRow) -> T) -> T {
     use csv_core::ReadRecordResult as Step;
     CSV_PARSER.with(|cell| {
         let (parser, output, ends) = &mut *cell.borrow_mut();
+        // Without a quote (and without a byte order mark, which csv_core would look at) the
+        // fields are the pieces between commas, found with SIMD scans: csv_core's byte-at-a-time
+        // parse was 3% of a million-row `quizzes,solutions` run.
+        if memchr::memchr(b'"', record).is_none() && !record.starts_with(BOM) {
+            ends.clear();
+            ends.extend(memchr::memchr_iter(b',', record));
+            ends.push(record.len());
+            return f(&CsvRow {
+                fields: record,
+                ends,
+                separated: true,
+            });
+        }
         parser.reset();
         // Unquoting never makes a field longer, so the record's length suffices. The buffer
         // only grows: shrinking it would rewrite zeros on the next longer row.
@@ -674,6 +694,7 @@ fn with_csv_fields<T>(record: &[u8], f: impl FnOnce(&CsvRow) -> T) -> T {
         f(&CsvRow {
             fields: &output[..written],
             ends: &ends[..ended],
+            separated: false,
         })
     })
 }
@@ -769,6 +790,31 @@ mod tests {
             out.extend_from_slice(&small[..n]);
         }
         (out, cap.cuts.into_iter().collect())
+    }
+
+    #[test]
+    fn records_without_quotes_split_as_the_csv_crate_splits_them() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+        let bytes = proptest::sample::select(&b"ab,, 7\t\xef\xbb\xbf"[..]);
+        TestRunner::new(Config::with_cases(2000))
+            .run(&proptest::collection::vec(bytes, 1..40), |record| {
+                let mut oracle = csv::ReaderBuilder::new()
+                    .flexible(true)
+                    .has_headers(false)
+                    .from_reader(&record[..]);
+                let mut row = csv::ByteRecord::new();
+                let expected: Vec<Vec<u8>> = if oracle.read_byte_record(&mut row).unwrap() {
+                    row.iter().map(<[u8]>::to_vec).collect()
+                } else {
+                    vec![]
+                };
+                // The csv reader drops a byte order mark that opens its input; ours keeps it.
+                prop_assume!(!record.starts_with(BOM));
+                prop_assert_eq!(csv_fields(&record), expected, "{:?}", record);
+                Ok(())
+            })
+            .unwrap();
     }
 
     #[test]
