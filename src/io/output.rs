@@ -247,14 +247,19 @@ fn lock_holder(file: &File) -> Option<u32> {
         libc::minor(dev as libc::dev_t),
     );
     let wanted = format!("{major:02x}:{minor:02x}:{ino}");
-    let locks = std::fs::read_to_string("/proc/locks").ok()?;
-    locks.lines().find_map(|line| {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        // "1: FLOCK  ADVISORY  WRITE 3705 fe:00:5840920 0 EOF"
-        let at = fields.iter().position(|f| *f == "FLOCK")?;
-        (fields.get(at + 4) == Some(&wanted.as_str()))
-            .then(|| fields.get(at + 3)?.parse().ok())
-            .flatten()
+    // The kernel writes /proc/locks a page at a time and finds its place again by counting
+    // entries, so a lock taken or dropped elsewhere between two reads can make the listing skip
+    // one: ours. A few reads make that unlikely to matter.
+    (0..4).find_map(|_| {
+        let locks = std::fs::read_to_string("/proc/locks").ok()?;
+        locks.lines().find_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            // "1: FLOCK  ADVISORY  WRITE 3705 fe:00:5840920 0 EOF"
+            let at = fields.iter().position(|f| *f == "FLOCK")?;
+            (fields.get(at + 4) == Some(&wanted.as_str()))
+                .then(|| fields.get(at + 3)?.parse().ok())
+                .flatten()
+        })
     })
 }
 

@@ -925,7 +925,12 @@ mod tests {
         let mut samples: Vec<u64> = vec![0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, u64::MAX];
         for p in 1..20 {
             let ten = 10u64.pow(p);
-            samples.extend([ten - 1, ten, ten + 1, ten * 3 + 7]);
+            samples.extend([
+                ten - 1,
+                ten,
+                ten + 1,
+                ten.saturating_mul(3).saturating_add(7),
+            ]);
         }
         let mut out = b"x".to_vec();
         let mut expected = b"x".to_vec();

@@ -572,6 +572,7 @@ mod tests {
         // What version 1 wrote: SHA-256 and no BLAKE3.
         let mut old = now.clone();
         old.version = 1;
+        old.started_unix = 1_700_000_000.5; // exact in JSON (a float read back may differ)
         old.inputs[0].blake3 = None;
         old.inputs[0].sha256 = Some("ba7816bf8f01cfea414140de5dae2223".into());
         let out = dir.path().join("out.csv");
