@@ -695,6 +695,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ] {
         m.add(name, value)?;
     }
+    let symmetries: Vec<&str> = Symmetry::ALL.iter().map(|s| s.name()).collect();
+    m.add("SYMMETRIES", symmetries)?;
     m.add(
         "KINDS",
         vec![

@@ -274,17 +274,8 @@ def verify(puzzles, solutions=None, *, unique=False, threads=None, solver="bands
     return VerifyResult(codes == 0, kind, message)
 
 
-#: The symmetries ``generate`` accepts (the CLI's ``--symmetry`` names).
-SYMMETRIES = (
-    "none",
-    "central",
-    "quarter",
-    "diagonal",
-    "antidiagonal",
-    "horizontal",
-    "vertical",
-    "dihedral",
-)
+#: The symmetries ``generate`` accepts (the CLI's ``--symmetry`` names, from the library).
+SYMMETRIES = tuple(_native.SYMMETRIES)
 
 
 class GenerateResult:

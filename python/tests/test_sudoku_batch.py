@@ -331,6 +331,9 @@ def test_generate_shapes():
     assert list(df.columns) == ["puzzle", "solution", "clues"]
     assert df["puzzle"][0] == exact.puzzle_strings()[0] and len(df["solution"][0]) == 81
     assert len(sb.generate(0, seed=1)) == 0
+    assert sb.SYMMETRIES[:2] == ("none", "central") and len(sb.SYMMETRIES) == 8
+    for name in sb.SYMMETRIES:
+        assert len(sb.generate(1, seed=2, symmetric=name)) == 1
 
 
 def test_generate_errors():
