@@ -298,7 +298,13 @@ impl Output {
         check_target(path, &options.inputs)?;
         let partial = partial_path(path);
         let file = open_locked(&partial, path)?;
-        file.set_len(0).map_err(|e| write_error(path, e))?;
+        // Emptied only when there is something to empty: on ext4 a truncation to 0 marks the
+        // file for "replace via truncate", and closing it then writes all its data back inside
+        // `close` (48 ms for 200 MB here, with the other core idle).
+        let len = file.metadata().map_err(|e| write_error(path, e))?.len();
+        if len > 0 {
+            file.set_len(0).map_err(|e| write_error(path, e))?;
+        }
         Ok(Output::new(
             Sink::File(file),
             codec,
