@@ -20,8 +20,8 @@ enum Source {
     Instant,
 }
 
-/// Fixed-point shift of the tick-to-nanosecond factor: 2^-32 ns of resolution per tick, exact
-/// enough for any interval under about 2^32 ticks × its rate before the product needs 128 bits.
+/// Fixed-point shift of the tick-to-nanosecond factor (ns per tick × 2^32; the product is taken
+/// in 128 bits, so no interval overflows).
 const SHIFT: u32 = 32;
 
 /// A reading of the stopwatch: pass two to [`elapsed_ns`].
