@@ -376,3 +376,14 @@ def test_generate_matches_the_cli(tmp_path):
         assert r.puzzle_strings() == [p for p, _, _ in rows], args
         assert sb.to_strings(r.solutions) == [s for _, s, _ in rows], args
         assert r.clues.tolist() == [int(c) for _, _, c in rows], args
+
+
+def test_ctrl_c_stops_generate_quickly():
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        sb.generate(2_000_000, seed=1, threads=2)  # about a minute uninterrupted
+    elapsed = time.monotonic() - started
+    timer.cancel()
+    assert elapsed < 1.5, elapsed
