@@ -434,3 +434,56 @@ fn the_summary_says_where_the_cpu_time_went() {
     assert!(cpu > 0.0, "{summary}");
     assert!(share > 0.0 && share <= 1.0, "{summary}");
 }
+
+#[test]
+fn solve_ns_agrees_between_the_counter_and_the_os_clock() {
+    // Each run's solve_ns summed: positive, below the run's own wall time, and of the same size
+    // whichever clock measured it (a wrongly calibrated counter would be off by a large factor).
+    let dir = tempfile::tempdir().unwrap();
+    let input = data("magictour_top1465.txt");
+    let total = |clock: Option<&str>| {
+        let out = dir.path().join("t.csv");
+        let mut cmd = bin();
+        cmd.args([
+            "solve",
+            "-q",
+            "-j",
+            "1",
+            "--columns",
+            "index,solve_ns",
+            "-o",
+        ])
+        .arg(&out)
+        .arg(&input);
+        if let Some(clock) = clock {
+            cmd.env("SUDOKU_BATCH_CLOCK", clock);
+        }
+        let started = std::time::Instant::now();
+        assert!(cmd.output().unwrap().status.success());
+        let wall = started.elapsed().as_nanos() as f64;
+        let (header, rows) = read_csv(&out);
+        assert_eq!(header, ["index", "solve_ns"]);
+        assert_eq!(rows.len(), 1465);
+        let sum: f64 = rows
+            .iter()
+            .map(|r| r[1].parse::<u64>().unwrap() as f64)
+            .sum();
+        assert!(
+            sum > 0.0 && sum < wall,
+            "{clock:?}: solve_ns sum {sum} ns, wall {wall} ns"
+        );
+        sum
+    };
+    // The median of three runs each, so one preempted run does not decide.
+    let median = |clock: Option<&str>| {
+        let mut runs: Vec<f64> = (0..3).map(|_| total(clock)).collect();
+        runs.sort_by(f64::total_cmp);
+        runs[1]
+    };
+    let (counter, os) = (median(None), median(Some("instant")));
+    let ratio = counter / os;
+    assert!(
+        (0.33..3.0).contains(&ratio),
+        "counter {counter} ns, OS clock {os} ns"
+    );
+}
