@@ -487,3 +487,38 @@ fn solve_ns_agrees_between_the_counter_and_the_os_clock() {
         "counter {counter} ns, OS clock {os} ns"
     );
 }
+
+#[test]
+fn cpu_seconds_count_this_run_not_the_process_it_replaced() {
+    // A shell burns CPU, then `exec`s the binary (as `cargo run` does): the process keeps the
+    // shell's CPU time, which the summary must not count.
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("s.json");
+    let script = format!(
+        "i=0; while [ $i -lt 1000000 ]; do i=$((i+1)); done; \
+         exec '{}' solve -q -j 1 --summary '{}' -o '{}' '{}'",
+        crate::support::bin_path().display(),
+        json.display(),
+        dir.path().join("o.csv").display(),
+        data("norvig_top95.txt").display()
+    );
+    let run = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let cpu = summary["cpu_seconds"].as_f64().unwrap();
+    // The shell's loop takes about 0.7 s of CPU here (builtins only, no child processes); the 95
+    // puzzles take a few milliseconds.
+    assert!(
+        cpu < 0.25,
+        "cpu_seconds {cpu} counts the shell's time: {summary}"
+    );
+}

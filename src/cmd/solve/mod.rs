@@ -374,6 +374,9 @@ pub fn solve_sequential(config: &SolveConfig) -> Result<Vec<(Record, Verdict)>> 
 /// goes on from there. Ctrl-C stops cleanly: the report says `interrupted`, and the rows so far
 /// are flushed to `FILE.partial` (not renamed), ready for `--resume`.
 pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
+    // The run's CPU time is counted from here: a process started by `exec` (as `cargo run`
+    // starts it) inherits the CPU time its predecessor used, half a second for cargo.
+    let cpu_at_start = crate::sysinfo::process_cpu_time();
     for input in &config.inputs {
         input.check()?;
     }
@@ -526,7 +529,11 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
     tally += &new_tally;
     let wall = started.elapsed();
     let mut summary = tally.summary(wall, threads, config.solver.name());
-    summary.set_cpu(crate::sysinfo::process_cpu_time(), solver_cpu_ns);
+    let cpu = match (cpu_at_start, crate::sysinfo::process_cpu_time()) {
+        (Some(start), Some(end)) => Some(end.saturating_sub(start)),
+        _ => None,
+    };
+    summary.set_cpu(cpu, solver_cpu_ns);
     // Throughput is this run's: kept rows were not solved now.
     summary.puzzles_per_second = if wall.as_secs_f64() > 0.0 {
         new_tally.puzzles() as f64 / wall.as_secs_f64()
