@@ -189,8 +189,8 @@ pub struct Summary {
     pub guesses_per_puzzle: f64,
     /// Share of solved puzzles that needed no guess, in percent.
     pub no_guess_percent: f64,
-    /// CPU time (user + system) of the whole process, in seconds: all threads, reading,
-    /// solving, writing; 0 where not measured (`merge`, other OSes).
+    /// CPU time (user + system) of the whole process since the run started, in seconds: all
+    /// threads, reading, solving, writing; 0 where not measured (`merge`, other OSes).
     #[serde(default)]
     pub cpu_seconds: f64,
     /// The share of `cpu_seconds` spent in the solver, 0 to 1. Per chunk of puzzles it is the
