@@ -371,40 +371,9 @@ fn end_record(out: &mut Vec<u8>, start: usize) {
     out.push(b'\n');
 }
 
-/// The decimal digit pairs `00` to `99`, for writing two digits per division.
-const DIGIT_PAIRS: [u8; 200] = {
-    let mut pairs = [0u8; 200];
-    let mut i = 0;
-    while i < 100 {
-        pairs[2 * i] = b'0' + (i / 10) as u8;
-        pairs[2 * i + 1] = b'0' + (i % 10) as u8;
-        i += 1;
-    }
-    pairs
-};
-
-/// Appends `n` in decimal, written in place: the row gets 20 bytes in one fixed-size store, the
-/// digits go in two at a time from the right, and the row is cut back to their count (a digit
-/// buffer copied over took a `memcpy` call per number, four per row).
-fn push_u64(out: &mut Vec<u8>, mut n: u64) {
-    let digits = n.checked_ilog10().map_or(1, |log| log as usize + 1);
-    let start = out.len();
-    out.extend_from_slice(&[0u8; 20]);
-    let field = &mut out[start..start + digits];
-    let mut at = digits;
-    while n >= 100 {
-        let pair = (n % 100) as usize * 2;
-        n /= 100;
-        at -= 2;
-        field[at..at + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
-    }
-    if n >= 10 {
-        let pair = n as usize * 2;
-        field[..2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
-    } else {
-        field[0] = b'0' + n as u8;
-    }
-    out.truncate(start + digits);
+/// Appends `n` in decimal.
+fn push_u64(out: &mut Vec<u8>, n: u64) {
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 /// Appends `field` to `out` as a CSV field, as `csv::Writer` does with its defaults: in quotes,
