@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{bin, kaggle_pairs};
+use crate::support::{bin, kaggle_pairs, mkfifo};
 
 /// Result rows without `solve_ns` and `file`, the columns that differ between runs of the same
 /// records from differently named files.
@@ -75,11 +75,6 @@ fn run_with_deadline(args: &[&std::ffi::OsStr], limit: Duration) -> Output {
         std::thread::sleep(Duration::from_millis(20));
     }
     child.wait_with_output().unwrap()
-}
-
-fn mkfifo(path: &Path) {
-    let status = StdCommand::new("mkfifo").arg(path).status().unwrap();
-    assert!(status.success(), "mkfifo {}", path.display());
 }
 
 /// A slow writer: once `after` is done (if given), opens the FIFO (which waits for a reader),

@@ -51,6 +51,38 @@ mod support {
             .unwrap()
     }
 
+    /// Waits until `path` holds at least `bytes` (the writer flushes in blocks), for a test that
+    /// interrupts a run mid-way; fails if the child ends first or nothing comes in 120 s.
+    pub fn wait_for_growth(child: &mut std::process::Child, path: &Path, bytes: u64) {
+        let started = std::time::Instant::now();
+        loop {
+            if std::fs::metadata(path).is_ok_and(|m| m.len() >= bytes) {
+                return;
+            }
+            if let Some(status) = child.try_wait().unwrap() {
+                panic!(
+                    "the run ended ({status}) before it could be interrupted; make the input \
+                     bigger"
+                );
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(120),
+                "no output after 120 s"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
+    /// Makes a FIFO at `path` (the `mkfifo` tool).
+    #[cfg(unix)]
+    pub fn mkfifo(path: &Path) {
+        let status = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(status.success(), "mkfifo {}", path.display());
+    }
+
     /// The first `n` (puzzle, solution) pairs of the Kaggle sample, each checked by the
     /// library's validator.
     pub fn kaggle_pairs(n: usize) -> Vec<(String, String)> {

@@ -5,10 +5,10 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command as StdCommand, Stdio};
+use std::process::{Command as StdCommand, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{bin, bin_path, data, repeated_puzzles, spawn_solve};
+use crate::support::{bin, bin_path, data, mkfifo, repeated_puzzles, spawn_solve, wait_for_growth};
 
 /// Result rows without `solve_ns`, which differs between runs.
 fn rows(csv_text: &[u8]) -> Vec<Vec<String>> {
@@ -142,21 +142,6 @@ fn generate_and_merge_write_gz_and_zst() {
     );
 }
 
-/// Waits until `path` holds at least `bytes`; fails if the child ends first.
-fn wait_for_growth(child: &mut Child, path: &Path, bytes: u64) {
-    let started = Instant::now();
-    loop {
-        if std::fs::metadata(path).is_ok_and(|m| m.len() >= bytes) {
-            return;
-        }
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!("the run ended ({status}) before it could be interrupted");
-        }
-        assert!(started.elapsed() < Duration::from_secs(120), "no output");
-        std::thread::sleep(Duration::from_millis(2));
-    }
-}
-
 #[test]
 fn killed_compressed_runs_resume_to_the_same_rows() {
     let dir = tempfile::tempdir().unwrap();
@@ -205,12 +190,6 @@ fn killed_compressed_runs_resume_to_the_same_rows() {
             assert_eq!(rows(&text), want, "{name} by the standard tool");
         }
     }
-}
-
-#[cfg(unix)]
-fn mkfifo(path: &Path) {
-    let status = StdCommand::new("mkfifo").arg(path).status().unwrap();
-    assert!(status.success());
 }
 
 #[cfg(unix)]

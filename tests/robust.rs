@@ -3,10 +3,9 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Child, Command as StdCommand, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command as StdCommand, Stdio};
 
-use crate::support::{bin, bin_path, data, repeated_puzzles, spawn_solve};
+use crate::support::{bin, bin_path, data, repeated_puzzles, spawn_solve, wait_for_growth};
 use predicates::prelude::*;
 
 /// Result rows without the columns that legitimately differ between runs: `solve_ns` (always),
@@ -199,27 +198,6 @@ fn euler96_grid_blocks_parse_back_to_the_same_puzzles() {
         rows.iter().map(|r| &r[2..]).collect::<Vec<_>>(),
         from_lines[..3].iter().map(|r| &r[2..]).collect::<Vec<_>>()
     );
-}
-
-/// Waits until `path` holds at least `bytes` (the writer flushes in 256 KiB blocks), then
-/// returns; fails if the child ends first or it takes too long.
-fn wait_for_growth(child: &mut Child, path: &Path, bytes: u64) {
-    let started = Instant::now();
-    loop {
-        if std::fs::metadata(path).is_ok_and(|m| m.len() >= bytes) {
-            return;
-        }
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!(
-                "the run ended ({status}) before it could be interrupted; make the input bigger"
-            );
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "no output after 120 s"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
 }
 
 #[test]
