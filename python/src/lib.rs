@@ -534,37 +534,45 @@ fn cells_from_list<'py>(
 }
 
 /// Reads fixed-width text rows (numpy `S` bytes viewed as `(N, W)` `uint8`, or `U` code points
-/// viewed as `(N, W)` `uint32`, trailing NULs being padding) into a `(N, 81)` array.
-fn cells_from_text<T: Copy + Into<u32> + Sync>(
-    rows: &[T],
-    n: usize,
-    width: usize,
-) -> (Vec<u8>, ParseFailures) {
+/// viewed as `(N, W)` `uint32`, trailing NULs being padding) into a `(N, 81)` array, with the
+/// GIL released.
+fn cells_from_text<'py, T: numpy::Element + Copy + Into<u32> + Sync>(
+    py: Python<'py>,
+    rows: PyReadonlyArray2<'py, T>,
+) -> PyResult<(Bound<'py, PyArray2<u8>>, ParseFailures)> {
+    let [n, width] = [rows.shape()[0], rows.shape()[1]];
+    let rows = rows.as_slice()?;
     let mut cells = vec![0u8; n * CELLS];
-    let failures = cells
-        .par_chunks_mut(CELLS)
-        .enumerate()
-        .filter_map(|(row, out)| {
-            let text = &rows[row * width..(row + 1) * width];
-            let len = text
-                .iter()
-                .rposition(|&c| c.into() != 0)
-                .map_or(0, |p| p + 1);
-            let text = &text[..len];
-            let parsed = if text.iter().all(|&c| c.into() < 128) {
-                let bytes: Vec<u8> = text.iter().map(|&c| c.into() as u8).collect();
-                parse_into(&bytes, out)
-            } else {
-                let s: String = text
+    let failures = py.allow_threads(|| {
+        cells
+            .par_chunks_mut(CELLS)
+            .enumerate()
+            .filter_map(|(row, out)| {
+                let text = &rows[row * width..(row + 1) * width];
+                let len = text
                     .iter()
-                    .map(|&c| char::from_u32(c.into()).unwrap_or(char::REPLACEMENT_CHARACTER))
-                    .collect();
-                parse_into(s.as_bytes(), out)
-            };
-            parsed.err().map(|(kind, message)| (row, kind, message))
-        })
-        .collect();
-    (cells, failures)
+                    .rposition(|&c| c.into() != 0)
+                    .map_or(0, |p| p + 1);
+                let text = &text[..len];
+                // ASCII text (every puzzle) goes through a stack buffer: no allocation per row.
+                let mut ascii = [0u8; 128];
+                let parsed = if len <= ascii.len() && text.iter().all(|&c| c.into() < 128) {
+                    for (b, &c) in ascii.iter_mut().zip(text) {
+                        *b = c.into() as u8;
+                    }
+                    parse_into(&ascii[..len], out)
+                } else {
+                    let s: String = text
+                        .iter()
+                        .map(|&c| char::from_u32(c.into()).unwrap_or(char::REPLACEMENT_CHARACTER))
+                        .collect();
+                    parse_into(s.as_bytes(), out)
+                };
+                parsed.err().map(|(kind, message)| (row, kind, message))
+            })
+            .collect::<ParseFailures>()
+    });
+    Ok((cells.into_pyarray(py).reshape([n, CELLS])?, failures))
 }
 
 #[pyfunction]
@@ -572,10 +580,7 @@ fn cells_from_bytes<'py>(
     py: Python<'py>,
     rows: PyReadonlyArray2<'py, u8>,
 ) -> PyResult<(Bound<'py, PyArray2<u8>>, ParseFailures)> {
-    let [n, width] = [rows.shape()[0], rows.shape()[1]];
-    let slice = rows.as_slice()?;
-    let (cells, failures) = py.allow_threads(|| cells_from_text(slice, n, width));
-    Ok((cells.into_pyarray(py).reshape([n, CELLS])?, failures))
+    cells_from_text(py, rows)
 }
 
 #[pyfunction]
@@ -583,10 +588,7 @@ fn cells_from_ucs4<'py>(
     py: Python<'py>,
     rows: PyReadonlyArray2<'py, u32>,
 ) -> PyResult<(Bound<'py, PyArray2<u8>>, ParseFailures)> {
-    let [n, width] = [rows.shape()[0], rows.shape()[1]];
-    let slice = rows.as_slice()?;
-    let (cells, failures) = py.allow_threads(|| cells_from_text(slice, n, width));
-    Ok((cells.into_pyarray(py).reshape([n, CELLS])?, failures))
+    cells_from_text(py, rows)
 }
 
 fn io_error(e: sudoku_batch::Error) -> PyErr {
