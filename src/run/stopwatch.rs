@@ -115,7 +115,8 @@ fn calibrate() -> Source {
         let (b0, t0, a0) = pair();
         std::thread::sleep(Duration::from_millis(2));
         let (b1, t1, a1) = pair();
-        if a0 - b0 > 10_000 || a1 - b1 > 10_000 || b1 <= a0 {
+        // `wrapping_sub`: a counter read on another core may run behind; that too is a retry.
+        if a0.wrapping_sub(b0) > 10_000 || a1.wrapping_sub(b1) > 10_000 || b1 <= a0 {
             continue;
         }
         let ns = t1.duration_since(t0).as_nanos() as f64;
