@@ -11,12 +11,16 @@
 #
 # Each task uses the CPUs Slurm gives it (SLURM_CPUS_PER_TASK, set by `sbatch -c N`; one
 # CPU when not given, so the script starts on any node). --resume lets a requeued or
-# preempted task continue where it stopped. Outside Slurm, set SLURM_ARRAY_TASK_ID by hand
+# preempted task continue where it stopped. Two minutes before the time limit Slurm sends the
+# batch shell SIGTERM (--signal=B:TERM@120), which passes it on: sudoku-batch flushes the rows
+# so far to shard-K.csv.partial, prints its summary and exits 143; the same sbatch line again
+# resumes it. A preempting scheduler's SIGTERM takes the same path. Outside Slurm, set SLURM_ARRAY_TASK_ID by hand
 # to try it (SUDOKU_BATCH names the binary).
 #SBATCH --job-name=sudoku-batch
 #SBATCH --mem=512M
 #SBATCH --time=04:00:00
 #SBATCH --requeue
+#SBATCH --signal=B:TERM@120
 #SBATCH --output=sudoku-batch-%A_%a.log
 set -euo pipefail
 usage="usage: sbatch --array=1-N slurm-array.sh INPUT OUTDIR N"
@@ -38,6 +42,15 @@ fi
 mkdir -p "$outdir"
 status=0
 "${SUDOKU_BATCH:-sudoku-batch}" solve "$input" --shard "$k/$shards" --resume -q -j "$threads" \
-    -o "$outdir/shard-$k.csv" --summary "$outdir/shard-$k.json" || status=$?
+    -o "$outdir/shard-$k.csv" --summary "$outdir/shard-$k.json" &
+pid=$!
+# Slurm signals this shell (B:), not its children: pass the signal on, once.
+trap 'kill -TERM "$pid" 2>/dev/null' TERM
+trap 'kill -HUP "$pid" 2>/dev/null' HUP
+# A trapped signal ends `wait` early (status > 128): wait again for the solver's own status.
+while true; do
+    wait "$pid" && status=0 || status=$?
+    kill -0 "$pid" 2>/dev/null || break
+done
 # Exit 1 means "finished, some puzzles not solved": the shard is complete, so not a failure.
 [ "$status" -le 1 ] || exit "$status"

@@ -5,7 +5,8 @@
 # one task alone, merges with scripts/slurm-merge.sh, checks that a missing shard makes the
 # merge fail, checks that a shard whose last rows were cut makes the merge fail with no
 # all.csv, checks that the merged file equals one `solve` run apart from solve_ns, and that
-# the merged summary has the span and the summed solver CPU time.
+# the merged summary has the span and the summed solver CPU time, and that a task stopped by
+# SIGTERM (the warning signal before a time limit) resumes to the same rows.
 # Stops every daemon it started. Needs root (it writes /etc/munge and /run/munge).
 #
 #   scripts/slurm-test.sh            # builds the release binary first
@@ -168,9 +169,37 @@ for key in span_seconds solver_cpu_seconds first_start_unix last_end_unix; do
 done
 say "all.json: $(grep -E '"(span_seconds|solver_cpu_seconds|wall_seconds)"' "$out/all.json" | tr -d ' \n')"
 
+# A task stopped by SIGTERM (what --signal=B:TERM@120 sends before the time limit) flushes its
+# rows, says so and exits 143; the same submission resumes it to the rows of one run. Each
+# of these puzzles takes the solver about a second, so the stop lands mid-run.
+slow=".....2.....................17.....................5...237.............8....273..."
+{ for i in $(seq 6); do echo "$slow"; sed -n "$((i * 10)),$((i * 10 + 9))p" "$input"; done; } >"$work/slow.txt"
+mkdir -p "$work/stop"
+jid=$(sbatch --parsable --array=1 -c 1 "$root/scripts/slurm-array.sh" "$work/slow.txt" "$work/stop" 1)
+for _ in $(seq 100); do
+    [[ $(squeue -h -j "$jid" -o %T 2>/dev/null) == RUNNING ]] && break
+    sleep 0.1
+done
+sleep 2
+scancel --batch --signal=TERM "$jid"
+wait_job "$jid"
+log=$(cat "$work"/sudoku-batch-"$jid"_1.log)
+[[ -f $work/stop/shard-1.csv.partial && ! -f $work/stop/shard-1.csv ]] ||
+    fail "the stopped task left no shard-1.csv.partial: $log"
+grep -q "SIGTERM" <<<"$log" || fail "the stopped task did not say it was stopping: $log"
+state=$(scontrol show job "$jid" 2>/dev/null | grep -o 'JobState=[A-Z]*' || true)
+say "task stopped by SIGTERM kept $(($(wc -l <"$work/stop/shard-1.csv.partial") - 1)) rows ($state)"
+jid=$(sbatch --parsable --array=1 -c 1 "$root/scripts/slurm-array.sh" "$work/slow.txt" "$work/stop" 1)
+wait_job "$jid"
+[[ -f $work/stop/shard-1.csv ]] || fail "the resumed task did not finish: $(cat "$work"/sudoku-batch-"$jid"_1.log)"
+"$SUDOKU_BATCH" solve "$work/slow.txt" -q --shard 1/1 -o "$work/slow-one.csv" || [[ $? -le 1 ]]
+strip() { cut -d, -f7 --complement "$1"; }
+cmp -s <(strip "$work/stop/shard-1.csv") <(strip "$work/slow-one.csv") ||
+    fail "the resumed task's rows differ from one run"
+say "the stopped task resumed to the rows of one run"
+
 # The merged file equals one run, apart from solve_ns (column 7) and file names.
 "$SUDOKU_BATCH" solve "$input" -q --shard 1/1 -o "$work/one.csv" || [[ $? -le 1 ]]
-strip() { cut -d, -f7 --complement "$1"; }
 if ! cmp -s <(strip "$out/all.csv") <(strip "$work/one.csv"); then
     diff <(strip "$out/all.csv") <(strip "$work/one.csv") | head -5 >&2
     fail "the merged file differs from one run"

@@ -302,6 +302,15 @@ impl SolverArgs {
     }
 }
 
+/// `--max-guesses N`: `solve` and `bench`.
+#[derive(Debug, Clone, Args)]
+pub struct GuessLimitArgs {
+    /// Give up on a puzzle after N guesses: its status is `gave_up` (with the guesses spent),
+    /// counted in the summary, exit status 1; never `unsolvable` [default: no limit].
+    #[arg(long, value_name = "N")]
+    pub max_guesses: Option<u64>,
+}
+
 /// `--summary FILE`: `solve`, `merge`, `verify` and `bench` (`--json` is a hidden alias in
 /// `verify` and `bench`, where it was the name).
 #[derive(Debug, Clone, Args)]
@@ -368,6 +377,9 @@ pub struct SolveArgs {
     pub unique: bool,
 
     #[command(flatten)]
+    pub guesses: GuessLimitArgs,
+
+    #[command(flatten)]
     pub summary: SummaryArgs,
 
     #[command(flatten)]
@@ -385,6 +397,11 @@ pub struct SolveArgs {
     /// input; a torn last row is dropped), append the rest. Needs -o FILE.
     #[arg(long, requires = "output")]
     pub resume: bool,
+
+    /// With --resume: solve again the rows that gave up (`gave_up`), for example with a larger
+    /// --max-guesses, instead of keeping them; every row from the first such one on is redone.
+    #[arg(long, requires = "resume")]
+    pub retry_gave_up: bool,
 
     /// The output columns, in this order (the header follows it), from index, line, puzzle,
     /// solution, status, guesses, solve_ns, message, file; `puzzle,solution` writes a
@@ -415,6 +432,8 @@ impl SolveArgs {
         self.threads.apply(&mut config.threads);
         self.solver.apply(&mut config.solver);
         config.unique = self.unique;
+        config.max_guesses = self.guesses.max_guesses;
+        config.retry_gave_up = self.retry_gave_up;
         config.quiet = self.quiet.quiet;
         // The command line looks at Slurm's and Kubernetes' variables; the library does not
         // unless asked to.
@@ -554,6 +573,9 @@ pub struct BenchArgs {
     #[arg(long)]
     pub unique: bool,
 
+    #[command(flatten)]
+    pub guesses: GuessLimitArgs,
+
     /// Seed of the random equivalence transforms applied to the puzzles on every pass.
     #[arg(long, value_name = "SEED", default_value_t = bench::DEFAULT_SEED,
           conflicts_with = "no_permute")]
@@ -587,6 +609,7 @@ impl BenchArgs {
         config.runs = self.runs;
         config.max_pass = self.max_pass.0;
         config.unique = self.unique;
+        config.max_guesses = self.guesses.max_guesses;
         config.permute = (!self.no_permute).then_some(self.permute);
         config.csv = self.csv;
         config.summary = self.summary.summary;

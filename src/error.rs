@@ -57,6 +57,35 @@ impl Error {
     }
 }
 
+/// A name that is not one of a fixed list (a solver, symmetry, format, column or status), with
+/// the list: the one message every `FromStr` of the library gives, on the command line and in
+/// Python alike.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} {name:?}; expected one of: {expected}")]
+pub struct UnknownName {
+    /// What kind of name it was meant to be ("solver", "format", ...).
+    pub what: &'static str,
+    /// The name given.
+    pub name: String,
+    /// The names accepted, comma-separated.
+    pub expected: String,
+}
+
+impl UnknownName {
+    /// The error for `name`, which is none of `expected`.
+    pub fn new<'a>(
+        what: &'static str,
+        name: &str,
+        expected: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
+        UnknownName {
+            what,
+            name: name.to_string(),
+            expected: expected.into_iter().collect::<Vec<_>>().join(", "),
+        }
+    }
+}
+
 /// Result with the library's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

@@ -23,7 +23,9 @@ pub mod generate;
 pub mod grid;
 pub mod rng;
 pub mod solver;
+pub mod stopwatch;
 pub mod transform;
+pub mod verdict;
 
 // Records in, results out (the `io` feature: csv, gzip, zstd, zip).
 #[cfg(feature = "io")]

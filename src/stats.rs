@@ -11,7 +11,7 @@ use crate::io::results::{Column, ResultRowRef, Status};
 /// Accumulates per-puzzle results.
 #[derive(Debug, Clone)]
 pub struct Tally {
-    counts: [u64; 5],
+    counts: [u64; Status::ALL.len()],
     solver_runs: u64,
     guesses: u64,
     solved_without_guess: u64,
@@ -22,7 +22,7 @@ pub struct Tally {
 impl Default for Tally {
     fn default() -> Self {
         Tally {
-            counts: [0; 5],
+            counts: [0; Status::ALL.len()],
             solver_runs: 0,
             guesses: 0,
             solved_without_guess: 0,
@@ -100,6 +100,7 @@ impl Tally {
             multiple: self.count(Status::Multiple),
             invalid: self.count(Status::Invalid),
             mismatch: self.count(Status::Mismatch),
+            gave_up: self.count(Status::GaveUp),
             threads,
             solver: solver.to_string(),
             wall_seconds,
@@ -175,6 +176,9 @@ pub struct Summary {
     pub invalid: u64,
     /// Records whose reference solution differs.
     pub mismatch: u64,
+    /// Puzzles given up on after `--max-guesses` guesses.
+    #[serde(default)]
+    pub gave_up: u64,
     /// Solver threads.
     pub threads: usize,
     /// Solver name.
@@ -235,8 +239,14 @@ impl Summary {
         } else {
             0.0
         };
+        // `gave up` only when there are some: the line scripts read stays as it was otherwise.
+        let gave_up = if self.gave_up > 0 {
+            format!(", gave up {}", self.gave_up)
+        } else {
+            String::new()
+        };
         format!(
-            "puzzles: {} (solved {}, unsolvable {}, multiple {}, invalid {}, mismatch {})\n\
+            "puzzles: {} (solved {}, unsolvable {}, multiple {}, invalid {}, mismatch {}{gave_up})\n\
              wall: {:.3} s, {:.0} puzzles/s, {:.2} µs/puzzle, {} thread(s), solver {}\n\
              solve time µs: mean {:.2}, p50 {:.2}, p90 {:.2}, p99 {:.2}, max {:.2}\n\
              guesses/puzzle: {:.2}, solved without guessing: {:.1}%\n{}",

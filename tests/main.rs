@@ -14,6 +14,7 @@ mod report;
 mod results;
 mod robust;
 mod solvers;
+mod stop;
 mod verify;
 
 /// Helpers every integration test module shares.

@@ -153,7 +153,7 @@ fn resume_refuses_what_the_reader_refuses() {
     resume(
         &bad,
         "out.csv.partial: cannot resume: not a result row: line 4: status \"sovled\" is not one \
-         of solved, unsolvable, multiple, invalid, mismatch",
+         of solved, unsolvable, multiple, invalid, mismatch, gave_up",
     );
     resume(
         "quizzes,solutions\n",

@@ -199,7 +199,8 @@ fn guesses_are_counted_alike() {
             Outcome {
                 count: 1,
                 solution: Some(full),
-                guesses: 0
+                guesses: 0,
+                gave_up: false,
             }
         );
         let out = kind.solve(&Grid::empty(), 1);

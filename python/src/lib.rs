@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyRuntimeError, PyValueError};
@@ -16,8 +16,14 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 use rayon::prelude::*;
 use sudoku_batch::generate::{Generator, Shape, Symmetry};
-use sudoku_batch::grid::{ParseError, SolutionError};
+use sudoku_batch::error::UnknownName;
+use sudoku_batch::grid::ParseError;
 use sudoku_batch::io::{Body, Format, Input, ReadOptions, RecordReader};
+use sudoku_batch::solver::Budget;
+use sudoku_batch::stopwatch;
+use sudoku_batch::verdict::{
+    self, CheckOptions, FailureKind, JudgeOptions, RowVerdict, Status, Verdict,
+};
 use sudoku_batch::{Grid, SolverKind};
 
 /// Cells per grid.
@@ -27,34 +33,20 @@ const CHUNK: usize = 512;
 /// The cell value that marks a row the Python side could not read as a puzzle.
 const BAD: u8 = 0xFF;
 
-// Statuses (the CLI's words, as small ints).
-const SOLVED: u8 = 0;
-const UNSOLVABLE: u8 = 1;
-const MULTIPLE: u8 = 2;
-const INVALID: u8 = 3;
-const MISMATCH: u8 = 4;
-
-// Verify failure kinds (the CLI's `verify` words; 0 = the row passes).
+/// The kind code of a row that passes (failure kinds are 1 and up: [`FailureKind::code`]).
 const K_OK: u8 = 0;
-const K_MALFORMED: u8 = 1;
-const K_WRONG_LENGTH: u8 = 2;
-const K_INCOMPLETE: u8 = 3;
-const K_BROKEN_RULE: u8 = 4;
-const K_CLUE_CONTRADICTED: u8 = 5;
-const K_NOT_UNIQUE: u8 = 6;
-const K_NO_SOLUTION: u8 = 7;
 
 /// A row's (index, message) for the rows that have one.
 type Messages = Vec<(usize, String)>;
 
+/// A library name (solver, symmetry, format), or `ValueError` with the library's message.
+fn named<T: std::str::FromStr<Err = UnknownName>>(name: &str) -> PyResult<T> {
+    name.parse()
+        .map_err(|e: UnknownName| PyValueError::new_err(e.to_string()))
+}
+
 fn solver_kind(name: &str) -> PyResult<SolverKind> {
-    SolverKind::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = SolverKind::ALL.iter().map(|k| k.name()).collect();
-        PyValueError::new_err(format!(
-            "unknown solver {name:?}; expected one of {}",
-            names.join(", ")
-        ))
-    })
+    named(name)
 }
 
 fn rows_of<'a>(array: &'a PyReadonlyArray2<'_, u8>, what: &str) -> PyResult<(&'a [u8], usize)> {
@@ -143,57 +135,13 @@ fn interruptible<T: Send>(
     })
 }
 
-/// One solved row: the CLI's `judge` on a grid of cell values.
-struct Judged {
-    status: u8,
-    solution: Option<Grid>,
-    guesses: u64,
-    solve_ns: u64,
-    message: Option<String>,
-}
-
-fn judge(row: &[u8], solver: SolverKind, unique: bool) -> Judged {
-    let invalid = |message: String| Judged {
-        status: INVALID,
-        solution: None,
-        guesses: 0,
-        solve_ns: 0,
-        message: Some(message),
-    };
-    let puzzle = match grid_of(row) {
-        Ok(grid) => grid,
-        Err(message) => return invalid(message),
-    };
-    let started = Instant::now();
-    let outcome = solver.solve(&puzzle, if unique { 2 } else { 1 });
-    let solve_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-    if outcome.count == 0 {
-        if let Some(conflict) = puzzle.first_conflict() {
-            return invalid(format!("contradictory clues: {conflict}"));
-        }
+/// One row's verdict: [`verdict::judge`] on a grid of cell values, `invalid` for a row that is
+/// not one.
+fn judge(row: &[u8], options: &JudgeOptions<'_>) -> Verdict {
+    match grid_of(row) {
+        Ok(puzzle) => verdict::judge(&puzzle, None, options),
+        Err(message) => Verdict::invalid(message),
     }
-    let verdict = |status, solution, message: Option<String>| Judged {
-        status,
-        solution,
-        guesses: outcome.guesses,
-        solve_ns,
-        message,
-    };
-    let Some(solution) = outcome.solution.filter(|_| outcome.count > 0) else {
-        return verdict(UNSOLVABLE, None, Some("no solution".into()));
-    };
-    if let Err(e) = solution.check_solution_of(&puzzle) {
-        // A solver bug: never report an unchecked grid as a solution.
-        return verdict(
-            MISMATCH,
-            None,
-            Some(format!("solver {solver} returned a bad grid: {e}")),
-        );
-    }
-    if unique && outcome.count >= 2 {
-        return verdict(MULTIPLE, None, Some("at least 2 solutions".into()));
-    }
-    verdict(SOLVED, Some(solution), None)
 }
 
 type SolveOut<'py> = (
@@ -207,15 +155,17 @@ type SolveOut<'py> = (
 /// Solves every row of a `(N, 81)` `uint8` array: (solutions, status, guesses, solve_ns,
 /// [(row, message)]).
 #[pyfunction]
-#[pyo3(signature = (cells, threads=None, unique=false, solver="bands"))]
+#[pyo3(signature = (cells, threads=None, unique=false, solver="bands", max_guesses=None))]
 fn solve_cells<'py>(
     py: Python<'py>,
     cells: PyReadonlyArray2<'py, u8>,
     threads: Option<usize>,
     unique: bool,
     solver: &str,
+    max_guesses: Option<u64>,
 ) -> PyResult<SolveOut<'py>> {
     let kind = solver_kind(solver)?;
+    stopwatch::init();
     let (input, n) = rows_of(&cells, "puzzles")?;
     let mut solutions = vec![0u8; n * CELLS];
     let mut status = vec![0u8; n];
@@ -229,21 +179,26 @@ fn solve_cells<'py>(
             .zip(solve_ns.par_chunks_mut(CHUNK))
             .enumerate()
             .map(|(c, (((sol, st), gu), ns))| {
+                let options = JudgeOptions {
+                    solver: kind,
+                    unique,
+                    budget: Budget::new(max_guesses, Some(cancel)),
+                };
                 let mut messages = Messages::new();
                 for i in 0..st.len() {
                     if cancel.load(Ordering::Relaxed) {
                         break;
                     }
                     let row = c * CHUNK + i;
-                    let judged = judge(&input[row * CELLS..(row + 1) * CELLS], kind, unique);
-                    st[i] = judged.status;
+                    let judged = judge(&input[row * CELLS..(row + 1) * CELLS], &options);
+                    st[i] = judged.status.code();
                     gu[i] = judged.guesses;
                     ns[i] = judged.solve_ns;
                     if let Some(grid) = judged.solution {
                         sol[i * CELLS..(i + 1) * CELLS].copy_from_slice(grid.cells());
                     }
-                    if let Some(message) = judged.message {
-                        messages.push((row, message));
+                    if !judged.message.is_empty() {
+                        messages.push((row, judged.message));
                     }
                 }
                 messages
@@ -296,55 +251,26 @@ fn count_cells<'py>(
     Ok(counts.into_pyarray(py))
 }
 
-/// The CLI `verify`'s verdict on one row: (kind, message).
-fn check(
-    puzzle: &[u8],
-    solution: Option<&[u8]>,
-    unique: bool,
-    solver: SolverKind,
-) -> (u8, Option<String>) {
+/// The CLI `verify`'s verdict on one row ([`verdict::check`]): (kind code, message).
+fn check(puzzle: &[u8], solution: Option<&[u8]>, options: &CheckOptions) -> (u8, Option<String>) {
+    let malformed = |what: &str, why: String| {
+        (
+            FailureKind::Malformed.code(),
+            Some(format!("{what}: {why}")),
+        )
+    };
     let puzzle = match grid_of(puzzle) {
         Ok(grid) => grid,
-        Err(why) => return (K_MALFORMED, Some(format!("puzzle: {why}"))),
+        Err(why) => return malformed("puzzle", why),
     };
-    let Some(solution) = solution else {
-        if !unique {
-            return (K_OK, None);
-        }
-        let outcome = solver.solve(&puzzle, 2);
-        return match outcome.count {
-            1 => (K_OK, None),
-            0 => {
-                let why = match puzzle.first_conflict() {
-                    Some(c) => format!("the puzzle has no solution (contradictory clues: {c})"),
-                    None => "the puzzle has no solution".into(),
-                };
-                (K_NO_SOLUTION, Some(why))
-            }
-            _ => (
-                K_NOT_UNIQUE,
-                Some("the puzzle has 2 or more solutions".into()),
-            ),
-        };
-    };
-    let solution = match grid_of(solution) {
+    let solution = match solution.map(grid_of).transpose() {
         Ok(grid) => grid,
-        Err(why) => return (K_MALFORMED, Some(format!("solution: {why}"))),
+        Err(why) => return malformed("solution", why),
     };
-    if let Err(e) = solution.check_solution_of(&puzzle) {
-        return match e {
-            SolutionError::Incomplete { .. } => (K_INCOMPLETE, Some(e.to_string())),
-            SolutionError::Broken(c) => (K_BROKEN_RULE, Some(c.to_string())),
-            SolutionError::ClueContradicted { .. } => (K_CLUE_CONTRADICTED, Some(e.to_string())),
-        };
+    match verdict::check(&puzzle, solution.as_ref(), options) {
+        RowVerdict::Valid | RowVerdict::Skipped => (K_OK, None),
+        RowVerdict::Failed(kind, reason) => (kind.code(), Some(reason)),
     }
-    if unique && solver.solve(&puzzle, 2).count >= 2 {
-        return (
-            K_NOT_UNIQUE,
-            Some("the puzzle has 2 or more solutions".into()),
-        );
-    }
-    (K_OK, None)
 }
 
 /// Checks every row: (failure kind codes, [(row, message)]).
@@ -372,6 +298,11 @@ fn verify_cells<'py>(
         }
         None => None,
     };
+    let options = CheckOptions {
+        unique,
+        require_solution: false,
+        solver: kind,
+    };
     let mut kinds = vec![K_OK; n];
     let messages = interruptible(py, threads, |cancel| {
         kinds
@@ -385,12 +316,8 @@ fn verify_cells<'py>(
                     }
                     let row = c * CHUNK + i;
                     let range = row * CELLS..(row + 1) * CELLS;
-                    let (code, message) = check(
-                        &input[range.clone()],
-                        given.map(|s| &s[range]),
-                        unique,
-                        kind,
-                    );
+                    let (code, message) =
+                        check(&input[range.clone()], given.map(|s| &s[range]), &options);
                     *k = code;
                     if let Some(message) = message {
                         messages.push((row, message));
@@ -432,13 +359,7 @@ fn generate_cells<'py>(
     solver: &str,
 ) -> PyResult<GenerateOut<'py>> {
     let kind = solver_kind(solver)?;
-    let symmetry = Symmetry::from_name(symmetry).ok_or_else(|| {
-        let names: Vec<&str> = Symmetry::ALL.iter().map(|s| s.name()).collect();
-        PyValueError::new_err(format!(
-            "unknown symmetry {symmetry:?}; expected one of {}",
-            names.join(", ")
-        ))
-    })?;
+    let symmetry: Symmetry = named(symmetry)?;
     let shape = Shape::from_options(clues, min_clues, max_clues, minimal, symmetry);
     let generator =
         Generator::new(shape, kind).map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -483,10 +404,7 @@ fn fresh_seed() -> u64 {
 type ParseFailures = Vec<(usize, u8, String)>;
 
 fn parse_kind(e: &ParseError) -> u8 {
-    match e {
-        ParseError::WrongLength { .. } => K_WRONG_LENGTH,
-        ParseError::InvalidChar { .. } => K_MALFORMED,
-    }
+    FailureKind::from(e).code()
 }
 
 /// Parses puzzle text into `out` (81 cells), or fills it with [`BAD`] and says why.
@@ -522,7 +440,7 @@ fn cells_from_list<'py>(
             out.fill(BAD);
             let type_name = item.get_type().name()?.to_string();
             Err((
-                K_MALFORMED,
+                FailureKind::Malformed.code(),
                 format!("expected a puzzle string, got {type_name}"),
             ))
         };
@@ -618,17 +536,7 @@ impl Reader {
     #[new]
     #[pyo3(signature = (path, format="auto", column=None))]
     fn new(path: PathBuf, format: &str, column: Option<String>) -> PyResult<Self> {
-        let format = match format.to_ascii_lowercase().as_str() {
-            "auto" => Format::Auto,
-            "lines" => Format::Lines,
-            "csv" => Format::Csv,
-            "grid" => Format::Grid,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "unknown format {other:?}; expected one of auto, lines, csv, grid"
-                )))
-            }
-        };
+        let format: Format = named(format)?;
         let input = Input::from_arg(&path);
         input.check().map_err(io_error)?;
         let options = ReadOptions { format, column };
@@ -687,30 +595,18 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cells_from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(cells_from_ucs4, m)?)?;
     m.add_class::<Reader>()?;
-    for (name, value) in [
-        ("SOLVED", SOLVED),
-        ("UNSOLVABLE", UNSOLVABLE),
-        ("MULTIPLE", MULTIPLE),
-        ("INVALID", INVALID),
-        ("MISMATCH", MISMATCH),
-        ("BAD", BAD),
-    ] {
-        m.add(name, value)?;
+    // Status codes and words from the library: `SOLVED`, ..., and `STATUSES` [(code, word)].
+    for status in Status::ALL {
+        m.add(status.as_str().to_ascii_uppercase().as_str(), status.code())?;
     }
+    let statuses: Vec<(u8, &str)> = Status::ALL.iter().map(|s| (s.code(), s.as_str())).collect();
+    m.add("STATUSES", statuses)?;
+    m.add("BAD", BAD)?;
     let symmetries: Vec<&str> = Symmetry::ALL.iter().map(|s| s.name()).collect();
     m.add("SYMMETRIES", symmetries)?;
-    m.add(
-        "KINDS",
-        vec![
-            (K_OK, ""),
-            (K_MALFORMED, "malformed"),
-            (K_WRONG_LENGTH, "wrong_length"),
-            (K_INCOMPLETE, "incomplete"),
-            (K_BROKEN_RULE, "broken_rule"),
-            (K_CLUE_CONTRADICTED, "clue_contradicted"),
-            (K_NOT_UNIQUE, "not_unique"),
-            (K_NO_SOLUTION, "no_solution"),
-        ],
-    )?;
+    let kinds: Vec<(u8, &str)> = std::iter::once((K_OK, ""))
+        .chain(FailureKind::ALL.iter().map(|k| (k.code(), k.as_str())))
+        .collect();
+    m.add("KINDS", kinds)?;
     Ok(())
 }

@@ -18,6 +18,7 @@ __all__ = [
     "MULTIPLE",
     "INVALID",
     "MISMATCH",
+    "GAVE_UP",
     "STATUS_NAMES",
     "SolveResult",
     "VerifyResult",
@@ -42,15 +43,11 @@ MULTIPLE: int = _native.MULTIPLE
 INVALID: int = _native.INVALID
 #: The solver returned a grid that failed the independent check (a solver bug; never expected).
 MISMATCH: int = _native.MISMATCH
+#: ``max_guesses`` was reached before the puzzle was decided: nothing is known of its solutions.
+GAVE_UP: int = _native.GAVE_UP
 
-#: Status code -> the CLI's status word.
-STATUS_NAMES = {
-    SOLVED: "solved",
-    UNSOLVABLE: "unsolvable",
-    MULTIPLE: "multiple",
-    INVALID: "invalid",
-    MISMATCH: "mismatch",
-}
+#: Status code -> the CLI's status word (from the library).
+STATUS_NAMES = dict(_native.STATUSES)
 _KIND_NAMES = dict(_native.KINDS)
 
 
@@ -187,12 +184,14 @@ def _messages(n, failures_by_row, native_messages):
     return message
 
 
-def solve(puzzles, *, threads=None, unique=False, solver="bands") -> SolveResult:
+def solve(puzzles, *, threads=None, unique=False, solver="bands", max_guesses=None) -> SolveResult:
     """Solves every puzzle on a pool of ``threads`` threads (default: all cores).
 
     With ``unique=True`` a puzzle with two or more solutions is ``MULTIPLE`` (and no solution
     is returned for it). A row that is not a puzzle is ``INVALID`` with a message; it never
-    raises. Ctrl-C raises ``KeyboardInterrupt`` within a second.
+    raises. With ``max_guesses`` a puzzle that needs more guesses is ``GAVE_UP`` (as the CLI's
+    ``--max-guesses``). Ctrl-C raises ``KeyboardInterrupt`` within a second, also during one slow
+    puzzle.
 
     Raises:
         TypeError: ``puzzles`` is not a list, string array or integer array.
@@ -200,7 +199,7 @@ def solve(puzzles, *, threads=None, unique=False, solver="bands") -> SolveResult
     """
     cells, failures = _coerce(puzzles)
     solutions, status, guesses, solve_ns, native_messages = _native.solve_cells(
-        cells, threads, unique, solver
+        cells, threads, unique, solver, max_guesses
     )
     return SolveResult(
         solutions,

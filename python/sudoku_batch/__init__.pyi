@@ -18,6 +18,8 @@ INVALID: int
 """Not a puzzle, or clues that contradict each other."""
 MISMATCH: int
 """The solver's grid failed the independent check (a solver bug)."""
+GAVE_UP: int
+"""max_guesses was reached before the puzzle was decided."""
 STATUS_NAMES: dict[int, str]
 
 class SolveResult:
@@ -26,7 +28,7 @@ class SolveResult:
     solutions: npt.NDArray[np.uint8]
     """(N, 81): the solution of each SOLVED row, zeros elsewhere."""
     status: npt.NDArray[np.uint8]
-    """(N,): SOLVED, UNSOLVABLE, MULTIPLE or INVALID."""
+    """(N,): SOLVED, UNSOLVABLE, MULTIPLE, INVALID, MISMATCH or GAVE_UP."""
     guesses: npt.NDArray[np.uint64]
     """(N,): branch points the search tried."""
     solve_ns: npt.NDArray[np.uint64]
@@ -59,6 +61,7 @@ def solve(
     threads: int | None = None,
     unique: bool = False,
     solver: str = "bands",
+    max_guesses: int | None = None,
 ) -> SolveResult:
     """Solves every puzzle on all cores (or `threads`), GIL released; bad rows are INVALID."""
 

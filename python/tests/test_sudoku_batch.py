@@ -241,6 +241,47 @@ def test_ctrl_c_raises_keyboard_interrupt_quickly():
     assert elapsed < 1.5, elapsed
 
 
+# A permutation of an 11-clue grid with no solution: about 14M guesses to prove it (seconds).
+SLOW = ".....2.....................17.....................5...237.............8....273..."
+
+
+def test_max_guesses_gives_up_and_matches_the_cli(tmp_path):
+    puzzles = [SLOW, CLASSIC]
+    result = sb.solve(puzzles, max_guesses=1000, threads=1)
+    assert result.status.tolist() == [sb.GAVE_UP, sb.SOLVED]
+    assert sb.STATUS_NAMES[sb.GAVE_UP] == "gave_up"
+    assert result.guesses[0] == 1001
+    assert result.message[0] == "gave up after 1001 guesses"
+    assert result.solution_strings()[1] == CLASSIC_SOL
+    cli = os.environ.get("SUDOKU_BATCH_BIN")
+    if cli:
+        import csv
+        import subprocess
+
+        src = tmp_path / "p.txt"
+        src.write_text("\n".join(puzzles) + "\n")
+        out = tmp_path / "out.csv"
+        done = subprocess.run(
+            [cli, "solve", str(src), "-o", str(out), "-q", "--max-guesses", "1000", "-j", "1"]
+        )
+        assert done.returncode == 1
+        rows = list(csv.DictReader(open(out)))
+        assert [r["status"] for r in rows] == ["gave_up", "solved"]
+        assert [int(r["guesses"]) for r in rows] == result.guesses.tolist()
+        assert rows[0]["message"] == result.message[0]
+
+
+def test_ctrl_c_stops_one_slow_puzzle_quickly():
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        sb.solve([SLOW], threads=1, solver="backtrack")  # about 30 s unstopped
+    elapsed = time.monotonic() - started
+    timer.cancel()
+    assert elapsed < 1.5, elapsed
+
+
 def test_read_zip_zstd_and_grid_files(tmp_path):
     import zipfile
 

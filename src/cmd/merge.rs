@@ -591,7 +591,7 @@ mod tests {
         let bad = dir.path().join("e.csv");
         std::fs::write(&bad, header_line() + &row(1, "sovled")).unwrap();
         let error = merge(vec![whole, bad]);
-        assert!(error.ends_with("e.csv: not a result row: line 2: status \"sovled\" is not one of solved, unsolvable, multiple, invalid, mismatch"), "{error}");
+        assert!(error.ends_with("e.csv: not a result row: line 2: status \"sovled\" is not one of solved, unsolvable, multiple, invalid, mismatch, gave_up"), "{error}");
 
         // A subset of the columns in any order merges, and keeps them.
         let other = dir.path().join("f.csv");

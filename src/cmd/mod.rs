@@ -33,7 +33,8 @@ pub enum Finish {
     AllGood,
     /// The run finished but some records did not pass (exit 1).
     SomeFailed,
-    /// The run was stopped by Ctrl-C after flushing the rows done so far (exit 130).
+    /// The run was stopped by a signal after flushing the rows done so far (exit 128 + the
+    /// signal's number: 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP).
     Interrupted,
 }
 
@@ -43,7 +44,7 @@ impl Finish {
         match self {
             Finish::AllGood => 0,
             Finish::SomeFailed => 1,
-            Finish::Interrupted => 130,
+            Finish::Interrupted => crate::run::interrupt::exit_code(),
         }
     }
 }

@@ -27,11 +27,13 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::grid::{Grid, ParseError, SolutionError};
+use crate::grid::Grid;
 use crate::io::output::{write_json, Output};
 use crate::io::{Columns, Deferred, Fields, Format, Input, ReadOptions, RecordReader};
 use crate::run::{build_pool, ordered_map, Progress};
 use crate::solver::SolverKind;
+use crate::verdict::{self, CheckOptions};
+pub use crate::verdict::{FailureKind, RowVerdict};
 
 /// Rows per work item handed to the pool.
 const CHUNK: usize = 1024;
@@ -104,70 +106,6 @@ impl VerifyConfig {
             check_solution: true,
             status: true,
         })
-    }
-}
-
-/// Why a row failed. The words of [`FailureKind::as_str`] are stable: scripts match on them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FailureKind {
-    /// The row cannot be read as a puzzle and a solution (missing field, bad character, ...).
-    Malformed,
-    /// The puzzle or the solution does not have 81 cells.
-    WrongLength,
-    /// The solution has blank cells.
-    Incomplete,
-    /// The solution repeats a digit in a row, column or box.
-    BrokenRule,
-    /// The solution changes a clue of its puzzle.
-    ClueContradicted,
-    /// The puzzle has more than one solution (checked with `--unique`).
-    NotUnique,
-    /// The puzzle has no solution (a puzzle-only record, checked with `--unique`).
-    NoSolution,
-}
-
-impl FailureKind {
-    /// Every kind, in the order summaries list them.
-    pub const ALL: [FailureKind; 7] = [
-        FailureKind::Malformed,
-        FailureKind::WrongLength,
-        FailureKind::Incomplete,
-        FailureKind::BrokenRule,
-        FailureKind::ClueContradicted,
-        FailureKind::NotUnique,
-        FailureKind::NoSolution,
-    ];
-
-    /// The word used in the report's `kind` column, the JSON keys and the failure lines.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            FailureKind::Malformed => "malformed",
-            FailureKind::WrongLength => "wrong_length",
-            FailureKind::Incomplete => "incomplete",
-            FailureKind::BrokenRule => "broken_rule",
-            FailureKind::ClueContradicted => "clue_contradicted",
-            FailureKind::NotUnique => "not_unique",
-            FailureKind::NoSolution => "no_solution",
-        }
-    }
-
-    /// A label for the text summary.
-    pub const fn label(self) -> &'static str {
-        match self {
-            FailureKind::Malformed => "malformed row",
-            FailureKind::WrongLength => "wrong length",
-            FailureKind::Incomplete => "incomplete solution",
-            FailureKind::BrokenRule => "broken rule",
-            FailureKind::ClueContradicted => "clue contradicted",
-            FailureKind::NotUnique => "not unique",
-            FailureKind::NoSolution => "no solution",
-        }
-    }
-
-    /// Whether only `--unique` checks this kind.
-    const fn needs_unique(self) -> bool {
-        matches!(self, FailureKind::NotUnique | FailureKind::NoSolution)
     }
 }
 
@@ -246,24 +184,9 @@ fn keep_field<'a>(what: &str, text: &'a [u8]) -> std::result::Result<&'a [u8], R
     Ok(text)
 }
 
-/// The verdict on one row.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
-    /// The solution is correct (and the puzzle unique, when asked), or a puzzle-only record's
-    /// puzzle has exactly one solution (`--unique`).
-    Valid,
-    /// The row gives no solution.
-    Skipped,
-    /// The row fails.
-    Failed(FailureKind, String),
-}
-
 fn parse_field(what: &str, text: &[u8]) -> std::result::Result<Grid, (FailureKind, String)> {
     Grid::from_bytes(text).map_err(|e| {
-        let kind = match e {
-            ParseError::WrongLength { .. } => FailureKind::WrongLength,
-            ParseError::InvalidChar { .. } => FailureKind::Malformed,
-        };
+        let kind = FailureKind::from(&e);
         let (first, second) = text.split_at(text.len() / 2);
         let glued = text.len() == 162
             && Grid::from_bytes(first).is_ok()
@@ -277,124 +200,34 @@ fn parse_field(what: &str, text: &[u8]) -> std::result::Result<Grid, (FailureKin
     })
 }
 
-/// Where two grids first differ, as `row R, column C`.
-fn first_difference(a: &Grid, b: &Grid) -> (usize, String) {
-    let cell = (0..81).find(|&i| a.get(i) != b.get(i)).unwrap_or(0);
-    (
-        cell,
-        format!("row {}, column {}", cell / 9 + 1, cell % 9 + 1),
-    )
-}
-
-/// Checks one row. This is the per-row path of the parallel run and the test oracle.
+/// Checks one row: its fields read as grids, then [`verdict::check`]. This is the per-row path
+/// of the parallel run and the test oracle.
 pub fn check_row(
     content: &RowContent,
     unique: bool,
     require_solution: bool,
     solver: SolverKind,
-) -> Verdict {
-    let (puzzle, solution) = match content {
-        RowContent::Bad { kind, reason } => return Verdict::Failed(*kind, reason.clone()),
-        RowContent::PuzzleOnly { puzzle } if unique => return prove_unique(puzzle, solver),
-        // A malformed line is a failure, not a row without a solution.
-        RowContent::PuzzleOnly { puzzle } => {
-            return match parse_field("puzzle", puzzle) {
-                Err((kind, reason)) => Verdict::Failed(kind, reason),
-                Ok(_) if require_solution => {
-                    Verdict::Failed(FailureKind::Malformed, "no solution given".into())
-                }
-                Ok(_) => Verdict::Skipped,
-            }
-        }
-        RowContent::NoSolution if require_solution => {
-            return Verdict::Failed(FailureKind::Malformed, "no solution given".into())
-        }
-        RowContent::NoSolution => return Verdict::Skipped,
-        RowContent::Pair { puzzle, solution } => (puzzle, solution),
+) -> RowVerdict {
+    let options = CheckOptions {
+        unique,
+        require_solution,
+        solver,
     };
-    let checked = parse_field("puzzle", puzzle).and_then(|puzzle| {
-        let solution = parse_field("solution", solution)?;
-        solution.check_solution_of(&puzzle).map_err(|e| match e {
-            SolutionError::Incomplete { .. } => (FailureKind::Incomplete, e.to_string()),
-            SolutionError::Broken(conflict) => (FailureKind::BrokenRule, conflict.to_string()),
-            SolutionError::ClueContradicted { .. } => {
-                (FailureKind::ClueContradicted, e.to_string())
-            }
-        })?;
+    let (puzzle, solution) = match content {
+        RowContent::Bad { kind, reason } => return RowVerdict::Failed(*kind, reason.clone()),
+        RowContent::NoSolution => return verdict::check_missing(&options),
+        RowContent::PuzzleOnly { puzzle } => (puzzle, None),
+        RowContent::Pair { puzzle, solution } => (puzzle, Some(solution)),
+    };
+    // A malformed line is a failure, not a row without a solution.
+    let parsed = parse_field("puzzle", puzzle).and_then(|puzzle| {
+        let solution = solution.map(|s| parse_field("solution", s)).transpose()?;
         Ok((puzzle, solution))
     });
-    let (puzzle, solution) = match checked {
-        Ok(pair) => pair,
-        Err((kind, reason)) => return Verdict::Failed(kind, reason),
-    };
-    if unique {
-        let outcome = solver.solve(&puzzle, 2);
-        if outcome.count >= 2 {
-            let other = outcome
-                .solution
-                .filter(|other| other != &solution)
-                .or_else(|| another_solution(&puzzle, &solution, solver));
-            let reason = match other {
-                Some(other) => {
-                    let (cell, place) = first_difference(&other, &solution);
-                    format!(
-                        "the puzzle has 2 or more solutions (another has {} at {place})",
-                        other.get(cell),
-                    )
-                }
-                None => "the puzzle has 2 or more solutions".to_string(),
-            };
-            return Verdict::Failed(FailureKind::NotUnique, reason);
-        }
+    match parsed {
+        Ok((puzzle, solution)) => verdict::check(&puzzle, solution.as_ref(), &options),
+        Err((kind, reason)) => RowVerdict::Failed(kind, reason),
     }
-    Verdict::Valid
-}
-
-/// The verdict on a puzzle given alone, with `--unique`: valid when it has exactly one solution.
-fn prove_unique(puzzle: &[u8], solver: SolverKind) -> Verdict {
-    let puzzle = match parse_field("puzzle", puzzle) {
-        Ok(grid) => grid,
-        Err((kind, reason)) => return Verdict::Failed(kind, reason),
-    };
-    let outcome = solver.solve(&puzzle, 2);
-    match (outcome.count, outcome.solution) {
-        (1, _) => Verdict::Valid,
-        (0, _) | (_, None) => {
-            let reason = match puzzle.first_conflict() {
-                Some(conflict) => {
-                    format!("the puzzle has no solution (contradictory clues: {conflict})")
-                }
-                None => "the puzzle has no solution".to_string(),
-            };
-            Verdict::Failed(FailureKind::NoSolution, reason)
-        }
-        (_, Some(first)) => {
-            let reason = match another_solution(&puzzle, &first, solver) {
-                Some(other) => format!(
-                    "the puzzle has 2 or more solutions (two differ at {})",
-                    first_difference(&first, &other).1
-                ),
-                None => "the puzzle has 2 or more solutions".to_string(),
-            };
-            Verdict::Failed(FailureKind::NotUnique, reason)
-        }
-    }
-}
-
-/// A solution of `puzzle` other than `known`, found by trying each other digit in each blank
-/// cell in turn (only called for puzzles known to have several solutions, to name one).
-fn another_solution(puzzle: &Grid, known: &Grid, solver: SolverKind) -> Option<Grid> {
-    let mut probe = *puzzle;
-    for cell in (0..81).filter(|&c| puzzle.get(c) == 0) {
-        for digit in (1..=9).filter(|&d| d != known.get(cell)) {
-            probe.set(cell, digit);
-            if let Some(found) = solver.solve(&probe, 1).solution {
-                return Some(found);
-            }
-        }
-        probe.set(cell, 0);
-    }
-    None
 }
 
 /// One failed row.
@@ -609,12 +442,12 @@ fn check_chunk(chunk: &Chunk, config: &VerifyConfig) -> ChunkOut {
             )
         });
         match verdict {
-            Verdict::Valid => out.valid += 1,
-            Verdict::Skipped => {
+            RowVerdict::Valid => out.valid += 1,
+            RowVerdict::Skipped => {
                 out.skipped += 1;
                 out.first_skipped.get_or_insert((record.file, record.line));
             }
-            Verdict::Failed(kind, reason) => {
+            RowVerdict::Failed(kind, reason) => {
                 out.counts.add(kind, 1);
                 out.failures.push((record.file, record.line, kind, reason));
             }
@@ -765,7 +598,7 @@ mod tests {
         String::from_utf8(solved.to_bytes().to_vec()).unwrap()
     }
 
-    fn verdict(puzzle: &str, solution: &str, unique: bool) -> Verdict {
+    fn verdict(puzzle: &str, solution: &str, unique: bool) -> RowVerdict {
         let content = RowContent::Pair {
             puzzle: puzzle.as_bytes(),
             solution: solution.as_bytes(),
@@ -773,9 +606,9 @@ mod tests {
         check_row(&content, unique, false, SolverKind::default())
     }
 
-    fn kind(v: Verdict) -> Option<FailureKind> {
+    fn kind(v: RowVerdict) -> Option<FailureKind> {
         match v {
-            Verdict::Failed(kind, _) => Some(kind),
+            RowVerdict::Failed(kind, _) => Some(kind),
             _ => None,
         }
     }
@@ -783,7 +616,7 @@ mod tests {
     #[test]
     fn each_failure_kind_is_caught() {
         let s = solution();
-        assert_eq!(verdict(P, &s, true), Verdict::Valid);
+        assert_eq!(verdict(P, &s, true), RowVerdict::Valid);
         // swap two cells of row 9: the row still holds 1-9 once, but two columns break
         let mut swapped = s.clone().into_bytes();
         swapped.swap(78, 79);
@@ -823,11 +656,11 @@ mod tests {
             );
         }
         match verdict(&".".repeat(81), &s, true) {
-            Verdict::Failed(_, reason) => assert!(reason.contains("another has"), "{reason}"),
+            RowVerdict::Failed(_, reason) => assert!(reason.contains("another has"), "{reason}"),
             other => panic!("{other:?}"),
         }
         // without --unique the empty puzzle's solution is fine
-        assert_eq!(verdict(&".".repeat(81), &s, false), Verdict::Valid);
+        assert_eq!(verdict(&".".repeat(81), &s, false), RowVerdict::Valid);
     }
 
     #[test]
@@ -837,7 +670,7 @@ mod tests {
         bytes.swap(78, 79);
         let v = verdict(&".".repeat(81), std::str::from_utf8(&bytes).unwrap(), false);
         match v {
-            Verdict::Failed(FailureKind::BrokenRule, reason) => {
+            RowVerdict::Failed(FailureKind::BrokenRule, reason) => {
                 assert!(reason.contains("appears twice in column"), "{reason}")
             }
             other => panic!("{other:?}"),
@@ -903,11 +736,11 @@ mod tests {
             };
             check_row(&content, unique, false, solver)
         };
-        assert_eq!(check(P, true), Verdict::Valid);
-        assert_eq!(check(P, false), Verdict::Skipped);
+        assert_eq!(check(P, true), RowVerdict::Valid);
+        assert_eq!(check(P, false), RowVerdict::Skipped);
         let empty = ".".repeat(81);
         match check(&empty, true) {
-            Verdict::Failed(FailureKind::NotUnique, reason) => {
+            RowVerdict::Failed(FailureKind::NotUnique, reason) => {
                 assert!(
                     reason.starts_with("the puzzle has 2 or more solutions"),
                     "{reason}"
@@ -918,7 +751,7 @@ mod tests {
         // Two 1s in the first row: no solution, and the reason names the conflict.
         let clash = format!("11{}", &empty[2..]);
         match check(&clash, true) {
-            Verdict::Failed(FailureKind::NoSolution, reason) => {
+            RowVerdict::Failed(FailureKind::NoSolution, reason) => {
                 assert!(reason.contains("contradictory clues"), "{reason}")
             }
             other => panic!("{other:?}"),
@@ -931,7 +764,7 @@ mod tests {
         let solver = SolverKind::default();
         assert_eq!(
             check_row(&RowContent::NoSolution, false, false, solver),
-            Verdict::Skipped
+            RowVerdict::Skipped
         );
         assert_eq!(
             kind(check_row(&RowContent::NoSolution, false, true, solver)),

@@ -120,6 +120,16 @@ impl Symmetry {
     }
 }
 
+impl std::str::FromStr for Symmetry {
+    type Err = crate::error::UnknownName;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Symmetry::from_name(name).ok_or_else(|| {
+            crate::error::UnknownName::new("symmetry", name, Self::ALL.map(Symmetry::name))
+        })
+    }
+}
+
 impl std::fmt::Display for Symmetry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

@@ -27,6 +27,34 @@ pub enum Format {
     Grid,
 }
 
+impl Format {
+    /// Every format, `auto` first.
+    pub const ALL: [Format; 4] = [Format::Auto, Format::Lines, Format::Csv, Format::Grid];
+
+    /// The name used on the command line and in Python.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Format::Auto => "auto",
+            Format::Lines => "lines",
+            Format::Csv => "csv",
+            Format::Grid => "grid",
+        }
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = crate::error::UnknownName;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|f| f.name().eq_ignore_ascii_case(name))
+            .ok_or_else(|| {
+                crate::error::UnknownName::new("format", name, Self::ALL.map(Format::name))
+            })
+    }
+}
+
 /// Decides an input's format from its first meaningful line. One read may return only a few
 /// bytes (a pipe, a decompressor), so this gathers up to that line first; the returned stream
 /// still yields every byte.

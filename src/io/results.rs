@@ -14,54 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::grid::Grid;
 
-/// What happened to one record. The words are stable: scripts match on them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    /// Solved (and, with `--unique`, proven to have exactly one solution).
-    Solved,
-    /// The puzzle has no solution.
-    Unsolvable,
-    /// The puzzle has two or more solutions (only reported with `--unique`).
-    Multiple,
-    /// A malformed record or contradictory clues.
-    Invalid,
-    /// The input's reference solution differs from the solution found.
-    Mismatch,
-}
-
-impl Status {
-    /// Every status, in the order summaries list them.
-    pub const ALL: [Status; 5] = [
-        Status::Solved,
-        Status::Unsolvable,
-        Status::Multiple,
-        Status::Invalid,
-        Status::Mismatch,
-    ];
-
-    /// The word written in the `status` column.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Status::Solved => "solved",
-            Status::Unsolvable => "unsolvable",
-            Status::Multiple => "multiple",
-            Status::Invalid => "invalid",
-            Status::Mismatch => "mismatch",
-        }
-    }
-
-    /// Parses a status word.
-    pub fn from_word(word: &str) -> Option<Status> {
-        Status::ALL.into_iter().find(|s| s.as_str() == word)
-    }
-}
-
-impl std::fmt::Display for Status {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use crate::verdict::Status;
 
 /// One column of a result CSV. The names are stable: scripts and `--resume` match on them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -1127,7 +1080,7 @@ mod tests {
             errors,
             [
                 "out.csv: not a result row: line 3: status \"sovled\" is not one of solved, \
-                 unsolvable, multiple, invalid, mismatch",
+                 unsolvable, multiple, invalid, mismatch, gave_up",
                 "out.csv: not a result row: line 4: guesses \"x\" is not a whole number",
                 "out.csv: not a result row: line 5: 2 field(s) where the header has 3",
             ]

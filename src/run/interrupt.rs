@@ -1,41 +1,98 @@
-//! The one Ctrl-C flag of the process: every command that can stop cleanly asks it.
+//! The one stop flag of the process: every command that can stop cleanly asks it, and the
+//! solvers poll it every few thousand guesses, so a slow puzzle gives its worker back at once.
 //!
-//! The `ctrlc` crate allows one handler per process, so it is installed here once, and commands
-//! only [`arm`] the flag and poll [`requested`]. The first Ctrl-C sets the flag (and prints the
-//! armed command's notice); a second one exits at once with status 130.
+//! SIGINT (Ctrl-C), SIGTERM and SIGHUP (what Slurm and Kubernetes send on preemption and at a
+//! time limit) all set it; the handler is installed here once, and commands only [`arm`] the
+//! flag and poll [`requested`]. The first signal sets the flag and prints at once that the run
+//! is stopping; a second one exits at once. A run stopped by a signal exits with
+//! [`exit_code`]: 128 plus the signal's number (130, 143, 129), as a shell reports it.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-/// Set by Ctrl-C; cleared by [`arm`].
+/// Set by a stop signal; cleared by [`arm`].
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-/// What to print on the first Ctrl-C (the armed command's notice), if anything.
+/// The number of the signal that set [`INTERRUPTED`] (0 before any).
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+/// What to print on the first signal (the armed command's notice), if anything.
 static NOTICE: Mutex<Option<&'static str>> = Mutex::new(None);
 
-/// Installs the handler (once per process) and clears the flag for a new run. `notice`, when
-/// given, is printed on stderr at the first Ctrl-C.
-pub fn arm(notice: Option<&'static str>) {
+/// SIGINT's number, the status of a stop whose signal is unknown.
+const SIGINT: i32 = 2;
+
+/// The signal's name for the stop message.
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        1 => "SIGHUP",
+        15 => "SIGTERM",
+        _ => "interrupt",
+    }
+}
+
+/// What the handler does with a signal: the first sets the flag and prints that the run is
+/// stopping; a second exits at once.
+fn on_signal(signal: i32) {
+    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        std::process::exit(128 + signal);
+    }
+    SIGNAL.store(signal, Ordering::SeqCst);
+    let notice = NOTICE.lock().map(|n| *n).unwrap_or(None);
+    let notice = notice.unwrap_or("stopping; the rows so far are kept");
+    eprintln!(
+        "sudoku-batch: {}: {notice} (again to quit at once)",
+        signal_name(signal)
+    );
+}
+
+/// Installs the handler once per process. Failing to install (a host program has its own
+/// handler) only loses the clean stop.
+fn install() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
     INSTALLED.get_or_init(|| {
-        // Failing to install (a host program has its own handler) only loses the clean stop.
-        let _ = ctrlc::set_handler(|| {
-            if INTERRUPTED.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
+        #[cfg(unix)]
+        {
+            use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+            if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
+            {
+                let _ = std::thread::Builder::new()
+                    .name("signals".into())
+                    .spawn(move || signals.forever().for_each(on_signal));
             }
-            let notice = NOTICE.lock().map(|n| *n).unwrap_or(None);
-            if let Some(text) = notice {
-                eprintln!("{text}");
-            }
-        });
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = ctrlc::set_handler(|| on_signal(SIGINT));
+        }
     });
+}
+
+/// Installs the handler (once per process) and clears the flag for a new run. `notice`, when
+/// given, is printed on stderr at the first signal instead of the default.
+pub fn arm(notice: Option<&'static str>) {
+    install();
     if let Ok(mut slot) = NOTICE.lock() {
         *slot = notice;
     }
+    SIGNAL.store(0, Ordering::SeqCst);
     INTERRUPTED.store(false, Ordering::SeqCst);
 }
 
-/// Whether Ctrl-C was pressed since the last [`arm`].
+/// Whether a stop signal came since the last [`arm`].
 pub fn requested() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// The flag itself, for the solvers' [`crate::solver::Budget`].
+pub fn flag() -> &'static AtomicBool {
+    &INTERRUPTED
+}
+
+/// The exit status of a run stopped by the last signal: 128 + its number (130 for Ctrl-C).
+pub fn exit_code() -> u8 {
+    match SIGNAL.load(Ordering::SeqCst) {
+        signal @ 1..=64 => 128 + signal as u8,
+        _ => 128 + SIGINT as u8,
+    }
 }

@@ -1,11 +1,10 @@
 //! The machinery every command shares: the ordered parallel pipeline and its thread pool, the
-//! progress bar, the one Ctrl-C flag and the stopwatch that times each solve. The only module that knows rayon, crossbeam, indicatif
+//! progress bar, and the one stop flag. The only module that knows rayon, crossbeam, indicatif
 //! and ctrlc.
 
 pub mod interrupt;
 pub mod pipeline;
 pub mod progress;
-pub mod stopwatch;
 
 pub use pipeline::{build_pool, default_threads, ordered_map, par_map_into};
 pub use progress::Progress;

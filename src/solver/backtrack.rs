@@ -8,13 +8,13 @@
 //! The same search completes grids at random for `generate` ([`Grid::random_completion`]): the
 //! candidates of each cell are tried in an order drawn from the [`Rng`] (see [`Order`]).
 
-use super::Outcome;
+use super::{Budget, Outcome};
 use crate::grid::{box_of, Grid, CELLS};
 use crate::rng::Rng;
 
 const ALL: u16 = 0x1FF;
 
-struct State {
+struct State<'a> {
     used_row: [u16; 9],
     used_col: [u16; 9],
     used_box: [u16; 9],
@@ -25,19 +25,22 @@ struct State {
     count: u32,
     guesses: u64,
     first: Option<Grid>,
+    budget: Budget<'a>,
+    gave_up: bool,
 }
 
 /// Solves `puzzle` up to `limit` solutions; clues that conflict give no solution.
-pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
+pub(super) fn solve(puzzle: &Grid, limit: u32, budget: Budget<'_>) -> Outcome {
     if puzzle.has_conflict() {
         return Outcome::NONE; // clues that contradict each other: no solution
     }
-    let mut state = State::new(puzzle, limit);
+    let mut state = State::new(puzzle, limit, budget);
     state.search(&mut Ascending);
     Outcome {
         count: state.count,
         solution: state.first,
         guesses: state.guesses,
+        gave_up: state.gave_up,
     }
 }
 
@@ -53,7 +56,7 @@ impl Grid {
         if self.has_conflict() {
             return None;
         }
-        let mut state = State::new(self, 1);
+        let mut state = State::new(self, 1, Budget::UNLIMITED);
         state.search(&mut Shuffled(rng));
         state.first
     }
@@ -116,9 +119,9 @@ impl Order for Shuffled<'_> {
     }
 }
 
-impl State {
+impl<'a> State<'a> {
     /// The search state for `puzzle` (free of conflicts), counting up to `limit` solutions.
-    fn new(puzzle: &Grid, limit: u32) -> State {
+    fn new(puzzle: &Grid, limit: u32, budget: Budget<'a>) -> State<'a> {
         let mut state = State {
             used_row: [0; 9],
             used_col: [0; 9],
@@ -130,6 +133,8 @@ impl State {
             count: 0,
             guesses: 0,
             first: None,
+            budget,
+            gave_up: false,
         };
         for (cell, &digit) in puzzle.cells().iter().enumerate() {
             if digit == 0 {
@@ -182,6 +187,10 @@ impl State {
         }
         if best_count >= 2 {
             self.guesses += 1;
+            if self.budget.is_spent(self.guesses) {
+                self.gave_up = true;
+                return true;
+            }
         }
         let last = self.empty_len - 1;
         self.empty.swap(best, last);
@@ -217,7 +226,7 @@ mod tests {
             "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
                 .parse()
                 .unwrap();
-        let out = solve(&puzzle, 2);
+        let out = solve(&puzzle, 2, Budget::UNLIMITED);
         assert_eq!(out.count, 1);
         assert!(out.solution.unwrap().is_solution_of(&puzzle));
         assert!(out.guesses > 0);
@@ -233,20 +242,21 @@ mod tests {
         for cell in (0..CELLS).step_by(7) {
             puzzle.set(cell, 0);
         }
-        let out = solve(&puzzle, 2);
+        let out = solve(&puzzle, 2, Budget::UNLIMITED);
         assert_eq!(
             out,
             Outcome {
                 count: 1,
                 solution: Some(full),
-                guesses: 0
+                guesses: 0,
+                gave_up: false
             }
         );
     }
 
     #[test]
     fn counts_up_to_the_limit_on_the_empty_grid() {
-        let out = solve(&Grid::empty(), 3);
+        let out = solve(&Grid::empty(), 3, Budget::UNLIMITED);
         assert_eq!(out.count, 3);
         assert!(out.solution.unwrap().is_solution_of(&Grid::empty()));
     }
@@ -264,7 +274,7 @@ mod tests {
         assert_eq!(empty(0), Some(a));
         assert_ne!(empty(1), Some(a));
         // A unique puzzle has one completion, whatever the order.
-        let solution = solve(&puzzle, 1).solution;
+        let solution = solve(&puzzle, 1, Budget::UNLIMITED).solution;
         assert_eq!(
             puzzle.random_completion(&mut Rng::keyed(2, label, 0)),
             solution

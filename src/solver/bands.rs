@@ -62,7 +62,7 @@ use cpu::{Cpu, Level};
 #[cfg(target_arch = "x86_64")]
 use cpu::{V3Pext, V3};
 
-use super::Outcome;
+use super::{Budget, Outcome};
 use crate::grid::{Grid, CELLS};
 
 /// All 27 cells of a band.
@@ -382,11 +382,13 @@ struct State<C> {
     cpu: C,
 }
 
-struct Search {
+struct Search<'a> {
     limit: u32,
     count: u32,
     guesses: u64,
     first: Option<Grid>,
+    budget: Budget<'a>,
+    gave_up: bool,
 }
 
 /// Solves `puzzle` up to `limit` solutions; clues that conflict give no solution.
@@ -397,42 +399,42 @@ struct Search {
 /// variable shifts and and-nots get cheaper forms, and the AVX2 helpers listed in the module
 /// doc replace scalar loops. Rust compiles for the x86-64 baseline, which has none of them.
 /// Any other CPU runs the same code compiled for the baseline, with identical results (tested).
-pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
+pub(super) fn solve(puzzle: &Grid, limit: u32, budget: Budget<'_>) -> Outcome {
     match cpu::level() {
         #[cfg(target_arch = "x86_64")]
-        Level::V3Pext(cpu) => solve_as(cpu, puzzle, limit),
+        Level::V3Pext(cpu) => solve_as(cpu, puzzle, limit, budget),
         #[cfg(target_arch = "x86_64")]
-        Level::V3(cpu) => solve_as(cpu, puzzle, limit),
-        Level::Portable(cpu) => solve_as(cpu, puzzle, limit),
+        Level::V3(cpu) => solve_as(cpu, puzzle, limit, budget),
+        Level::Portable(cpu) => solve_as(cpu, puzzle, limit, budget),
     }
 }
 
 /// [`solve`] with the copy of the search that `cpu` names.
 #[inline(always)]
-fn solve_as<C: Cpu>(cpu: C, puzzle: &Grid, limit: u32) -> Outcome {
+fn solve_as<C: Cpu>(cpu: C, puzzle: &Grid, limit: u32, budget: Budget<'_>) -> Outcome {
     #[cfg(target_arch = "x86_64")]
     {
         if let Some(v3) = cpu.v3() {
             // SAFETY: a `V3` token exists, so the CPU has every feature `solve_v3` is compiled
             // with (see `cpu`).
-            return unsafe { solve_v3(v3, cpu, puzzle, limit) };
+            return unsafe { solve_v3(v3, cpu, puzzle, limit, budget) };
         }
     }
-    solve_with(cpu, puzzle, limit)
+    solve_with(cpu, puzzle, limit, budget)
 }
 
 /// [`solve`] compiled with the x86-64-v3 bit instructions; the [`V3`] token is the proof
 /// that the CPU has them.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt,avx2")]
-fn solve_v3<C: Cpu>(_: V3, cpu: C, puzzle: &Grid, limit: u32) -> Outcome {
-    solve_with(cpu, puzzle, limit)
+fn solve_v3<C: Cpu>(_: V3, cpu: C, puzzle: &Grid, limit: u32, budget: Budget<'_>) -> Outcome {
+    solve_with(cpu, puzzle, limit, budget)
 }
 
 /// The solver body, inlined into each entry point so it is compiled with the entry's CPU
 /// features. `cpu` is a [`V3`] or [`V3Pext`] only below [`solve_v3`].
 #[inline(always)]
-fn solve_with<C: Cpu>(cpu: C, puzzle: &Grid, limit: u32) -> Outcome {
+fn solve_with<C: Cpu>(cpu: C, puzzle: &Grid, limit: u32, budget: Budget<'_>) -> Outcome {
     let Some(mut state) = State::from_clues(cpu, puzzle) else {
         return Outcome::NONE; // two equal clues in a row, column or box
     };
@@ -441,12 +443,15 @@ fn solve_with<C: Cpu>(cpu: C, puzzle: &Grid, limit: u32) -> Outcome {
         count: 0,
         guesses: 0,
         first: None,
+        budget,
+        gave_up: false,
     };
     search.descend(&mut state);
     Outcome {
         count: search.count,
         solution: search.first,
         guesses: search.guesses,
+        gave_up: search.gave_up,
     }
 }
 
@@ -940,7 +945,7 @@ impl<C: Cpu> State<C> {
     }
 }
 
-impl Search {
+impl Search<'_> {
     /// Searches below `state` with the copy of the search that its token names.
     #[inline(always)]
     fn descend<C: Cpu>(&mut self, state: &mut State<C>) -> bool {
@@ -985,6 +990,10 @@ impl Search {
             let (b, i, mut digits) = state.branch_cell();
             debug_assert!(digits.count_ones() >= 2);
             self.guesses += 1;
+            if self.budget.is_spent(self.guesses) {
+                self.gave_up = true;
+                return true;
+            }
             while digits & (digits - 1) != 0 {
                 let d = digits.trailing_zeros() as usize;
                 digits &= digits - 1;
@@ -1062,7 +1071,7 @@ mod tests {
             "85...24..72......9..4.........1.7..23.5...9...4...........8..7..17..........36.4.",
         ] {
             let puzzle: Grid = text.parse().unwrap();
-            let out = solve(&puzzle, 2);
+            let out = solve(&puzzle, 2, Budget::UNLIMITED);
             assert_eq!(out.count, 1, "{text}");
             assert!(out.solution.unwrap().is_solution_of(&puzzle), "{text}");
         }
@@ -1074,9 +1083,9 @@ mod tests {
             "003020600900305001001806400008102900700000008006708200002609500800203009005010300"
                 .parse()
                 .unwrap();
-        let out = solve(&puzzle, 2);
+        let out = solve(&puzzle, 2, Budget::UNLIMITED);
         assert_eq!((out.count, out.guesses), (1, 0));
-        let out = solve(&Grid::empty(), 7);
+        let out = solve(&Grid::empty(), 7, Budget::UNLIMITED);
         assert_eq!(out.count, 7);
         assert!(out.solution.unwrap().is_solution_of(&Grid::empty()));
     }
@@ -1089,14 +1098,14 @@ mod tests {
         for line in top95.lines().take(40).chain(hard.lines().take(40)) {
             let puzzle: Grid = line.trim().parse().unwrap();
             for limit in [1, 2] {
-                let portable = solve_as(Portable, &puzzle, limit);
-                assert_eq!(solve(&puzzle, limit), portable, "{line}");
+                let portable = solve_as(Portable, &puzzle, limit, Budget::UNLIMITED);
+                assert_eq!(solve(&puzzle, limit, Budget::UNLIMITED), portable, "{line}");
                 #[cfg(target_arch = "x86_64")]
                 {
                     if let Some(v3) = V3::detect() {
                         let (fast, pext) = (
-                            solve_as(v3, &puzzle, limit),
-                            solve_as(v3.with_pext(), &puzzle, limit),
+                            solve_as(v3, &puzzle, limit, Budget::UNLIMITED),
+                            solve_as(v3.with_pext(), &puzzle, limit, Budget::UNLIMITED),
                         );
                         assert_eq!((fast, pext), (portable, portable), "{line}");
                     }
@@ -1104,8 +1113,8 @@ mod tests {
             }
         }
         assert_eq!(
-            solve(&Grid::empty(), 3),
-            solve_as(Portable, &Grid::empty(), 3)
+            solve(&Grid::empty(), 3, Budget::UNLIMITED),
+            solve_as(Portable, &Grid::empty(), 3, Budget::UNLIMITED)
         );
     }
 
@@ -1195,6 +1204,6 @@ mod tests {
             ".234567891......................................................................."
                 .parse()
                 .unwrap();
-        assert_eq!(solve(&dead, 1).count, 0);
+        assert_eq!(solve(&dead, 1, Budget::UNLIMITED).count, 0);
     }
 }

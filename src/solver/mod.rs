@@ -10,7 +10,54 @@ mod bands;
 mod naive;
 mod singles;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::grid::Grid;
+
+/// Bounds on one solve: a guess budget, and a stop flag polled every [`Budget::POLL`] guesses so
+/// a slow puzzle gives its worker back within a fraction of a second of a stop request.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget<'a> {
+    /// Give up after this many guesses (`u64::MAX`: never).
+    pub max_guesses: u64,
+    /// Give up once this flag is set.
+    pub stop: Option<&'a AtomicBool>,
+}
+
+impl Default for Budget<'_> {
+    fn default() -> Self {
+        Budget::UNLIMITED
+    }
+}
+
+impl<'a> Budget<'a> {
+    /// No bound: search until the solution limit or the end of the tree.
+    pub const UNLIMITED: Budget<'static> = Budget {
+        max_guesses: u64::MAX,
+        stop: None,
+    };
+
+    /// The stop flag is read once per this many guesses (a power of two). The slowest solver
+    /// makes about a million guesses a second, so a stop is seen within a few milliseconds.
+    pub const POLL: u64 = 4096;
+
+    /// A budget of at most `max_guesses` guesses (`None`: unlimited) and an optional stop flag.
+    pub fn new(max_guesses: Option<u64>, stop: Option<&'a AtomicBool>) -> Self {
+        Budget {
+            max_guesses: max_guesses.unwrap_or(u64::MAX),
+            stop,
+        }
+    }
+
+    /// Whether a search that has made `guesses` guesses must give up now. Called once per guess,
+    /// never in the propagation loop.
+    #[inline(always)]
+    pub(crate) fn is_spent(&self, guesses: u64) -> bool {
+        guesses > self.max_guesses
+            || (guesses & (Self::POLL - 1) == 0
+                && self.stop.is_some_and(|flag| flag.load(Ordering::Relaxed)))
+    }
+}
 
 /// What a solver found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +68,9 @@ pub struct Outcome {
     pub solution: Option<Grid>,
     /// Branch points with two or more candidates that the search tried.
     pub guesses: u64,
+    /// The search stopped early: its [`Budget`] ran out (guesses or the stop flag), so `count`
+    /// is a lower bound and "no solution" means "none found".
+    pub gave_up: bool,
 }
 
 impl Outcome {
@@ -29,6 +79,7 @@ impl Outcome {
         count: 0,
         solution: None,
         guesses: 0,
+        gave_up: false,
     };
 }
 
@@ -94,16 +145,32 @@ impl SolverKind {
     /// A puzzle whose clues already contradict each other has no solution: the result is
     /// [`Outcome::NONE`] whichever solver runs.
     pub fn solve(self, puzzle: &Grid, limit: u32) -> Outcome {
+        self.solve_within(puzzle, limit, Budget::UNLIMITED)
+    }
+
+    /// [`SolverKind::solve`] within `budget`: the search gives up (and says so in
+    /// [`Outcome::gave_up`]) when the guesses exceed it or its stop flag is set.
+    pub fn solve_within(self, puzzle: &Grid, limit: u32, budget: Budget<'_>) -> Outcome {
         // Each solver rejects conflicting clues itself: the baselines with
         // `Grid::has_conflict`, `bands` while it builds its state (a separate scan was 8% of
         // an easy puzzle's time there).
         let limit = limit.max(1);
         match self {
-            SolverKind::Naive => naive::solve(puzzle, limit),
-            SolverKind::Backtrack => backtrack::solve(puzzle, limit),
-            SolverKind::Singles => singles::solve(puzzle, limit),
-            SolverKind::Bands => bands::solve(puzzle, limit),
+            SolverKind::Naive => naive::solve(puzzle, limit, budget),
+            SolverKind::Backtrack => backtrack::solve(puzzle, limit, budget),
+            SolverKind::Singles => singles::solve(puzzle, limit, budget),
+            SolverKind::Bands => bands::solve(puzzle, limit, budget),
         }
+    }
+}
+
+impl std::str::FromStr for SolverKind {
+    type Err = crate::error::UnknownName;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        SolverKind::from_name(name).ok_or_else(|| {
+            crate::error::UnknownName::new("solver", name, Self::ALL.iter().map(|k| k.name()))
+        })
     }
 }
 

@@ -4,10 +4,10 @@
 //! No candidate masks, no cell ordering, no propagation. A guess is counted at every empty cell
 //! where two or more digits fit, the same definition every solver uses.
 
-use super::Outcome;
+use super::{Budget, Outcome};
 use crate::grid::{box_of, Grid, CELLS};
 
-struct State {
+struct State<'a> {
     row: [[bool; 10]; 9],
     col: [[bool; 10]; 9],
     boxes: [[bool; 10]; 9],
@@ -16,10 +16,12 @@ struct State {
     count: u32,
     guesses: u64,
     first: Option<Grid>,
+    budget: Budget<'a>,
+    gave_up: bool,
 }
 
 /// Solves `puzzle` up to `limit` solutions; clues that conflict give no solution.
-pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
+pub(super) fn solve(puzzle: &Grid, limit: u32, budget: Budget<'_>) -> Outcome {
     if puzzle.has_conflict() {
         return Outcome::NONE; // clues that contradict each other: no solution
     }
@@ -32,6 +34,8 @@ pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
         count: 0,
         guesses: 0,
         first: None,
+        budget,
+        gave_up: false,
     };
     for (cell, &digit) in puzzle.cells().iter().enumerate() {
         if digit != 0 {
@@ -43,10 +47,11 @@ pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
         count: state.count,
         solution: state.first,
         guesses: state.guesses,
+        gave_up: state.gave_up,
     }
 }
 
-impl State {
+impl State<'_> {
     #[inline]
     fn set(&mut self, cell: usize, digit: usize, used: bool) {
         self.row[cell / 9][digit] = used;
@@ -70,6 +75,10 @@ impl State {
         };
         if (1..=9).filter(|&d| self.fits(cell, d)).count() >= 2 {
             self.guesses += 1;
+            if self.budget.is_spent(self.guesses) {
+                self.gave_up = true;
+                return true;
+            }
         }
         for digit in 1..=9 {
             if self.fits(cell, digit) {
@@ -97,7 +106,7 @@ mod tests {
             "003020600900305001001806400008102900700000008006708200002609500800203009005010300"
                 .parse()
                 .unwrap();
-        let out = solve(&puzzle, 2);
+        let out = solve(&puzzle, 2, Budget::UNLIMITED);
         assert_eq!(out.count, 1);
         assert!(out.solution.unwrap().is_solution_of(&puzzle));
         assert!(
@@ -113,18 +122,19 @@ mod tests {
                 .parse()
                 .unwrap();
         assert_eq!(
-            solve(&full, 5),
+            solve(&full, 5, Budget::UNLIMITED),
             Outcome {
                 count: 1,
                 solution: Some(full),
-                guesses: 0
+                guesses: 0,
+                gave_up: false
             }
         );
     }
 
     #[test]
     fn counts_up_to_the_limit_on_the_empty_grid() {
-        let out = solve(&Grid::empty(), 3);
+        let out = solve(&Grid::empty(), 3, Budget::UNLIMITED);
         assert_eq!(out.count, 3);
         assert!(out.solution.unwrap().is_solution_of(&Grid::empty()));
     }

@@ -11,12 +11,12 @@
 //! Placing a cell swaps it to the end of the live part of `empty` and shrinks the length;
 //! undoing placements in reverse order only has to grow the length back.
 
-use super::Outcome;
+use super::{Budget, Outcome};
 use crate::grid::{box_of, Grid, CELLS, UNITS};
 
 const ALL: u16 = 0x1FF;
 
-struct State {
+struct State<'a> {
     used_row: [u16; 9],
     used_col: [u16; 9],
     used_box: [u16; 9],
@@ -29,10 +29,12 @@ struct State {
     count: u32,
     guesses: u64,
     first: Option<Grid>,
+    budget: Budget<'a>,
+    gave_up: bool,
 }
 
 /// Solves `puzzle` up to `limit` solutions; clues that conflict give no solution.
-pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
+pub(super) fn solve(puzzle: &Grid, limit: u32, budget: Budget<'_>) -> Outcome {
     if puzzle.has_conflict() {
         return Outcome::NONE; // clues that contradict each other: no solution
     }
@@ -49,6 +51,8 @@ pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
         count: 0,
         guesses: 0,
         first: None,
+        budget,
+        gave_up: false,
     };
     for (cell, &digit) in puzzle.cells().iter().enumerate() {
         if digit == 0 {
@@ -67,10 +71,11 @@ pub(super) fn solve(puzzle: &Grid, limit: u32) -> Outcome {
         count: state.count,
         solution: state.first,
         guesses: state.guesses,
+        gave_up: state.gave_up,
     }
 }
 
-impl State {
+impl State<'_> {
     #[inline(always)]
     fn candidates(&self, cell: usize) -> u16 {
         !(self.used_row[cell / 9] | self.used_col[cell % 9] | self.used_box[box_of(cell)]) & ALL
@@ -208,6 +213,11 @@ impl State {
         let mut cands = self.candidates(cell);
         if cands.count_ones() >= 2 {
             self.guesses += 1;
+            if self.budget.is_spent(self.guesses) {
+                self.gave_up = true;
+                self.undo_to(mark);
+                return true;
+            }
         }
         while cands != 0 {
             let bit = cands & cands.wrapping_neg();

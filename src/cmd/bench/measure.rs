@@ -5,9 +5,8 @@ use std::time::{Duration, Instant};
 
 use crate::grid::Grid;
 use crate::io::results::Status;
-use crate::io::Body;
 use crate::run::{self, Progress};
-use crate::solver::SolverKind;
+use crate::solver::{Budget, SolverKind};
 use crate::stats::Tally;
 use crate::sysinfo;
 use crate::transform::TransformStream;
@@ -25,6 +24,7 @@ struct Sample {
     solve_ns: u64,
     guesses: u64,
     count: u32,
+    gave_up: bool,
 }
 
 /// Why a solver × dataset is not measured.
@@ -39,6 +39,8 @@ pub(super) struct Problem {
 pub(super) struct Check {
     /// Puzzles solved (and validated).
     pub(super) solved: u64,
+    /// Puzzles given up on (`--max-guesses`).
+    pub(super) gave_up: u64,
     /// Why the solver is not measured on this dataset, if it is not.
     pub(super) problem: Option<Problem>,
 }
@@ -47,13 +49,13 @@ pub(super) struct Check {
 /// early (and reports a problem) when the pass runs over `max_pass`.
 pub(super) fn check_pass(
     dataset: &Dataset,
-    solver: SolverKind,
-    unique: bool,
+    options: &crate::verdict::JudgeOptions<'_>,
     max_pass: Duration,
 ) -> Check {
     let started = Instant::now();
     let mut solved = 0;
     let mut wrong = 0;
+    let mut gave_up = 0;
     for (done, (puzzle, reference)) in dataset.puzzles.iter().zip(&dataset.references).enumerate() {
         if interrupted() {
             break;
@@ -61,6 +63,7 @@ pub(super) fn check_pass(
         if started.elapsed() > max_pass {
             return Check {
                 solved,
+                gave_up,
                 problem: Some(Problem {
                     status: BenchStatus::Skipped,
                     note: format!(
@@ -73,14 +76,11 @@ pub(super) fn check_pass(
                 }),
             };
         }
-        let body = Body::Puzzle {
-            puzzle: *puzzle,
-            reference: *reference,
-        };
-        let verdict = crate::cmd::solve::judge(&body, solver, unique);
+        let verdict = crate::verdict::judge(puzzle, reference.as_ref(), options);
         match verdict.status {
             Status::Solved => solved += 1,
             Status::Mismatch => wrong += 1,
+            Status::GaveUp => gave_up += 1,
             _ => {}
         }
     }
@@ -88,7 +88,11 @@ pub(super) fn check_pass(
         status: BenchStatus::Wrong,
         note: format!("{wrong} solutions failed validation or differ from the reference"),
     });
-    Check { solved, problem }
+    Check {
+        solved,
+        gave_up,
+        problem,
+    }
 }
 
 /// The timed passes of one configuration.
@@ -135,6 +139,7 @@ pub(super) fn measure(
     context: &str,
 ) -> Option<Measured> {
     let limit = if config.unique { 2 } else { 1 };
+    let budget = Budget::new(config.max_guesses, Some(run::interrupt::flag()));
     let mut samples: Vec<Sample> = Vec::with_capacity(dataset.puzzles.len());
     let prepare = |stream: u64| match config.permute {
         Some(seed) => TransformStream::new(seed, stream).apply_all(&dataset.puzzles),
@@ -143,11 +148,12 @@ pub(super) fn measure(
     let pass = |puzzles: &[Grid], samples: &mut Vec<Sample>| -> Duration {
         let work = |puzzle: &Grid| {
             let started = Instant::now();
-            let outcome = solver.solve(puzzle, limit);
+            let outcome = solver.solve_within(puzzle, limit, budget);
             Sample {
                 solve_ns: u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX),
                 guesses: outcome.guesses,
                 count: outcome.count,
+                gave_up: outcome.gave_up,
             }
         };
         let started = Instant::now();
@@ -193,6 +199,7 @@ pub(super) fn measure(
         pass_rates.push(puzzles.len() as f64 / wall.as_secs_f64().max(1e-9));
         for sample in &samples {
             let status = match sample.count {
+                _ if sample.gave_up && sample.count < limit => Status::GaveUp,
                 0 => Status::Unsolvable,
                 1 => Status::Solved,
                 _ if config.unique => Status::Multiple,

@@ -58,6 +58,8 @@ pub struct BenchConfig {
     pub max_pass: Duration,
     /// Prove uniqueness (solution limit 2) instead of stopping at the first solution.
     pub unique: bool,
+    /// Give up on a puzzle after this many guesses (counted as `gave_up`); `None`: never.
+    pub max_guesses: Option<u64>,
     /// Seed of the equivalence transforms; `None` solves the puzzles as given.
     pub permute: Option<u64>,
     /// Append rows to this CSV file.
@@ -90,6 +92,7 @@ impl BenchConfig {
             runs: Self::DEFAULT_RUNS,
             max_pass: Self::DEFAULT_MAX_PASS,
             unique: false,
+            max_guesses: None,
             permute: Some(DEFAULT_SEED),
             csv: None,
             summary: None,
@@ -185,7 +188,15 @@ pub fn run_bench(config: &BenchConfig) -> Result<BenchReport> {
         for &solver in &solvers {
             let label = format!("{} × {}", dataset.name, solver.name());
             progress.set_message(format!("{label}: check pass"));
-            let check = check_pass(dataset, solver, config.unique, config.max_pass);
+            let options = crate::verdict::JudgeOptions {
+                solver,
+                unique: config.unique,
+                budget: crate::solver::Budget::new(
+                    config.max_guesses,
+                    Some(crate::run::interrupt::flag()),
+                ),
+            };
+            let check = check_pass(dataset, &options, config.max_pass);
             if interrupted() {
                 break 'all;
             }
@@ -212,6 +223,13 @@ pub fn run_bench(config: &BenchConfig) -> Result<BenchReport> {
                         break 'all;
                     };
                     measured.fill(&mut row);
+                    if check.gave_up > 0 {
+                        row.note = format!(
+                            "{} puzzle(s) gave up after {} guesses (--max-guesses)",
+                            check.gave_up,
+                            config.max_guesses.unwrap_or(u64::MAX)
+                        );
+                    }
                     if thread_count == 1 {
                         one_thread_rate = row.puzzles_per_s;
                     }

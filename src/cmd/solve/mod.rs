@@ -17,7 +17,7 @@
 //! [`judge()`] is the per-puzzle step; `resume` takes an interrupted run's rows back.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -25,7 +25,8 @@ mod judge;
 pub(crate) mod manifest;
 mod resume;
 
-pub use judge::{judge, Verdict};
+pub use crate::verdict::Verdict;
+pub use judge::judge;
 
 use crate::error::{Error, Result};
 use crate::io::compress::Codec;
@@ -35,9 +36,10 @@ use crate::io::Input;
 use crate::io::{Body, Deferred, ReadOptions, Record, RecordReader};
 use crate::run::{build_pool, default_threads, interrupt, ordered_map, Progress};
 use crate::shard::{Shard, ShardChoice};
-use crate::solver::SolverKind;
+use crate::solver::{Budget, SolverKind};
 use crate::stats::{Summary, Tally};
 use crate::sysinfo::thread_cpu_time;
+use crate::verdict::JudgeOptions;
 use resume::Resumed;
 
 /// Most records per chunk handed to the pool. Every chunk wakes the writer and the reader once
@@ -81,6 +83,10 @@ pub struct SolveConfig {
     pub solver: SolverKind,
     /// Prove uniqueness (solution limit 2).
     pub unique: bool,
+    /// Give up on a puzzle after this many guesses (`gave_up`); `None`: never.
+    pub max_guesses: Option<u64>,
+    /// With `resume`: solve the kept `gave_up` rows again instead of keeping them.
+    pub retry_gave_up: bool,
     /// No progress bar and no summary on stderr.
     pub quiet: bool,
     /// Which records to process.
@@ -92,6 +98,16 @@ pub struct SolveConfig {
 }
 
 impl SolveConfig {
+    /// How each puzzle is judged: this run's solver, uniqueness and guess bound, giving up when
+    /// `stop` is set.
+    pub fn judge_options<'a>(&self, stop: Option<&'a AtomicBool>) -> JudgeOptions<'a> {
+        JudgeOptions {
+            solver: self.solver,
+            unique: self.unique,
+            budget: Budget::new(self.max_guesses, stop),
+        }
+    }
+
     /// A configuration with defaults for everything but the inputs.
     pub fn new(inputs: Vec<Input>) -> Self {
         SolveConfig {
@@ -103,6 +119,8 @@ impl SolveConfig {
             threads: default_threads(),
             solver: SolverKind::default(),
             unique: false,
+            max_guesses: None,
+            retry_gave_up: false,
             quiet: true,
             shard: ShardChoice::All,
             resume: false,
@@ -184,6 +202,9 @@ struct ChunkOut {
     scores: Vec<Score>,
     /// Estimated CPU time the chunk spent in the solver (see [`SolverCpu`]).
     solver_cpu_ns: u64,
+    /// The run is stopping and a puzzle of this chunk was stopped mid-search: the rows end
+    /// before it, and no later chunk may be written (the output stays a prefix of the input).
+    cut: bool,
 }
 
 /// Emptied chunk buffers, handed back for the next chunks. Freeing a chunk's buffers on one
@@ -217,6 +238,7 @@ impl Buffers {
         out.rows.clear();
         out.scores.clear();
         out.solver_cpu_ns = 0;
+        out.cut = false;
         lock(&self.outs).push(out);
     }
 }
@@ -310,20 +332,18 @@ impl Score {
 
 /// Parses, solves and formats the records of `chunk` one at a time, straight into `out`'s
 /// reused buffers (no per-chunk vectors of records or verdicts).
-fn solve_chunk(
-    chunk: &Chunk,
-    out: &mut ChunkOut,
-    solver: SolverKind,
-    unique: bool,
-    format: &RowFormat,
-) {
+fn solve_chunk(chunk: &Chunk, out: &mut ChunkOut, options: &JudgeOptions<'_>, format: &RowFormat) {
     let clock = SolverCpu::start();
     let mut solve_ns = 0u64;
     out.rows.reserve(chunk.records.len() * 220);
     out.scores.reserve(chunk.records.len());
     for (index, record) in &chunk.records {
         let body = record.with_fields(&chunk.text, Body::from_fields);
-        let verdict = judge(&body, solver, unique);
+        let verdict = judge(&body, options);
+        if verdict.stopped {
+            out.cut = true;
+            break;
+        }
         let puzzle = match &body {
             Body::Puzzle { puzzle, .. } => GridText::Grid(*puzzle),
             Body::Invalid { text, .. } => GridText::Text(text.as_bytes()),
@@ -359,7 +379,7 @@ pub fn solve_sequential(config: &SolveConfig) -> Result<Vec<(Record, Verdict)>> 
     reader
         .map(|record| {
             record.map(|r| {
-                let verdict = judge(&r.body, config.solver, config.unique);
+                let verdict = judge(&r.body, &config.judge_options(None));
                 (r, verdict)
             })
         })
@@ -392,7 +412,7 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
     let threads = config.threads.max(1);
     let pool = build_pool(threads)?;
     // Calibrated here (a 2 ms sleep) rather than by the first worker's first puzzle.
-    crate::run::stopwatch::init();
+    crate::stopwatch::init();
     let mut files: Vec<String> = config.inputs.iter().map(Input::display_name).collect();
     let bytes_read = Arc::new(AtomicU64::new(0));
     let total_bytes: Option<u64> = config.inputs.iter().map(Input::size).sum();
@@ -431,6 +451,7 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
                 columns: &config.columns,
                 manifest: manifest.as_mut(),
                 unique: config.unique,
+                retry_gave_up: config.retry_gave_up,
             },
             &mut notes,
         )?,
@@ -481,12 +502,12 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
         }
         Ok(Some(chunk))
     };
-    let (solver, unique) = (config.solver, config.unique);
+    let options = config.judge_options(Some(interrupt::flag()));
     // Compressed output: each chunk becomes one gzip member / zstd frame here, on the pool.
     let codec = output.codec();
     let work = |chunk: Chunk| -> ChunkOut {
         let mut out = buffers.out();
-        solve_chunk(&chunk, &mut out, solver, unique, &format);
+        solve_chunk(&chunk, &mut out, &options, &format);
         let solve_ns = out.scores.iter().map(|s| s.solve_ns).sum();
         chunk_size.record(solve_ns, out.scores.len() as u64);
         buffers.give_chunk(chunk);
@@ -494,9 +515,16 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
         out
     };
     let mut solver_cpu_ns = 0u64;
+    let mut cut = false;
     let new_tally = {
         let mut new_tally = Tally::default();
         let consume = |out: ChunkOut| -> Result<()> {
+            if cut {
+                // After a puzzle stopped mid-search: these rows would leave a gap.
+                buffers.give_out(out);
+                return Ok(());
+            }
+            cut = out.cut;
             output.write_sealed(&out.rows)?;
             out.scores
                 .iter()
@@ -512,6 +540,8 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
         result?;
         new_tally
     };
+    // A stop that came after the last chunk was read still cut a puzzle short.
+    let interrupted = interrupted || cut;
     if interrupted {
         output.flush()?;
         if let Some(path) = &config.output {

@@ -54,6 +54,8 @@ pub(super) struct ThisRun<'a> {
     pub manifest: Option<&'a mut RunManifest>,
     /// `--unique`.
     pub unique: bool,
+    /// `--retry-gave-up`: stop keeping rows at the first `gave_up` row.
+    pub retry_gave_up: bool,
 }
 
 /// Where a run's rows go, and what it starts with.
@@ -105,6 +107,7 @@ pub(super) fn resume(
         columns,
         manifest: this_run,
         unique,
+        retry_gave_up,
     } = this_run;
     check_columns(columns)?;
     // The earlier rows are read where they are: nothing is renamed before every check passed.
@@ -136,7 +139,8 @@ pub(super) fn resume(
         )),
         (Some(_), None) => {}
     }
-    let kept = keep_rows(&earlier, records, files, columns, unique).map_err(cannot_resume)?;
+    let kept = keep_rows(&earlier, records, files, columns, unique, retry_gave_up)
+        .map_err(cannot_resume)?;
     notes.push(format!(
         "resume: kept {} row(s) of {}, continuing after index {}",
         kept.rows,
@@ -173,6 +177,7 @@ fn keep_rows(
     files: &mut [String],
     written: &[Column],
     unique: bool,
+    retry_gave_up: bool,
 ) -> Result<Kept> {
     let partial = earlier.path();
     let mut kept = Kept {
@@ -215,6 +220,10 @@ fn keep_rows(
         rows_have[column as usize] = rows.has(column);
     }
     while let Some(row) = rows.next_row()? {
+        if retry_gave_up && row.status == Some(Status::GaveUp) {
+            // Solved again from here: this row and every later one are dropped.
+            break;
+        }
         let row_number = kept.rows + 1;
         let Some((index, record)) = records.next()? else {
             return Err(mismatch(format!(

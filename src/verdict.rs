@@ -1,0 +1,582 @@
+//! What every front end (the command line, the Python package) says about one puzzle or one
+//! solution row: the solve [`Verdict`] and its [`Status`], the [`RowVerdict`] of a solution
+//! check and its [`FailureKind`]. Every reported solution is checked here, once, for all of them.
+//!
+//! Front ends only turn their input into [`Grid`]s (or a reason they could not) and their
+//! outputs into rows, arrays or exceptions; the decisions are these functions.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::UnknownName;
+use crate::grid::{Grid, ParseError, SolutionError};
+use crate::solver::{Budget, SolverKind};
+use crate::stopwatch;
+
+/// What happened to one record. The words are stable: scripts match on them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Solved (and, with `--unique`, proven to have exactly one solution).
+    Solved,
+    /// The puzzle has no solution.
+    Unsolvable,
+    /// The puzzle has two or more solutions (only reported with `--unique`).
+    Multiple,
+    /// A malformed record or contradictory clues.
+    Invalid,
+    /// The input's reference solution differs from the solution found.
+    Mismatch,
+    /// The solver gave up: the puzzle needed more guesses than `--max-guesses` allows. Nothing
+    /// is known about its solutions.
+    GaveUp,
+}
+
+impl Status {
+    /// Every status, in the order summaries list them. A status's position here is its code in
+    /// the Python package's arrays.
+    pub const ALL: [Status; 6] = [
+        Status::Solved,
+        Status::Unsolvable,
+        Status::Multiple,
+        Status::Invalid,
+        Status::Mismatch,
+        Status::GaveUp,
+    ];
+
+    /// The word written in the `status` column.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Status::Solved => "solved",
+            Status::Unsolvable => "unsolvable",
+            Status::Multiple => "multiple",
+            Status::Invalid => "invalid",
+            Status::Mismatch => "mismatch",
+            Status::GaveUp => "gave_up",
+        }
+    }
+
+    /// The status's small-integer code: its position in [`Status::ALL`].
+    pub const fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// Parses a status word.
+    pub fn from_word(word: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|s| s.as_str() == word)
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Status {
+    type Err = UnknownName;
+
+    fn from_str(word: &str) -> Result<Self, Self::Err> {
+        Status::from_word(word)
+            .ok_or_else(|| UnknownName::new("status", word, Status::ALL.map(Status::as_str)))
+    }
+}
+
+/// How to judge a puzzle: the solver, whether to prove uniqueness, and the per-puzzle bound.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JudgeOptions<'a> {
+    /// The solver.
+    pub solver: SolverKind,
+    /// Prove that the puzzle has exactly one solution (`multiple` otherwise).
+    pub unique: bool,
+    /// Guesses and stop flag: a search that exceeds them is `gave_up`.
+    pub budget: Budget<'a>,
+}
+
+/// The result of solving one record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// Status word.
+    pub status: Status,
+    /// The solution to report, already checked against the clues and the rules.
+    pub solution: Option<Grid>,
+    /// Guesses made.
+    pub guesses: u64,
+    /// Nanoseconds spent in the solver.
+    pub solve_ns: u64,
+    /// Why the record is not `solved`.
+    pub message: String,
+    /// Whether the record reached the solver (false for malformed records and contradictory clues).
+    pub reached_solver: bool,
+    /// The search was stopped by the budget's stop flag rather than its guess bound: the run is
+    /// stopping, and this verdict is no answer (it must not be written as a row).
+    pub stopped: bool,
+}
+
+impl Verdict {
+    /// The verdict on a record that is not a puzzle (or whose clues contradict each other).
+    pub fn invalid(message: String) -> Verdict {
+        Verdict {
+            status: Status::Invalid,
+            solution: None,
+            guesses: 0,
+            solve_ns: 0,
+            message,
+            reached_solver: false,
+            stopped: false,
+        }
+    }
+}
+
+/// Solves one puzzle and decides its status; `reference` is a solution the input gave with it,
+/// which the solution found must equal. This is the per-puzzle step of every front end.
+pub fn judge(puzzle: &Grid, reference: Option<&Grid>, options: &JudgeOptions<'_>) -> Verdict {
+    let limit = if options.unique { 2 } else { 1 };
+    let started = stopwatch::now();
+    // Every solver answers "no solution" for clues that contradict each other (`bands` finds
+    // them while building its state), so the scan that names the conflict runs only then:
+    // before solving it took 7% of a million-puzzle run.
+    let outcome = options.solver.solve_within(puzzle, limit, options.budget);
+    let solve_ns = stopwatch::elapsed_ns(started, stopwatch::now());
+    if outcome.count == 0 && !outcome.gave_up {
+        if let Some(conflict) = puzzle.first_conflict() {
+            return Verdict::invalid(format!("contradictory clues: {conflict}"));
+        }
+    }
+    let verdict = |status, solution, message: String| Verdict {
+        status,
+        solution,
+        guesses: outcome.guesses,
+        solve_ns,
+        message,
+        reached_solver: true,
+        stopped: false,
+    };
+    if outcome.gave_up && outcome.count < limit {
+        let stopped = outcome.guesses <= options.budget.max_guesses;
+        return Verdict {
+            stopped,
+            ..verdict(
+                Status::GaveUp,
+                None,
+                format!("gave up after {} guesses", outcome.guesses),
+            )
+        };
+    }
+    let Some(solution) = outcome.solution.filter(|_| outcome.count > 0) else {
+        return verdict(Status::Unsolvable, None, "no solution".into());
+    };
+    if let Err(e) = solution.check_solution_of(puzzle) {
+        // A solver bug: never report an unchecked grid as a solution.
+        return verdict(
+            Status::Mismatch,
+            None,
+            format!("solver {} returned a bad grid: {e}", options.solver),
+        );
+    }
+    if options.unique && outcome.count >= 2 {
+        return verdict(Status::Multiple, None, "at least 2 solutions".into());
+    }
+    if let Some(reference) = reference {
+        if reference != &solution {
+            let (_, place) = first_difference(reference, &solution);
+            let why = match reference.check_solution_of(puzzle) {
+                Ok(()) => {
+                    "; the reference is also a solution, so the puzzle has several".to_string()
+                }
+                Err(e) => format!("; the reference is wrong: {e}"),
+            };
+            return verdict(
+                Status::Mismatch,
+                Some(solution),
+                format!("reference solution differs at {place}{why}"),
+            );
+        }
+    }
+    verdict(Status::Solved, Some(solution), String::new())
+}
+
+/// Why a solution row failed. The words of [`FailureKind::as_str`] are stable: scripts match on
+/// them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// The row cannot be read as a puzzle and a solution (missing field, bad character, ...).
+    Malformed,
+    /// The puzzle or the solution does not have 81 cells.
+    WrongLength,
+    /// The solution has blank cells.
+    Incomplete,
+    /// The solution repeats a digit in a row, column or box.
+    BrokenRule,
+    /// The solution changes a clue of its puzzle.
+    ClueContradicted,
+    /// The puzzle has more than one solution (checked with `--unique`).
+    NotUnique,
+    /// The puzzle has no solution (a puzzle-only record, checked with `--unique`).
+    NoSolution,
+}
+
+impl FailureKind {
+    /// Every kind, in the order summaries list them. A kind's position here plus one is its
+    /// code in the Python package's arrays (0 is a row that passes).
+    pub const ALL: [FailureKind; 7] = [
+        FailureKind::Malformed,
+        FailureKind::WrongLength,
+        FailureKind::Incomplete,
+        FailureKind::BrokenRule,
+        FailureKind::ClueContradicted,
+        FailureKind::NotUnique,
+        FailureKind::NoSolution,
+    ];
+
+    /// The word used in the report's `kind` column, the JSON keys and the failure lines.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::Malformed => "malformed",
+            FailureKind::WrongLength => "wrong_length",
+            FailureKind::Incomplete => "incomplete",
+            FailureKind::BrokenRule => "broken_rule",
+            FailureKind::ClueContradicted => "clue_contradicted",
+            FailureKind::NotUnique => "not_unique",
+            FailureKind::NoSolution => "no_solution",
+        }
+    }
+
+    /// A label for the text summary.
+    pub const fn label(self) -> &'static str {
+        match self {
+            FailureKind::Malformed => "malformed row",
+            FailureKind::WrongLength => "wrong length",
+            FailureKind::Incomplete => "incomplete solution",
+            FailureKind::BrokenRule => "broken rule",
+            FailureKind::ClueContradicted => "clue contradicted",
+            FailureKind::NotUnique => "not unique",
+            FailureKind::NoSolution => "no solution",
+        }
+    }
+
+    /// The kind's small-integer code: its position in [`FailureKind::ALL`] plus one.
+    pub const fn code(self) -> u8 {
+        self as u8 + 1
+    }
+
+    /// Whether only a uniqueness check finds this kind.
+    pub const fn needs_unique(self) -> bool {
+        matches!(self, FailureKind::NotUnique | FailureKind::NoSolution)
+    }
+}
+
+impl From<&ParseError> for FailureKind {
+    /// A field that does not parse as a grid: the wrong number of cells, or a bad character.
+    fn from(error: &ParseError) -> Self {
+        match error {
+            ParseError::WrongLength { .. } => FailureKind::WrongLength,
+            ParseError::InvalidChar { .. } => FailureKind::Malformed,
+        }
+    }
+}
+
+/// The verdict on one solution row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowVerdict {
+    /// The solution is correct (and the puzzle unique, when asked), or a puzzle-only record's
+    /// puzzle has exactly one solution (`--unique`).
+    Valid,
+    /// The row gives no solution.
+    Skipped,
+    /// The row fails.
+    Failed(FailureKind, String),
+}
+
+/// How to check a row.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CheckOptions {
+    /// Also prove that each puzzle has exactly one solution.
+    pub unique: bool,
+    /// A row without a solution fails (as malformed) instead of being skipped.
+    pub require_solution: bool,
+    /// The solver for the uniqueness proof.
+    pub solver: SolverKind,
+}
+
+/// Checks a row that gives `puzzle` and, unless `None`, its `solution`: the solution must be
+/// complete, obey the rules and keep every clue; with `unique` the puzzle must have exactly one
+/// solution (a puzzle given alone is then proven unique). Reading the row's text into grids is
+/// the front end's part.
+pub fn check(puzzle: &Grid, solution: Option<&Grid>, options: &CheckOptions) -> RowVerdict {
+    let Some(solution) = solution else {
+        return if options.unique {
+            prove_unique(puzzle, options.solver)
+        } else {
+            check_missing(options)
+        };
+    };
+    if let Err(e) = solution.check_solution_of(puzzle) {
+        let (kind, reason) = solution_failure(e);
+        return RowVerdict::Failed(kind, reason);
+    }
+    if options.unique {
+        let outcome = options.solver.solve(puzzle, 2);
+        if outcome.count >= 2 {
+            let other = outcome
+                .solution
+                .filter(|other| other != solution)
+                .or_else(|| another_solution(puzzle, solution, options.solver));
+            let reason = match other {
+                Some(other) => {
+                    let (cell, place) = first_difference(&other, solution);
+                    format!(
+                        "the puzzle has 2 or more solutions (another has {} at {place})",
+                        other.get(cell),
+                    )
+                }
+                None => "the puzzle has 2 or more solutions".to_string(),
+            };
+            return RowVerdict::Failed(FailureKind::NotUnique, reason);
+        }
+    }
+    RowVerdict::Valid
+}
+
+/// The verdict on a row with no solution to check (and no puzzle to prove): skipped, or a
+/// failure when a solution is required.
+pub fn check_missing(options: &CheckOptions) -> RowVerdict {
+    if options.require_solution {
+        RowVerdict::Failed(FailureKind::Malformed, "no solution given".into())
+    } else {
+        RowVerdict::Skipped
+    }
+}
+
+/// The failure kind and reason of a solution that is not one.
+pub fn solution_failure(error: SolutionError) -> (FailureKind, String) {
+    match error {
+        SolutionError::Incomplete { .. } => (FailureKind::Incomplete, error.to_string()),
+        SolutionError::Broken(conflict) => (FailureKind::BrokenRule, conflict.to_string()),
+        SolutionError::ClueContradicted { .. } => {
+            (FailureKind::ClueContradicted, error.to_string())
+        }
+    }
+}
+
+/// The verdict on a puzzle given alone, with a uniqueness check: valid when it has exactly one
+/// solution.
+fn prove_unique(puzzle: &Grid, solver: SolverKind) -> RowVerdict {
+    let outcome = solver.solve(puzzle, 2);
+    match (outcome.count, outcome.solution) {
+        (1, _) => RowVerdict::Valid,
+        (0, _) | (_, None) => {
+            let reason = match puzzle.first_conflict() {
+                Some(conflict) => {
+                    format!("the puzzle has no solution (contradictory clues: {conflict})")
+                }
+                None => "the puzzle has no solution".to_string(),
+            };
+            RowVerdict::Failed(FailureKind::NoSolution, reason)
+        }
+        (_, Some(first)) => {
+            let reason = match another_solution(puzzle, &first, solver) {
+                Some(other) => format!(
+                    "the puzzle has 2 or more solutions (two differ at {})",
+                    first_difference(&first, &other).1
+                ),
+                None => "the puzzle has 2 or more solutions".to_string(),
+            };
+            RowVerdict::Failed(FailureKind::NotUnique, reason)
+        }
+    }
+}
+
+/// A solution of `puzzle` other than `known`, found by trying each other digit in each blank
+/// cell in turn (only called for puzzles known to have several solutions, to name one).
+fn another_solution(puzzle: &Grid, known: &Grid, solver: SolverKind) -> Option<Grid> {
+    let mut probe = *puzzle;
+    for cell in (0..81).filter(|&c| puzzle.get(c) == 0) {
+        for digit in (1..=9).filter(|&d| d != known.get(cell)) {
+            probe.set(cell, digit);
+            if let Some(found) = solver.solve(&probe, 1).solution {
+                return Some(found);
+            }
+        }
+        probe.set(cell, 0);
+    }
+    None
+}
+
+/// Where two grids first differ: the cell and `row R, column C`.
+pub fn first_difference(a: &Grid, b: &Grid) -> (usize, String) {
+    let cell = (0..81).find(|&i| a.get(i) != b.get(i)).unwrap_or(0);
+    (
+        cell,
+        format!("row {}, column {}", cell / 9 + 1, cell % 9 + 1),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PUZZLE: &str =
+        "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
+
+    fn grid(text: &str) -> Grid {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn codes_are_positions_and_words_round_trip() {
+        for (i, status) in Status::ALL.into_iter().enumerate() {
+            assert_eq!(status.code() as usize, i);
+            assert_eq!(status.as_str().parse::<Status>(), Ok(status));
+        }
+        for (i, kind) in FailureKind::ALL.into_iter().enumerate() {
+            assert_eq!(kind.code() as usize, i + 1);
+        }
+        let err = "solvd".parse::<Status>().unwrap_err().to_string();
+        assert!(
+            err.contains("\"solvd\"") && err.contains("gave_up"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn judge_decides_each_status() {
+        let puzzle = grid(PUZZLE);
+        let options = JudgeOptions::default();
+        let solved = judge(&puzzle, None, &options);
+        assert_eq!(solved.status, Status::Solved);
+        let solution = solved.solution.unwrap();
+        assert!(solution.is_solution_of(&puzzle));
+        assert_eq!(
+            judge(&puzzle, Some(&solution), &options).status,
+            Status::Solved
+        );
+
+        let mut wrong = solution;
+        wrong.set(80, wrong.get(80) % 9 + 1);
+        let mismatch = judge(&puzzle, Some(&wrong), &options);
+        assert_eq!(mismatch.status, Status::Mismatch);
+        assert!(
+            mismatch.message.contains("row 9, column 9"),
+            "{}",
+            mismatch.message
+        );
+
+        let unique = JudgeOptions {
+            unique: true,
+            ..JudgeOptions::default()
+        };
+        assert_eq!(
+            judge(&Grid::empty(), None, &unique).status,
+            Status::Multiple
+        );
+        assert_eq!(judge(&Grid::empty(), None, &options).status, Status::Solved);
+
+        let mut clash = puzzle;
+        clash.set(2, 5);
+        let invalid = judge(&clash, None, &options);
+        assert_eq!(invalid.status, Status::Invalid);
+        assert!(!invalid.reached_solver);
+    }
+
+    #[test]
+    fn a_spent_budget_gives_up_and_is_never_unsolvable() {
+        // Norvig's "hardest" for the naive solver: thousands of guesses.
+        let hard = grid(
+            ".....6....59.....82....8....45........3........6..3.54...325..6..................",
+        );
+        for solver in SolverKind::ALL.iter().copied() {
+            let options = JudgeOptions {
+                solver,
+                unique: true,
+                budget: Budget::new(Some(0), None),
+            };
+            let verdict = judge(&hard, None, &options);
+            assert_eq!(verdict.status, Status::GaveUp, "{solver}");
+            assert!(verdict.solution.is_none());
+            assert_eq!(
+                verdict.message,
+                format!("gave up after {} guesses", verdict.guesses)
+            );
+            // A budget the search fits in changes nothing.
+            let free = judge(
+                &hard,
+                None,
+                &JudgeOptions {
+                    solver,
+                    unique: true,
+                    ..Default::default()
+                },
+            );
+            let roomy = JudgeOptions {
+                budget: Budget::new(Some(free.guesses), None),
+                ..options
+            };
+            assert_eq!(judge(&hard, None, &roomy).status, free.status, "{solver}");
+        }
+        let stop = std::sync::atomic::AtomicBool::new(true);
+        let stopped = judge(
+            &Grid::empty(),
+            None,
+            &JudgeOptions {
+                solver: SolverKind::Naive,
+                unique: false,
+                budget: Budget::new(None, Some(&stop)),
+            },
+        );
+        // The empty grid needs no 4096th guess for one solution: the flag is polled only then.
+        assert_eq!(stopped.status, Status::Solved);
+    }
+
+    #[test]
+    fn check_names_each_failure() {
+        let puzzle = grid(PUZZLE);
+        let solution = SolverKind::default().solve(&puzzle, 1).solution.unwrap();
+        let options = CheckOptions::default();
+        assert_eq!(check(&puzzle, Some(&solution), &options), RowVerdict::Valid);
+        assert_eq!(check(&puzzle, None, &options), RowVerdict::Skipped);
+        let required = CheckOptions {
+            require_solution: true,
+            ..options
+        };
+        assert!(matches!(
+            check(&puzzle, None, &required),
+            RowVerdict::Failed(FailureKind::Malformed, _)
+        ));
+        let mut blank = solution;
+        blank.set(40, 0);
+        let mut broken = solution;
+        broken.set(1, broken.get(0));
+        // A complete grid that keeps the rules but not this puzzle's clues.
+        let changed = SolverKind::default()
+            .solve(&Grid::empty(), 1)
+            .solution
+            .unwrap();
+        let cases = [
+            (blank, FailureKind::Incomplete),
+            (broken, FailureKind::BrokenRule),
+            (changed, FailureKind::ClueContradicted),
+        ];
+        for (bad, kind) in cases {
+            match check(&puzzle, Some(&bad), &options) {
+                RowVerdict::Failed(k, _) if k == kind => {}
+                other => panic!("{kind:?}: {other:?}"),
+            }
+        }
+        let unique = CheckOptions {
+            unique: true,
+            ..options
+        };
+        match check(&Grid::empty(), Some(&changed), &unique) {
+            RowVerdict::Failed(FailureKind::NotUnique, reason) => {
+                assert!(reason.contains("another has"), "{reason}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            check(&Grid::empty(), None, &unique),
+            RowVerdict::Failed(FailureKind::NotUnique, _)
+        ));
+        assert_eq!(check(&puzzle, None, &unique), RowVerdict::Valid);
+    }
+}

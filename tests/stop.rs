@@ -1,0 +1,209 @@
+//! Stopping: SIGTERM and SIGHUP stop a run as Ctrl-C does (rows flushed, a message, the
+//! summary, a resumable `.partial`, exit 128 + the signal), a stop lands within a slow puzzle,
+//! and `--max-guesses` bounds what one puzzle may cost (`gave_up`, kept or retried on resume).
+
+use std::process::Command as StdCommand;
+use std::time::{Duration, Instant};
+
+use crate::support::{bin, data, repeated_puzzles, spawn_solve, wait_for_growth};
+
+/// A permutation of an 11-clue grid with no solution: about 14M guesses to prove it, seconds
+/// with `bands` and about half a minute with `backtrack`.
+const SLOW: &str =
+    ".....2.....................17.....................5...237.............8....273...";
+
+/// The rows of a result CSV without `solve_ns`.
+fn rows_without_time(csv_text: &[u8]) -> Vec<Vec<String>> {
+    let mut reader = csv::Reader::from_reader(csv_text);
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let solve_ns = header.iter().position(|h| h == "solve_ns").unwrap();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (0..r.len())
+                .filter(|&i| i != solve_ns)
+                .map(|i| r[i].to_string())
+                .collect()
+        })
+        .collect()
+}
+
+fn kill(signal: &str, pid: u32) {
+    let status = StdCommand::new("kill")
+        .args([&format!("-{signal}"), &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn sigterm_and_sighup_stop_like_ctrl_c_and_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = repeated_puzzles(dir.path(), 30, "big.txt");
+    let whole = bin()
+        .args(["solve", "-q"])
+        .arg(&input)
+        .output()
+        .unwrap()
+        .stdout;
+    for (signal, name, code) in [("TERM", "SIGTERM", 143), ("HUP", "SIGHUP", 129)] {
+        let out = dir.path().join(format!("{name}.csv"));
+        let partial = dir.path().join(format!("{name}.csv.partial"));
+        let mut child = spawn_solve(&input, &out, &["-j", "2"]);
+        wait_for_growth(&mut child, &partial, 300_000);
+        kill(signal, child.id());
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(code), "{stderr}");
+        assert!(stderr.contains(&format!("{name}: stopping")), "{stderr}");
+        assert!(
+            stderr.contains("interrupted: the rows so far are in"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("puzzles: "), "summary printed: {stderr}");
+        assert!(!out.exists());
+        let rows = rows_without_time(&std::fs::read(&partial).unwrap());
+        assert!(!rows.is_empty() && rows.len() < 30_000, "{}", rows.len());
+        bin()
+            .args(["solve", "-q", "--resume", "-o"])
+            .arg(&out)
+            .arg(&input)
+            .assert()
+            .code(0);
+        assert_eq!(
+            rows_without_time(&std::fs::read(&out).unwrap()),
+            rows_without_time(&whole),
+            "{name}: the resumed run equals one run"
+        );
+    }
+}
+
+#[test]
+fn a_stop_lands_within_a_slow_puzzle_and_says_so_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("slow.txt");
+    std::fs::write(&input, format!("{SLOW}\n{SLOW}\n")).unwrap();
+    let out = dir.path().join("out.csv");
+    // `backtrack` spends about 30 s (release) on each of these: far past any stop.
+    let child = spawn_solve(&input, &out, &["-j", "1", "--solver", "backtrack"]);
+    std::thread::sleep(Duration::from_millis(500));
+    let stopped = Instant::now();
+    kill("INT", child.id());
+    let output = child.wait_with_output().unwrap();
+    let took = stopped.elapsed();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(took < Duration::from_secs(10), "{took:?}: {stderr}");
+    assert!(stderr.contains("interrupt: stopping"), "{stderr}");
+    // The puzzle stopped mid-search is not a row: the output stays a prefix for --resume.
+    let partial = dir.path().join("out.csv.partial");
+    assert!(rows_without_time(&std::fs::read(&partial).unwrap()).is_empty());
+}
+
+#[test]
+fn max_guesses_gives_up_counts_and_resume_keeps_or_retries() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = data("norvig_top95.txt");
+    let out = dir.path().join("out.csv");
+    let summary = dir.path().join("out.json");
+    let run = bin()
+        .args(["solve", "-j", "2", "--max-guesses", "2", "-o"])
+        .arg(&out)
+        .arg("--summary")
+        .arg(&summary)
+        .arg(&input)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    let rows = rows_without_time(&std::fs::read(&out).unwrap());
+    // index,line,puzzle,solution,status,guesses,message,file
+    let gave_up: Vec<&Vec<String>> = rows.iter().filter(|r| r[4] == "gave_up").collect();
+    assert!(!gave_up.is_empty() && gave_up.len() < rows.len());
+    for row in &gave_up {
+        assert_eq!(row[3], "", "no solution for a puzzle given up on");
+        assert_eq!(row[5], "3");
+        assert_eq!(row[6], "gave up after 3 guesses");
+    }
+    for row in rows.iter().filter(|r| r[4] != "gave_up") {
+        assert_eq!(row[4], "solved");
+        assert!(row[5].parse::<u64>().unwrap() <= 2);
+    }
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    assert_eq!(json["gave_up"], gave_up.len());
+    assert_eq!(json["unsolvable"], 0);
+    assert!(
+        stderr.contains(&format!("gave up {}", gave_up.len())),
+        "{stderr}"
+    );
+
+    // --resume keeps the rows that gave up...
+    bin()
+        .args(["solve", "-q", "--resume", "--max-guesses", "2", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .code(1);
+    assert_eq!(rows_without_time(&std::fs::read(&out).unwrap()), rows);
+    // ...unless told to retry them, here with no bound: every puzzle is solved.
+    bin()
+        .args(["solve", "-q", "--resume", "--retry-gave-up", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .code(0);
+    let whole = bin()
+        .args(["solve", "-q"])
+        .arg(&input)
+        .output()
+        .unwrap()
+        .stdout;
+    assert_eq!(
+        rows_without_time(&std::fs::read(&out).unwrap()),
+        rows_without_time(&whole)
+    );
+    // --retry-gave-up is only for --resume.
+    bin()
+        .args(["solve", "-q", "--retry-gave-up"])
+        .arg(&input)
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn bench_counts_puzzles_given_up_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("bench.json");
+    bin()
+        .args([
+            "bench",
+            "-q",
+            "--solvers",
+            "bands",
+            "-j",
+            "1",
+            "--warmup",
+            "0",
+            "--min-time",
+        ])
+        .args([
+            "0",
+            "--runs",
+            "1",
+            "--no-permute",
+            "--max-guesses",
+            "2",
+            "--summary",
+        ])
+        .arg(&json)
+        .arg(data("norvig_top95.txt"))
+        .assert()
+        .code(0);
+    let text = std::fs::read_to_string(&json).unwrap();
+    assert!(
+        text.contains("gave up after 2 guesses (--max-guesses)"),
+        "{text}"
+    );
+}
