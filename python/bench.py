@@ -4,13 +4,8 @@ import csv
 import os
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
-
-# Python puts this script's folder (python/) first on sys.path, where the source package (without
-# its compiled half) would shadow the installed one.
-sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 import sudoku_batch as sb
 

@@ -13,5 +13,4 @@ CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$here/target}" \
 # The CLI binary, when built (.ci/run builds it first), lets the tests compare `generate` with it.
 cli="$here/../target/release/sudoku-batch"
 if [ -x "$cli" ]; then export SUDOKU_BATCH_BIN="$cli"; fi
-cd "$(mktemp -d)" # import the installed package, not the source folder
 "$venv/bin/python" -m pytest -q "$here/tests"

@@ -1,12 +1,7 @@
-# Peak memory of `read` over a 1M-line file in batches of 100,000 (issue 15: <= 64 MB above
-# the arrays it returns). Usage: python python/read_memory.py FILE
+# Peak memory of `read` over a 1M-line file in batches of 100,000 (at most 64 MB above the
+# arrays it returns). Usage: python python/read_memory.py FILE
 import resource
 import sys
-from pathlib import Path
-
-# Python puts this script's folder (python/) first on sys.path, where the source package (without
-# its compiled half) would shadow the installed one.
-sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 import sudoku_batch as sb
 

@@ -1,0 +1,94 @@
+"""Type stubs for `sudoku_batch._native`, the compiled half of the package (PyO3).
+
+Every function takes contiguous `(N, 81)` `uint8` arrays (the pure-Python half converts other
+inputs first), releases the GIL and works on a pool of `threads` threads.
+"""
+
+import numpy as np
+import numpy.typing as npt
+
+# Status codes and words (the library's `Status`, in its order).
+SOLVED: int
+UNSOLVABLE: int
+MULTIPLE: int
+INVALID: int
+MISMATCH: int
+GAVE_UP: int
+STATUSES: list[tuple[int, str]]
+# Verify failure kinds: (code, word); code 0 ("") is a row that passes.
+KINDS: list[tuple[int, str]]
+# The cell value that marks a row that is not a puzzle.
+BAD: int
+# Generator symmetries, by CLI name.
+SYMMETRIES: list[str]
+
+# (row, message) for each row that has a message.
+_Messages = list[tuple[int, str]]
+# (row, failure kind code, message) for each row that did not parse.
+_ParseFailures = list[tuple[int, int, str]]
+
+def solve_cells(
+    cells: npt.NDArray[np.uint8],
+    threads: int | None = None,
+    unique: bool = False,
+    solver: str = "bands",
+    max_guesses: int | None = None,
+) -> tuple[
+    npt.NDArray[np.uint8],
+    npt.NDArray[np.uint8],
+    npt.NDArray[np.uint64],
+    npt.NDArray[np.uint64],
+    _Messages,
+]:
+    """(solutions (N, 81), status, guesses, solve_ns, messages)."""
+
+def count_cells(
+    cells: npt.NDArray[np.uint8],
+    limit: int = 2,
+    threads: int | None = None,
+    solver: str = "bands",
+) -> npt.NDArray[np.int64]:
+    """Solutions per row up to `limit`; -1 for a row that is not a puzzle."""
+
+def verify_cells(
+    puzzles: npt.NDArray[np.uint8],
+    solutions: npt.NDArray[np.uint8] | None = None,
+    unique: bool = False,
+    threads: int | None = None,
+    solver: str = "bands",
+) -> tuple[npt.NDArray[np.uint8], _Messages]:
+    """(failure kind codes, messages)."""
+
+def generate_cells(
+    n: int,
+    seed: int,
+    clues: int | None = None,
+    min_clues: int | None = None,
+    max_clues: int | None = None,
+    minimal: bool = False,
+    symmetry: str = "none",
+    threads: int | None = None,
+    solver: str = "bands",
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
+    """Puzzles 0..n of the run with `seed`: (puzzles, solutions, clue counts)."""
+
+def fresh_seed() -> int:
+    """A seed drawn from the operating system."""
+
+def cells_from_list(items: list[str | bytes]) -> tuple[npt.NDArray[np.uint8], _ParseFailures]:
+    """Puzzle strings to an (N, 81) array; bad rows filled with BAD."""
+
+def cells_from_bytes(rows: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], _ParseFailures]:
+    """An (N, W) array of ASCII bytes (numpy `S` strings viewed as uint8) to cells."""
+
+def cells_from_ucs4(rows: npt.NDArray[np.uint32]) -> tuple[npt.NDArray[np.uint8], _ParseFailures]:
+    """An (N, W) array of code points (numpy `U` strings viewed as uint32) to cells."""
+
+class Reader:
+    """Reads a puzzle file (lines, CSV, grids; plain, gzip, zstd, zip) in batches."""
+
+    def __init__(self, path: str, format: str = "auto", column: str | None = None) -> None: ...
+    def next_batch(
+        self, size: int
+    ) -> tuple[npt.NDArray[np.uint8], list[tuple[int, int, str]]] | None:
+        """The next `size` rows: (cells, [(row, line, message)]), or None at the end."""
