@@ -302,7 +302,7 @@ impl SolverArgs {
     }
 }
 
-/// `--max-guesses N`: `solve` and `bench`.
+/// `--max-guesses N`: `solve`, `bench` and `verify --unique`.
 #[derive(Debug, Clone, Args)]
 pub struct GuessLimitArgs {
     /// Give up on a puzzle after N guesses: its status is `gave_up` (with the guesses spent),
@@ -769,6 +769,12 @@ pub struct GenerateArgs {
     #[command(flatten)]
     pub solver: SolverArgs,
 
+    /// Bound each uniqueness probe while removing clues to N guesses: a probe that reaches it
+    /// keeps its clue, so puzzles stay unique and reproducible, only less sparse [default: no
+    /// limit].
+    #[arg(long, value_name = "N")]
+    pub max_guesses: Option<u64>,
+
     #[command(flatten)]
     pub quiet: QuietArgs,
 }
@@ -791,6 +797,7 @@ impl GenerateArgs {
         config.compress = self.compress.codec();
         self.threads.apply(&mut config.threads);
         self.solver.apply(&mut config.solver);
+        config.max_guesses = self.max_guesses;
         config.quiet = self.quiet.quiet;
         config
     }
@@ -816,6 +823,9 @@ pub struct VerifyArgs {
     /// Also prove that each puzzle has exactly one solution (solver with limit 2).
     #[arg(long)]
     pub unique: bool,
+
+    #[command(flatten)]
+    pub guesses: GuessLimitArgs,
 
     /// Rows that give no solution fail (as malformed) instead of being skipped.
     #[arg(long)]
@@ -850,6 +860,7 @@ impl VerifyArgs {
         config.puzzle_column = read.column;
         config.solution_column = self.solution_column;
         config.unique = self.unique;
+        config.max_guesses = self.guesses.max_guesses;
         config.require_solution = self.require_solution;
         config.report = self.report;
         config.json = self.summary.summary;

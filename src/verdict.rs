@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::UnknownName;
 use crate::grid::{Grid, ParseError, SolutionError};
-use crate::solver::{Budget, SolverKind};
+use crate::solver::{Budget, Outcome, SolverKind};
 use crate::stopwatch;
 
 /// What happened to one record. The words are stable: scripts match on them.
@@ -214,12 +214,14 @@ pub enum FailureKind {
     NotUnique,
     /// The puzzle has no solution (a puzzle-only record, checked with `--unique`).
     NoSolution,
+    /// The uniqueness proof needed more guesses than `--max-guesses` allows.
+    GaveUp,
 }
 
 impl FailureKind {
     /// Every kind, in the order summaries list them. A kind's position here plus one is its
     /// code in the Python package's arrays (0 is a row that passes).
-    pub const ALL: [FailureKind; 7] = [
+    pub const ALL: [FailureKind; 8] = [
         FailureKind::Malformed,
         FailureKind::WrongLength,
         FailureKind::Incomplete,
@@ -227,6 +229,7 @@ impl FailureKind {
         FailureKind::ClueContradicted,
         FailureKind::NotUnique,
         FailureKind::NoSolution,
+        FailureKind::GaveUp,
     ];
 
     /// The word used in the report's `kind` column, the JSON keys and the failure lines.
@@ -239,6 +242,7 @@ impl FailureKind {
             FailureKind::ClueContradicted => "clue_contradicted",
             FailureKind::NotUnique => "not_unique",
             FailureKind::NoSolution => "no_solution",
+            FailureKind::GaveUp => "gave_up",
         }
     }
 
@@ -252,6 +256,7 @@ impl FailureKind {
             FailureKind::ClueContradicted => "clue contradicted",
             FailureKind::NotUnique => "not unique",
             FailureKind::NoSolution => "no solution",
+            FailureKind::GaveUp => "gave up",
         }
     }
 
@@ -262,7 +267,10 @@ impl FailureKind {
 
     /// Whether only a uniqueness check finds this kind.
     pub const fn needs_unique(self) -> bool {
-        matches!(self, FailureKind::NotUnique | FailureKind::NoSolution)
+        matches!(
+            self,
+            FailureKind::NotUnique | FailureKind::NoSolution | FailureKind::GaveUp
+        )
     }
 }
 
@@ -297,6 +305,27 @@ pub struct CheckOptions {
     pub require_solution: bool,
     /// The solver for the uniqueness proof.
     pub solver: SolverKind,
+    /// A uniqueness proof that needs more guesses fails as [`FailureKind::GaveUp`].
+    pub max_guesses: Option<u64>,
+}
+
+impl CheckOptions {
+    /// Counts the solutions of `puzzle` up to 2 within the guess bound: the outcome, or the
+    /// failure of a proof that gave up.
+    fn count_two(&self, puzzle: &Grid) -> Result<Outcome, RowVerdict> {
+        let budget = Budget::new(self.max_guesses, None);
+        let outcome = self.solver.solve_within(puzzle, 2, budget);
+        if outcome.gave_up && outcome.count < 2 {
+            return Err(RowVerdict::Failed(
+                FailureKind::GaveUp,
+                format!(
+                    "gave up proving uniqueness after {} guesses",
+                    outcome.guesses
+                ),
+            ));
+        }
+        Ok(outcome)
+    }
 }
 
 /// Checks a row that gives `puzzle` and, unless `None`, its `solution`: the solution must be
@@ -306,7 +335,7 @@ pub struct CheckOptions {
 pub fn check(puzzle: &Grid, solution: Option<&Grid>, options: &CheckOptions) -> RowVerdict {
     let Some(solution) = solution else {
         return if options.unique {
-            prove_unique(puzzle, options.solver)
+            prove_unique(puzzle, options)
         } else {
             check_missing(options)
         };
@@ -316,7 +345,10 @@ pub fn check(puzzle: &Grid, solution: Option<&Grid>, options: &CheckOptions) -> 
         return RowVerdict::Failed(kind, reason);
     }
     if options.unique {
-        let outcome = options.solver.solve(puzzle, 2);
+        let outcome = match options.count_two(puzzle) {
+            Ok(outcome) => outcome,
+            Err(failed) => return failed,
+        };
         if outcome.count >= 2 {
             let other = outcome
                 .solution
@@ -361,8 +393,12 @@ pub fn solution_failure(error: SolutionError) -> (FailureKind, String) {
 
 /// The verdict on a puzzle given alone, with a uniqueness check: valid when it has exactly one
 /// solution.
-fn prove_unique(puzzle: &Grid, solver: SolverKind) -> RowVerdict {
-    let outcome = solver.solve(puzzle, 2);
+fn prove_unique(puzzle: &Grid, options: &CheckOptions) -> RowVerdict {
+    let solver = options.solver;
+    let outcome = match options.count_two(puzzle) {
+        Ok(outcome) => outcome,
+        Err(failed) => return failed,
+    };
     match (outcome.count, outcome.solution) {
         (1, _) => RowVerdict::Valid,
         (0, _) | (_, None) => {

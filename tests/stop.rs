@@ -207,3 +207,67 @@ fn bench_counts_puzzles_given_up_on() {
         "{text}"
     );
 }
+
+#[test]
+fn verify_unique_fails_a_proof_that_reaches_max_guesses() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("v.json");
+    let run = bin()
+        .args(["verify", "--unique", "--max-guesses", "0", "--summary"])
+        .arg(&json)
+        .arg(data("norvig_top95.txt"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("gave up"), "{stdout}");
+    assert!(
+        stdout.contains("gave_up: gave up proving uniqueness after 1 guesses"),
+        "{stdout}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let gave_up = summary["failures"]["gave_up"].as_u64().unwrap();
+    assert!(gave_up > 0 && gave_up < 95, "{summary}");
+    assert_eq!(summary["failures"]["not_unique"], 0);
+    // Without the bound every proof finishes.
+    bin()
+        .args(["verify", "-q", "--unique"])
+        .arg(data("norvig_top95.txt"))
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn generate_with_max_guesses_stays_unique_and_reproducible() {
+    let dir = tempfile::tempdir().unwrap();
+    let make = |threads: &str| {
+        let out = bin()
+            .args([
+                "generate",
+                "-n",
+                "40",
+                "--seed",
+                "7",
+                "--max-guesses",
+                "0",
+                "-q",
+                "-j",
+            ])
+            .arg(threads)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        out.stdout
+    };
+    let one = make("1");
+    assert_eq!(one, make("2"), "the thread count changes nothing");
+    let path = dir.path().join("gen.txt");
+    std::fs::write(&path, &one).unwrap();
+    assert_eq!(String::from_utf8_lossy(&one).lines().count(), 40);
+    bin()
+        .args(["verify", "-q", "--unique"])
+        .arg(&path)
+        .assert()
+        .code(0);
+}

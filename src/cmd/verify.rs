@@ -70,11 +70,23 @@ pub struct VerifyConfig {
     pub threads: usize,
     /// The solver for `--unique`.
     pub solver: SolverKind,
+    /// A uniqueness proof that needs more guesses fails as `gave_up`.
+    pub max_guesses: Option<u64>,
     /// No progress bar and no summary.
     pub quiet: bool,
 }
 
 impl VerifyConfig {
+    /// How each row is checked.
+    pub fn check_options(&self) -> CheckOptions {
+        CheckOptions {
+            unique: self.unique,
+            require_solution: self.require_solution,
+            solver: self.solver,
+            max_guesses: self.max_guesses,
+        }
+    }
+
     /// A configuration with defaults for everything but the inputs.
     pub fn new(inputs: Vec<Input>) -> Self {
         VerifyConfig {
@@ -89,6 +101,7 @@ impl VerifyConfig {
             show: 10,
             threads: crate::run::default_threads(),
             solver: SolverKind::default(),
+            max_guesses: None,
             quiet: true,
         }
     }
@@ -202,20 +215,10 @@ fn parse_field(what: &str, text: &[u8]) -> std::result::Result<Grid, (FailureKin
 
 /// Checks one row: its fields read as grids, then [`verdict::check`]. This is the per-row path
 /// of the parallel run and the test oracle.
-pub fn check_row(
-    content: &RowContent,
-    unique: bool,
-    require_solution: bool,
-    solver: SolverKind,
-) -> RowVerdict {
-    let options = CheckOptions {
-        unique,
-        require_solution,
-        solver,
-    };
+pub fn check_row(content: &RowContent, options: &CheckOptions) -> RowVerdict {
     let (puzzle, solution) = match content {
         RowContent::Bad { kind, reason } => return RowVerdict::Failed(*kind, reason.clone()),
-        RowContent::NoSolution => return verdict::check_missing(&options),
+        RowContent::NoSolution => return verdict::check_missing(options),
         RowContent::PuzzleOnly { puzzle } => (puzzle, None),
         RowContent::Pair { puzzle, solution } => (puzzle, Some(solution)),
     };
@@ -225,7 +228,7 @@ pub fn check_row(
         Ok((puzzle, solution))
     });
     match parsed {
-        Ok((puzzle, solution)) => verdict::check(&puzzle, solution.as_ref(), &options),
+        Ok((puzzle, solution)) => verdict::check(&puzzle, solution.as_ref(), options),
         Err((kind, reason)) => RowVerdict::Failed(kind, reason),
     }
 }
@@ -273,6 +276,9 @@ pub struct FailureCounts {
     pub not_unique: u64,
     /// Puzzle-only records whose puzzle has no solution (`--unique`).
     pub no_solution: u64,
+    /// Uniqueness proofs that reached `--max-guesses`.
+    #[serde(default)]
+    pub gave_up: u64,
 }
 
 impl FailureCounts {
@@ -286,6 +292,7 @@ impl FailureCounts {
             FailureKind::ClueContradicted => self.clue_contradicted,
             FailureKind::NotUnique => self.not_unique,
             FailureKind::NoSolution => self.no_solution,
+            FailureKind::GaveUp => self.gave_up,
         }
     }
 
@@ -298,6 +305,7 @@ impl FailureCounts {
             FailureKind::ClueContradicted => &mut self.clue_contradicted,
             FailureKind::NotUnique => &mut self.not_unique,
             FailureKind::NoSolution => &mut self.no_solution,
+            FailureKind::GaveUp => &mut self.gave_up,
         };
         *slot += n;
     }
@@ -378,6 +386,10 @@ impl VerifyReport {
         }
         text += &format!("  failed                 {}\n", s.failed);
         for kind in FailureKind::ALL {
+            if kind == FailureKind::GaveUp && s.failures.get(kind) == 0 {
+                // Only with --max-guesses, and then only when it bit.
+                continue;
+            }
             if kind.needs_unique() && !s.unique {
                 text += &format!("    {:<21}not checked (use --unique)\n", kind.label());
             } else {
@@ -434,12 +446,7 @@ fn check_chunk(chunk: &Chunk, config: &VerifyConfig) -> ChunkOut {
     };
     for record in &chunk.records {
         let verdict = record.with_fields(&chunk.text, |fields| {
-            check_row(
-                &RowContent::from_fields(fields),
-                config.unique,
-                config.require_solution,
-                config.solver,
-            )
+            check_row(&RowContent::from_fields(fields), &config.check_options())
         });
         match verdict {
             RowVerdict::Valid => out.valid += 1,
@@ -589,6 +596,15 @@ pub fn run_verify(config: &VerifyConfig) -> Result<VerifyReport> {
 mod tests {
     use super::*;
 
+    fn opts(unique: bool, require_solution: bool, solver: SolverKind) -> CheckOptions {
+        CheckOptions {
+            unique,
+            require_solution,
+            solver,
+            max_guesses: None,
+        }
+    }
+
     const P: &str =
         "4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........";
 
@@ -603,7 +619,7 @@ mod tests {
             puzzle: puzzle.as_bytes(),
             solution: solution.as_bytes(),
         };
-        check_row(&content, unique, false, SolverKind::default())
+        check_row(&content, &opts(unique, false, SolverKind::default()))
     }
 
     fn kind(v: RowVerdict) -> Option<FailureKind> {
@@ -734,7 +750,7 @@ mod tests {
             let content = RowContent::PuzzleOnly {
                 puzzle: puzzle.as_bytes(),
             };
-            check_row(&content, unique, false, solver)
+            check_row(&content, &opts(unique, false, solver))
         };
         assert_eq!(check(P, true), RowVerdict::Valid);
         assert_eq!(check(P, false), RowVerdict::Skipped);
@@ -763,11 +779,14 @@ mod tests {
     fn skipped_rows_fail_when_solutions_are_required() {
         let solver = SolverKind::default();
         assert_eq!(
-            check_row(&RowContent::NoSolution, false, false, solver),
+            check_row(&RowContent::NoSolution, &opts(false, false, solver)),
             RowVerdict::Skipped
         );
         assert_eq!(
-            kind(check_row(&RowContent::NoSolution, false, true, solver)),
+            kind(check_row(
+                &RowContent::NoSolution,
+                &opts(false, true, solver)
+            )),
             Some(FailureKind::Malformed)
         );
     }
@@ -778,8 +797,9 @@ mod tests {
         for (i, kind) in FailureKind::ALL.into_iter().enumerate() {
             counts.add(kind, i as u64 + 1);
         }
-        // 1 + 2 + ... + 7 (7 kinds since `no_solution`).
-        assert_eq!(counts.total(), 28);
+        // 1 + 2 + ... + 8: every kind has its own slot.
+        assert_eq!(counts.total(), 36);
         assert_eq!(counts.get(FailureKind::NotUnique), 6);
+        assert_eq!(counts.get(FailureKind::GaveUp), 8);
     }
 }

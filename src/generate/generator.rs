@@ -4,7 +4,7 @@
 use crate::error::{Error, Result};
 use crate::grid::{box_of, Grid, CELLS, UNITS};
 use crate::rng::Rng;
-use crate::solver::SolverKind;
+use crate::solver::{Budget, SolverKind};
 
 use super::shape::{Shape, Symmetry, MIN_UNIQUE_CLUES};
 use super::unavoidable::unavoidable_sets;
@@ -31,6 +31,8 @@ pub struct Generator {
     shape: Shape,
     solver: SolverKind,
     orbits: Vec<Vec<u8>>,
+    /// The guess bound of each probe while carving (`u64::MAX`: none).
+    max_guesses: u64,
 }
 
 impl Generator {
@@ -82,7 +84,17 @@ impl Generator {
             shape,
             solver,
             orbits,
+            max_guesses: u64::MAX,
         })
+    }
+
+    /// Bounds each probe of the carving to `max_guesses` guesses (`None`: no bound). A probe
+    /// that gives up counts as "another solution may exist", so the clue stays: puzzles stay
+    /// unique and reproducible (a probe's guesses do not depend on the machine), only a little
+    /// less sparse when the bound bites.
+    pub fn with_max_guesses(mut self, max_guesses: Option<u64>) -> Generator {
+        self.max_guesses = max_guesses.unwrap_or(u64::MAX);
+        self
     }
 
     /// The shape this generator makes.
@@ -206,7 +218,9 @@ impl Generator {
                 if others & (1 << (other - 1)) != 0 {
                     probe.set(cell, other);
                     *solver_calls += 1;
-                    if self.solver.solve(&probe, 1).count > 0 {
+                    let budget = Budget::new(Some(self.max_guesses), None);
+                    let outcome = self.solver.solve_within(&probe, 1, budget);
+                    if outcome.count > 0 || outcome.gave_up {
                         return false;
                     }
                 }

@@ -40,6 +40,8 @@ pub struct GenerateConfig {
     pub threads: usize,
     /// The solver that proves uniqueness.
     pub solver: SolverKind,
+    /// Bound each uniqueness probe of the carving to this many guesses (`None`: no bound).
+    pub max_guesses: Option<u64>,
     /// No progress bar and no summary on stderr.
     pub quiet: bool,
 }
@@ -57,6 +59,7 @@ impl GenerateConfig {
             compress: None,
             threads: crate::run::default_threads(),
             solver: SolverKind::default(),
+            max_guesses: None,
             quiet: true,
         }
     }
@@ -178,7 +181,8 @@ pub const CSV_HEADER: &str = "puzzle,solution,clues\n";
 /// Runs `generate`: makes `config.count` puzzles on `config.threads` threads and writes them in
 /// index order.
 pub fn run_generate(config: &GenerateConfig) -> Result<GenerateReport> {
-    let generator = Generator::new(config.shape, config.solver)?;
+    let generator =
+        Generator::new(config.shape, config.solver)?.with_max_guesses(config.max_guesses);
     let seed = config.seed.unwrap_or_else(fresh_seed);
     let threads = config.threads.max(1);
     let pool = build_pool(threads)?;
