@@ -29,6 +29,7 @@ use serde::Serialize;
 use crate::cmd::solve::manifest::{grouped, sidecar_path, Compare, RunManifest};
 use crate::error::{Error, Result};
 use crate::io::output::{partial_path, Output};
+use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::results::{header_line, header_of, push_csv_record, Column, ResultReader};
 use crate::stats::{Summary, Tally};
 
@@ -165,6 +166,21 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
     if config.inputs.is_empty() {
         return Err(Error::Usage("merge needs at least one input".into()));
     }
+    // Everything merge reads: the shards, their sidecars and the shard summaries.
+    let read: Vec<PathBuf> = config
+        .inputs
+        .iter()
+        .flat_map(|p| [p.clone(), sidecar_path(p)])
+        .chain(config.shard_summaries.iter().cloned())
+        .collect();
+    let mut targets = Vec::new();
+    if let Some(path) = &config.output {
+        targets.push(Target::new("-o", path, WriteKind::Replaced));
+    }
+    if let Some(path) = &config.summary_json {
+        targets.push(Target::new("--summary", path, WriteKind::Replaced));
+    }
+    check_targets(&read, &targets)?;
     let mut shards = config
         .inputs
         .iter()

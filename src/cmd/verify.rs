@@ -29,6 +29,7 @@ use serde::Serialize;
 use crate::error::Result;
 use crate::grid::{Grid, ParseError, SolutionError};
 use crate::io::output::{write_json, Output};
+use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::{Columns, Deferred, Fields, Format, Input, ReadOptions, RecordReader};
 use crate::run::{build_pool, ordered_map, Progress};
 use crate::solver::SolverKind;
@@ -633,6 +634,15 @@ pub fn run_verify(config: &VerifyConfig) -> Result<VerifyReport> {
     for input in &config.inputs {
         input.check()?;
     }
+    let mut targets = Vec::new();
+    if let Some(path) = &config.report {
+        targets.push(Target::new("--report", path, WriteKind::Replaced));
+    }
+    if let Some(path) = &config.json {
+        targets.push(Target::new("--summary", path, WriteKind::Replaced));
+    }
+    let inputs: Vec<PathBuf> = config.inputs.iter().map(Input::path).collect();
+    check_targets(&inputs, &targets)?;
     let mut report = match &config.report {
         Some(path) => {
             // The report may not overwrite one of the files it checks.

@@ -61,7 +61,7 @@ impl Compression {
 type OnDisk = (PathBuf, Option<String>);
 
 /// Splits `ARCHIVE.zip:MEMBER` when the whole path is not a file but the archive is.
-fn zip_member(path: &Path) -> Option<(PathBuf, String)> {
+pub(crate) fn zip_member(path: &Path) -> Option<(PathBuf, String)> {
     if path.exists() {
         return None;
     }

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::io::compress::{member_bytes, read_members, scan_members, Codec, Member};
+use crate::io::targets::{check_targets, Target, WriteKind};
 
 /// The suffix of the file a run writes into before it is complete.
 pub const PARTIAL_SUFFIX: &str = ".partial";
@@ -128,47 +129,9 @@ fn refuse(path: &Path, why: String) -> Error {
 }
 
 /// Checks a regular output path before anything is created: not a folder, not one of the
-/// inputs, in a folder that exists.
+/// inputs, in a folder that exists ([`check_targets`], for this one output).
 fn check_target(path: &Path, inputs: &[PathBuf]) -> Result<()> {
-    if path.is_dir() {
-        return Err(refuse(path, "it is a folder".into()));
-    }
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    match std::fs::metadata(parent) {
-        Ok(m) if m.is_dir() => {}
-        Ok(_) => {
-            return Err(refuse(
-                path,
-                format!("{} is not a folder", parent.display()),
-            ))
-        }
-        Err(e) => {
-            return Err(refuse(
-                path,
-                format!("its folder {} cannot be used: {e}", parent.display()),
-            ))
-        }
-    }
-    if let Ok(meta) = std::fs::metadata(path) {
-        let canonical = std::fs::canonicalize(path).ok();
-        for input in inputs {
-            let same_inode = std::fs::metadata(input).is_ok_and(|m| same_file(&m, &meta));
-            let same_name = canonical.is_some() && std::fs::canonicalize(input).ok() == canonical;
-            if same_inode || same_name {
-                return Err(refuse(
-                    path,
-                    format!(
-                        "it is the input {}; writing it would destroy the input",
-                        input.display()
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(())
+    check_targets(inputs, &[Target::new("-o", path, WriteKind::Replaced)])
 }
 
 #[cfg(unix)]
@@ -329,6 +292,12 @@ impl Output {
             display,
             discard,
         }
+    }
+
+    /// Keeps `FILE.partial` if the run now fails (for `--resume`): `solve` calls it once rows
+    /// are written, so a run that fails before its first row leaves nothing behind.
+    pub fn keep_on_failure(&mut self) {
+        self.discard = false;
     }
 
     /// How the output is encoded: `solve` seals each chunk with it ([`Codec::seal`]) before

@@ -337,6 +337,16 @@ impl RecordReader {
         Ok(true)
     }
 
+    /// Opens the first input now and reads its layout and CSV header, so a bad input or option
+    /// (no such `--column`, no puzzle column, an over-long header) is an error before the
+    /// caller creates any file. Reading then goes on from its first record.
+    pub fn start(&mut self) -> Result<()> {
+        if self.current.is_none() && self.next_input == 0 {
+            self.open_next()?;
+        }
+        Ok(())
+    }
+
     /// The next record read as a puzzle, or `None` at the end of the last input.
     pub fn next_record(&mut self) -> Result<Option<Record>> {
         let mut text = std::mem::take(&mut self.scratch);

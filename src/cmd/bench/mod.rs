@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use crate::error::Result;
 use crate::io::Input;
+use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::ReadOptions;
 use crate::run::{self, Progress};
 use crate::solver::SolverKind;
@@ -141,6 +142,15 @@ fn interrupted() -> bool {
 
 /// Runs the benchmark and returns its rows and Markdown report.
 pub fn run_bench(config: &BenchConfig) -> Result<BenchReport> {
+    let mut targets = Vec::new();
+    if let Some(path) = &config.csv {
+        targets.push(Target::new("--csv", path, WriteKind::InPlace));
+    }
+    if let Some(path) = &config.summary {
+        targets.push(Target::new("--summary", path, WriteKind::Replaced));
+    }
+    let inputs: Vec<PathBuf> = config.inputs.iter().map(Input::path).collect();
+    check_targets(&inputs, &targets)?;
     let datasets = if config.inputs.is_empty() {
         builtin_suite()
     } else {

@@ -11,6 +11,7 @@ use std::time::Instant;
 use crate::error::Result;
 use crate::grid::CELLS;
 use crate::io::output::Output;
+use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::run::{build_pool, ordered_map, Progress};
 use crate::solver::SolverKind;
 
@@ -178,6 +179,9 @@ pub const CSV_HEADER: &str = "puzzle,solution,clues\n";
 /// Runs `generate`: makes `config.count` puzzles on `config.threads` threads and writes them in
 /// index order.
 pub fn run_generate(config: &GenerateConfig) -> Result<GenerateReport> {
+    if let Some(path) = &config.output {
+        check_targets(&[], &[Target::new("-o", path, WriteKind::Replaced)])?;
+    }
     let generator = Generator::new(config.shape, config.solver)?;
     let seed = config.seed.unwrap_or_else(fresh_seed);
     let threads = config.threads.max(1);
