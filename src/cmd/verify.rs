@@ -31,7 +31,7 @@ use crate::grid::{Grid, ParseError, SolutionError};
 use crate::io::output::{write_json, Output};
 use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::{Columns, Deferred, Fields, Format, Input, ReadOptions, RecordReader};
-use crate::run::{build_pool, ordered_map, Progress};
+use crate::run::{build_pool, check_threads, ordered_map, Progress};
 use crate::solver::SolverKind;
 
 /// Rows per work item handed to the pool.
@@ -67,6 +67,8 @@ pub struct VerifyConfig {
     pub show: usize,
     /// Worker threads (at least 1).
     pub threads: usize,
+    /// Allow more than 4 threads per logical core (`--allow-oversubscribe`).
+    pub allow_oversubscribe: bool,
     /// The solver for `--unique`.
     pub solver: SolverKind,
     /// No progress bar and no summary.
@@ -87,6 +89,7 @@ impl VerifyConfig {
             json: None,
             show: 10,
             threads: crate::run::default_threads(),
+            allow_oversubscribe: false,
             solver: SolverKind::default(),
             quiet: true,
         }
@@ -657,6 +660,7 @@ pub fn run_verify(config: &VerifyConfig) -> Result<VerifyReport> {
         None => None,
     };
     let threads = config.threads.max(1);
+    check_threads(threads, config.allow_oversubscribe)?;
     let pool = build_pool(threads)?;
     let files: Vec<String> = config.inputs.iter().map(Input::display_name).collect();
     let bytes_read = Arc::new(AtomicU64::new(0));

@@ -7,5 +7,5 @@ pub mod pipeline;
 pub mod progress;
 pub mod stopwatch;
 
-pub use pipeline::{build_pool, default_threads, ordered_map, par_map_into};
+pub use pipeline::{build_pool, check_threads, default_threads, ordered_map, par_map_into};
 pub use progress::Progress;

@@ -49,6 +49,8 @@ pub struct BenchConfig {
     pub solvers: Vec<SolverKind>,
     /// Thread counts; empty for 1 and all logical cores.
     pub threads: Vec<usize>,
+    /// Allow more than 4 threads per logical core (`--allow-oversubscribe`).
+    pub allow_oversubscribe: bool,
     /// Warm-up time before the timed passes of each configuration.
     pub warmup: Duration,
     /// Least total time of the timed passes.
@@ -86,6 +88,7 @@ impl BenchConfig {
             read: ReadOptions::default(),
             solvers: Vec::new(),
             threads: Vec::new(),
+            allow_oversubscribe: false,
             warmup: Self::DEFAULT_WARMUP,
             min_time: Self::DEFAULT_MIN_TIME,
             runs: Self::DEFAULT_RUNS,
@@ -151,6 +154,9 @@ pub fn run_bench(config: &BenchConfig) -> Result<BenchReport> {
     }
     let inputs: Vec<PathBuf> = config.inputs.iter().map(Input::path).collect();
     check_targets(&inputs, &targets)?;
+    for &threads in &config.threads() {
+        run::check_threads(threads, config.allow_oversubscribe)?;
+    }
     let datasets = if config.inputs.is_empty() {
         builtin_suite()
     } else {

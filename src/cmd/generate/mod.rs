@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::grid::CELLS;
 use crate::io::output::Output;
 use crate::io::targets::{check_targets, Target, WriteKind};
-use crate::run::{build_pool, ordered_map, Progress};
+use crate::run::{build_pool, check_threads, ordered_map, Progress};
 use crate::solver::SolverKind;
 
 pub use crate::generate::{
@@ -39,6 +39,8 @@ pub struct GenerateConfig {
     pub compress: Option<crate::io::compress::Codec>,
     /// Worker threads (at least 1).
     pub threads: usize,
+    /// Allow more than 4 threads per logical core (`--allow-oversubscribe`).
+    pub allow_oversubscribe: bool,
     /// The solver that proves uniqueness.
     pub solver: SolverKind,
     /// No progress bar and no summary on stderr.
@@ -57,6 +59,7 @@ impl GenerateConfig {
             output: None,
             compress: None,
             threads: crate::run::default_threads(),
+            allow_oversubscribe: false,
             solver: SolverKind::default(),
             quiet: true,
         }
@@ -185,6 +188,7 @@ pub fn run_generate(config: &GenerateConfig) -> Result<GenerateReport> {
     let generator = Generator::new(config.shape, config.solver)?;
     let seed = config.seed.unwrap_or_else(fresh_seed);
     let threads = config.threads.max(1);
+    check_threads(threads, config.allow_oversubscribe)?;
     let pool = build_pool(threads)?;
     let options = crate::io::output::OutputOptions {
         compress: config.compress,

@@ -34,7 +34,9 @@ use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::results::{Column, GridText, RowFormat, RowValues, Status};
 use crate::io::Input;
 use crate::io::{Body, Deferred, ReadOptions, Record, RecordReader};
-use crate::run::{build_pool, default_threads, interrupt, ordered_map, Progress};
+use crate::run::{
+    build_pool, check_threads, default_threads, interrupt, ordered_map, Progress,
+};
 use crate::shard::{Shard, ShardChoice};
 use crate::solver::SolverKind;
 use crate::stats::{Summary, Tally};
@@ -78,6 +80,8 @@ pub struct SolveConfig {
     pub summary_json: Option<PathBuf>,
     /// Solver threads (at least 1).
     pub threads: usize,
+    /// Allow more than 4 threads per logical core (`--allow-oversubscribe`).
+    pub allow_oversubscribe: bool,
     /// Which solver.
     pub solver: SolverKind,
     /// Prove uniqueness (solution limit 2).
@@ -102,6 +106,7 @@ impl SolveConfig {
             compress: None,
             summary_json: None,
             threads: default_threads(),
+            allow_oversubscribe: false,
             solver: SolverKind::default(),
             unique: false,
             quiet: true,
@@ -408,6 +413,7 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
             shard
         });
     let threads = config.threads.max(1);
+    check_threads(threads, config.allow_oversubscribe)?;
     let pool = build_pool(threads)?;
     // Calibrated here (a 2 ms sleep) rather than by the first worker's first puzzle.
     crate::run::stopwatch::init();
