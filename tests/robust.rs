@@ -875,3 +875,28 @@ fn a_pool_that_cannot_start_names_the_limit() {
     assert!(message.contains("RLIMIT_NPROC") && message.contains(" 3 "), "{message}");
     assert!(!message.contains("internal error"), "{message}");
 }
+
+#[test]
+fn the_summary_max_solve_time_is_the_slowest_rows_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.csv");
+    let summary = dir.path().join("s.json");
+    bin()
+        .args(["solve", "-q", "-j", "2", "-o"])
+        .arg(&out)
+        .arg("--summary")
+        .arg(&summary)
+        .arg(data("norvig_top95.txt"))
+        .assert()
+        .code(0);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let slowest = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(6).unwrap().parse::<u64>().unwrap())
+        .max()
+        .unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    assert_eq!(json["solve_ns"]["max"].as_u64(), Some(slowest), "{json}");
+}

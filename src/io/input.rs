@@ -81,11 +81,26 @@ impl Input {
         }
     }
 
-    /// The name used in messages and the `file` column (`-` for stdin).
+    /// The name used in messages and the `file` column (`-` for stdin): the path as given, a
+    /// name that is not UTF-8 escaped visibly ([`escape_name`]), so two names never become one.
     pub fn display_name(&self) -> String {
         match self {
             Input::Stdin => "-".to_string(),
-            Input::File(path) => path.display().to_string(),
+            Input::File(path) => escape_name(path.as_os_str()),
+        }
+    }
+
+    /// The bytes of a file name that is not UTF-8, in hex (for the run sidecar, which records
+    /// it losslessly); `None` for a UTF-8 name and stdin.
+    pub fn name_hex(&self) -> Option<String> {
+        match self {
+            Input::Stdin => None,
+            Input::File(path) => {
+                let bytes = path.as_os_str().as_encoded_bytes();
+                std::str::from_utf8(bytes)
+                    .is_err()
+                    .then(|| bytes.iter().map(|b| format!("{b:02x}")).collect())
+            }
         }
     }
 
@@ -200,6 +215,29 @@ impl Input {
             Box::new(BufReader::with_capacity(READ_BUFFER, counted)),
         ))
     }
+}
+
+/// A file name as text: a UTF-8 name as it is; in a name that is not UTF-8, each byte that is
+/// not part of a UTF-8 character becomes `\xNN` and a backslash `\\`, so distinct names stay
+/// distinct (`a\xFF.txt`, `a\xFE.txt`) where a lossy conversion makes both `a\u{fffd}.txt`.
+pub fn escape_name(name: &std::ffi::OsStr) -> String {
+    let bytes = name.as_encoded_bytes();
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(bytes.len() + 8);
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c == '\\' {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        for byte in chunk.invalid() {
+            out += &format!("\\x{byte:02X}");
+        }
+    }
+    out
 }
 
 /// Reads until `buf` holds `want` bytes or the input ends.

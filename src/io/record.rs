@@ -22,7 +22,7 @@ use super::detect::{detect_format, gather_text, Format};
 use super::grid::GridSource;
 use super::lines::{line_fields, LineSource};
 use super::Input;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::grid::Grid;
 
 /// Longest line (or CSV record) read into memory; longer ones become bad records.
@@ -317,6 +317,15 @@ impl RecordReader {
             Format::Auto => detect_format(&peek.head),
             other => other,
         };
+        if let (Some(column), false) = (&self.options.column, format == Format::Csv) {
+            let shown: String = column.chars().take(40).collect();
+            return Err(Error::Usage(format!(
+                "{}: --column {shown:?} names a CSV column, but this input is read as {} \
+                 (not CSV); drop --column, or give --format csv if it is CSV",
+                input.display_name(),
+                if format == Format::Grid { "grids" } else { "lines" },
+            )));
+        }
         let stream: Box<dyn BufRead + Send> = Box::new(peek);
         self.current = Some(match format {
             Format::Csv => Source::Csv(CsvSource::new(
