@@ -608,3 +608,54 @@ fn file_names_that_are_not_utf8_stay_distinct_and_resume() {
     let resumed = std::fs::read_to_string(d.join("out.csv")).unwrap();
     assert_eq!(strip(&resumed), strip(&finished));
 }
+
+#[test]
+fn an_input_that_shrinks_during_a_run_ends_it_with_exit_2_and_a_partial_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = crate::support::repeated_puzzles(dir.path(), 300, "big.txt");
+    let size = std::fs::metadata(&input).unwrap().len();
+    let out = dir.path().join("out.csv");
+    let mut child = crate::support::spawn_solve(&input, &out, &["-j", "1"]);
+    crate::support::wait_for_growth(&mut child, &dir.path().join("out.csv.partial"), 300_000);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&input)
+        .unwrap()
+        .set_len(1284)
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{message}");
+    assert!(message.contains("big.txt") && message.contains("shrank"), "{message}");
+    assert!(message.contains(&format!("{size} bytes when the run opened it")), "{message}");
+    assert!(message.contains("1284 bytes now"), "{message}");
+    assert!(!out.exists(), "a cut-off run's output was renamed as complete");
+    assert!(dir.path().join("out.csv.partial").exists());
+}
+
+#[test]
+fn an_input_that_grows_during_a_run_is_read_as_it_was_when_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = crate::support::repeated_puzzles(dir.path(), 100, "grows.txt");
+    let size = std::fs::metadata(&input).unwrap().len();
+    let out = dir.path().join("out.csv");
+    let mut child = crate::support::spawn_solve(&input, &out, &["-j", "1"]);
+    crate::support::wait_for_growth(&mut child, &dir.path().join("out.csv.partial"), 100_000);
+    let extra: String = kaggle_pairs(10).into_iter().map(|(p, _)| p + "\n").collect();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&input)
+        .unwrap()
+        .write_all(extra.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{message}");
+    let rows = std::fs::read_to_string(&out).unwrap().lines().count() - 1;
+    assert_eq!(rows, 100_000, "the rows are those of the file as it was opened");
+    let sidecar: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out.csv.run.json")).unwrap())
+            .unwrap();
+    assert_eq!(sidecar["inputs"][0]["size"].as_u64(), Some(size), "{sidecar}");
+    assert_eq!(sidecar["finished"]["input_records"].as_u64(), Some(100_000));
+}

@@ -21,6 +21,7 @@ use super::csv::{row_fields, Columns, CsvSource};
 use super::detect::{detect_format, gather_text, Format};
 use super::grid::GridSource;
 use super::lines::{line_fields, LineSource};
+use super::input::Snapshot;
 use super::Input;
 use crate::error::{Error, Result};
 use crate::grid::Grid;
@@ -252,6 +253,8 @@ pub struct RecordReader {
     bytes_read: Arc<AtomicU64>,
     empty_inputs: Vec<String>,
     preopened: Option<Box<dyn BufRead + Send>>,
+    /// The current input as it was when opened (a regular file), checked at its end.
+    snapshot: Option<Snapshot>,
     /// Line text for [`RecordReader::next_record`], reused.
     scratch: Vec<u8>,
 }
@@ -275,6 +278,7 @@ impl RecordReader {
             bytes_read,
             empty_inputs: Vec::new(),
             preopened: None,
+            snapshot: None,
             scratch: Vec::new(),
         }
     }
@@ -308,7 +312,11 @@ impl RecordReader {
         self.records_in_current = 0;
         let stream = match self.preopened.take() {
             Some(stream) => stream,
-            None => input.open(self.bytes_read.clone())?,
+            None => {
+                let (stream, snapshot) = input.open_snapshot(self.bytes_read.clone())?;
+                self.snapshot = snapshot;
+                stream
+            }
         };
         // Gathered whatever the format, so `CsvCap` sees a byte order mark whole, and UTF-16 is
         // decoded (or refused) for every layout.
@@ -386,9 +394,22 @@ impl RecordReader {
                 }
                 None => {
                     self.current = None;
+                    let input = &self.inputs[self.next_input - 1];
+                    // A file that shrank or was replaced while it was read: its rows are not
+                    // those of the file the run started on (one that grew was read as it was).
+                    if let Some(snapshot) = self.snapshot.take() {
+                        if let Some(why) = snapshot.changed(&self.bytes_read) {
+                            return Err(Error::Input {
+                                path: input.path(),
+                                message: format!(
+                                    "{why}; the rows read from it are not those of one file: \
+                                     run again on a file that does not change"
+                                ),
+                            });
+                        }
+                    }
                     if self.records_in_current == 0 {
-                        let name = self.inputs[self.next_input - 1].display_name();
-                        self.empty_inputs.push(name);
+                        self.empty_inputs.push(input.display_name());
                     }
                 }
             }
