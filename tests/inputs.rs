@@ -511,7 +511,11 @@ fn os(args: &[&str]) -> Vec<std::ffi::OsString> {
 fn a_header_naming_the_puzzle_column_twice_is_refused_naming_both() {
     let dir = tempfile::tempdir().unwrap();
     let (p, s) = kaggle_pairs(1).remove(0);
-    std::fs::write(dir.path().join("twice.csv"), format!("id,puzzle,Puzzle\n1,{s},{p}\n")).unwrap();
+    std::fs::write(
+        dir.path().join("twice.csv"),
+        format!("id,puzzle,Puzzle\n1,{s},{p}\n"),
+    )
+    .unwrap();
     for command in ["solve", "verify"] {
         let args = os(&[command, "-q", "twice.csv", "--unique"]);
         let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
@@ -536,13 +540,24 @@ fn column_with_an_input_that_is_not_csv_is_refused() {
     for args in [
         &["solve", "-q", "lines.txt", "--column", "puzzle"][..],
         &["verify", "-q", "--unique", "lines.txt", "--column", "1"],
-        &["solve", "-q", "--format", "lines", "lines.txt", "--column", "1"],
+        &[
+            "solve",
+            "-q",
+            "--format",
+            "lines",
+            "lines.txt",
+            "--column",
+            "1",
+        ],
     ] {
         let args = os(args);
         let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
         let (code, _, err) = run_in(dir.path(), &args);
         assert_eq!(code, Some(2), "{args:?}: {err}");
-        assert!(err.contains("lines.txt") && err.contains("--column"), "{err}");
+        assert!(
+            err.contains("lines.txt") && err.contains("--column"),
+            "{err}"
+        );
         assert!(err.contains("not CSV"), "{err}");
     }
 }
@@ -583,10 +598,17 @@ fn file_names_that_are_not_utf8_stay_distinct_and_resume() {
         [r"a\xFE.txt", r"a\xFF.txt"]
     );
     let sidecar = std::fs::read_to_string(d.join("out.csv.run.json")).unwrap();
-    assert!(sidecar.contains("\"name_hex\": \"61ff2e747874\""), "{sidecar}");
+    assert!(
+        sidecar.contains("\"name_hex\": \"61ff2e747874\""),
+        "{sidecar}"
+    );
     assert!(sidecar.contains(r#""name": "a\\xFF.txt""#), "{sidecar}");
     // Cut to 25 rows as an interrupted run would leave it: --resume matches the names.
-    let kept: String = finished.lines().take(26).map(|l| format!("{l}\n")).collect();
+    let kept: String = finished
+        .lines()
+        .take(26)
+        .map(|l| format!("{l}\n"))
+        .collect();
     std::fs::write(d.join("out.csv.partial"), kept).unwrap();
     std::fs::remove_file(d.join("out.csv")).unwrap();
     let resume: Vec<&std::ffi::OsStr> = solve
@@ -626,10 +648,19 @@ fn an_input_that_shrinks_during_a_run_ends_it_with_exit_2_and_a_partial_output()
     let output = child.wait_with_output().unwrap();
     let message = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{message}");
-    assert!(message.contains("big.txt") && message.contains("shrank"), "{message}");
-    assert!(message.contains(&format!("{size} bytes when the run opened it")), "{message}");
+    assert!(
+        message.contains("big.txt") && message.contains("shrank"),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!("{size} bytes when the run opened it")),
+        "{message}"
+    );
     assert!(message.contains("1284 bytes now"), "{message}");
-    assert!(!out.exists(), "a cut-off run's output was renamed as complete");
+    assert!(
+        !out.exists(),
+        "a cut-off run's output was renamed as complete"
+    );
     assert!(dir.path().join("out.csv.partial").exists());
 }
 
@@ -641,7 +672,10 @@ fn an_input_that_grows_during_a_run_is_read_as_it_was_when_opened() {
     let out = dir.path().join("out.csv");
     let mut child = crate::support::spawn_solve(&input, &out, &["-j", "1"]);
     crate::support::wait_for_growth(&mut child, &dir.path().join("out.csv.partial"), 100_000);
-    let extra: String = kaggle_pairs(10).into_iter().map(|(p, _)| p + "\n").collect();
+    let extra: String = kaggle_pairs(10)
+        .into_iter()
+        .map(|(p, _)| p + "\n")
+        .collect();
     std::fs::OpenOptions::new()
         .append(true)
         .open(&input)
@@ -652,10 +686,18 @@ fn an_input_that_grows_during_a_run_is_read_as_it_was_when_opened() {
     let message = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{message}");
     let rows = std::fs::read_to_string(&out).unwrap().lines().count() - 1;
-    assert_eq!(rows, 100_000, "the rows are those of the file as it was opened");
-    let sidecar: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out.csv.run.json")).unwrap())
-            .unwrap();
-    assert_eq!(sidecar["inputs"][0]["size"].as_u64(), Some(size), "{sidecar}");
+    assert_eq!(
+        rows, 100_000,
+        "the rows are those of the file as it was opened"
+    );
+    let sidecar: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("out.csv.run.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        sidecar["inputs"][0]["size"].as_u64(),
+        Some(size),
+        "{sidecar}"
+    );
     assert_eq!(sidecar["finished"]["input_records"].as_u64(), Some(100_000));
 }

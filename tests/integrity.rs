@@ -334,7 +334,9 @@ fn merge_rechecks_every_row_and_names_the_shard_and_line_of_a_changed_one() {
         let (code, err) = run(d, &["solve", "p.txt", "-q", "--shard", &shard, "-o", &out]);
         assert_eq!(code, 0, "{err}");
     }
-    let merge = ["merge", "s1.csv", "s2.csv", "s3.csv", "s4.csv", "-o", "m.csv"];
+    let merge = [
+        "merge", "s1.csv", "s2.csv", "s3.csv", "s4.csv", "-o", "m.csv",
+    ];
     assert_eq!(run(d, &merge).0, 0);
     std::fs::remove_file(d.join("m.csv")).unwrap();
     // One digit of one solution changed: same size, sidecar kept.
@@ -351,11 +353,18 @@ fn merge_rechecks_every_row_and_names_the_shard_and_line_of_a_changed_one() {
     std::fs::write(d.join("s3.csv"), changed).unwrap();
     let (code, err) = run(d, &merge);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("s3.csv: line 6: status solved but the"), "{err}");
+    assert!(
+        err.contains("s3.csv: line 6: status solved but the"),
+        "{err}"
+    );
     assert!(!d.join("m.csv").exists() && !d.join("m.csv.partial").exists());
     // A status that does not fit the row (`unsolvable` with a solution) is refused even when
     // merging what there is.
-    std::fs::write(d.join("s3.csv"), text.replacen(",solved,", ",unsolvable,", 1)).unwrap();
+    std::fs::write(
+        d.join("s3.csv"),
+        text.replacen(",solved,", ",unsolvable,", 1),
+    )
+    .unwrap();
     let (code, err) = run(d, &[&merge[..], &["--allow-incomplete"]].concat());
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("status unsolvable but a solution"), "{err}");

@@ -425,7 +425,10 @@ fn merge_and_verify_never_write_over_a_file_they_read() {
 /// Runs `sudoku-batch ARGS` in `dir`: (exit code, stderr).
 fn run_in(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
     let run = bin().current_dir(dir).args(args).output().unwrap();
-    (run.status.code(), String::from_utf8_lossy(&run.stderr).into_owned())
+    (
+        run.status.code(),
+        String::from_utf8_lossy(&run.stderr).into_owned(),
+    )
 }
 
 /// The bytes of every file in `dir`, by name.
@@ -456,12 +459,30 @@ fn side_outputs_that_are_inputs_or_other_outputs_are_refused_before_any_work() {
     }
     std::fs::write(d.join("r.csv"), "not a bench result\n").unwrap();
     let bench = [
-        "bench", "-q", "--solvers", "bands", "-j", "1", "--warmup", "0", "--min-time", "0",
-        "--runs", "1",
+        "bench",
+        "-q",
+        "--solvers",
+        "bands",
+        "-j",
+        "1",
+        "--warmup",
+        "0",
+        "--min-time",
+        "0",
+        "--runs",
+        "1",
     ];
     let cases: Vec<(Vec<&str>, &str, &str)> = vec![
         (
-            vec!["solve", "-q", "in.txt", "-o", "s.csv", "--summary", "in.txt"],
+            vec![
+                "solve",
+                "-q",
+                "in.txt",
+                "-o",
+                "s.csv",
+                "--summary",
+                "in.txt",
+            ],
             "in.txt",
             "--summary",
         ),
@@ -471,17 +492,41 @@ fn side_outputs_that_are_inputs_or_other_outputs_are_refused_before_any_work() {
             "--summary",
         ),
         (
-            vec!["solve", "-q", "in.txt", "-o", "s1.csv", "--summary", "s1.csv.run.json"],
+            vec![
+                "solve",
+                "-q",
+                "in.txt",
+                "-o",
+                "s1.csv",
+                "--summary",
+                "s1.csv.run.json",
+            ],
             "s1.csv.run.json",
             "run sidecar",
         ),
         (
-            vec!["merge", "s1.csv", "s2.csv", "-o", "m.csv", "--summary", "s2.csv"],
+            vec![
+                "merge",
+                "s1.csv",
+                "s2.csv",
+                "-o",
+                "m.csv",
+                "--summary",
+                "s2.csv",
+            ],
             "s2.csv",
             "--summary",
         ),
         (
-            vec!["merge", "s1.csv", "s2.csv", "-o", "m.csv", "--summary", "s1.csv.run.json"],
+            vec![
+                "merge",
+                "s1.csv",
+                "s2.csv",
+                "-o",
+                "m.csv",
+                "--summary",
+                "s1.csv.run.json",
+            ],
             "s1.csv.run.json",
             "--summary",
         ),
@@ -501,15 +546,19 @@ fn side_outputs_that_are_inputs_or_other_outputs_are_refused_before_any_work() {
             "--summary",
         ),
         (
-            vec!["verify", "-q", "s1.csv", "--report", "v.csv", "--summary", "v.csv"],
+            vec![
+                "verify",
+                "-q",
+                "s1.csv",
+                "--report",
+                "v.csv",
+                "--summary",
+                "v.csv",
+            ],
             "v.csv",
             "--report",
         ),
-        (
-            vec!["report", "r.csv", "--svg", "r.csv"],
-            "r.csv",
-            "--svg",
-        ),
+        (vec!["report", "r.csv", "--svg", "r.csv"], "r.csv", "--svg"),
     ];
     for (args, file, flag) in cases {
         let before = snapshot(d);
@@ -544,7 +593,14 @@ fn a_side_output_in_a_missing_folder_is_refused_before_the_work() {
     assert!(!dir.path().join("sm.csv.run.json").exists());
     // bench and verify check theirs before the work too.
     for args in [
-        &["verify", "-q", "p.txt", "--unique", "--report", "nodir/r.csv"][..],
+        &[
+            "verify",
+            "-q",
+            "p.txt",
+            "--unique",
+            "--report",
+            "nodir/r.csv",
+        ][..],
         &["bench", "-q", "p.txt", "--csv", "nodir/b.csv"],
         &["generate", "-q", "-n", "5", "-o", "nodir/g.txt"],
     ] {
@@ -564,13 +620,18 @@ fn a_run_that_fails_to_start_leaves_an_earlier_run_untouched() {
     let before = snapshot(d);
     let (code, message) = run_in(
         d,
-        &["solve", "-q", "k.csv", "--shard", "3/4", "-o", "s3.csv", "--column", "nosuch"],
+        &[
+            "solve", "-q", "k.csv", "--shard", "3/4", "-o", "s3.csv", "--column", "nosuch",
+        ],
     );
     assert_eq!(code, Some(2), "{message}");
     assert!(message.contains("nosuch"), "{message}");
     assert_eq!(snapshot(d), before, "the earlier run's files changed");
     // The finished run still merges and resumes.
-    assert_eq!(run_in(d, &[&finished[..], &["--resume"]].concat()).0, Some(0));
+    assert_eq!(
+        run_in(d, &[&finished[..], &["--resume"]].concat()).0,
+        Some(0)
+    );
     // An error found only after the output is opened (the second input has no puzzle column)
     // leaves no partial output and no sidecar either.
     std::fs::write(d.join("empty.txt"), "").unwrap();

@@ -812,7 +812,16 @@ fn thread_counts_above_four_per_core_are_refused_naming_the_bound() {
     let puzzles = data("norvig_easy50.txt");
     let puzzles = puzzles.to_str().unwrap();
     let bench = [
-        "bench", "-q", "--solvers", "bands", "--warmup", "0", "--min-time", "0", "--runs", "1",
+        "bench",
+        "-q",
+        "--solvers",
+        "bands",
+        "--warmup",
+        "0",
+        "--min-time",
+        "0",
+        "--runs",
+        "1",
     ];
     for args in [
         vec!["solve", "-q", puzzles, "-j", &too_many],
@@ -828,11 +837,22 @@ fn thread_counts_above_four_per_core_are_refused_naming_the_bound() {
             .stderr(predicate::str::contains(format!("-j {too_many}")))
             .stderr(predicate::str::contains(format!("use -j {bound} or fewer")))
             .stderr(predicate::str::contains("--allow-oversubscribe"));
-        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{args:?}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "{args:?}"
+        );
     }
     // Asked for, it runs.
     bin()
-        .args(["solve", "-q", "-o", "/dev/null", puzzles, "--allow-oversubscribe", "-j"])
+        .args([
+            "solve",
+            "-q",
+            "-o",
+            "/dev/null",
+            puzzles,
+            "--allow-oversubscribe",
+            "-j",
+        ])
         .arg(&too_many)
         .assert()
         .code(0);
@@ -859,7 +879,13 @@ fn a_pool_that_cannot_start_names_the_limit() {
         return;
     }
     let run = StdCommand::new("prlimit")
-        .args(["--nproc=3", "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"])
+        .args([
+            "--nproc=3",
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+        ])
         .arg(bin_path())
         .args(["solve", "-q", "-j", "8", "-o", "/dev/null"])
         .arg(data("norvig_easy50.txt"))
@@ -871,8 +897,14 @@ fn a_pool_that_cannot_start_names_the_limit() {
         return;
     }
     assert_eq!(run.status.code(), Some(2), "{message}");
-    assert!(message.contains("cannot start 8 worker threads"), "{message}");
-    assert!(message.contains("RLIMIT_NPROC") && message.contains(" 3 "), "{message}");
+    assert!(
+        message.contains("cannot start 8 worker threads"),
+        "{message}"
+    );
+    assert!(
+        message.contains("RLIMIT_NPROC") && message.contains(" 3 "),
+        "{message}"
+    );
     assert!(!message.contains("internal error"), "{message}");
 }
 

@@ -30,12 +30,12 @@ use serde::Serialize;
 
 use crate::cmd::solve::manifest::{grouped, sidecar_path, Compare, RunManifest};
 use crate::error::{Error, Result};
-use crate::io::output::{partial_path, Output};
-use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::grid::Grid;
+use crate::io::output::{partial_path, Output};
 use crate::io::results::{
     header_line, header_of, push_csv_record, Column, ResultReader, ResultRowRef, Status,
 };
+use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::stats::{Summary, Tally};
 
 /// Everything `merge` needs, built from the command line.

@@ -20,8 +20,8 @@ use std::sync::Arc;
 use super::csv::{row_fields, Columns, CsvSource};
 use super::detect::{detect_format, gather_text, Format};
 use super::grid::GridSource;
-use super::lines::{line_fields, LineSource};
 use super::input::Snapshot;
+use super::lines::{line_fields, LineSource};
 use super::Input;
 use crate::error::{Error, Result};
 use crate::grid::Grid;
@@ -331,7 +331,11 @@ impl RecordReader {
                 "{}: --column {shown:?} names a CSV column, but this input is read as {} \
                  (not CSV); drop --column, or give --format csv if it is CSV",
                 input.display_name(),
-                if format == Format::Grid { "grids" } else { "lines" },
+                if format == Format::Grid {
+                    "grids"
+                } else {
+                    "lines"
+                },
             )));
         }
         let stream: Box<dyn BufRead + Send> = Box::new(peek);

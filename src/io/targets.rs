@@ -221,7 +221,10 @@ pub fn check_targets(inputs: &[PathBuf], targets: &[Target<'_>]) -> Result<()> {
                     };
                     return Err(refuse(
                         target.path,
-                        format!("{what}; writing it would destroy the input ({})", target.flag),
+                        format!(
+                            "{what}; writing it would destroy the input ({})",
+                            target.flag
+                        ),
                     ));
                 }
             }

@@ -20,8 +20,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::error::Result;
-use crate::io::Input;
 use crate::io::targets::{check_targets, Target, WriteKind};
+use crate::io::Input;
 use crate::io::ReadOptions;
 use crate::run::{self, Progress};
 use crate::solver::SolverKind;

@@ -30,13 +30,11 @@ pub use judge::{judge, Verdict};
 use crate::error::{Error, Result};
 use crate::io::compress::Codec;
 use crate::io::output::{write_json, Output, OutputOptions};
-use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::results::{Column, GridText, RowFormat, RowValues, Status};
+use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::Input;
 use crate::io::{Body, Deferred, ReadOptions, Record, RecordReader};
-use crate::run::{
-    build_pool, check_threads, default_threads, interrupt, ordered_map, Progress,
-};
+use crate::run::{build_pool, check_threads, default_threads, interrupt, ordered_map, Progress};
 use crate::shard::{Shard, ShardChoice};
 use crate::solver::SolverKind;
 use crate::stats::{Summary, Tally};
