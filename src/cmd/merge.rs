@@ -631,8 +631,9 @@ mod tests {
         };
         let whole = write(dir.path(), "a.csv", &[0, 2]);
         let cut = dir.path().join("b.csv");
-        let mut text = header_line() + &row(1, "solved");
-        text.push_str(&row(3, "solved")[..20]);
+        // (`unsolvable`: a `solved` row needs a solution, which merge re-checks.)
+        let mut text = header_line() + &row(1, "unsolvable");
+        text.push_str(&row(3, "unsolvable")[..20]);
         std::fs::write(&cut, text).unwrap();
         let error = merge(vec![whole.clone(), cut]);
         assert!(error.ends_with("b.csv: line 3: a cut-off row (no line end): the run writing this shard did not finish; finish it with `solve --resume`"), "{error}");
