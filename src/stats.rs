@@ -95,7 +95,8 @@ impl Tally {
             if self.solver_runs == 0 {
                 0
             } else {
-                self.histogram.value_at_quantile(quantile)
+                // A bucket's top may lie above the slowest row: never report more than it.
+                self.histogram.value_at_quantile(quantile).min(self.max_ns)
             }
         };
         Summary {

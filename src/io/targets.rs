@@ -147,38 +147,31 @@ fn is_file_target(path: &Path) -> bool {
 
 /// Checks one target on its own: not a folder, in a folder that exists and is writable.
 fn check_place(target: &Target<'_>) -> Result<()> {
-    let path = target.path;
+    let (path, flag) = (target.path, target.flag);
     if path.is_dir() {
-        return Err(refuse(path, format!("it is a folder ({})", target.flag)));
+        return Err(refuse(path, format!("{flag} names it, but it is a folder")));
     }
     let folder = folder_of(path);
+    let shown = folder.display();
     match std::fs::metadata(folder) {
         Ok(m) if m.is_dir() => {}
         Ok(_) => {
             return Err(refuse(
                 path,
-                format!("{} is not a folder ({})", folder.display(), target.flag),
+                format!("{flag} names it, but {shown} is not a folder"),
             ))
         }
         Err(e) => {
             return Err(refuse(
                 path,
-                format!(
-                    "its folder {} cannot be used: {e} ({})",
-                    folder.display(),
-                    target.flag
-                ),
+                format!("{flag} names it, but its folder {shown} cannot be used: {e}"),
             ))
         }
     }
     writable(folder).map_err(|e| {
         refuse(
             path,
-            format!(
-                "its folder {} is not writable: {e} ({})",
-                folder.display(),
-                target.flag
-            ),
+            format!("{flag} names it, but its folder {shown} is not writable: {e}"),
         )
     })
 }
@@ -210,10 +203,15 @@ pub fn check_targets(inputs: &[PathBuf], targets: &[Target<'_>]) -> Result<()> {
             if id.inode.is_some() {
                 if let Some((input, _)) = inputs.iter().find(|(_, i)| i.same(&id)) {
                     let what = if file.as_path() == target.path {
-                        format!("it is the input {}", input.display())
+                        format!(
+                            "{} names it, but it is the input {}",
+                            target.flag,
+                            input.display()
+                        )
                     } else {
                         format!(
-                            "{} would write {} ({role}), which is the input {}",
+                            "{} names it, so the run would write {} ({role}), which is the \
+                             input {}",
                             target.flag,
                             file.display(),
                             input.display()
@@ -221,10 +219,7 @@ pub fn check_targets(inputs: &[PathBuf], targets: &[Target<'_>]) -> Result<()> {
                     };
                     return Err(refuse(
                         target.path,
-                        format!(
-                            "{what}; writing it would destroy the input ({})",
-                            target.flag
-                        ),
+                        format!("{what}; writing it would destroy the input"),
                     ));
                 }
             }
