@@ -6,7 +6,8 @@
 //!   `FILE` only once the run completes, so a killed run never leaves a truncated file that
 //!   looks finished. `FILE.partial` is locked (`flock`) for the whole run: a second run on the
 //!   same `FILE` is refused, naming the first one's pid. Before anything is created, `FILE` is
-//!   checked: not a folder, not one of the inputs, in a folder that exists.
+//!   checked ([`crate::io::targets`], which every command also calls for all its outputs at
+//!   start): not a folder, not one of the inputs, in a folder that exists and can be written.
 //! - compressed (`.gz`, `.zst`, or `--compress`): a sequence of independent gzip members or
 //!   zstd frames ([`crate::io::compress`]); `solve` seals each chunk into a member on its pool's
 //!   threads and hands it over with [`Output::write_sealed`], other writers just write bytes.
