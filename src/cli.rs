@@ -275,14 +275,21 @@ pub struct ThreadArgs {
     #[arg(short = 'j', long = "threads", value_name = "N",
           value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
+
+    /// Allow -j above 4 threads per logical core (refused otherwise: threads beyond the cores
+    /// only take turns).
+    #[arg(long)]
+    pub allow_oversubscribe: bool,
 }
 
 impl ThreadArgs {
-    /// Overrides the library's default thread count when one was given.
-    pub fn apply(&self, threads: &mut usize) {
+    /// Overrides the library's default thread count when one was given, and sets whether a
+    /// count above the bound is allowed.
+    pub fn apply(&self, threads: &mut usize, allow_oversubscribe: &mut bool) {
         if let Some(n) = self.threads {
             *threads = usize::from(n);
         }
+        *allow_oversubscribe = self.allow_oversubscribe;
     }
 }
 
@@ -429,7 +436,8 @@ impl SolveArgs {
         config.output = self.output.output;
         config.compress = self.compress.codec();
         config.summary_json = self.summary.summary;
-        self.threads.apply(&mut config.threads);
+        self.threads
+            .apply(&mut config.threads, &mut config.allow_oversubscribe);
         self.solver.apply(&mut config.solver);
         config.unique = self.unique;
         config.max_guesses = self.guesses.max_guesses;
@@ -548,6 +556,11 @@ pub struct BenchArgs {
           value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Vec<u16>,
 
+    /// Allow thread counts above 4 per logical core (refused otherwise: threads beyond the
+    /// cores only take turns).
+    #[arg(long)]
+    pub allow_oversubscribe: bool,
+
     /// Warm-up time per configuration, seconds.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds,
           default_value_t = Seconds(BenchConfig::DEFAULT_WARMUP))]
@@ -604,6 +617,7 @@ impl BenchArgs {
         config.read = self.input.read_options();
         config.solvers = self.solvers;
         config.threads = self.threads.into_iter().map(usize::from).collect();
+        config.allow_oversubscribe = self.allow_oversubscribe;
         config.warmup = self.warmup.0;
         config.min_time = self.min_time.0;
         config.runs = self.runs;
@@ -795,7 +809,8 @@ impl GenerateArgs {
         config.with_solution = self.with_solution;
         config.output = self.output.output;
         config.compress = self.compress.codec();
-        self.threads.apply(&mut config.threads);
+        self.threads
+            .apply(&mut config.threads, &mut config.allow_oversubscribe);
         self.solver.apply(&mut config.solver);
         config.max_guesses = self.max_guesses;
         config.quiet = self.quiet.quiet;
@@ -867,7 +882,8 @@ impl VerifyArgs {
         if let Some(show) = self.show {
             config.show = show;
         }
-        self.threads.apply(&mut config.threads);
+        self.threads
+            .apply(&mut config.threads, &mut config.allow_oversubscribe);
         self.solver.apply(&mut config.solver);
         config.quiet = self.quiet.quiet;
         config

@@ -492,3 +492,212 @@ fn verify_column_errors_stay_short_however_long_the_header() {
     let report = std::fs::read_to_string(&report).unwrap();
     assert!(report.len() < 1000, "{} bytes", report.len());
 }
+
+/// `sudoku-batch ARGS` in `dir`: (exit code, stdout, stderr).
+fn run_in(dir: &Path, args: &[&std::ffi::OsStr]) -> (Option<i32>, Vec<u8>, String) {
+    let out = bin().current_dir(dir).args(args).output().unwrap();
+    (
+        out.status.code(),
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn os(args: &[&str]) -> Vec<std::ffi::OsString> {
+    args.iter().map(std::ffi::OsString::from).collect()
+}
+
+#[test]
+fn a_header_naming_the_puzzle_column_twice_is_refused_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let (p, s) = kaggle_pairs(1).remove(0);
+    std::fs::write(
+        dir.path().join("twice.csv"),
+        format!("id,puzzle,Puzzle\n1,{s},{p}\n"),
+    )
+    .unwrap();
+    for command in ["solve", "verify"] {
+        let args = os(&[command, "-q", "twice.csv", "--unique"]);
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        let (code, _, err) = run_in(dir.path(), &args);
+        assert_eq!(code, Some(2), "{command}: {err}");
+        assert!(err.contains("twice.csv"), "{err}");
+        assert!(err.contains("column 2 and column 3"), "{err}");
+    }
+    // Named by number, it is read.
+    let args = os(&["solve", "-q", "twice.csv", "--column", "3"]);
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    let (code, out, err) = run_in(dir.path(), &args);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(String::from_utf8_lossy(&out).contains(&p));
+}
+
+#[test]
+fn column_with_an_input_that_is_not_csv_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: String = kaggle_pairs(3).into_iter().map(|(p, _)| p + "\n").collect();
+    std::fs::write(dir.path().join("lines.txt"), lines).unwrap();
+    for args in [
+        &["solve", "-q", "lines.txt", "--column", "puzzle"][..],
+        &["verify", "-q", "--unique", "lines.txt", "--column", "1"],
+        &[
+            "solve",
+            "-q",
+            "--format",
+            "lines",
+            "lines.txt",
+            "--column",
+            "1",
+        ],
+    ] {
+        let args = os(args);
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        let (code, _, err) = run_in(dir.path(), &args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("lines.txt") && err.contains("--column"),
+            "{err}"
+        );
+        assert!(err.contains("not CSV"), "{err}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn file_names_that_are_not_utf8_stay_distinct_and_resume() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let names = [
+        std::ffi::OsStr::from_bytes(b"a\xff.txt"),
+        std::ffi::OsStr::from_bytes(b"a\xfe.txt"),
+    ];
+    let pairs = kaggle_pairs(40);
+    for (i, name) in names.iter().enumerate() {
+        let text: String = pairs[i * 20..i * 20 + 20]
+            .iter()
+            .map(|(p, _)| format!("{p}\n"))
+            .collect();
+        std::fs::write(d.join(name), text).unwrap();
+    }
+    let solve: Vec<&std::ffi::OsStr> = ["solve", "-q", "-o", "out.csv"]
+        .iter()
+        .map(std::ffi::OsStr::new)
+        .chain(names)
+        .collect();
+    let (code, _, err) = run_in(d, &solve);
+    assert_eq!(code, Some(0), "{err}");
+    let finished = std::fs::read_to_string(d.join("out.csv")).unwrap();
+    let files: std::collections::BTreeSet<&str> = finished
+        .lines()
+        .skip(1)
+        .map(|l| l.rsplit(',').next().unwrap())
+        .collect();
+    assert_eq!(
+        files.into_iter().collect::<Vec<_>>(),
+        [r"a\xFE.txt", r"a\xFF.txt"]
+    );
+    let sidecar = std::fs::read_to_string(d.join("out.csv.run.json")).unwrap();
+    assert!(
+        sidecar.contains("\"name_hex\": \"61ff2e747874\""),
+        "{sidecar}"
+    );
+    assert!(sidecar.contains(r#""name": "a\\xFF.txt""#), "{sidecar}");
+    // Cut to 25 rows as an interrupted run would leave it: --resume matches the names.
+    let kept: String = finished
+        .lines()
+        .take(26)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(d.join("out.csv.partial"), kept).unwrap();
+    std::fs::remove_file(d.join("out.csv")).unwrap();
+    let resume: Vec<&std::ffi::OsStr> = solve
+        .iter()
+        .copied()
+        .chain([std::ffi::OsStr::new("--resume")])
+        .collect();
+    let (code, _, err) = run_in(d, &resume);
+    assert_eq!(code, Some(0), "{err}");
+    let strip = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(|l| {
+                let mut f: Vec<&str> = l.split(',').collect();
+                f.remove(6);
+                f.join(",")
+            })
+            .collect()
+    };
+    let resumed = std::fs::read_to_string(d.join("out.csv")).unwrap();
+    assert_eq!(strip(&resumed), strip(&finished));
+}
+
+#[test]
+fn an_input_that_shrinks_during_a_run_ends_it_with_exit_2_and_a_partial_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = crate::support::repeated_puzzles(dir.path(), 300, "big.txt");
+    let size = std::fs::metadata(&input).unwrap().len();
+    let out = dir.path().join("out.csv");
+    let mut child = crate::support::spawn_solve(&input, &out, &["-j", "1"]);
+    crate::support::wait_for_growth(&mut child, &dir.path().join("out.csv.partial"), 300_000);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&input)
+        .unwrap()
+        .set_len(1284)
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{message}");
+    assert!(
+        message.contains("big.txt") && message.contains("shrank"),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!("{size} bytes when the run opened it")),
+        "{message}"
+    );
+    assert!(message.contains("1284 bytes now"), "{message}");
+    assert!(
+        !out.exists(),
+        "a cut-off run's output was renamed as complete"
+    );
+    assert!(dir.path().join("out.csv.partial").exists());
+}
+
+#[test]
+fn an_input_that_grows_during_a_run_is_read_as_it_was_when_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = crate::support::repeated_puzzles(dir.path(), 100, "grows.txt");
+    let size = std::fs::metadata(&input).unwrap().len();
+    let out = dir.path().join("out.csv");
+    let mut child = crate::support::spawn_solve(&input, &out, &["-j", "1"]);
+    crate::support::wait_for_growth(&mut child, &dir.path().join("out.csv.partial"), 100_000);
+    let extra: String = kaggle_pairs(10)
+        .into_iter()
+        .map(|(p, _)| p + "\n")
+        .collect();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&input)
+        .unwrap()
+        .write_all(extra.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{message}");
+    let rows = std::fs::read_to_string(&out).unwrap().lines().count() - 1;
+    assert_eq!(
+        rows, 100_000,
+        "the rows are those of the file as it was opened"
+    );
+    let sidecar: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("out.csv.run.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        sidecar["inputs"][0]["size"].as_u64(),
+        Some(size),
+        "{sidecar}"
+    );
+    assert_eq!(sidecar["finished"]["input_records"].as_u64(), Some(100_000));
+}

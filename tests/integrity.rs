@@ -324,3 +324,48 @@ fn merge_of_a_shard_cut_short_writes_nothing_unless_allowed() {
     assert!(err.contains("s-2.csv: its run did not finish"), "{err}");
     assert!(!d.join("all.csv").exists());
 }
+
+#[test]
+fn merge_rechecks_every_row_and_names_the_shard_and_line_of_a_changed_one() {
+    let dir = solved_dir();
+    let d = dir.path();
+    for k in 1..=4 {
+        let (shard, out) = (format!("{k}/4"), format!("s{k}.csv"));
+        let (code, err) = run(d, &["solve", "p.txt", "-q", "--shard", &shard, "-o", &out]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let merge = [
+        "merge", "s1.csv", "s2.csv", "s3.csv", "s4.csv", "-o", "m.csv",
+    ];
+    assert_eq!(run(d, &merge).0, 0);
+    std::fs::remove_file(d.join("m.csv")).unwrap();
+    // One digit of one solution changed: same size, sidecar kept.
+    let text = std::fs::read_to_string(d.join("s3.csv")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut fields: Vec<String> = lines[5].split(',').map(String::from).collect();
+    let solution = &mut fields[3];
+    let digit = if solution.ends_with('1') { '2' } else { '1' };
+    solution.pop();
+    solution.push(digit);
+    lines[5] = fields.join(",");
+    let changed = lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+    assert_eq!(changed.len(), text.len());
+    std::fs::write(d.join("s3.csv"), changed).unwrap();
+    let (code, err) = run(d, &merge);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("s3.csv: line 6: status solved but the"),
+        "{err}"
+    );
+    assert!(!d.join("m.csv").exists() && !d.join("m.csv.partial").exists());
+    // A status that does not fit the row (`unsolvable` with a solution) is refused even when
+    // merging what there is.
+    std::fs::write(
+        d.join("s3.csv"),
+        text.replacen(",solved,", ",unsolvable,", 1),
+    )
+    .unwrap();
+    let (code, err) = run(d, &[&merge[..], &["--allow-incomplete"]].concat());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("status unsolvable but a solution"), "{err}");
+}

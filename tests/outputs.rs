@@ -421,3 +421,227 @@ fn merge_and_verify_never_write_over_a_file_they_read() {
         ));
     assert_eq!(std::fs::read(&shards[0]).unwrap(), before);
 }
+
+/// Runs `sudoku-batch ARGS` in `dir`: (exit code, stderr).
+fn run_in(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let run = bin().current_dir(dir).args(args).output().unwrap();
+    (
+        run.status.code(),
+        String::from_utf8_lossy(&run.stderr).into_owned(),
+    )
+}
+
+/// The bytes of every file in `dir`, by name.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn side_outputs_that_are_inputs_or_other_outputs_are_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(data("norvig_top95.txt"), d.join("in.txt")).unwrap();
+    for k in 1..=2 {
+        let shard = format!("{k}/2");
+        let out = format!("s{k}.csv");
+        let args = ["solve", "-q", "--shard", &shard, "-o", &out, "in.txt"];
+        assert_eq!(run_in(d, &args).0, Some(0), "{args:?}");
+    }
+    std::fs::write(d.join("r.csv"), "not a bench result\n").unwrap();
+    let bench = [
+        "bench",
+        "-q",
+        "--solvers",
+        "bands",
+        "-j",
+        "1",
+        "--warmup",
+        "0",
+        "--min-time",
+        "0",
+        "--runs",
+        "1",
+    ];
+    let cases: Vec<(Vec<&str>, &str, &str)> = vec![
+        (
+            vec![
+                "solve",
+                "-q",
+                "in.txt",
+                "-o",
+                "s.csv",
+                "--summary",
+                "in.txt",
+            ],
+            "in.txt",
+            "--summary",
+        ),
+        (
+            vec!["solve", "-q", "in.txt", "-o", "n.csv", "--summary", "n.csv"],
+            "n.csv",
+            "--summary",
+        ),
+        (
+            vec![
+                "solve",
+                "-q",
+                "in.txt",
+                "-o",
+                "s1.csv",
+                "--summary",
+                "s1.csv.run.json",
+            ],
+            "s1.csv.run.json",
+            "run sidecar",
+        ),
+        (
+            vec![
+                "merge",
+                "s1.csv",
+                "s2.csv",
+                "-o",
+                "m.csv",
+                "--summary",
+                "s2.csv",
+            ],
+            "s2.csv",
+            "--summary",
+        ),
+        (
+            vec![
+                "merge",
+                "s1.csv",
+                "s2.csv",
+                "-o",
+                "m.csv",
+                "--summary",
+                "s1.csv.run.json",
+            ],
+            "s1.csv.run.json",
+            "--summary",
+        ),
+        (
+            [&bench[..], &["in.txt", "--summary", "in.txt"]].concat(),
+            "in.txt",
+            "--summary",
+        ),
+        (
+            [&bench[..], &["in.txt", "--csv", "in.txt"]].concat(),
+            "in.txt",
+            "--csv",
+        ),
+        (
+            vec!["verify", "-q", "s1.csv", "--json", "s1.csv"],
+            "s1.csv",
+            "--summary",
+        ),
+        (
+            vec![
+                "verify",
+                "-q",
+                "s1.csv",
+                "--report",
+                "v.csv",
+                "--summary",
+                "v.csv",
+            ],
+            "v.csv",
+            "--report",
+        ),
+        (vec!["report", "r.csv", "--svg", "r.csv"], "r.csv", "--svg"),
+    ];
+    for (args, file, flag) in cases {
+        let before = snapshot(d);
+        let started = Instant::now();
+        let (code, message) = run_in(d, &args);
+        assert_eq!(code, Some(2), "{args:?}: {message}");
+        assert!(message.contains(file), "{args:?}: {message}");
+        assert!(message.contains(flag), "{args:?}: {message}");
+        assert!(started.elapsed() < Duration::from_secs(5), "{args:?}");
+        assert_eq!(snapshot(d), before, "{args:?} changed a file");
+    }
+}
+
+#[test]
+fn a_side_output_in_a_missing_folder_is_refused_before_the_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = repeated_puzzles(dir.path(), 20, "p.txt");
+    let out = dir.path().join("sm.csv");
+    let run = bin()
+        .args(["solve", "-q", "-j", "1", "-o"])
+        .arg(&out)
+        .args(["--summary", "nodir/s.json"])
+        .arg(&input)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let message = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{message}");
+    assert!(message.contains("nodir"), "{message}");
+    assert!(!out.exists(), "the output was written");
+    assert!(!dir.path().join("sm.csv.partial").exists());
+    assert!(!dir.path().join("sm.csv.run.json").exists());
+    // bench and verify check theirs before the work too.
+    for args in [
+        &[
+            "verify",
+            "-q",
+            "p.txt",
+            "--unique",
+            "--report",
+            "nodir/r.csv",
+        ][..],
+        &["bench", "-q", "p.txt", "--csv", "nodir/b.csv"],
+        &["generate", "-q", "-n", "5", "-o", "nodir/g.txt"],
+    ] {
+        let (code, message) = run_in(dir.path(), args);
+        assert_eq!(code, Some(2), "{args:?}: {message}");
+        assert!(message.contains("nodir"), "{args:?}: {message}");
+    }
+}
+
+#[test]
+fn a_run_that_fails_to_start_leaves_an_earlier_run_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(data("kaggle3m_radcliffe_first1000.csv"), d.join("k.csv")).unwrap();
+    let finished = ["solve", "-q", "k.csv", "--shard", "3/4", "-o", "s3.csv"];
+    assert_eq!(run_in(d, &finished).0, Some(0));
+    let before = snapshot(d);
+    let (code, message) = run_in(
+        d,
+        &[
+            "solve", "-q", "k.csv", "--shard", "3/4", "-o", "s3.csv", "--column", "nosuch",
+        ],
+    );
+    assert_eq!(code, Some(2), "{message}");
+    assert!(message.contains("nosuch"), "{message}");
+    assert_eq!(snapshot(d), before, "the earlier run's files changed");
+    // The finished run still merges and resumes.
+    assert_eq!(
+        run_in(d, &[&finished[..], &["--resume"]].concat()).0,
+        Some(0)
+    );
+    // An error found only after the output is opened (the second input has no puzzle column)
+    // leaves no partial output and no sidecar either.
+    std::fs::write(d.join("empty.txt"), "").unwrap();
+    std::fs::write(d.join("nopuzzle.csv"), "a,b\n1,2\n").unwrap();
+    let before = snapshot(d);
+    let (code, message) = run_in(
+        d,
+        &["solve", "-q", "empty.txt", "nopuzzle.csv", "-o", "s3.csv"],
+    );
+    assert_eq!(code, Some(2), "{message}");
+    assert!(message.contains("nopuzzle.csv"), "{message}");
+    assert_eq!(snapshot(d), before, "a failed run left files behind");
+}

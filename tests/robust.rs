@@ -803,3 +803,132 @@ mod fuzz_regressions {
         }
     }
 }
+
+#[test]
+fn thread_counts_above_four_per_core_are_refused_naming_the_bound() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let bound = 4 * cores;
+    let too_many = (bound + 1).to_string();
+    let puzzles = data("norvig_easy50.txt");
+    let puzzles = puzzles.to_str().unwrap();
+    let bench = [
+        "bench",
+        "-q",
+        "--solvers",
+        "bands",
+        "--warmup",
+        "0",
+        "--min-time",
+        "0",
+        "--runs",
+        "1",
+    ];
+    for args in [
+        vec!["solve", "-q", puzzles, "-j", &too_many],
+        vec!["verify", "-q", "--unique", puzzles, "-j", &too_many],
+        vec!["generate", "-q", "-n", "3", "-j", &too_many],
+        [&bench[..], &[puzzles, "-j", &format!("1,{too_many}")]].concat(),
+    ] {
+        let started = std::time::Instant::now();
+        bin()
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!("-j {too_many}")))
+            .stderr(predicate::str::contains(format!("use -j {bound} or fewer")))
+            .stderr(predicate::str::contains("--allow-oversubscribe"));
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "{args:?}"
+        );
+    }
+    // Asked for, it runs.
+    bin()
+        .args([
+            "solve",
+            "-q",
+            "-o",
+            "/dev/null",
+            puzzles,
+            "--allow-oversubscribe",
+            "-j",
+        ])
+        .arg(&too_many)
+        .assert()
+        .code(0);
+}
+
+/// Under a thread limit (RLIMIT_NPROC, set with `prlimit` for an unprivileged user, which the
+/// limit binds), a pool that cannot start names the limit, not "internal error". Skipped where
+/// `prlimit` and `setpriv` are missing or the tests do not run as root.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_pool_that_cannot_start_names_the_limit() {
+    let tool = |name: &str| {
+        StdCommand::new(name)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let root = StdCommand::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    if !(root && tool("prlimit") && tool("setpriv")) {
+        eprintln!("skipped: needs root, prlimit and setpriv");
+        return;
+    }
+    let run = StdCommand::new("prlimit")
+        .args([
+            "--nproc=3",
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+        ])
+        .arg(bin_path())
+        .args(["solve", "-q", "-j", "8", "-o", "/dev/null"])
+        .arg(data("norvig_easy50.txt"))
+        .output()
+        .unwrap();
+    let message = String::from_utf8_lossy(&run.stderr);
+    if message.contains("Permission denied") {
+        eprintln!("skipped: the test binary cannot be run by another user: {message}");
+        return;
+    }
+    assert_eq!(run.status.code(), Some(2), "{message}");
+    assert!(
+        message.contains("cannot start 8 worker threads"),
+        "{message}"
+    );
+    assert!(
+        message.contains("RLIMIT_NPROC") && message.contains(" 3 "),
+        "{message}"
+    );
+    assert!(!message.contains("internal error"), "{message}");
+}
+
+#[test]
+fn the_summary_max_solve_time_is_the_slowest_rows_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.csv");
+    let summary = dir.path().join("s.json");
+    bin()
+        .args(["solve", "-q", "-j", "2", "-o"])
+        .arg(&out)
+        .arg("--summary")
+        .arg(&summary)
+        .arg(data("norvig_top95.txt"))
+        .assert()
+        .code(0);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let slowest = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(6).unwrap().parse::<u64>().unwrap())
+        .max()
+        .unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    assert_eq!(json["solve_ns"]["max"].as_u64(), Some(slowest), "{json}");
+}

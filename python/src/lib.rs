@@ -302,6 +302,7 @@ fn verify_cells<'py>(
         unique,
         require_solution: false,
         solver: kind,
+        max_guesses: None,
     };
     let mut kinds = vec![K_OK; n];
     let messages = interruptible(py, threads, |cancel| {

@@ -16,7 +16,9 @@
 //! file, unless [`MergeConfig::allow_incomplete`]. With sidecars the combined summary's wall
 //! time is the span from the first shard's start to the last one's end, and it gives the solver
 //! CPU time summed over the rows. Without sidecars (an older version's outputs) merge works as
-//! before, with a warning.
+//! before, with a warning. Every row is re-checked as `--resume` re-checks the rows it keeps
+//! (the solution against the row's puzzle and the rules, the status against the solution): a
+//! shard edited after its run (same size, sidecar kept) is refused, naming its file and line.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -28,8 +30,12 @@ use serde::Serialize;
 
 use crate::cmd::solve::manifest::{grouped, sidecar_path, Compare, RunManifest};
 use crate::error::{Error, Result};
+use crate::grid::Grid;
 use crate::io::output::{partial_path, Output};
-use crate::io::results::{header_line, header_of, push_csv_record, Column, ResultReader};
+use crate::io::results::{
+    header_line, header_of, push_csv_record, Column, ResultReader, ResultRowRef, Status,
+};
+use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::stats::{Summary, Tally};
 
 /// Everything `merge` needs, built from the command line.
@@ -165,6 +171,21 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
     if config.inputs.is_empty() {
         return Err(Error::Usage("merge needs at least one input".into()));
     }
+    // Everything merge reads: the shards, their sidecars and the shard summaries.
+    let read: Vec<PathBuf> = config
+        .inputs
+        .iter()
+        .flat_map(|p| [p.clone(), sidecar_path(p)])
+        .chain(config.shard_summaries.iter().cloned())
+        .collect();
+    let mut targets = Vec::new();
+    if let Some(path) = &config.output {
+        targets.push(Target::new("-o", path, WriteKind::Replaced));
+    }
+    if let Some(path) = &config.summary_json {
+        targets.push(Target::new("--summary", path, WriteKind::Replaced));
+    }
+    check_targets(&read, &targets)?;
     let mut shards = config
         .inputs
         .iter()
@@ -212,6 +233,8 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
     };
     let mut output = Output::create_with(config.output.as_deref(), &options)?;
     output.write_all(header_of(&columns).as_bytes())?;
+    // `multiple` rows come only from runs with `--unique`; without sidecars it cannot be told.
+    let unique = sidecars.iter().flatten().all(|m| m.unique);
     let mut heap = BinaryHeap::new();
     for (i, shard) in shards.iter_mut().enumerate() {
         if let Some(index) = shard.advance()? {
@@ -240,6 +263,11 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
         let shard = &mut shards[i];
         // `advance` returned `index`, so the shard's row is there.
         if let Some(row) = shard.reader.row() {
+            if let Some(why) = check_row(&row, unique) {
+                return Err(row.error(format!(
+                    "{why}; the shard was changed after its run wrote it (re-run that shard)"
+                )));
+            }
             tally.add_row(&row)?;
             cpu_ns += u128::from(row.solve_ns.unwrap_or(0));
             push_csv_record(&mut rows, row.fields());
@@ -350,6 +378,43 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
         written: true,
         merged,
     })
+}
+
+/// What is wrong with a shard's row, or `None`; the check `--resume` makes of the rows it
+/// keeps, against the row's own `puzzle` column (merge has no input): a `solved` row holds a
+/// complete solution that keeps the puzzle's clues and obeys the rules; a `mismatch` row holds
+/// such a solution or none; every other status has none; `multiple` needs a run with
+/// `--unique`. Columns the shard lacks (`--columns`) are not checked.
+fn check_row(row: &ResultRowRef<'_>, unique: bool) -> Option<String> {
+    let status = row.status?;
+    if status == Status::Multiple && !unique {
+        return Some("status multiple, which only a run with --unique gives".into());
+    }
+    let solution = row.solution?;
+    let must_solve = status == Status::Solved;
+    let may_solve = must_solve || status == Status::Mismatch;
+    if solution.is_empty() {
+        return must_solve.then(|| format!("status {status} but no solution"));
+    }
+    if !may_solve {
+        return Some(format!("status {status} but a solution"));
+    }
+    let grid = match Grid::from_bytes(solution.as_bytes()) {
+        Ok(grid) => grid,
+        Err(e) => {
+            return Some(format!(
+                "status {status} but the solution is not a grid: {e}"
+            ))
+        }
+    };
+    let puzzle = match row.puzzle.map(|p| Grid::from_bytes(p.as_bytes())) {
+        Some(Ok(puzzle)) => puzzle,
+        Some(Err(e)) => return Some(format!("status {status} but the puzzle is not a grid: {e}")),
+        None => Grid::empty(),
+    };
+    grid.check_solution_of(&puzzle)
+        .err()
+        .map(|e| format!("status {status} but the {e}"))
 }
 
 /// Checks the shards' sidecars: shards of different runs and a shard given twice are errors;
@@ -566,8 +631,9 @@ mod tests {
         };
         let whole = write(dir.path(), "a.csv", &[0, 2]);
         let cut = dir.path().join("b.csv");
-        let mut text = header_line() + &row(1, "solved");
-        text.push_str(&row(3, "solved")[..20]);
+        // (`unsolvable`: a `solved` row needs a solution, which merge re-checks.)
+        let mut text = header_line() + &row(1, "unsolvable");
+        text.push_str(&row(3, "unsolvable")[..20]);
         std::fs::write(&cut, text).unwrap();
         let error = merge(vec![whole.clone(), cut]);
         assert!(error.ends_with("b.csv: line 3: a cut-off row (no line end): the run writing this shard did not finish; finish it with `solve --resume`"), "{error}");

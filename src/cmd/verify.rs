@@ -29,8 +29,9 @@ use serde::Serialize;
 use crate::error::Result;
 use crate::grid::Grid;
 use crate::io::output::{write_json, Output};
+use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::{Columns, Deferred, Fields, Format, Input, ReadOptions, RecordReader};
-use crate::run::{build_pool, ordered_map, Progress};
+use crate::run::{build_pool, check_threads, ordered_map, Progress};
 use crate::solver::SolverKind;
 use crate::verdict::{self, CheckOptions};
 pub use crate::verdict::{FailureKind, RowVerdict};
@@ -68,6 +69,8 @@ pub struct VerifyConfig {
     pub show: usize,
     /// Worker threads (at least 1).
     pub threads: usize,
+    /// Allow more than 4 threads per logical core (`--allow-oversubscribe`).
+    pub allow_oversubscribe: bool,
     /// The solver for `--unique`.
     pub solver: SolverKind,
     /// A uniqueness proof that needs more guesses fails as `gave_up`.
@@ -100,6 +103,7 @@ impl VerifyConfig {
             json: None,
             show: 10,
             threads: crate::run::default_threads(),
+            allow_oversubscribe: false,
             solver: SolverKind::default(),
             max_guesses: None,
             quiet: true,
@@ -473,6 +477,15 @@ pub fn run_verify(config: &VerifyConfig) -> Result<VerifyReport> {
     for input in &config.inputs {
         input.check()?;
     }
+    let mut targets = Vec::new();
+    if let Some(path) = &config.report {
+        targets.push(Target::new("--report", path, WriteKind::Replaced));
+    }
+    if let Some(path) = &config.json {
+        targets.push(Target::new("--summary", path, WriteKind::Replaced));
+    }
+    let inputs: Vec<PathBuf> = config.inputs.iter().map(Input::path).collect();
+    check_targets(&inputs, &targets)?;
     let mut report = match &config.report {
         Some(path) => {
             // The report may not overwrite one of the files it checks.
@@ -487,6 +500,7 @@ pub fn run_verify(config: &VerifyConfig) -> Result<VerifyReport> {
         None => None,
     };
     let threads = config.threads.max(1);
+    check_threads(threads, config.allow_oversubscribe)?;
     let pool = build_pool(threads)?;
     let files: Vec<String> = config.inputs.iter().map(Input::display_name).collect();
     let bytes_read = Arc::new(AtomicU64::new(0));

@@ -281,23 +281,47 @@ pub(super) struct CsvSource {
     path: std::path::PathBuf,
 }
 
-/// Finds a column by a name or 1-based number given by the user, or else by the known names
-/// (`None` when no known name is there).
+/// Finds a column by a name or 1-based number given by the user (`flag`), or else by the known
+/// names (`None` when no known name is there). A name found in two columns is an error naming
+/// both: taking the first would be a guess.
 fn find_column(
     header: &[String],
     wanted: Option<&str>,
     known: &[&str],
+    flag: &str,
     path: &std::path::Path,
 ) -> Result<Option<usize>> {
-    let by_name = |names: &[&str]| {
-        header
+    let by_name = |names: &[&str]| -> Result<Option<usize>> {
+        let Some(first) = header
             .iter()
             .position(|h| names.iter().any(|n| h.eq_ignore_ascii_case(n)))
+        else {
+            return Ok(None);
+        };
+        let name = &header[first];
+        match header
+            .iter()
+            .skip(first + 1)
+            .position(|h| h.eq_ignore_ascii_case(name))
+        {
+            None => Ok(Some(first)),
+            Some(at) => Err(Error::Input {
+                path: path.to_path_buf(),
+                message: format!(
+                    "the CSV header ({}) names two columns {:?}: column {} and column {}; give \
+                     the one to use by number ({flag} N)",
+                    show_header(header),
+                    echo(name.as_bytes()),
+                    first + 1,
+                    first + 2 + at
+                ),
+            }),
+        }
     };
     let Some(wanted) = wanted else {
-        return Ok(by_name(known));
+        return by_name(known);
     };
-    by_name(&[wanted])
+    by_name(&[wanted])?
         .or_else(|| {
             wanted
                 .parse::<usize>()
@@ -362,12 +386,13 @@ impl CsvSource {
                 show_header(&header)
             ),
         };
-        let puzzle_column = find_column(&header, column, PUZZLE_COLUMNS, &path)?
+        let puzzle_column = find_column(&header, column, PUZZLE_COLUMNS, "--column", &path)?
             .ok_or_else(|| missing("puzzle", "name one with --column"))?;
         let mut solution_column = find_column(
             &header,
             columns.solution.as_deref(),
             SOLUTION_COLUMNS,
+            "--solution-column",
             &path,
         )?;
         if solution_column == Some(puzzle_column) {

@@ -61,7 +61,7 @@ impl Compression {
 type OnDisk = (PathBuf, Option<String>);
 
 /// Splits `ARCHIVE.zip:MEMBER` when the whole path is not a file but the archive is.
-fn zip_member(path: &Path) -> Option<(PathBuf, String)> {
+pub(crate) fn zip_member(path: &Path) -> Option<(PathBuf, String)> {
     if path.exists() {
         return None;
     }
@@ -81,11 +81,26 @@ impl Input {
         }
     }
 
-    /// The name used in messages and the `file` column (`-` for stdin).
+    /// The name used in messages and the `file` column (`-` for stdin): the path as given, a
+    /// name that is not UTF-8 escaped visibly ([`escape_name`]), so two names never become one.
     pub fn display_name(&self) -> String {
         match self {
             Input::Stdin => "-".to_string(),
-            Input::File(path) => path.display().to_string(),
+            Input::File(path) => escape_name(path.as_os_str()),
+        }
+    }
+
+    /// The bytes of a file name that is not UTF-8, in hex (for the run sidecar, which records
+    /// it losslessly); `None` for a UTF-8 name and stdin.
+    pub fn name_hex(&self) -> Option<String> {
+        match self {
+            Input::Stdin => None,
+            Input::File(path) => {
+                let bytes = path.as_os_str().as_encoded_bytes();
+                std::str::from_utf8(bytes)
+                    .is_err()
+                    .then(|| bytes.iter().map(|b| format!("{b:02x}")).collect())
+            }
         }
     }
 
@@ -149,6 +164,16 @@ impl Input {
     /// Opens the input as a buffered, decompressed byte stream; `counter` is advanced by every
     /// raw (compressed) byte read.
     pub fn open(&self, counter: Arc<AtomicU64>) -> Result<Box<dyn BufRead + Send>> {
+        self.open_snapshot(counter).map(|(stream, _)| stream)
+    }
+
+    /// [`open`](Input::open), and for a regular file what it was when opened ([`Snapshot`]):
+    /// the stream then ends at the size recorded, so a file that grows while it is read is read
+    /// as it was, and [`Snapshot::changed`] at its end tells whether it shrank or was replaced.
+    pub fn open_snapshot(
+        &self,
+        counter: Arc<AtomicU64>,
+    ) -> Result<(Box<dyn BufRead + Send>, Option<Snapshot>)> {
         let path = self.path();
         let open_error = |source| Error::Open {
             path: path.clone(),
@@ -157,13 +182,25 @@ impl Input {
         // A FIFO or a pipe is opened here once and read once: nothing before this opened it,
         // and a zip archive (which would need a second open and seeking) is refused on one.
         let mut seekable = false;
+        let mut snapshot = None;
         let (raw, file): (Box<dyn Read + Send>, Option<OnDisk>) = match self {
             Input::Stdin => (Box::new(io::stdin()), None),
             Input::File(path) => {
                 let (disk, member) = Input::on_disk(path);
                 let file = File::open(&disk).map_err(open_error)?;
-                seekable = file.metadata().is_ok_and(|m| m.is_file());
-                (Box::new(file), Some((disk, member)))
+                let meta = file.metadata().ok().filter(|m| m.is_file());
+                seekable = meta.is_some();
+                let raw: Box<dyn Read + Send> = match &meta {
+                    Some(meta) => {
+                        let taken = Snapshot::of(&disk, meta, member.is_some(), &counter);
+                        let size = taken.size;
+                        snapshot = Some(taken);
+                        // Read as recorded: bytes appended while the run reads are not read.
+                        Box::new(file.take(size))
+                    }
+                    None => Box::new(file),
+                };
+                (raw, Some((disk, member)))
             }
         };
         let mut head = Vec::with_capacity(4);
@@ -177,11 +214,16 @@ impl Input {
                     message: format!("{} is not a zip archive", disk.display()),
                 });
             }
-            return open_zip(&path, disk, Some(member), counter);
+            return open_zip(&path, disk, Some(member), counter).map(|s| (s, snapshot));
         }
         if compression == Compression::Zip {
+            if let Some(taken) = snapshot.as_mut() {
+                taken.zip = true;
+            }
             return match &file {
-                Some((disk, None)) if seekable => open_zip(&path, disk, None, counter),
+                Some((disk, None)) if seekable => {
+                    open_zip(&path, disk, None, counter).map(|s| (s, snapshot))
+                }
                 _ => Err(Error::Input {
                     path,
                     message: "a zip archive cannot be read from standard input or a pipe (zip \
@@ -195,11 +237,118 @@ impl Input {
             inner: io::Cursor::new(head).chain(raw),
             counter,
         };
-        Ok(decode(
+        let stream = decode(
             compression,
             Box::new(BufReader::with_capacity(READ_BUFFER, counted)),
-        ))
+        );
+        Ok((stream, snapshot))
     }
+}
+
+/// A regular input file as it was when opened: its size, modification time and inode, and the
+/// progress counter's value then (every raw byte read from it is counted).
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    disk: PathBuf,
+    size: u64,
+    modified: Option<std::time::SystemTime>,
+    inode: Option<(u64, u64)>,
+    counted_at_open: u64,
+    /// A zip archive: only its member's bytes are read, so the count is not compared.
+    zip: bool,
+}
+
+impl Snapshot {
+    fn of(disk: &Path, meta: &std::fs::Metadata, zip: bool, counter: &AtomicU64) -> Snapshot {
+        Snapshot {
+            disk: disk.to_path_buf(),
+            size: meta.len(),
+            modified: meta.modified().ok(),
+            inode: inode_of(meta),
+            counted_at_open: counter.load(Ordering::Relaxed),
+            zip,
+        }
+    }
+
+    /// At the end of the input (`counter` as the stream ended): why it is not what was opened,
+    /// or `None`. A file that shrank (fewer bytes read than it had, or fewer on disk now), was
+    /// replaced (another inode at its name) or rewritten in place (same size, other modification
+    /// time) is named with its sizes; one that only grew is not (it was read as it was).
+    pub fn changed(&self, counter: &AtomicU64) -> Option<String> {
+        let read = counter
+            .load(Ordering::Relaxed)
+            .saturating_sub(self.counted_at_open);
+        let now = std::fs::metadata(&self.disk).ok();
+        let now_size = now.as_ref().map(|m| m.len());
+        let sizes = |now: Option<u64>| {
+            format!(
+                "{} bytes when the run opened it, {} now",
+                self.size,
+                now.map_or("gone".to_string(), |n| format!("{n} bytes"))
+            )
+        };
+        if !self.zip && read < self.size {
+            return Some(format!(
+                "it shrank while it was read: {}, and {read} bytes read",
+                sizes(now_size)
+            ));
+        }
+        let Some(now) = now else {
+            return Some(format!("it was removed while it was read: {}", sizes(None)));
+        };
+        if self.inode.is_some() && inode_of(&now) != self.inode {
+            return Some(format!(
+                "it was replaced by another file while it was read: {}",
+                sizes(now_size)
+            ));
+        }
+        if now.len() < self.size {
+            return Some(format!("it shrank while it was read: {}", sizes(now_size)));
+        }
+        if now.len() == self.size && self.modified.is_some() && now.modified().ok() != self.modified
+        {
+            return Some(format!(
+                "it was rewritten while it was read (same size, {} bytes, another modification \
+                 time)",
+                self.size
+            ));
+        }
+        None
+    }
+}
+
+#[cfg(unix)]
+fn inode_of(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn inode_of(_: &std::fs::Metadata) -> Option<(u64, u64)> {
+    None
+}
+
+/// A file name as text: a UTF-8 name as it is; in a name that is not UTF-8, each byte that is
+/// not part of a UTF-8 character becomes `\xNN` and a backslash `\\`, so distinct names stay
+/// distinct (`a\xFF.txt`, `a\xFE.txt`) where a lossy conversion makes both `a\u{fffd}.txt`.
+pub fn escape_name(name: &std::ffi::OsStr) -> String {
+    let bytes = name.as_encoded_bytes();
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(bytes.len() + 8);
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c == '\\' {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        for byte in chunk.invalid() {
+            out += &format!("\\x{byte:02X}");
+        }
+    }
+    out
 }
 
 /// Reads until `buf` holds `want` bytes or the input ends.

@@ -13,6 +13,7 @@
 //! - [`output`]: where rows go: stdout, a device or FIFO written directly, or a file written
 //!   crash-safely through `FILE.partial`, locked while a run writes it.
 //! - [`compress`]: gzip members and zstd frames for compressed output (`.gz`, `.zst`).
+//! - [`targets`]: every file a command will write, checked together before it starts.
 
 pub mod compress;
 pub mod csv;
@@ -23,6 +24,7 @@ pub mod lines;
 pub mod output;
 pub mod record;
 pub mod results;
+pub mod targets;
 
 pub use self::csv::{Columns, SOLUTION_COLUMNS};
 pub use detect::{detect_format, sniff_format, Format, PUZZLE_COLUMNS};

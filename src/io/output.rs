@@ -6,7 +6,8 @@
 //!   `FILE` only once the run completes, so a killed run never leaves a truncated file that
 //!   looks finished. `FILE.partial` is locked (`flock`) for the whole run: a second run on the
 //!   same `FILE` is refused, naming the first one's pid. Before anything is created, `FILE` is
-//!   checked: not a folder, not one of the inputs, in a folder that exists.
+//!   checked ([`crate::io::targets`], which every command also calls for all its outputs at
+//!   start): not a folder, not one of the inputs, in a folder that exists and can be written.
 //! - compressed (`.gz`, `.zst`, or `--compress`): a sequence of independent gzip members or
 //!   zstd frames ([`crate::io::compress`]); `solve` seals each chunk into a member on its pool's
 //!   threads and hands it over with [`Output::write_sealed`], other writers just write bytes.
@@ -22,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::io::compress::{member_bytes, read_members, scan_members, Codec, Member};
+use crate::io::targets::{check_targets, Target, WriteKind};
 
 /// The suffix of the file a run writes into before it is complete.
 pub const PARTIAL_SUFFIX: &str = ".partial";
@@ -128,47 +130,9 @@ fn refuse(path: &Path, why: String) -> Error {
 }
 
 /// Checks a regular output path before anything is created: not a folder, not one of the
-/// inputs, in a folder that exists.
+/// inputs, in a folder that exists ([`check_targets`], for this one output).
 fn check_target(path: &Path, inputs: &[PathBuf]) -> Result<()> {
-    if path.is_dir() {
-        return Err(refuse(path, "it is a folder".into()));
-    }
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    match std::fs::metadata(parent) {
-        Ok(m) if m.is_dir() => {}
-        Ok(_) => {
-            return Err(refuse(
-                path,
-                format!("{} is not a folder", parent.display()),
-            ))
-        }
-        Err(e) => {
-            return Err(refuse(
-                path,
-                format!("its folder {} cannot be used: {e}", parent.display()),
-            ))
-        }
-    }
-    if let Ok(meta) = std::fs::metadata(path) {
-        let canonical = std::fs::canonicalize(path).ok();
-        for input in inputs {
-            let same_inode = std::fs::metadata(input).is_ok_and(|m| same_file(&m, &meta));
-            let same_name = canonical.is_some() && std::fs::canonicalize(input).ok() == canonical;
-            if same_inode || same_name {
-                return Err(refuse(
-                    path,
-                    format!(
-                        "it is the input {}; writing it would destroy the input",
-                        input.display()
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(())
+    check_targets(inputs, &[Target::new("-o", path, WriteKind::Replaced)])
 }
 
 #[cfg(unix)]
@@ -329,6 +293,12 @@ impl Output {
             display,
             discard,
         }
+    }
+
+    /// Keeps `FILE.partial` if the run now fails (for `--resume`): `solve` calls it once rows
+    /// are written, so a run that fails before its first row leaves nothing behind.
+    pub fn keep_on_failure(&mut self) {
+        self.discard = false;
     }
 
     /// How the output is encoded: `solve` seals each chunk with it ([`Codec::seal`]) before

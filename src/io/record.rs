@@ -20,9 +20,10 @@ use std::sync::Arc;
 use super::csv::{row_fields, Columns, CsvSource};
 use super::detect::{detect_format, gather_text, Format};
 use super::grid::GridSource;
+use super::input::Snapshot;
 use super::lines::{line_fields, LineSource};
 use super::Input;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::grid::Grid;
 
 /// Longest line (or CSV record) read into memory; longer ones become bad records.
@@ -252,6 +253,8 @@ pub struct RecordReader {
     bytes_read: Arc<AtomicU64>,
     empty_inputs: Vec<String>,
     preopened: Option<Box<dyn BufRead + Send>>,
+    /// The current input as it was when opened (a regular file), checked at its end.
+    snapshot: Option<Snapshot>,
     /// Line text for [`RecordReader::next_record`], reused.
     scratch: Vec<u8>,
 }
@@ -275,6 +278,7 @@ impl RecordReader {
             bytes_read,
             empty_inputs: Vec::new(),
             preopened: None,
+            snapshot: None,
             scratch: Vec::new(),
         }
     }
@@ -308,7 +312,11 @@ impl RecordReader {
         self.records_in_current = 0;
         let stream = match self.preopened.take() {
             Some(stream) => stream,
-            None => input.open(self.bytes_read.clone())?,
+            None => {
+                let (stream, snapshot) = input.open_snapshot(self.bytes_read.clone())?;
+                self.snapshot = snapshot;
+                stream
+            }
         };
         // Gathered whatever the format, so `CsvCap` sees a byte order mark whole, and UTF-16 is
         // decoded (or refused) for every layout.
@@ -317,6 +325,19 @@ impl RecordReader {
             Format::Auto => detect_format(&peek.head),
             other => other,
         };
+        if let (Some(column), false) = (&self.options.column, format == Format::Csv) {
+            let shown: String = column.chars().take(40).collect();
+            return Err(Error::Usage(format!(
+                "{}: --column {shown:?} names a CSV column, but this input is read as {} \
+                 (not CSV); drop --column, or give --format csv if it is CSV",
+                input.display_name(),
+                if format == Format::Grid {
+                    "grids"
+                } else {
+                    "lines"
+                },
+            )));
+        }
         let stream: Box<dyn BufRead + Send> = Box::new(peek);
         self.current = Some(match format {
             Format::Csv => Source::Csv(CsvSource::new(
@@ -335,6 +356,16 @@ impl RecordReader {
             }),
         });
         Ok(true)
+    }
+
+    /// Opens the first input now and reads its layout and CSV header, so a bad input or option
+    /// (no such `--column`, no puzzle column, an over-long header) is an error before the
+    /// caller creates any file. Reading then goes on from its first record.
+    pub fn start(&mut self) -> Result<()> {
+        if self.current.is_none() && self.next_input == 0 {
+            self.open_next()?;
+        }
+        Ok(())
     }
 
     /// The next record read as a puzzle, or `None` at the end of the last input.
@@ -367,9 +398,22 @@ impl RecordReader {
                 }
                 None => {
                     self.current = None;
+                    let input = &self.inputs[self.next_input - 1];
+                    // A file that shrank or was replaced while it was read: its rows are not
+                    // those of the file the run started on (one that grew was read as it was).
+                    if let Some(snapshot) = self.snapshot.take() {
+                        if let Some(why) = snapshot.changed(&self.bytes_read) {
+                            return Err(Error::Input {
+                                path: input.path(),
+                                message: format!(
+                                    "{why}; the rows read from it are not those of one file: \
+                                     run again on a file that does not change"
+                                ),
+                            });
+                        }
+                    }
                     if self.records_in_current == 0 {
-                        let name = self.inputs[self.next_input - 1].display_name();
-                        self.empty_inputs.push(name);
+                        self.empty_inputs.push(input.display_name());
                     }
                 }
             }

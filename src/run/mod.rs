@@ -6,5 +6,5 @@ pub mod interrupt;
 pub mod pipeline;
 pub mod progress;
 
-pub use pipeline::{build_pool, default_threads, ordered_map, par_map_into};
+pub use pipeline::{build_pool, check_threads, default_threads, ordered_map, par_map_into};
 pub use progress::Progress;

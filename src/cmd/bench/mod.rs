@@ -20,6 +20,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::error::Result;
+use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::Input;
 use crate::io::ReadOptions;
 use crate::run::{self, Progress};
@@ -48,6 +49,8 @@ pub struct BenchConfig {
     pub solvers: Vec<SolverKind>,
     /// Thread counts; empty for 1 and all logical cores.
     pub threads: Vec<usize>,
+    /// Allow more than 4 threads per logical core (`--allow-oversubscribe`).
+    pub allow_oversubscribe: bool,
     /// Warm-up time before the timed passes of each configuration.
     pub warmup: Duration,
     /// Least total time of the timed passes.
@@ -87,6 +90,7 @@ impl BenchConfig {
             read: ReadOptions::default(),
             solvers: Vec::new(),
             threads: Vec::new(),
+            allow_oversubscribe: false,
             warmup: Self::DEFAULT_WARMUP,
             min_time: Self::DEFAULT_MIN_TIME,
             runs: Self::DEFAULT_RUNS,
@@ -144,6 +148,18 @@ fn interrupted() -> bool {
 
 /// Runs the benchmark and returns its rows and Markdown report.
 pub fn run_bench(config: &BenchConfig) -> Result<BenchReport> {
+    let mut targets = Vec::new();
+    if let Some(path) = &config.csv {
+        targets.push(Target::new("--csv", path, WriteKind::InPlace));
+    }
+    if let Some(path) = &config.summary {
+        targets.push(Target::new("--summary", path, WriteKind::Replaced));
+    }
+    let inputs: Vec<PathBuf> = config.inputs.iter().map(Input::path).collect();
+    check_targets(&inputs, &targets)?;
+    for &threads in &config.threads() {
+        run::check_threads(threads, config.allow_oversubscribe)?;
+    }
     let datasets = if config.inputs.is_empty() {
         builtin_suite()
     } else {

@@ -11,7 +11,8 @@ use std::time::Instant;
 use crate::error::Result;
 use crate::grid::CELLS;
 use crate::io::output::Output;
-use crate::run::{build_pool, ordered_map, Progress};
+use crate::io::targets::{check_targets, Target, WriteKind};
+use crate::run::{build_pool, check_threads, ordered_map, Progress};
 use crate::solver::SolverKind;
 
 pub use crate::generate::{
@@ -38,6 +39,8 @@ pub struct GenerateConfig {
     pub compress: Option<crate::io::compress::Codec>,
     /// Worker threads (at least 1).
     pub threads: usize,
+    /// Allow more than 4 threads per logical core (`--allow-oversubscribe`).
+    pub allow_oversubscribe: bool,
     /// The solver that proves uniqueness.
     pub solver: SolverKind,
     /// Bound each uniqueness probe of the carving to this many guesses (`None`: no bound).
@@ -58,6 +61,7 @@ impl GenerateConfig {
             output: None,
             compress: None,
             threads: crate::run::default_threads(),
+            allow_oversubscribe: false,
             solver: SolverKind::default(),
             max_guesses: None,
             quiet: true,
@@ -181,10 +185,14 @@ pub const CSV_HEADER: &str = "puzzle,solution,clues\n";
 /// Runs `generate`: makes `config.count` puzzles on `config.threads` threads and writes them in
 /// index order.
 pub fn run_generate(config: &GenerateConfig) -> Result<GenerateReport> {
+    if let Some(path) = &config.output {
+        check_targets(&[], &[Target::new("-o", path, WriteKind::Replaced)])?;
+    }
     let generator =
         Generator::new(config.shape, config.solver)?.with_max_guesses(config.max_guesses);
     let seed = config.seed.unwrap_or_else(fresh_seed);
     let threads = config.threads.max(1);
+    check_threads(threads, config.allow_oversubscribe)?;
     let pool = build_pool(threads)?;
     let options = crate::io::output::OutputOptions {
         compress: config.compress,

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::cmd::bench::{BenchMode, BenchRow, BenchStatus};
 use crate::error::{Error, Result};
+use crate::io::targets::{check_targets, Target, WriteKind};
 
 /// Table formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -396,6 +397,12 @@ impl Comparison {
 
 /// Runs `report`: loads, compares, draws the chart if asked, and returns the table text.
 pub fn run_report(config: &ReportConfig) -> Result<String> {
+    if let Some(path) = &config.svg {
+        check_targets(
+            &config.files,
+            &[Target::new("--svg", path, WriteKind::InPlace)],
+        )?;
+    }
     let rows = load_rows(&config.files)?;
     let comparison = compare(&rows, config.baseline.as_deref())?;
     if let Some(path) = &config.svg {

@@ -94,8 +94,12 @@ pub struct Finished {
 /// One input: its name, which file it is, and its content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InputId {
-    /// The name as given (the `file` column of the rows).
+    /// The name as given (the `file` column of the rows); a name that is not UTF-8 escaped
+    /// (`\xFF`), its bytes in `name_hex`.
     pub name: String,
+    /// The bytes of a name that is not UTF-8, in hex: the name, losslessly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name_hex: Option<String>,
     /// The canonical path of the file on disk, when it is a file.
     pub canonical: Option<String>,
     /// Device and inode of the file on disk (Unix), when it is a file.
@@ -139,6 +143,7 @@ impl InputId {
         let Input::File(path) = input else {
             return Ok(InputId {
                 name,
+                name_hex: None,
                 canonical: None,
                 dev_inode: None,
                 size: None,
@@ -149,7 +154,7 @@ impl InputId {
         let disk = on_disk(path);
         let canonical = std::fs::canonicalize(&disk)
             .ok()
-            .map(|p| p.display().to_string());
+            .map(|p| crate::io::input::escape_name(p.as_os_str()));
         let metadata = std::fs::metadata(&disk).ok();
         let dev_inode = metadata.as_ref().and_then(dev_inode);
         let regular = metadata.as_ref().filter(|m| m.is_file());
@@ -159,6 +164,7 @@ impl InputId {
         };
         Ok(InputId {
             name,
+            name_hex: input.name_hex(),
             canonical,
             dev_inode,
             size,

@@ -32,9 +32,10 @@ use crate::error::{Error, Result};
 use crate::io::compress::Codec;
 use crate::io::output::{write_json, Output, OutputOptions};
 use crate::io::results::{Column, GridText, RowFormat, RowValues, Status};
+use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::Input;
 use crate::io::{Body, Deferred, ReadOptions, Record, RecordReader};
-use crate::run::{build_pool, default_threads, interrupt, ordered_map, Progress};
+use crate::run::{build_pool, check_threads, default_threads, interrupt, ordered_map, Progress};
 use crate::shard::{Shard, ShardChoice};
 use crate::solver::{Budget, SolverKind};
 use crate::stats::{Summary, Tally};
@@ -79,6 +80,8 @@ pub struct SolveConfig {
     pub summary_json: Option<PathBuf>,
     /// Solver threads (at least 1).
     pub threads: usize,
+    /// Allow more than 4 threads per logical core (`--allow-oversubscribe`).
+    pub allow_oversubscribe: bool,
     /// Which solver.
     pub solver: SolverKind,
     /// Prove uniqueness (solution limit 2).
@@ -117,6 +120,7 @@ impl SolveConfig {
             compress: None,
             summary_json: None,
             threads: default_threads(),
+            allow_oversubscribe: false,
             solver: SolverKind::default(),
             unique: false,
             max_guesses: None,
@@ -126,6 +130,22 @@ impl SolveConfig {
             resume: false,
             columns: Column::ALL.to_vec(),
         }
+    }
+}
+
+impl SolveConfig {
+    /// Checks every file the run will write (`-o` with its `.partial` and `.run.json`,
+    /// `--summary`) before anything is read ([`check_targets`]).
+    pub fn check_targets(&self) -> Result<()> {
+        let mut targets = Vec::new();
+        if let Some(path) = &self.output {
+            targets.push(Target::new("-o", path, WriteKind::WithSidecar));
+        }
+        if let Some(path) = &self.summary_json {
+            targets.push(Target::new("--summary", path, WriteKind::Replaced));
+        }
+        let inputs: Vec<PathBuf> = self.inputs.iter().map(Input::path).collect();
+        check_targets(&inputs, &targets)
     }
 }
 
@@ -400,6 +420,7 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
     for input in &config.inputs {
         input.check()?;
     }
+    config.check_targets()?;
     let mut notes = Vec::new();
     let shard = config
         .shard
@@ -410,6 +431,7 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
             shard
         });
     let threads = config.threads.max(1);
+    check_threads(threads, config.allow_oversubscribe)?;
     let pool = build_pool(threads)?;
     // Calibrated here (a 2 ms sleep) rather than by the first worker's first puzzle.
     crate::stopwatch::init();
@@ -429,12 +451,17 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
     if config.columns.is_empty() {
         return Err(Error::Usage("--columns needs at least one column".into()));
     }
+    // The first input's layout and header are read before any file is created: a bad
+    // `--column` or header leaves an earlier run's output and sidecar as they were.
+    records.reader.start()?;
     // The run's sidecar (`FILE.run.json`): what defines its rows, for `--resume` and `merge`.
     let mut manifest = manifest::RunManifest::for_run(config, shard, &config.columns)?;
     let out_options = OutputOptions {
         compress: config.compress,
         inputs: config.inputs.iter().map(Input::path).collect(),
-        resumable: true,
+        // A fresh output is removed if the run fails before its first rows are written; from
+        // then on it is kept for `--resume` (`keep_on_failure`).
+        resumable: false,
     };
     let resumed = match (config.resume, config.output.as_deref()) {
         (false, path) => Resumed::fresh(Output::create_with(path, &out_options)?),
@@ -456,9 +483,18 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
             &mut notes,
         )?,
     };
-    if let (Some(manifest), Some(path)) = (&manifest, &config.output) {
-        manifest.write(path)?;
-    }
+    // The sidecar is written with the first rows (`write_sidecar`), not before: a run that
+    // fails before it has written any leaves an earlier run's sidecar as it was.
+    let mut sidecar_pending = manifest.is_some() && config.output.is_some();
+    let mut write_sidecar = |output: &mut Output| -> Result<()> {
+        if std::mem::take(&mut sidecar_pending) {
+            if let (Some(manifest), Some(path)) = (&manifest, &config.output) {
+                manifest.write(path)?;
+            }
+        }
+        output.keep_on_failure();
+        Ok(())
+    };
     // After `--resume`, which may give `files` the earlier run's names for the same inputs.
     let format = RowFormat::new(&config.columns, &files);
     let Resumed {
@@ -525,6 +561,7 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
                 return Ok(());
             }
             cut = out.cut;
+            write_sidecar(&mut output)?;
             output.write_sealed(&out.rows)?;
             out.scores
                 .iter()
@@ -543,6 +580,7 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
     // A stop that came after the last chunk was read still cut a puzzle short.
     let interrupted = interrupted || cut;
     if interrupted {
+        write_sidecar(&mut output)?;
         output.flush()?;
         if let Some(path) = &config.output {
             notes.push(format!(

@@ -1,0 +1,303 @@
+//! The files a command will write, checked together before it reads its first record: every
+//! command (`solve`, `bench`, `verify`, `merge`, `report`, `generate`) lists its outputs as
+//! [`Target`]s and calls [`check_targets`] once, so a refused path costs nothing and changes
+//! nothing on disk.
+//!
+//! A target is refused when it is a folder, when its folder is missing or not writable, when it
+//! (or a file written beside it: `FILE.partial`, `FILE.run.json`) is one of the run's inputs (by
+//! device and inode, or by canonical path), and when two targets of one run would write the
+//! same file. Standard output (`-`) and paths written directly (a device such as `/dev/null`, a
+//! FIFO, `/dev/stdout`) are not files the run replaces: they are not checked.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::io::output::{is_direct, partial_path};
+
+/// How a target is written, which says which files beside it the run writes too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteKind {
+    /// Written into `FILE.partial`, renamed to `FILE` when complete (`-o`, `--summary`,
+    /// `--report`).
+    Replaced,
+    /// `solve -o FILE`: `FILE.partial` renamed to `FILE`, and the run sidecar `FILE.run.json`
+    /// (written through `FILE.run.json.tmp`).
+    WithSidecar,
+    /// Written in place: appended to (`bench --csv`) or replaced (`report --svg`).
+    InPlace,
+}
+
+/// One file a command will write: the flag that names it, the path, and how it is written.
+#[derive(Debug, Clone, Copy)]
+pub struct Target<'a> {
+    /// The option that names it, for messages (`-o`, `--summary`, ...).
+    pub flag: &'static str,
+    /// The path as given.
+    pub path: &'a Path,
+    /// How it is written.
+    pub kind: WriteKind,
+}
+
+impl<'a> Target<'a> {
+    /// A target named by `flag`, written as `kind`.
+    pub fn new(flag: &'static str, path: &'a Path, kind: WriteKind) -> Target<'a> {
+        Target { flag, path, kind }
+    }
+
+    /// The files the target writes, each with what it is to the run: (path, role).
+    fn files(&self) -> Vec<(PathBuf, String)> {
+        let mut files = vec![(self.path.to_path_buf(), format!("the {} file", self.flag))];
+        if matches!(self.kind, WriteKind::Replaced | WriteKind::WithSidecar) {
+            files.push((
+                partial_path(self.path),
+                format!("the in-progress file of {}", self.flag),
+            ));
+        }
+        if self.kind == WriteKind::WithSidecar {
+            let mut sidecar = self.path.as_os_str().to_owned();
+            sidecar.push(".run.json");
+            let mut temp = sidecar.clone();
+            temp.push(".tmp");
+            let role = format!("the run sidecar of {}", self.flag);
+            files.push((PathBuf::from(sidecar), role.clone()));
+            files.push((PathBuf::from(temp), role));
+        }
+        files
+    }
+}
+
+fn refuse(path: &Path, why: String) -> Error {
+    Error::Write {
+        path: path.to_path_buf(),
+        cause: io::Error::other(why),
+    }
+}
+
+/// What identifies a file that may not exist yet: its canonical path when it exists, else its
+/// canonical folder joined with its name; and its device and inode when it exists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Identity {
+    path: PathBuf,
+    inode: Option<(u64, u64)>,
+}
+
+impl Identity {
+    fn of(path: &Path) -> Identity {
+        let absolute = std::fs::canonicalize(path).ok().or_else(|| {
+            let name = path.file_name()?;
+            std::fs::canonicalize(folder_of(path))
+                .ok()
+                .map(|f| f.join(name))
+        });
+        Identity {
+            path: absolute.unwrap_or_else(|| path.to_path_buf()),
+            inode: std::fs::metadata(path).ok().as_ref().and_then(inode),
+        }
+    }
+
+    fn same(&self, other: &Identity) -> bool {
+        self.path == other.path || (self.inode.is_some() && self.inode == other.inode)
+    }
+}
+
+#[cfg(unix)]
+fn inode(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn inode(_: &std::fs::Metadata) -> Option<(u64, u64)> {
+    None
+}
+
+/// The folder a path is in (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Whether the process may create files in `folder`.
+#[cfg(unix)]
+fn writable(folder: &Path) -> io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::CString::new(folder.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in the name"))?;
+    // SAFETY: `name` is a NUL-terminated string that outlives the call.
+    if unsafe { libc::access(name.as_ptr(), libc::W_OK | libc::X_OK) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(unix))]
+fn writable(_: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+/// Whether the target is a file the run replaces or appends to (not stdout, not a device or
+/// FIFO written directly).
+fn is_file_target(path: &Path) -> bool {
+    path.as_os_str() != "-" && !is_direct(path)
+}
+
+/// Checks one target on its own: not a folder, in a folder that exists and is writable.
+fn check_place(target: &Target<'_>) -> Result<()> {
+    let (path, flag) = (target.path, target.flag);
+    if path.is_dir() {
+        return Err(refuse(path, format!("{flag} names it, but it is a folder")));
+    }
+    let folder = folder_of(path);
+    let shown = folder.display();
+    match std::fs::metadata(folder) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(refuse(
+                path,
+                format!("{flag} names it, but {shown} is not a folder"),
+            ))
+        }
+        Err(e) => {
+            return Err(refuse(
+                path,
+                format!("{flag} names it, but its folder {shown} cannot be used: {e}"),
+            ))
+        }
+    }
+    writable(folder).map_err(|e| {
+        refuse(
+            path,
+            format!("{flag} names it, but its folder {shown} is not writable: {e}"),
+        )
+    })
+}
+
+/// The file on disk for an input path: the archive for `ARCHIVE.zip:MEMBER`.
+fn input_on_disk(path: &Path) -> PathBuf {
+    crate::io::input::zip_member(path).map_or_else(|| path.to_path_buf(), |(archive, _)| archive)
+}
+
+/// Checks every file a run will write before it reads anything: each target is not a folder,
+/// its folder exists and is writable, none of the files it writes (itself, `FILE.partial`,
+/// `FILE.run.json`) is one of `inputs` (stdin, `-`, is ignored), and no two targets write the
+/// same file. The error names the file and the flags concerned.
+pub fn check_targets(inputs: &[PathBuf], targets: &[Target<'_>]) -> Result<()> {
+    let targets: Vec<&Target<'_>> = targets.iter().filter(|t| is_file_target(t.path)).collect();
+    for target in &targets {
+        check_place(target)?;
+    }
+    let inputs: Vec<(&PathBuf, Identity)> = inputs
+        .iter()
+        .filter(|p| p.as_os_str() != "-")
+        .map(|p| (p, Identity::of(&input_on_disk(p))))
+        .filter(|(_, id)| id.inode.is_some())
+        .collect();
+    let mut claimed: Vec<(Identity, PathBuf, String)> = Vec::new();
+    for target in &targets {
+        for (file, role) in target.files() {
+            let id = Identity::of(&file);
+            if id.inode.is_some() {
+                if let Some((input, _)) = inputs.iter().find(|(_, i)| i.same(&id)) {
+                    let what = if file.as_path() == target.path {
+                        format!(
+                            "{} names it, but it is the input {}",
+                            target.flag,
+                            input.display()
+                        )
+                    } else {
+                        format!(
+                            "{} names it, so the run would write {} ({role}), which is the \
+                             input {}",
+                            target.flag,
+                            file.display(),
+                            input.display()
+                        )
+                    };
+                    return Err(refuse(
+                        target.path,
+                        format!("{what}; writing it would destroy the input"),
+                    ));
+                }
+            }
+            if let Some((_, _, other)) = claimed.iter().find(|(i, _, _)| i.same(&id)) {
+                return Err(refuse(
+                    &file,
+                    format!("it is both {other} and {role}; give each output its own name"),
+                ));
+            }
+            claimed.push((id, file, role));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_that_meet_an_input_or_each_other_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.txt");
+        std::fs::write(&input, "x\n").unwrap();
+        let out = dir.path().join("out.csv");
+        let sidecar = dir.path().join("out.csv.run.json");
+        let inputs = [input.clone()];
+        let check = |targets: &[Target<'_>]| {
+            check_targets(&inputs, targets)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        };
+        let run = Target::new("-o", &out, WriteKind::WithSidecar);
+        assert_eq!(check(&[run]), "");
+        let cases: [(Target<'_>, &str); 4] = [
+            (
+                Target::new("--summary", &input, WriteKind::Replaced),
+                "it is the input",
+            ),
+            (
+                Target::new("--summary", &out, WriteKind::Replaced),
+                "it is both the -o file and the --summary file",
+            ),
+            (
+                Target::new("--summary", &sidecar, WriteKind::Replaced),
+                "it is both the run sidecar of -o and the --summary file",
+            ),
+            (
+                Target::new("--svg", dir.path(), WriteKind::InPlace),
+                "it is a folder",
+            ),
+        ];
+        for (target, says) in cases {
+            let message = check(&[run, target]);
+            assert!(message.contains(says), "{message}");
+            assert!(message.contains(target.flag), "{message}");
+        }
+        let nowhere = dir.path().join("nodir").join("s.json");
+        let message = check(&[Target::new("--summary", &nowhere, WriteKind::Replaced)]);
+        assert!(message.contains("nodir") && message.contains("cannot be used"));
+        // Standard output and devices are never refused.
+        let null = Path::new("/dev/null");
+        assert_eq!(
+            check(&[
+                Target::new("-o", Path::new("-"), WriteKind::Replaced),
+                Target::new("--summary", Path::new("-"), WriteKind::Replaced),
+            ]),
+            ""
+        );
+        if null.exists() {
+            assert_eq!(
+                check(&[
+                    Target::new("-o", null, WriteKind::WithSidecar),
+                    Target::new("--summary", null, WriteKind::Replaced),
+                ]),
+                ""
+            );
+        }
+    }
+}
