@@ -173,7 +173,7 @@ say "all.json: $(grep -E '"(span_seconds|solver_cpu_seconds|wall_seconds)"' "$ou
 # rows, says so and exits 143; the same submission resumes it to the rows of one run. Each
 # of these puzzles takes the solver about a second, so the stop lands mid-run.
 slow=".....2.....................17.....................5...237.............8....273..."
-{ for i in $(seq 6); do echo "$slow"; sed -n "$((i * 10)),$((i * 10 + 9))p" "$input"; done; } >"$work/slow.txt"
+{ for i in $(seq 6); do sed -n "$((i * 10)),$((i * 10 + 9))p" "$input"; echo "$slow"; done; } >"$work/slow.txt"
 mkdir -p "$work/stop"
 jid=$(sbatch --parsable --array=1 -c 1 "$root/scripts/slurm-array.sh" "$work/slow.txt" "$work/stop" 1)
 for _ in $(seq 100); do
@@ -187,6 +187,8 @@ log=$(cat "$work"/sudoku-batch-"$jid"_1.log)
 [[ -f $work/stop/shard-1.csv.partial && ! -f $work/stop/shard-1.csv ]] ||
     fail "the stopped task left no shard-1.csv.partial: $log"
 grep -q "SIGTERM" <<<"$log" || fail "the stopped task did not say it was stopping: $log"
+kept=$(($(wc -l <"$work/stop/shard-1.csv.partial") - 1))
+((kept >= 10)) || fail "the stopped task kept $kept rows; the 10 before the first slow puzzle were done"
 state=$(scontrol show job "$jid" 2>/dev/null | grep -o 'JobState=[A-Z]*' || true)
 say "task stopped by SIGTERM kept $(($(wc -l <"$work/stop/shard-1.csv.partial") - 1)) rows ($state)"
 jid=$(sbatch --parsable --array=1 -c 1 "$root/scripts/slurm-array.sh" "$work/slow.txt" "$work/stop" 1)
