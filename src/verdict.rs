@@ -439,6 +439,46 @@ fn another_solution(puzzle: &Grid, known: &Grid, solver: SolverKind) -> Option<G
     None
 }
 
+/// What is wrong with a result row read back (`--resume`, `merge`) whose puzzle is `puzzle`, or
+/// `None`: a `solved` row must hold a complete solution that keeps the clues and obeys the
+/// rules (and equals `reference`, the input's reference solution, when there is one); a
+/// `mismatch` row holds such a solution or none; every other status has no solution;
+/// `multiple` needs a run with `unique`.
+pub fn check_result(
+    status: Status,
+    solution: &str,
+    puzzle: &Grid,
+    reference: Option<&Grid>,
+    unique: bool,
+) -> Option<String> {
+    if status == Status::Multiple && !unique {
+        return Some("status multiple, which only a run with --unique gives".into());
+    }
+    let must_solve = status == Status::Solved;
+    let may_solve = must_solve || status == Status::Mismatch;
+    if solution.is_empty() {
+        return must_solve.then(|| format!("status {status} but no solution"));
+    }
+    if !may_solve {
+        return Some(format!("status {status} but a solution"));
+    }
+    let grid = match Grid::from_bytes(solution.as_bytes()) {
+        Ok(grid) => grid,
+        Err(e) => {
+            return Some(format!(
+                "status {status} but the solution is not a grid: {e}"
+            ))
+        }
+    };
+    if let Err(e) = grid.check_solution_of(puzzle) {
+        return Some(format!("status {status} but the {e}"));
+    }
+    if must_solve && reference.is_some_and(|r| r != &grid) {
+        return Some("status solved but the solution is not the input's reference solution".into());
+    }
+    None
+}
+
 /// Where two grids first differ: the cell and `row R, column C`.
 pub fn first_difference(a: &Grid, b: &Grid) -> (usize, String) {
     let cell = (0..81).find(|&i| a.get(i) != b.get(i)).unwrap_or(0);

@@ -33,7 +33,7 @@ use crate::error::{Error, Result};
 use crate::grid::Grid;
 use crate::io::output::{partial_path, Output};
 use crate::io::results::{
-    header_line, header_of, push_csv_record, Column, ResultReader, ResultRowRef, Status,
+    header_line, header_of, push_csv_record, Column, ResultReader, ResultRowRef,
 };
 use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::stats::{Summary, Tally};
@@ -387,34 +387,17 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
 /// `--unique`. Columns the shard lacks (`--columns`) are not checked.
 fn check_row(row: &ResultRowRef<'_>, unique: bool) -> Option<String> {
     let status = row.status?;
-    if status == Status::Multiple && !unique {
-        return Some("status multiple, which only a run with --unique gives".into());
-    }
     let solution = row.solution?;
-    let must_solve = status == Status::Solved;
-    let may_solve = must_solve || status == Status::Mismatch;
-    if solution.is_empty() {
-        return must_solve.then(|| format!("status {status} but no solution"));
-    }
-    if !may_solve {
-        return Some(format!("status {status} but a solution"));
-    }
-    let grid = match Grid::from_bytes(solution.as_bytes()) {
-        Ok(grid) => grid,
-        Err(e) => {
-            return Some(format!(
-                "status {status} but the solution is not a grid: {e}"
-            ))
-        }
-    };
-    let puzzle = match row.puzzle.map(|p| Grid::from_bytes(p.as_bytes())) {
-        Some(Ok(puzzle)) => puzzle,
-        Some(Err(e)) => return Some(format!("status {status} but the puzzle is not a grid: {e}")),
+    // The puzzle is read only for a solution to check; without a puzzle column the solution is
+    // checked against the rules alone.
+    let puzzle = match row.puzzle.filter(|_| !solution.is_empty()) {
+        Some(text) => match Grid::from_bytes(text.as_bytes()) {
+            Ok(puzzle) => puzzle,
+            Err(e) => return Some(format!("status {status} but the puzzle is not a grid: {e}")),
+        },
         None => Grid::empty(),
     };
-    grid.check_solution_of(&puzzle)
-        .err()
-        .map(|e| format!("status {status} but the {e}"))
+    crate::verdict::check_result(status, solution, &puzzle, None, unique)
 }
 
 /// Checks the shards' sidecars: shards of different runs and a shard given twice are errors;

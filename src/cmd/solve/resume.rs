@@ -6,7 +6,6 @@ use std::path::Path;
 use super::manifest::{sidecar_path, Compare, RunManifest};
 use super::ShardedRecords;
 use crate::error::{Error, Result};
-use crate::grid::Grid;
 use crate::io::output::{take_for_resume, Earlier, Output, OutputOptions};
 use crate::io::results::{header_of, Column, ResultReader, ResultRowRef, Status};
 use crate::io::Body;
@@ -309,35 +308,8 @@ fn check_row(row: &ResultRowRef<'_>, body: &Body, unique: bool) -> Option<String
         }
         Body::Puzzle { puzzle, reference } => (puzzle, reference),
     };
-    if status == Status::Multiple && !unique {
-        return Some(
-            "status multiple, which only a run with --unique gives, and this one has none".into(),
-        );
-    }
     let solution = row.solution?;
-    let must_solve = status == Status::Solved;
-    let may_solve = must_solve || status == Status::Mismatch;
-    if solution.is_empty() {
-        return must_solve.then(|| format!("status {status} but no solution"));
-    }
-    if !may_solve {
-        return Some(format!("status {status} but a solution"));
-    }
-    let grid = match Grid::from_bytes(solution.as_bytes()) {
-        Ok(grid) => grid,
-        Err(e) => {
-            return Some(format!(
-                "status {status} but the solution is not a grid: {e}"
-            ))
-        }
-    };
-    if let Err(e) = grid.check_solution_of(puzzle) {
-        return Some(format!("status {status} but the {e}"));
-    }
-    if must_solve && reference.is_some_and(|r| r != grid) {
-        return Some("status solved but the solution is not the input's reference solution".into());
-    }
-    None
+    crate::verdict::check_result(status, solution, puzzle, reference.as_ref(), unique)
 }
 
 /// For an output without a complete header line: fine when what is there is the start of the
