@@ -410,17 +410,23 @@ pub struct SolveArgs {
     #[arg(long, requires = "resume")]
     pub retry_gave_up: bool,
 
-    /// The output columns, in this order (the header follows it), from index, line, puzzle,
-    /// solution, status, guesses, solve_ns, message, file; `puzzle,solution` writes a
-    /// Kaggle-style file. --resume needs status, guesses, solve_ns and one of index, line,
-    /// puzzle; merge needs index, status, guesses, solve_ns [default: all, in that order].
-    #[arg(long, value_name = "LIST", value_parser = parse_columns)]
+    #[arg(long, value_name = "LIST", value_parser = parse_columns, help = columns_help())]
     pub columns: Option<ColumnList>,
 }
 
 /// The value of `--columns`: result columns in output order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ColumnList(pub Vec<Column>);
+
+/// The help of `--columns`, its list of names taken from [`Column::ALL`].
+fn columns_help() -> String {
+    format!(
+        "The output columns, in this order (the header follows it), from {}; `puzzle,solution` \
+         writes a Kaggle-style file. --resume needs status, guesses, solve_ns and one of index, \
+         line, puzzle; merge needs index, status, guesses, solve_ns [default: all, in that order]",
+        Column::join(&Column::ALL, ", ")
+    )
+}
 
 /// `--columns`: a comma-separated list of result columns.
 fn parse_columns(list: &str) -> Result<ColumnList, String> {
@@ -435,7 +441,7 @@ impl SolveArgs {
         config.read = read;
         config.output = self.output.output;
         config.compress = self.compress.codec();
-        config.summary_json = self.summary.summary;
+        config.summary = self.summary.summary;
         self.threads
             .apply(&mut config.threads, &mut config.allow_oversubscribe);
         self.solver.apply(&mut config.solver);
@@ -491,7 +497,7 @@ impl MergeArgs {
         MergeConfig {
             inputs: self.inputs,
             output: self.output.output,
-            summary_json: self.summary.summary,
+            summary: self.summary.summary,
             shard_summaries: self.shard_summaries,
             allow_incomplete: self.allow_incomplete,
         }
@@ -878,7 +884,7 @@ impl VerifyArgs {
         config.max_guesses = self.guesses.max_guesses;
         config.require_solution = self.require_solution;
         config.report = self.report;
-        config.json = self.summary.summary;
+        config.summary = self.summary.summary;
         if let Some(show) = self.show {
             config.show = show;
         }
@@ -1122,9 +1128,9 @@ mod tests {
                 args.push("shard.csv");
             }
             let summary = match parse(&args) {
-                Command::Solve(c) => c.summary_json,
-                Command::Merge(c) => c.summary_json,
-                Command::Verify(c) => c.json,
+                Command::Solve(c) => c.summary,
+                Command::Merge(c) => c.summary,
+                Command::Verify(c) => c.summary,
                 Command::Bench(c) => c.summary,
                 other => panic!("{other:?}"),
             };
@@ -1133,7 +1139,7 @@ mod tests {
         let Command::Verify(verify) = parse(&["verify", "--json", "v.json"]) else {
             panic!("expected verify");
         };
-        assert_eq!(verify.json, Some(PathBuf::from("v.json")));
+        assert_eq!(verify.summary, Some(PathBuf::from("v.json")));
         let Command::Bench(bench) = parse(&["bench", "--json", "b.json"]) else {
             panic!("expected bench");
         };

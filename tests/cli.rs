@@ -411,7 +411,7 @@ fn closed_stdout_pipe_ends_quietly() {
 /// decides, record for record, across two inputs of different formats with bad records mixed in.
 #[test]
 fn parallel_pipeline_matches_the_sequential_oracle() {
-    use sudoku_batch::cmd::solve::{run_solve, solve_sequential, SolveConfig};
+    use sudoku_batch::cmd::solve::{self, solve_sequential, SolveConfig};
     use sudoku_batch::io::Input;
 
     let dir = tempfile::tempdir().unwrap();
@@ -440,7 +440,7 @@ fn parallel_pipeline_matches_the_sequential_oracle() {
     config.threads = 2;
     config.unique = true;
     config.output = Some(out.clone());
-    run_solve(&config).unwrap();
+    solve::run(&config).unwrap();
     let parallel = rows(&std::fs::read(&out).unwrap());
     let oracle = solve_sequential(&config).unwrap();
     assert_eq!(parallel.len(), oracle.len());

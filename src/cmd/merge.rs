@@ -46,7 +46,7 @@ pub struct MergeConfig {
     /// The combined CSV; `None` for stdout.
     pub output: Option<PathBuf>,
     /// Where to write the combined JSON summary, if anywhere.
-    pub summary_json: Option<PathBuf>,
+    pub summary: Option<PathBuf>,
     /// The shards' JSON summaries (`solve --summary`), for solver, threads and wall time when
     /// the shards have no sidecars.
     pub shard_summaries: Vec<PathBuf>,
@@ -167,7 +167,7 @@ impl Shard {
 /// index present in two inputs, a shard that ends in a cut-off row. Missing or cut-off shards
 /// are [`MergeReport::incomplete`]: nothing is written unless `allow_incomplete`. Without
 /// sidecars, missing indices are counted, not errors.
-pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
+pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     if config.inputs.is_empty() {
         return Err(Error::Usage("merge needs at least one input".into()));
     }
@@ -182,7 +182,7 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
     if let Some(path) = &config.output {
         targets.push(Target::new("-o", path, WriteKind::Replaced));
     }
-    if let Some(path) = &config.summary_json {
+    if let Some(path) = &config.summary {
         targets.push(Target::new("--summary", path, WriteKind::Replaced));
     }
     check_targets(&read, &targets)?;
@@ -367,7 +367,7 @@ pub fn run_merge(config: &MergeConfig) -> Result<MergeReport> {
             "warning: incomplete (--allow-incomplete): {problem}"
         ));
     }
-    if let Some(path) = &config.summary_json {
+    if let Some(path) = &config.summary {
         crate::io::output::write_json(path, &merged)?;
     }
     Ok(MergeReport {
@@ -570,7 +570,7 @@ mod tests {
             output: Some(out.clone()),
             ..MergeConfig::default()
         };
-        let report = run_merge(&config).unwrap();
+        let report = run(&config).unwrap();
         let expected: String = [0, 1, 2, 3, 4, 5, 6, 8]
             .iter()
             .map(|&i| row(i, "unsolvable"))
@@ -588,7 +588,7 @@ mod tests {
             output: Some(out.clone()),
             ..MergeConfig::default()
         };
-        let error = run_merge(&dup).unwrap_err().to_string();
+        let error = run(&dup).unwrap_err().to_string();
         assert!(error.contains("index 0 is also in"), "{error}");
         let unordered = write(dir.path(), "u.csv", &[2, 1]);
         let bad = MergeConfig {
@@ -596,7 +596,7 @@ mod tests {
             output: Some(out),
             ..MergeConfig::default()
         };
-        let error = run_merge(&bad).unwrap_err().to_string();
+        let error = run(&bad).unwrap_err().to_string();
         assert!(error.contains("index 1 after 2"), "{error}");
     }
 
@@ -610,7 +610,7 @@ mod tests {
                 output: Some(out.clone()),
                 ..MergeConfig::default()
             };
-            run_merge(&config).map(|_| ()).unwrap_err().to_string()
+            run(&config).map(|_| ()).unwrap_err().to_string()
         };
         let whole = write(dir.path(), "a.csv", &[0, 2]);
         let cut = dir.path().join("b.csv");
@@ -650,7 +650,7 @@ mod tests {
             output: Some(out.clone()),
             ..MergeConfig::default()
         };
-        let report = run_merge(&config).unwrap();
+        let report = run(&config).unwrap();
         assert_eq!(
             std::fs::read_to_string(&out).unwrap(),
             "status,index,guesses,solve_ns\nunsolvable,0,2,7\nsolved,1,0,5\n"

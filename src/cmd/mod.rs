@@ -53,7 +53,7 @@ impl Finish {
 pub fn run(command: Command) -> Result<Finish> {
     match command {
         Command::Solve(config) => {
-            let report = solve::run_solve(&config)?;
+            let report = solve::run(&config)?;
             for name in &report.empty_inputs {
                 eprintln!("warning: {name}: no puzzles found");
             }
@@ -71,7 +71,7 @@ pub fn run(command: Command) -> Result<Finish> {
             })
         }
         Command::Merge(config) => {
-            let report = merge::run_merge(&config)?;
+            let report = merge::run(&config)?;
             report.notes.iter().for_each(|note| eprintln!("{note}"));
             if !report.written {
                 for problem in &report.incomplete {
@@ -93,7 +93,7 @@ pub fn run(command: Command) -> Result<Finish> {
             })
         }
         Command::Bench(config) => {
-            let report = bench::run_bench(&config)?;
+            let report = bench::run(&config)?;
             print_stdout(&report.markdown)?;
             Ok(if report.interrupted {
                 Finish::Interrupted
@@ -109,19 +109,19 @@ pub fn run(command: Command) -> Result<Finish> {
             })
         }
         Command::Report(config) => {
-            let text = report::run_report(&config)?;
+            let text = report::run(&config)?;
             print_stdout(&text)?;
             Ok(Finish::AllGood)
         }
         Command::Generate(config) => {
-            let report = generate::run_generate(&config)?;
+            let report = generate::run(&config)?;
             if !config.quiet {
                 eprint!("{}", report.to_text(&config.shape));
             }
             Ok(Finish::AllGood)
         }
         Command::Verify(config) => {
-            let report = verify::run_verify(&config)?;
+            let report = verify::run(&config)?;
             for name in &report.empty_inputs {
                 eprintln!("warning: {name}: no rows found");
             }

@@ -64,7 +64,7 @@ pub struct VerifyConfig {
     /// Write every failure as CSV `file,line,kind,reason` here.
     pub report: Option<PathBuf>,
     /// Write the summary as JSON here.
-    pub json: Option<PathBuf>,
+    pub summary: Option<PathBuf>,
     /// How many failures to print after the summary.
     pub show: usize,
     /// Worker threads (at least 1).
@@ -100,7 +100,7 @@ impl VerifyConfig {
             unique: false,
             require_solution: false,
             report: None,
-            json: None,
+            summary: None,
             show: 10,
             threads: crate::run::default_threads(),
             allow_oversubscribe: false,
@@ -473,7 +473,7 @@ pub const REPORT_COLUMNS: [&str; 4] = ["file", "line", "kind", "reason"];
 /// Runs `verify`: reads every input, checks the rows on `config.threads` threads, writes the
 /// failure report in input order, and returns the summary. Failed rows are counts, not errors;
 /// errors are usage and I/O failures.
-pub fn run_verify(config: &VerifyConfig) -> Result<VerifyReport> {
+pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     for input in &config.inputs {
         input.check()?;
     }
@@ -481,7 +481,7 @@ pub fn run_verify(config: &VerifyConfig) -> Result<VerifyReport> {
     if let Some(path) = &config.report {
         targets.push(Target::new("--report", path, WriteKind::Replaced));
     }
-    if let Some(path) = &config.json {
+    if let Some(path) = &config.summary {
         targets.push(Target::new("--summary", path, WriteKind::Replaced));
     }
     let inputs: Vec<PathBuf> = config.inputs.iter().map(Input::path).collect();
@@ -595,7 +595,7 @@ pub fn run_verify(config: &VerifyConfig) -> Result<VerifyReport> {
     summary.failed = summary.failures.total();
     summary.wall_seconds = started.elapsed().as_secs_f64();
     summary.rows_per_second = summary.rows as f64 / summary.wall_seconds.max(1e-9);
-    if let Some(path) = &config.json {
+    if let Some(path) = &config.summary {
         write_json(path, &summary)?;
     }
     Ok(VerifyReport {

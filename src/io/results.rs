@@ -40,8 +40,11 @@ pub enum Column {
 }
 
 impl Column {
+    /// How many columns there are.
+    pub const COUNT: usize = 9;
+
     /// Every column, in the order `solve` writes them by default.
-    pub const ALL: [Column; 9] = [
+    pub const ALL: [Column; Column::COUNT] = [
         Column::Index,
         Column::Line,
         Column::Puzzle,
@@ -134,8 +137,8 @@ impl fmt::Display for UnknownColumn {
 impl std::error::Error for UnknownColumn {}
 
 /// The CSV column names, in order.
-pub const COLUMNS: [&str; 9] = {
-    let mut names = [""; 9];
+pub const COLUMNS: [&str; Column::COUNT] = {
+    let mut names = [""; Column::COUNT];
     let mut i = 0;
     while i < names.len() {
         names[i] = Column::ALL[i].name();
@@ -399,7 +402,7 @@ pub struct ResultReader<R> {
     fields: usize,
     header: Vec<Column>,
     /// For each column (by [`Column::slot`]), its field number in a row.
-    slots: [Option<usize>; 9],
+    slots: [Option<usize>; Column::COUNT],
     header_end: u64,
     current: Option<Current>,
     done: bool,
@@ -409,7 +412,7 @@ pub struct ResultReader<R> {
 /// The typed values of the row last read.
 #[derive(Debug, Clone, Copy)]
 struct Current {
-    numbers: [Option<u64>; 9],
+    numbers: [Option<u64>; Column::COUNT],
     status: Option<Status>,
     at_line: u64,
     end: u64,
@@ -459,7 +462,7 @@ impl<R: Read> ResultReader<R> {
             ends: vec![0; 16],
             fields: 0,
             header: Vec::new(),
-            slots: [None; 9],
+            slots: [None; Column::COUNT],
             header_end: 0,
             current: None,
             done: false,
@@ -571,7 +574,7 @@ impl<R: Read> ResultReader<R> {
             return Err(self.row_error(at_line, message));
         }
         let mut current = Current {
-            numbers: [None; 9],
+            numbers: [None; Column::COUNT],
             status: None,
             at_line,
             end,
@@ -773,7 +776,7 @@ pub struct ResultRowRef<'a> {
     pub end: u64,
     out: &'a [u8],
     ends: &'a [usize],
-    slots: &'a [Option<usize>; 9],
+    slots: &'a [Option<usize>; Column::COUNT],
     path: &'a Path,
 }
 

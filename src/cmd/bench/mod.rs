@@ -147,7 +147,7 @@ fn interrupted() -> bool {
 }
 
 /// Runs the benchmark and returns its rows and Markdown report.
-pub fn run_bench(config: &BenchConfig) -> Result<BenchReport> {
+pub fn run(config: &BenchConfig) -> Result<BenchReport> {
     let mut targets = Vec::new();
     if let Some(path) = &config.csv {
         targets.push(Target::new("--csv", path, WriteKind::InPlace));

@@ -184,7 +184,7 @@ pub const CSV_HEADER: &str = "puzzle,solution,clues\n";
 
 /// Runs `generate`: makes `config.count` puzzles on `config.threads` threads and writes them in
 /// index order.
-pub fn run_generate(config: &GenerateConfig) -> Result<GenerateReport> {
+pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     if let Some(path) = &config.output {
         check_targets(&[], &[Target::new("-o", path, WriteKind::Replaced)])?;
     }

@@ -396,7 +396,7 @@ impl Comparison {
 }
 
 /// Runs `report`: loads, compares, draws the chart if asked, and returns the table text.
-pub fn run_report(config: &ReportConfig) -> Result<String> {
+pub fn run(config: &ReportConfig) -> Result<String> {
     if let Some(path) = &config.svg {
         check_targets(
             &config.files,

@@ -77,7 +77,7 @@ pub struct SolveConfig {
     /// The output's encoding; `None` follows its extension (`.gz`, `.zst`; stdout is plain).
     pub compress: Option<Codec>,
     /// Where to write the JSON summary, if anywhere.
-    pub summary_json: Option<PathBuf>,
+    pub summary: Option<PathBuf>,
     /// Solver threads (at least 1).
     pub threads: usize,
     /// Allow more than 4 threads per logical core (`--allow-oversubscribe`).
@@ -118,7 +118,7 @@ impl SolveConfig {
             read: ReadOptions::default(),
             output: None,
             compress: None,
-            summary_json: None,
+            summary: None,
             threads: default_threads(),
             allow_oversubscribe: false,
             solver: SolverKind::default(),
@@ -141,7 +141,7 @@ impl SolveConfig {
         if let Some(path) = &self.output {
             targets.push(Target::new("-o", path, WriteKind::WithSidecar));
         }
-        if let Some(path) = &self.summary_json {
+        if let Some(path) = &self.summary {
             targets.push(Target::new("--summary", path, WriteKind::Replaced));
         }
         let inputs: Vec<PathBuf> = self.inputs.iter().map(Input::path).collect();
@@ -393,7 +393,7 @@ fn solve_chunk(chunk: &Chunk, out: &mut ChunkOut, options: &JudgeOptions<'_>, fo
     out.solver_cpu_ns = clock.finish(solve_ns);
 }
 
-/// The sequential oracle: the same rows as [`run_solve`] without threads, as (index, verdict).
+/// The sequential oracle: the same rows as [`run`] without threads, as (index, verdict).
 pub fn solve_sequential(config: &SolveConfig) -> Result<Vec<(Record, Verdict)>> {
     let reader = RecordReader::new(config.inputs.clone(), config.read.clone(), Arc::default());
     reader
@@ -413,7 +413,7 @@ pub fn solve_sequential(config: &SolveConfig) -> Result<Vec<(Record, Verdict)>> 
 /// `resume`, the rows of an interrupted run are checked against the input and kept, and the run
 /// goes on from there. Ctrl-C stops cleanly: the report says `interrupted`, and the rows so far
 /// are flushed to `FILE.partial` (not renamed), ready for `--resume`.
-pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
+pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     // The run's CPU time is counted from here: a process started by `exec` (as `cargo run`
     // starts it) inherits the CPU time its predecessor used, half a second for cargo.
     let cpu_at_start = crate::sysinfo::process_cpu_time();
@@ -608,7 +608,7 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
     } else {
         0.0
     };
-    if let Some(path) = &config.summary_json {
+    if let Some(path) = &config.summary {
         write_json(path, &summary)?;
     }
     Ok(SolveReport {

@@ -214,7 +214,7 @@ fn keep_rows(
     };
     let (mut index_text, mut line_text) = (itoa::Buffer::new(), itoa::Buffer::new());
     // Only the columns the output has are matched (`--columns`).
-    let mut rows_have = [false; 9];
+    let mut rows_have = [false; Column::COUNT];
     for column in MATCHED_COLUMNS {
         rows_have[column as usize] = rows.has(column);
     }
