@@ -21,6 +21,7 @@
 pub mod error;
 pub mod generate;
 pub mod grid;
+pub mod rate;
 pub mod rng;
 pub mod solver;
 pub mod transform;

@@ -1,0 +1,370 @@
+//! Human-difficulty rating on Sudoku Explainer's scale (ER/EP/ED): a candidate-grid solver that
+//! repeatedly applies the easiest technique that makes progress, in SE's order, and records
+//! the hardest step.
+//!
+//! ```
+//! use sudoku_batch::rate::{rate, Limits, Status};
+//! let puzzle = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+//!     .parse()
+//!     .unwrap();
+//! let r = rate(&puzzle, &Limits::default());
+//! assert_eq!(r.status, Status::Rated);
+//! assert!(r.er_f32() >= 1.0 && r.er_f32() <= 2.3);
+//! ```
+
+pub mod board;
+pub mod chains;
+pub mod exclusion;
+pub mod fish;
+pub mod intersections;
+pub mod scale;
+pub mod singles;
+pub mod subsets;
+pub mod uniqueness;
+pub mod wings;
+
+use std::fmt;
+use std::time::Instant;
+
+use crate::Grid;
+use board::{cell_name, cells, Board, Cells};
+pub use scale::Technique;
+
+/// One deduction: what it sets and removes, and the cells that justify it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The technique used.
+    pub technique: Technique,
+    /// Rating in tenths (base plus any length or size increment).
+    pub rating: u16,
+    /// Values set, as `(cell 0-80, digit 1-9)`; applied after the eliminations.
+    pub placements: Vec<(u8, u8)>,
+    /// Candidates removed, as `(cell, digit)`.
+    pub eliminations: Vec<(u8, u8)>,
+    /// Cells that make up the pattern (for explanations).
+    pub cells: Vec<u8>,
+}
+
+impl Step {
+    /// An empty step of `technique` at its base rating.
+    pub fn new(technique: Technique) -> Step {
+        Step {
+            technique,
+            rating: technique.base(),
+            placements: Vec::new(),
+            eliminations: Vec::new(),
+            cells: Vec::new(),
+        }
+    }
+
+    /// A step that places `d` in `c`, justified by `pattern`.
+    pub fn place(technique: Technique, c: usize, d: u8, pattern: Cells) -> Step {
+        let mut s = Step::new(technique);
+        s.placements.push((c as u8, d));
+        s.set_cells(pattern);
+        s
+    }
+
+    /// A step that removes `d` from every cell of `from`, justified by `pattern`.
+    pub fn eliminate(technique: Technique, d: u8, from: Cells, pattern: Cells) -> Step {
+        let mut s = Step::new(technique);
+        for c in cells(from) {
+            s.eliminations.push((c as u8, d));
+        }
+        s.set_cells(pattern);
+        s
+    }
+
+    /// Records the pattern's cells.
+    pub fn set_cells(&mut self, pattern: Cells) {
+        self.cells = cells(pattern).map(|c| c as u8).collect();
+    }
+
+    /// Rating as a number like 2.6.
+    pub fn rating_f32(&self) -> f32 {
+        self.rating as f32 / 10.0
+    }
+
+    /// Applies the step: eliminations first, then placements.
+    pub fn apply(&self, b: &mut Board) {
+        for &(c, d) in &self.eliminations {
+            b.eliminate(c as usize, d);
+        }
+        for &(c, d) in &self.placements {
+            if b.value[c as usize] == 0 {
+                b.place(c as usize, d);
+            }
+        }
+    }
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({:.1})", self.technique.name(), self.rating_f32())?;
+        if !self.cells.is_empty() {
+            let names: Vec<String> = self.cells.iter().map(|&c| cell_name(c as usize)).collect();
+            write!(f, " on {}", names.join(","))?;
+        }
+        for &(c, d) in &self.placements {
+            write!(f, "; {}={}", cell_name(c as usize), d)?;
+        }
+        if !self.eliminations.is_empty() {
+            let e: Vec<String> = self
+                .eliminations
+                .iter()
+                .map(|&(c, d)| format!("{}<>{}", cell_name(c as usize), d))
+                .collect();
+            write!(f, "; {}", e.join(" "))?;
+        }
+        Ok(())
+    }
+}
+
+/// When to stop rating early.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Give up as soon as a step harder than this (in tenths) would be needed.
+    pub max_er: Option<u16>,
+    /// Give up when this instant has passed (checked between steps).
+    pub deadline: Option<Instant>,
+    /// Give up after this many steps.
+    pub max_steps: Option<u32>,
+}
+
+/// Why a rating stopped before the puzzle was solved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GaveUp {
+    /// The next step is harder than [`Limits::max_er`].
+    MaxEr,
+    /// [`Limits::deadline`] passed.
+    Deadline,
+    /// [`Limits::max_steps`] reached.
+    StepBudget,
+    /// No implemented technique makes progress (the puzzle needs something harder).
+    NoTechnique,
+}
+
+/// Outcome of a rating.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Solved with the implemented techniques: ER/EP/ED are the engine's rating.
+    Rated,
+    /// Stopped early; ER/EP/ED are lower bounds (the hardest step reached so far).
+    GaveUp(GaveUp),
+}
+
+/// A puzzle's rating on the Sudoku Explainer scale, in tenths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rating {
+    /// Hardest step on the whole path (ER).
+    pub er: u16,
+    /// Hardest step up to and including the first placement (EP).
+    pub ep: u16,
+    /// Hardest step up to and including the first step (ED).
+    pub ed: u16,
+    /// Technique of the hardest step (the first one reaching ER), if any step was made.
+    pub hardest: Option<Technique>,
+    /// Steps applied.
+    pub steps: u32,
+    /// Whether the rating is complete.
+    pub status: Status,
+}
+
+impl Rating {
+    /// ER as a number like 7.2.
+    pub fn er_f32(&self) -> f32 {
+        self.er as f32 / 10.0
+    }
+    /// EP as a number.
+    pub fn ep_f32(&self) -> f32 {
+        self.ep as f32 / 10.0
+    }
+    /// ED as a number.
+    pub fn ed_f32(&self) -> f32 {
+        self.ed as f32 / 10.0
+    }
+    /// `ER/EP/ED` as SE's `serate --format=%r/%p/%d` prints it.
+    pub fn se_string(&self) -> String {
+        format!("{:.1}/{:.1}/{:.1}", self.er_f32(), self.ep_f32(), self.ed_f32())
+    }
+}
+
+/// The next step SE would take on `b`: the first technique, in SE's order, that makes progress.
+pub fn next_step(b: &Board) -> Option<Step> {
+    singles::full_house(b)
+        .or_else(|| singles::hidden_single(b))
+        .or_else(|| intersections::direct(b))
+        .or_else(|| subsets::hidden(b, 2, true))
+        .or_else(|| singles::naked_single(b))
+        .or_else(|| subsets::hidden(b, 3, true))
+        .or_else(|| intersections::locking(b))
+        .or_else(|| subsets::naked(b, 2))
+        .or_else(|| fish::fish(b, 2))
+        .or_else(|| subsets::hidden(b, 2, false))
+        .or_else(|| subsets::naked(b, 3))
+        .or_else(|| fish::fish(b, 3))
+        .or_else(|| subsets::hidden(b, 3, false))
+        .or_else(|| wings::wing(b, false))
+        .or_else(|| wings::wing(b, true))
+        .or_else(|| uniqueness::unique_loops(b))
+        .or_else(|| subsets::naked(b, 4))
+        .or_else(|| fish::fish(b, 4))
+        .or_else(|| subsets::hidden(b, 4, false))
+        .or_else(|| uniqueness::bug(b))
+        .or_else(|| exclusion::aligned_pair(b))
+        .or_else(|| chains::next_chain_step(b))
+}
+
+/// Rates a puzzle (which must have exactly one solution).
+pub fn rate(puzzle: &Grid, limits: &Limits) -> Rating {
+    run(puzzle, limits, None)
+}
+
+/// Rates a puzzle and returns the steps of the path, in order.
+pub fn explain(puzzle: &Grid, limits: &Limits) -> (Rating, Vec<Step>) {
+    let mut steps = Vec::new();
+    let r = run(puzzle, limits, Some(&mut steps));
+    (r, steps)
+}
+
+fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Rating {
+    let mut b = Board::new(puzzle);
+    let mut r = Rating {
+        er: 0,
+        ep: 0,
+        ed: 0,
+        hardest: None,
+        steps: 0,
+        status: Status::Rated,
+    };
+    let mut placed_yet = false;
+    while !b.solved() {
+        if let Some(max) = limits.max_steps {
+            if r.steps >= max {
+                r.status = Status::GaveUp(GaveUp::StepBudget);
+                break;
+            }
+        }
+        if let Some(deadline) = limits.deadline {
+            if Instant::now() >= deadline {
+                r.status = Status::GaveUp(GaveUp::Deadline);
+                break;
+            }
+        }
+        let Some(step) = next_step(&b) else {
+            r.status = Status::GaveUp(GaveUp::NoTechnique);
+            break;
+        };
+        if let Some(max) = limits.max_er {
+            if step.rating > max {
+                r.status = Status::GaveUp(GaveUp::MaxEr);
+                break;
+            }
+        }
+        if step.rating > r.er {
+            r.er = step.rating;
+            r.hardest = Some(step.technique);
+        }
+        if r.steps == 0 {
+            r.ed = r.er;
+        }
+        if !placed_yet && !step.placements.is_empty() {
+            placed_yet = true;
+            r.ep = r.er;
+        }
+        r.steps += 1;
+        step.apply(&mut b);
+        if let Some(rec) = record.as_deref_mut() {
+            rec.push(step);
+        }
+    }
+    if !placed_yet {
+        r.ep = r.er;
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{solve, Grid};
+
+    /// Every step on the path of `puzzle` keeps the true solution: no wrong placement, no
+    /// solution digit eliminated. Returns the rating.
+    pub(crate) fn check_path(puzzle: &Grid) -> Rating {
+        let sol = solve(puzzle, 2);
+        assert_eq!(sol.count, 1, "puzzle must be unique: {puzzle}");
+        let sol = sol.solution.unwrap();
+        let mut b = Board::new(puzzle);
+        let (r, steps) = explain(puzzle, &Limits::default());
+        for s in &steps {
+            for &(c, d) in &s.eliminations {
+                assert_ne!(sol.get(c as usize), d, "{puzzle}: {s} removes the solution digit");
+            }
+            for &(c, d) in &s.placements {
+                assert_eq!(sol.get(c as usize), d, "{puzzle}: {s} places a wrong digit");
+            }
+            s.apply(&mut b);
+        }
+        r
+    }
+
+    fn lines(path: &str) -> Vec<Grid> {
+        let text = std::fs::read_to_string(path).unwrap();
+        text.lines()
+            .filter_map(|l| {
+                let l = l.trim();
+                if l.len() >= 81 {
+                    l[..81].parse().ok()
+                } else {
+                    None
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rate_never_makes_a_wrong_step_on_real_puzzles() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let mut puzzles = lines(&format!("{root}/data/norvig_top95.txt"));
+        puzzles.extend(lines(&format!("{root}/data/norvig_easy50.txt")));
+        puzzles.extend(lines(&format!("{root}/data/norvig_hardest.txt")));
+        let mut rated = 0;
+        for p in &puzzles {
+            if solve(p, 2).count != 1 {
+                continue;
+            }
+            let r = check_path(p);
+            if r.status == Status::Rated {
+                rated += 1;
+            }
+        }
+        assert!(rated > 50, "only {rated} of {} rated", puzzles.len());
+    }
+
+    #[test]
+    fn limits_stop_early() {
+        let p: Grid =
+            "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+                .parse()
+                .unwrap();
+        let r = rate(
+            &p,
+            &Limits {
+                max_er: Some(30),
+                ..Limits::default()
+            },
+        );
+        assert_ne!(r.status, Status::Rated);
+        assert!(r.er <= 30);
+        let r = rate(
+            &p,
+            &Limits {
+                max_steps: Some(3),
+                ..Limits::default()
+            },
+        );
+        assert_eq!(r.status, Status::GaveUp(GaveUp::StepBudget));
+        assert_eq!(r.steps, 3);
+    }
+}
