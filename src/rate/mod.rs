@@ -345,9 +345,10 @@ mod tests {
     #[test]
     fn limits_stop_early() {
         let p: Grid =
-            "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+            "85...24..72......9..4.........1.7..23.5...9...4...........8..7..17..........36.4."
                 .parse()
                 .unwrap();
+        assert!(rate(&p, &Limits::default()).er > 30);
         let r = rate(
             &p,
             &Limits {
@@ -366,5 +367,18 @@ mod tests {
         );
         assert_eq!(r.status, Status::GaveUp(GaveUp::StepBudget));
         assert_eq!(r.steps, 3);
+    }
+}
+#[cfg(test)]
+mod debug_tests {
+    #[test]
+    #[ignore]
+    fn trace() {
+        let p: crate::Grid = std::env::var("PUZZLE").unwrap().parse().unwrap();
+        let (r, steps) = super::explain(&p, &super::Limits::default());
+        for s in &steps {
+            println!("{s}");
+        }
+        println!("{r:?}");
     }
 }
