@@ -1,9 +1,496 @@
-//! Chains: X-/Y-/XY-cycles, forcing chains, Nishio, multiple and dynamic forcing chains.
+//! Chains: bidirectional X-/Y-/XY-cycles (6.5 / 7.0) and forcing X-chains / forcing chains
+//! (6.6 / 7.0), all plus SE's length increment; the harder chaining families (aligned triple
+//! exclusion, Nishio, multiple and dynamic forcing chains) are not implemented, so a puzzle
+//! that needs them gives up.
+//!
+//! A chain node is a candidate assumed "on" (true) or "off" (false). Static links, computed on
+//! the unchanged grid: on -> off for the same digit in the cell's houses (and, with Y links,
+//! the cell's other candidates); off -> on for the other place of a digit with two places in a
+//! house (X links) and the other candidate of a bivalue cell (Y links). Searches are
+//! breadth-first, so each node is reached by a shortest chain, and a chain's complexity is its
+//! number of distinct nodes.
 
-use super::board::Board;
+use super::board::{cells, count, digits, houses_of, Board, Cells, HOUSES, PEERS};
+use super::scale::{length_increment, Technique};
 use super::Step;
 
-/// The first chaining step in SE's order (not yet implemented).
-pub fn next_chain_step(_b: &Board) -> Option<Step> {
-    None
+/// Link kinds a search may use.
+#[derive(Clone, Copy)]
+struct Mode {
+    x: bool,
+    y: bool,
+}
+
+/// House kinds in SE's order: box, row, column (indexes into [`houses_of`]).
+const KINDS: [usize; 3] = [2, 0, 1];
+
+/// A node: cell * 9 + digit - 1, and whether it is on.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Pot {
+    cd: u16,
+    on: bool,
+}
+
+impl Pot {
+    fn new(c: usize, d: u8, on: bool) -> Pot {
+        Pot {
+            cd: (c * 9 + d as usize - 1) as u16,
+            on,
+        }
+    }
+    fn cell(self) -> usize {
+        self.cd as usize / 9
+    }
+    fn digit(self) -> u8 {
+        (self.cd % 9) as u8 + 1
+    }
+}
+
+/// The nodes an "on" node turns off, in SE's order (cell's other digits, then box, row,
+/// column), without duplicates.
+fn on_to_off(b: &Board, p: Pot, mode: Mode, out: &mut Vec<Pot>) {
+    out.clear();
+    let (c, d) = (p.cell(), p.digit());
+    if mode.y {
+        for e in digits(b.cand[c]) {
+            if e != d {
+                out.push(Pot::new(c, e, false));
+            }
+        }
+    }
+    let mut seen: Cells = 0;
+    let hs = houses_of(c);
+    for k in KINDS {
+        let p = b.pos_in(d, hs[k]) & !(1u128 << c) & !seen;
+        seen |= p;
+        for o in cells(p) {
+            out.push(Pot::new(o, d, false));
+        }
+    }
+}
+
+/// The nodes an "off" node turns on, in SE's order, without duplicates.
+fn off_to_on(b: &Board, p: Pot, mode: Mode, out: &mut Vec<Pot>) {
+    out.clear();
+    let (c, d) = (p.cell(), p.digit());
+    if mode.y && b.cand[c].count_ones() == 2 {
+        let e = (b.cand[c] & !(1 << (d - 1))).trailing_zeros() as u8 + 1;
+        out.push(Pot::new(c, e, true));
+    }
+    if mode.x {
+        let mut seen: Cells = 0;
+        let hs = houses_of(c);
+        for k in KINDS {
+            let p = b.pos_in(d, hs[k]);
+            if count(p) == 2 {
+                let o = p & !(1u128 << c) & !seen;
+                seen |= o;
+                for o in cells(o) {
+                    out.push(Pot::new(o, d, true));
+                }
+            }
+        }
+    }
+}
+
+/// Bitboard expansion of a whole layer of "on" nodes into the "off" nodes they imply.
+fn expand_on(b: &Board, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
+    for d in 0..9 {
+        for c in cells(front[d]) {
+            out[d] |= PEERS[c] & b.pos[d];
+            if mode.y {
+                for e in digits(b.cand[c]) {
+                    if e as usize - 1 != d {
+                        out[e as usize - 1] |= 1 << c;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Bitboard expansion of a layer of "off" nodes into the "on" nodes they imply (X links are
+/// always used by forcing chains).
+fn expand_off(b: &Board, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
+    for d in 0..9 {
+        for c in cells(front[d]) {
+            if mode.y && b.cand[c].count_ones() == 2 {
+                let e = (b.cand[c] & !(1 << d)).trailing_zeros() as usize;
+                out[e] |= 1 << c;
+            }
+            for h in houses_of(c) {
+                let p = b.pos[d] & HOUSES[h];
+                if count(p) == 2 {
+                    out[d] |= p & !(1u128 << c);
+                }
+            }
+        }
+    }
+}
+
+/// Length (distinct nodes) of the shortest forcing chain from `src` to its own negation, if
+/// any is at most `limit` nodes long.
+fn forcing_chain_len(b: &Board, src: Pot, mode: Mode, limit: usize) -> Option<usize> {
+    let (c, d) = (src.cell(), src.digit() as usize - 1);
+    let mut seen_on = [0u128; 9];
+    let mut seen_off = [0u128; 9];
+    let mut front_on = [0u128; 9];
+    let mut front_off = [0u128; 9];
+    if src.on {
+        seen_on[d] |= 1 << c;
+        front_on[d] |= 1 << c;
+    } else {
+        seen_off[d] |= 1 << c;
+        front_off[d] |= 1 << c;
+    }
+    let mut nodes = 1;
+    let mut first = true;
+    loop {
+        // on layer -> off layer (skipped for the first round of an "off" source)
+        if !(first && !src.on) {
+            nodes += 1;
+            if nodes > limit {
+                return None;
+            }
+            let mut next = [0u128; 9];
+            expand_on(b, &front_on, mode, &mut next);
+            if src.on && next[d] & (1 << c) != 0 {
+                return Some(nodes);
+            }
+            let mut any = 0;
+            for i in 0..9 {
+                next[i] &= !seen_off[i];
+                seen_off[i] |= next[i];
+                any |= next[i];
+            }
+            front_off = next;
+            if any == 0 && !first {
+                return None;
+            }
+        }
+        first = false;
+        nodes += 1;
+        if nodes > limit {
+            return None;
+        }
+        let mut next = [0u128; 9];
+        expand_off(b, &front_off, mode, &mut next);
+        if !src.on && next[d] & (1 << c) != 0 {
+            return Some(nodes);
+        }
+        let mut any = 0;
+        for i in 0..9 {
+            next[i] &= !seen_on[i];
+            seen_on[i] |= next[i];
+            any |= next[i];
+        }
+        front_on = next;
+        if any == 0 {
+            return None;
+        }
+    }
+}
+
+/// One node of a cycle search, with the index of its first parent.
+#[derive(Clone, Copy)]
+struct Node {
+    pot: Pot,
+    parent: u32,
+}
+
+const ROOT: u32 = u32::MAX;
+
+struct CycleSearch {
+    pool: Vec<Node>,
+    pend_on: Vec<u32>,
+    pend_off: Vec<u32>,
+    next: Vec<u32>,
+    buf: Vec<Pot>,
+    found: Vec<u32>,
+}
+
+impl CycleSearch {
+    fn new() -> CycleSearch {
+        CycleSearch {
+            pool: Vec::with_capacity(4096),
+            pend_on: Vec::new(),
+            pend_off: Vec::new(),
+            next: Vec::new(),
+            buf: Vec::new(),
+            found: Vec::new(),
+        }
+    }
+
+    fn is_ancestor(&self, child: u32, pot: Pot) -> bool {
+        let mut i = self.pool[child as usize].parent;
+        while i != ROOT {
+            let n = self.pool[i as usize];
+            if n.pot == pot {
+                return true;
+            }
+            i = n.parent;
+        }
+        false
+    }
+
+    /// SE's cycle walk from `src` (on): alternating layers; an off node is skipped only when it
+    /// is an ancestor of the node producing it; on nodes are visited once. Collects the pool
+    /// indexes of the chains that return to `src` after at least four half-steps, and stops
+    /// expanding past `max_len` nodes.
+    fn run(&mut self, b: &Board, src: Pot, mode: Mode, max_len: usize) {
+        self.pool.clear();
+        self.found.clear();
+        self.pend_on.clear();
+        self.pend_off.clear();
+        let mut to_on = [0u128; 9];
+        to_on[src.digit() as usize - 1] |= 1 << src.cell();
+        self.pool.push(Node {
+            pot: src,
+            parent: ROOT,
+        });
+        self.pend_on.push(0);
+        let mut length = 0;
+        while !self.pend_on.is_empty() || !self.pend_off.is_empty() {
+            length += 1;
+            if length > max_len {
+                break;
+            }
+            self.next.clear();
+            let pend = std::mem::take(&mut self.pend_on);
+            for &i in &pend {
+                let mut buf = std::mem::take(&mut self.buf);
+                on_to_off(b, self.pool[i as usize].pot, mode, &mut buf);
+                for &q in &buf {
+                    if !self.is_ancestor(i, q) {
+                        self.pool.push(Node { pot: q, parent: i });
+                        self.next.push(self.pool.len() as u32 - 1);
+                    }
+                }
+                self.buf = buf;
+            }
+            self.pend_on = pend;
+            self.pend_on.clear();
+            std::mem::swap(&mut self.pend_off, &mut self.next);
+            self.pend_off.extend(self.next.drain(..));
+            length += 1;
+            let pend = std::mem::take(&mut self.pend_off);
+            for &i in &pend {
+                let mut buf = std::mem::take(&mut self.buf);
+                off_to_on(b, self.pool[i as usize].pot, mode, &mut buf);
+                for &q in &buf {
+                    let (c, d) = (q.cell(), q.digit() as usize - 1);
+                    if length >= 4 && q == src {
+                        self.pool.push(Node { pot: q, parent: i });
+                        self.found.push(self.pool.len() as u32 - 1);
+                    }
+                    if to_on[d] & (1 << c) == 0 {
+                        to_on[d] |= 1 << c;
+                        self.pool.push(Node { pot: q, parent: i });
+                        self.pend_on.push(self.pool.len() as u32 - 1);
+                    }
+                }
+                self.buf = buf;
+            }
+            self.pend_off = pend;
+            self.pend_off.clear();
+        }
+    }
+
+    /// Complexity and eliminations of the cycle ending at pool index `end`.
+    fn cycle_hint(&self, b: &Board, end: u32) -> (usize, Vec<(u8, u8)>) {
+        let mut loop_cells: Cells = 0;
+        let mut n = 0;
+        let mut i = end;
+        while self.pool[i as usize].parent != ROOT {
+            loop_cells |= 1 << self.pool[i as usize].pot.cell();
+            n += 1;
+            i = self.pool[i as usize].parent;
+        }
+        let mut fw = [0u128; 9];
+        let mut bk = [0u128; 9];
+        let mut i = end;
+        while self.pool[i as usize].parent != ROOT {
+            let p = self.pool[i as usize].pot;
+            let d = p.digit() as usize - 1;
+            let hit = PEERS[p.cell()] & !loop_cells & b.pos[d];
+            if p.on {
+                fw[d] |= hit;
+            } else {
+                bk[d] |= hit;
+            }
+            i = self.pool[i as usize].parent;
+        }
+        let mut e = Vec::new();
+        for c in 0..81 {
+            for d in 0..9 {
+                if fw[d] & bk[d] & (1 << c) != 0 {
+                    e.push((c as u8, d as u8 + 1));
+                }
+            }
+        }
+        (n, e)
+    }
+}
+
+/// Candidate best hint: (rating, complexity, sort key) ordering, first found wins ties.
+struct Best {
+    key: (u16, usize, u8),
+    step: Option<Step>,
+}
+
+impl Best {
+    fn offer(&mut self, key: (u16, usize, u8), make: impl FnOnce() -> Step) {
+        if self.step.is_none() || key < self.key {
+            self.key = key;
+            self.step = Some(make());
+        }
+    }
+    /// Longest chain (nodes) that could still beat the best at base rating `base`.
+    fn limit(&self, base: u16) -> usize {
+        if self.step.is_none() {
+            return usize::MAX / 2;
+        }
+        if base > self.key.0 {
+            return 0;
+        }
+        // Largest complexity whose rating is <= the best's rating.
+        let mut n = 2;
+        while n < 4096 && base + length_increment(n + 1) <= self.key.0 {
+            n += 1;
+        }
+        n
+    }
+}
+
+/// The easiest static-chain step (cycles and forcing chains), as SE's first chaining rule
+/// would pick it.
+pub fn static_chains(b: &Board) -> Option<Step> {
+    let mut best = Best {
+        key: (u16::MAX, 0, 0),
+        step: None,
+    };
+    let mut cs = CycleSearch::new();
+    let modes = [
+        (Mode { x: true, y: false }, 2u8),
+        (Mode { x: false, y: true }, 3u8),
+        (Mode { x: true, y: true }, 4u8),
+    ];
+    for (mode, sort_key) in modes {
+        let (cycle_tech, cycle_base) = if mode.x && mode.y {
+            (Technique::XYCycle, 70)
+        } else if mode.x {
+            (Technique::XCycle, 65)
+        } else {
+            (Technique::YCycle, 65)
+        };
+        let (fc_tech, fc_base) = if mode.y {
+            (Technique::ForcingChain, 70)
+        } else {
+            (Technique::ForcingXChain, 66)
+        };
+        for c in cells(b.empty) {
+            let k = b.cand[c].count_ones();
+            if k < 2 {
+                continue;
+            }
+            for d in digits(b.cand[c]) {
+                if k > 2 && !mode.x {
+                    continue;
+                }
+                let src = Pot::new(c, d, true);
+                // Cycles.
+                let lim = best.limit(cycle_base);
+                if lim >= 4 {
+                    cs.run(b, src, mode, lim + 1);
+                    for fi in 0..cs.found.len() {
+                        let end = cs.found[fi];
+                        let (n, e) = cs.cycle_hint(b, end);
+                        if e.is_empty() {
+                            continue;
+                        }
+                        let rating = cycle_base + length_increment(n);
+                        best.offer((rating, n, sort_key), || {
+                            let mut s = Step::new(cycle_tech);
+                            s.rating = rating;
+                            s.eliminations = e.clone();
+                            let mut lc: Cells = 0;
+                            let mut i = end;
+                            while cs.pool[i as usize].parent != ROOT {
+                                lc |= 1 << cs.pool[i as usize].pot.cell();
+                                i = cs.pool[i as usize].parent;
+                            }
+                            s.set_cells(lc);
+                            s
+                        });
+                    }
+                }
+                if !mode.x {
+                    continue;
+                }
+                // Forcing chains: on leads to off (d goes), off leads to on (d is the value).
+                for on in [true, false] {
+                    let lim = best.limit(fc_base);
+                    if lim < 3 {
+                        continue;
+                    }
+                    let src = Pot::new(c, d, on);
+                    if let Some(n) = forcing_chain_len(b, src, mode, lim) {
+                        let rating = fc_base + length_increment(n);
+                        best.offer((rating, n, sort_key), || {
+                            let mut s = Step::new(fc_tech);
+                            s.rating = rating;
+                            if on {
+                                s.eliminations.push((c as u8, d));
+                            } else {
+                                for e in digits(b.cand[c]) {
+                                    if e != d {
+                                        s.eliminations.push((c as u8, e));
+                                    }
+                                }
+                            }
+                            s.set_cells(1 << c);
+                            s
+                        });
+                    }
+                }
+            }
+        }
+    }
+    best.step.map(|mut s| {
+        s.eliminations.sort_unstable();
+        s
+    })
+}
+
+/// The first chaining step in SE's order (only the static chains are implemented).
+pub fn next_chain_step(b: &Board) -> Option<Step> {
+    static_chains(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rate::board::bit;
+
+    #[test]
+    fn forcing_x_chain_on_a_digit_with_conjugate_pairs() {
+        // Digit 1 only: a chain r1c1 -> r1c5 (row pair) -> r5c5 (column pair) -> r5c1 (row
+        // pair) ... here a short X-chain: r1c1 on => r1c5 off => r5c5 on => r5c1 off, and
+        // r5c1 off => r1c1 on via column 1 pair: no contradiction. Build one instead where
+        // r1c1 on forces r1c1 off: r1c1 on => r2c2 off? Use the classic turbot-like shape.
+        let mut cand = [0x1ffu16 & !bit(1); 81];
+        // Candidates of 1: r1c1, r1c5, r5c5, r5c2, r2c2... r1c1 and r2c2 share box 1.
+        for c in [0usize, 4, 40, 37, 10] {
+            cand[c] |= bit(1);
+        }
+        let b = Board::from_parts([0; 81], cand);
+        // r2c2 on => r1c1 off (box) ... and r2c2 off => r5c2 on (column 2 pair r2c2/r5c2)
+        // => r5c5 off (row 5 pair) => r1c5 on (column 5 pair) => r1c1 off (row 1 pair).
+        // So r1c1 is off either way; the forcing X-chain from r1c1 on reaches r1c1 off.
+        let n = forcing_chain_len(&b, Pot::new(0, 1, true), Mode { x: true, y: false }, 100);
+        assert!(n.is_some());
+        let s = static_chains(&b).unwrap();
+        assert!(s.eliminations.iter().all(|&(_, d)| d == 1));
+        assert!(s.eliminations.contains(&(0, 1)) || s.eliminations.contains(&(10, 1)));
+    }
 }
