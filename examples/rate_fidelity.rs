@@ -85,8 +85,8 @@ fn main() {
     let items: Vec<_> = items
         .into_iter()
         .skip(skip)
-        .step_by(every)
         .take(take)
+        .step_by(every)
         .collect();
 
     // Bands by SE ER: upper bounds in tenths.

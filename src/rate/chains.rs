@@ -46,8 +46,46 @@ impl Pot {
     }
 }
 
+/// Strong (conjugate) links of the grid: for each digit and cell, the other place of the digit
+/// in each house kind (box, row, column) where it has exactly two places.
+struct Links {
+    /// `partner[d][c][k]`: the partner cell through house kind `KINDS[k]`, or 255.
+    partner: [[[u8; 3]; 81]; 9],
+    /// `conj[d][c]`: all partners of a cell for a digit.
+    conj: [[Cells; 81]; 9],
+}
+
+impl Links {
+    fn new(b: &Board) -> Box<Links> {
+        let mut l = Box::new(Links {
+            partner: [[[255; 3]; 81]; 9],
+            conj: [[0; 81]; 9],
+        });
+        for d in 0..9 {
+            for h in 0..27 {
+                let p = b.pos[d] & HOUSES[h];
+                if count(p) == 2 {
+                    let a = p.trailing_zeros() as usize;
+                    let z = 127 - p.leading_zeros() as usize;
+                    let k = match h / 9 {
+                        2 => 0,
+                        0 => 1,
+                        _ => 2,
+                    };
+                    l.partner[d][a][k] = z as u8;
+                    l.partner[d][z][k] = a as u8;
+                    l.conj[d][a] |= 1 << z;
+                    l.conj[d][z] |= 1 << a;
+                }
+            }
+        }
+        l
+    }
+}
+
 /// The nodes an "on" node turns off, in SE's order (cell's other digits, then box, row,
 /// column), without duplicates.
+#[inline(never)]
 fn on_to_off(b: &Board, p: Pot, mode: Mode, out: &mut Vec<Pot>) {
     out.clear();
     let (c, d) = (p.cell(), p.digit());
@@ -70,7 +108,8 @@ fn on_to_off(b: &Board, p: Pot, mode: Mode, out: &mut Vec<Pot>) {
 }
 
 /// The nodes an "off" node turns on, in SE's order, without duplicates.
-fn off_to_on(b: &Board, p: Pot, mode: Mode, out: &mut Vec<Pot>) {
+#[inline(never)]
+fn off_to_on(b: &Board, l: &Links, p: Pot, mode: Mode, out: &mut Vec<Pot>) {
     out.clear();
     let (c, d) = (p.cell(), p.digit());
     if mode.y && b.cand[c].count_ones() == 2 {
@@ -78,16 +117,11 @@ fn off_to_on(b: &Board, p: Pot, mode: Mode, out: &mut Vec<Pot>) {
         out.push(Pot::new(c, e, true));
     }
     if mode.x {
-        let mut seen: Cells = 0;
-        let hs = houses_of(c);
-        for k in KINDS {
-            let p = b.pos_in(d, hs[k]);
-            if count(p) == 2 {
-                let o = p & !(1u128 << c) & !seen;
-                seen |= o;
-                for o in cells(o) {
-                    out.push(Pot::new(o, d, true));
-                }
+        let pk = l.partner[d as usize - 1][c];
+        for k in 0..3 {
+            let o = pk[k];
+            if o != 255 && !pk[..k].contains(&o) {
+                out.push(Pot::new(o as usize, d, true));
             }
         }
     }
@@ -111,26 +145,22 @@ fn expand_on(b: &Board, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
 
 /// Bitboard expansion of a layer of "off" nodes into the "on" nodes they imply (X links are
 /// always used by forcing chains).
-fn expand_off(b: &Board, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
+fn expand_off(b: &Board, l: &Links, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
     for d in 0..9 {
         for c in cells(front[d]) {
             if mode.y && b.cand[c].count_ones() == 2 {
                 let e = (b.cand[c] & !(1 << d)).trailing_zeros() as usize;
                 out[e] |= 1 << c;
             }
-            for h in houses_of(c) {
-                let p = b.pos[d] & HOUSES[h];
-                if count(p) == 2 {
-                    out[d] |= p & !(1u128 << c);
-                }
-            }
+            out[d] |= l.conj[d][c];
         }
     }
 }
 
 /// Length (distinct nodes) of the shortest forcing chain from `src` to its own negation, if
 /// any is at most `limit` nodes long.
-fn forcing_chain_len(b: &Board, src: Pot, mode: Mode, limit: usize) -> Option<usize> {
+#[inline(never)]
+fn forcing_chain_len(b: &Board, l: &Links, src: Pot, mode: Mode, limit: usize) -> Option<usize> {
     let (c, d) = (src.cell(), src.digit() as usize - 1);
     let mut seen_on = [0u128; 9];
     let mut seen_off = [0u128; 9];
@@ -174,7 +204,7 @@ fn forcing_chain_len(b: &Board, src: Pot, mode: Mode, limit: usize) -> Option<us
             return None;
         }
         let mut next = [0u128; 9];
-        expand_off(b, &front_off, mode, &mut next);
+        expand_off(b, l, &front_off, mode, &mut next);
         if !src.on && next[d] & (1 << c) != 0 {
             return Some(nodes);
         }
@@ -221,6 +251,7 @@ impl CycleSearch {
         }
     }
 
+    #[inline(never)]
     fn is_ancestor(&self, child: u32, pot: Pot) -> bool {
         let mut i = self.pool[child as usize].parent;
         while i != ROOT {
@@ -237,7 +268,8 @@ impl CycleSearch {
     /// is an ancestor of the node producing it; on nodes are visited once. Collects the pool
     /// indexes of the chains that return to `src` after at least four half-steps, and stops
     /// expanding past `max_len` nodes.
-    fn run(&mut self, b: &Board, src: Pot, mode: Mode, max_len: usize) {
+    #[inline(never)]
+    fn run(&mut self, b: &Board, l: &Links, src: Pot, mode: Mode, max_len: usize) {
         self.pool.clear();
         self.found.clear();
         self.pend_on.clear();
@@ -276,7 +308,7 @@ impl CycleSearch {
             let pend = std::mem::take(&mut self.pend_off);
             for &i in &pend {
                 let mut buf = std::mem::take(&mut self.buf);
-                off_to_on(b, self.pool[i as usize].pot, mode, &mut buf);
+                off_to_on(b, l, self.pool[i as usize].pot, mode, &mut buf);
                 for &q in &buf {
                     let (c, d) = (q.cell(), q.digit() as usize - 1);
                     if length >= 4 && q == src {
@@ -297,6 +329,7 @@ impl CycleSearch {
     }
 
     /// Complexity and eliminations of the cycle ending at pool index `end`.
+    #[inline(never)]
     fn cycle_hint(&self, b: &Board, end: u32) -> (usize, Vec<(u8, u8)>) {
         let mut loop_cells: Cells = 0;
         let mut n = 0;
@@ -332,14 +365,18 @@ impl CycleSearch {
     }
 }
 
-/// Candidate best hint: (rating, complexity, sort key) ordering, first found wins ties.
+/// Ordering of candidate hints: SE sorts by rating, then complexity, then link kind (X, Y,
+/// XY), and keeps discovery order (cell, digit, cycles before forcing chains) among ties.
+type Key = (u16, usize, u8, u8, u8, u8, u32);
+
+/// Candidate best hint.
 struct Best {
-    key: (u16, usize, u8),
+    key: Key,
     step: Option<Step>,
 }
 
 impl Best {
-    fn offer(&mut self, key: (u16, usize, u8), make: impl FnOnce() -> Step) {
+    fn offer(&mut self, key: Key, make: impl FnOnce() -> Step) {
         if self.step.is_none() || key < self.key {
             self.key = key;
             self.step = Some(make());
@@ -353,7 +390,6 @@ impl Best {
         if base > self.key.0 {
             return 0;
         }
-        // Largest complexity whose rating is <= the best's rating.
         let mut n = 2;
         while n < 4096 && base + length_increment(n + 1) <= self.key.0 {
             n += 1;
@@ -362,71 +398,36 @@ impl Best {
     }
 }
 
+const MODES: [(Mode, u8); 3] = [
+    (Mode { x: true, y: false }, 2),
+    (Mode { x: false, y: true }, 3),
+    (Mode { x: true, y: true }, 4),
+];
+
 /// The easiest static-chain step (cycles and forcing chains), as SE's first chaining rule
-/// would pick it.
+/// would pick it. Forcing chains are searched first (cheap bitboard breadth-first search) so
+/// their best length bounds the cycle search.
 pub fn static_chains(b: &Board) -> Option<Step> {
     let mut best = Best {
-        key: (u16::MAX, 0, 0),
+        key: (u16::MAX, 0, 0, 0, 0, 0, 0),
         step: None,
     };
-    let mut cs = CycleSearch::new();
-    let modes = [
-        (Mode { x: true, y: false }, 2u8),
-        (Mode { x: false, y: true }, 3u8),
-        (Mode { x: true, y: true }, 4u8),
-    ];
-    for (mode, sort_key) in modes {
-        let (cycle_tech, cycle_base) = if mode.x && mode.y {
-            (Technique::XYCycle, 70)
-        } else if mode.x {
-            (Technique::XCycle, 65)
-        } else {
-            (Technique::YCycle, 65)
-        };
+    let links = Links::new(b);
+    let l = &*links;
+    for (mode, sort_key) in MODES {
+        if !mode.x {
+            continue;
+        }
         let (fc_tech, fc_base) = if mode.y {
             (Technique::ForcingChain, 70)
         } else {
             (Technique::ForcingXChain, 66)
         };
         for c in cells(b.empty) {
-            let k = b.cand[c].count_ones();
-            if k < 2 {
+            if b.cand[c].count_ones() < 2 {
                 continue;
             }
             for d in digits(b.cand[c]) {
-                if k > 2 && !mode.x {
-                    continue;
-                }
-                let src = Pot::new(c, d, true);
-                // Cycles.
-                let lim = best.limit(cycle_base);
-                if lim >= 4 {
-                    cs.run(b, src, mode, lim + 1);
-                    for fi in 0..cs.found.len() {
-                        let end = cs.found[fi];
-                        let (n, e) = cs.cycle_hint(b, end);
-                        if e.is_empty() {
-                            continue;
-                        }
-                        let rating = cycle_base + length_increment(n);
-                        best.offer((rating, n, sort_key), || {
-                            let mut s = Step::new(cycle_tech);
-                            s.rating = rating;
-                            s.eliminations = e.clone();
-                            let mut lc: Cells = 0;
-                            let mut i = end;
-                            while cs.pool[i as usize].parent != ROOT {
-                                lc |= 1 << cs.pool[i as usize].pot.cell();
-                                i = cs.pool[i as usize].parent;
-                            }
-                            s.set_cells(lc);
-                            s
-                        });
-                    }
-                }
-                if !mode.x {
-                    continue;
-                }
                 // Forcing chains: on leads to off (d goes), off leads to on (d is the value).
                 for on in [true, false] {
                     let lim = best.limit(fc_base);
@@ -434,9 +435,10 @@ pub fn static_chains(b: &Board) -> Option<Step> {
                         continue;
                     }
                     let src = Pot::new(c, d, on);
-                    if let Some(n) = forcing_chain_len(b, src, mode, lim) {
+                    if let Some(n) = forcing_chain_len(b, l, src, mode, lim) {
                         let rating = fc_base + length_increment(n);
-                        best.offer((rating, n, sort_key), || {
+                        let key = (rating, n, sort_key, c as u8, d, 1 + !on as u8, 0);
+                        best.offer(key, || {
                             let mut s = Step::new(fc_tech);
                             s.rating = rating;
                             if on {
@@ -452,6 +454,56 @@ pub fn static_chains(b: &Board) -> Option<Step> {
                             s
                         });
                     }
+                }
+            }
+        }
+    }
+    let mut cs = CycleSearch::new();
+    for (mode, sort_key) in MODES {
+        let (cycle_tech, cycle_base) = if mode.x && mode.y {
+            (Technique::XYCycle, 70)
+        } else if mode.x {
+            (Technique::XCycle, 65)
+        } else {
+            (Technique::YCycle, 65)
+        };
+        for c in cells(b.empty) {
+            let k = b.cand[c].count_ones();
+            if k < 2 || (k > 2 && !mode.x) {
+                continue;
+            }
+            for d in digits(b.cand[c]) {
+                // A cycle returns to its start through a strong link.
+                let strong = (mode.x && l.conj[d as usize - 1][c] != 0) || (mode.y && k == 2);
+                if !strong {
+                    continue;
+                }
+                let lim = best.limit(cycle_base);
+                if lim < 4 {
+                    continue;
+                }
+                cs.run(b, l, Pot::new(c, d, true), mode, lim + 1);
+                for fi in 0..cs.found.len() {
+                    let end = cs.found[fi];
+                    let (n, e) = cs.cycle_hint(b, end);
+                    if e.is_empty() {
+                        continue;
+                    }
+                    let rating = cycle_base + length_increment(n);
+                    let key = (rating, n, sort_key, c as u8, d, 0, fi as u32);
+                    best.offer(key, || {
+                        let mut s = Step::new(cycle_tech);
+                        s.rating = rating;
+                        s.eliminations = e.clone();
+                        let mut lc: Cells = 0;
+                        let mut i = end;
+                        while cs.pool[i as usize].parent != ROOT {
+                            lc |= 1 << cs.pool[i as usize].pot.cell();
+                            i = cs.pool[i as usize].parent;
+                        }
+                        s.set_cells(lc);
+                        s
+                    });
                 }
             }
         }
@@ -487,7 +539,8 @@ mod tests {
         // r2c2 on => r1c1 off (box) ... and r2c2 off => r5c2 on (column 2 pair r2c2/r5c2)
         // => r5c5 off (row 5 pair) => r1c5 on (column 5 pair) => r1c1 off (row 1 pair).
         // So r1c1 is off either way; the forcing X-chain from r1c1 on reaches r1c1 off.
-        let n = forcing_chain_len(&b, Pot::new(0, 1, true), Mode { x: true, y: false }, 100);
+        let l = Links::new(&b);
+        let n = forcing_chain_len(&b, &l, Pot::new(0, 1, true), Mode { x: true, y: false }, 100);
         assert!(n.is_some());
         let s = static_chains(&b).unwrap();
         assert!(s.eliminations.iter().all(|&(_, d)| d == 1));
