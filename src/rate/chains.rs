@@ -330,6 +330,17 @@ impl CycleSearch {
 
     /// Complexity and eliminations of the cycle ending at pool index `end`.
     #[inline(never)]
+    fn cycle_len(&self, end: u32) -> usize {
+        let mut n = 0;
+        let mut i = end;
+        while self.pool[i as usize].parent != ROOT {
+            n += 1;
+            i = self.pool[i as usize].parent;
+        }
+        n
+    }
+
+    /// Complexity and eliminations of the cycle ending at pool index `end`.
     fn cycle_hint(&self, b: &Board, end: u32) -> (usize, Vec<(u8, u8)>) {
         let mut loop_cells: Cells = 0;
         let mut n = 0;
@@ -354,11 +365,9 @@ impl CycleSearch {
             i = self.pool[i as usize].parent;
         }
         let mut e = Vec::new();
-        for c in 0..81 {
-            for d in 0..9 {
-                if fw[d] & bk[d] & (1 << c) != 0 {
-                    e.push((c as u8, d as u8 + 1));
-                }
+        for d in 0..9 {
+            for c in cells(fw[d] & bk[d]) {
+                e.push((c as u8, d as u8 + 1));
             }
         }
         (n, e)
@@ -485,6 +494,11 @@ pub fn static_chains(b: &Board) -> Option<Step> {
                 cs.run(b, l, Pot::new(c, d, true), mode, lim + 1);
                 for fi in 0..cs.found.len() {
                     let end = cs.found[fi];
+                    let n = cs.cycle_len(end);
+                    let rating = cycle_base + length_increment(n);
+                    if best.step.is_some() && (rating, n, sort_key) > (best.key.0, best.key.1, best.key.2) {
+                        continue;
+                    }
                     let (n, e) = cs.cycle_hint(b, end);
                     if e.is_empty() {
                         continue;
@@ -514,9 +528,14 @@ pub fn static_chains(b: &Board) -> Option<Step> {
     })
 }
 
-/// The first chaining step in SE's order (only the static chains are implemented).
+/// The first chaining step in SE's order: static chains, then Nishio, multiple and dynamic
+/// forcing chains (aligned triple exclusion and the nested levels are not implemented).
 pub fn next_chain_step(b: &Board) -> Option<Step> {
+    use super::forcing::{forcing_chains, Kind};
     static_chains(b)
+        .or_else(|| forcing_chains(b, Kind::Nishio))
+        .or_else(|| forcing_chains(b, Kind::Multiple))
+        .or_else(|| forcing_chains(b, Kind::Dynamic))
 }
 
 #[cfg(test)]

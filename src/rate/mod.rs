@@ -16,6 +16,7 @@ pub mod board;
 pub mod chains;
 pub mod exclusion;
 pub mod fish;
+pub mod forcing;
 pub mod intersections;
 pub mod scale;
 pub mod singles;
