@@ -1,7 +1,6 @@
 //! Chains: bidirectional X-/Y-/XY-cycles (6.5 / 7.0) and forcing X-chains / forcing chains
-//! (6.6 / 7.0), all plus SE's length increment; the harder chaining families (aligned triple
-//! exclusion, Nishio, multiple and dynamic forcing chains) are not implemented, so a puzzle
-//! that needs them gives up.
+//! (6.6 / 7.0), all plus SE's length increment, and the order of the chaining rules (the
+//! Nishio, multiple and dynamic forcing chains live in `forcing`).
 //!
 //! A chain node is a candidate assumed "on" (true) or "off" (false). Static links, computed on
 //! the unchanged grid: on -> off for the same digit in the cell's houses (and, with Y links,
@@ -158,8 +157,8 @@ fn expand_off(b: &Board, l: &Links, front: &[Cells; 9], mode: Mode, out: &mut [C
 }
 
 /// Length (distinct nodes) of the shortest forcing chain from `src` to its own negation, if
-/// any is at most `limit` nodes long.
-#[inline(never)]
+/// any is at most `limit` nodes long (the one-search form of [`Fc`], kept for tests).
+#[cfg(test)]
 fn forcing_chain_len(b: &Board, l: &Links, src: Pot, mode: Mode, limit: usize) -> Option<usize> {
     let (c, d) = (src.cell(), src.digit() as usize - 1);
     let mut seen_on = [0u128; 9];
@@ -269,7 +268,7 @@ impl CycleSearch {
     /// indexes of the chains that return to `src` after at least four half-steps, and stops
     /// expanding past `max_len` nodes.
     #[inline(never)]
-    fn run(&mut self, b: &Board, l: &Links, src: Pot, mode: Mode, max_len: usize) {
+    fn run(&mut self, b: &Board, l: &Links, src: Pot, mode: Mode, max_len: usize) -> bool {
         self.pool.clear();
         self.found.clear();
         self.pend_on.clear();
@@ -285,7 +284,7 @@ impl CycleSearch {
         while !self.pend_on.is_empty() || !self.pend_off.is_empty() {
             length += 1;
             if length > max_len {
-                break;
+                return true;
             }
             self.next.clear();
             let pend = std::mem::take(&mut self.pend_on);
@@ -326,6 +325,7 @@ impl CycleSearch {
             self.pend_off = pend;
             self.pend_off.clear();
         }
+        false
     }
 
     /// Complexity and eliminations of the cycle ending at pool index `end`.
@@ -378,33 +378,95 @@ impl CycleSearch {
 /// XY), and keeps discovery order (cell, digit, cycles before forcing chains) among ties.
 type Key = (u16, usize, u8, u8, u8, u8, u32);
 
-/// Candidate best hint.
-struct Best {
-    key: Key,
-    step: Option<Step>,
+/// One forcing-chain search, advanced one half-step at a time (bitboard breadth-first).
+struct Fc {
+    c: usize,
+    d: usize,
+    on: bool,
+    seen_on: [Cells; 9],
+    seen_off: [Cells; 9],
+    front_on: [Cells; 9],
+    front_off: [Cells; 9],
+    /// Nodes on the longest chain explored so far.
+    nodes: usize,
+    /// The next half-step expands the "on" front.
+    expand_on_next: bool,
+    done: bool,
+    found: Option<usize>,
 }
 
-impl Best {
-    fn offer(&mut self, key: Key, make: impl FnOnce() -> Step) {
-        if self.step.is_none() || key < self.key {
-            self.key = key;
-            self.step = Some(make());
+impl Fc {
+    fn new(c: usize, d: u8, on: bool) -> Fc {
+        let d = d as usize - 1;
+        let mut f = Fc {
+            c,
+            d,
+            on,
+            seen_on: [0; 9],
+            seen_off: [0; 9],
+            front_on: [0; 9],
+            front_off: [0; 9],
+            nodes: 1,
+            expand_on_next: on,
+            done: false,
+            found: None,
+        };
+        if on {
+            f.seen_on[d] |= 1 << c;
+            f.front_on[d] |= 1 << c;
+        } else {
+            f.seen_off[d] |= 1 << c;
+            f.front_off[d] |= 1 << c;
+        }
+        f
+    }
+
+    /// Explores one more layer; records the chain length when the start's negation appears.
+    fn step(&mut self, b: &Board, l: &Links, mode: Mode) {
+        self.nodes += 1;
+        let mut next = [0u128; 9];
+        let target;
+        if self.expand_on_next {
+            expand_on(b, &self.front_on, mode, &mut next);
+            target = self.on && next[self.d] & (1 << self.c) != 0;
+        } else {
+            expand_off(b, l, &self.front_off, mode, &mut next);
+            target = !self.on && next[self.d] & (1 << self.c) != 0;
+        }
+        if target {
+            self.found = Some(self.nodes);
+            self.done = true;
+            return;
+        }
+        let (seen, front) = if self.expand_on_next {
+            (&mut self.seen_off, &mut self.front_off)
+        } else {
+            (&mut self.seen_on, &mut self.front_on)
+        };
+        let mut any = 0;
+        for i in 0..9 {
+            next[i] &= !seen[i];
+            seen[i] |= next[i];
+            any |= next[i];
+        }
+        *front = next;
+        self.expand_on_next = !self.expand_on_next;
+        if any == 0 {
+            self.done = true;
         }
     }
-    /// Longest chain (nodes) that could still beat the best at base rating `base`.
-    fn limit(&self, base: u16) -> usize {
-        if self.step.is_none() {
-            return usize::MAX / 2;
-        }
-        if base > self.key.0 {
-            return 0;
-        }
-        let mut n = 2;
-        while n < 4096 && base + length_increment(n + 1) <= self.key.0 {
-            n += 1;
-        }
-        n
+}
+
+/// Largest complexity whose rating at `base` is at most `r`.
+fn max_nodes(base: u16, r: u16) -> usize {
+    if base > r {
+        return 0;
     }
+    let mut n = 2;
+    while n < 100_000 && base + length_increment(n + 1) <= r {
+        n += 1;
+    }
+    n
 }
 
 const MODES: [(Mode, u8); 3] = [
@@ -414,101 +476,126 @@ const MODES: [(Mode, u8); 3] = [
 ];
 
 /// The easiest static-chain step (cycles and forcing chains), as SE's first chaining rule
-/// would pick it. Forcing chains are searched first (cheap bitboard breadth-first search) so
-/// their best length bounds the cycle search.
+/// would pick it. All searches advance together, one rating tenth at a time, so no search
+/// runs deeper than the easiest hint needs.
 pub fn static_chains(b: &Board) -> Option<Step> {
-    let mut best = Best {
-        key: (u16::MAX, 0, 0, 0, 0, 0, 0),
-        step: None,
-    };
     let links = Links::new(b);
     let l = &*links;
-    for (mode, sort_key) in MODES {
+    // Forcing chains: X links only (6.6) and both kinds (7.0); from "on" and from "off".
+    let mut fcs: Vec<(usize, Fc)> = Vec::new(); // (mode index, search)
+    for (mi, (mode, _)) in MODES.iter().enumerate() {
         if !mode.x {
             continue;
         }
-        let (fc_tech, fc_base) = if mode.y {
-            (Technique::ForcingChain, 70)
-        } else {
-            (Technique::ForcingXChain, 66)
-        };
         for c in cells(b.empty) {
             if b.cand[c].count_ones() < 2 {
                 continue;
             }
             for d in digits(b.cand[c]) {
-                // Forcing chains: on leads to off (d goes), off leads to on (d is the value).
-                for on in [true, false] {
-                    let lim = best.limit(fc_base);
-                    if lim < 3 {
-                        continue;
-                    }
-                    let src = Pot::new(c, d, on);
-                    if let Some(n) = forcing_chain_len(b, l, src, mode, lim) {
-                        let rating = fc_base + length_increment(n);
-                        let key = (rating, n, sort_key, c as u8, d, 1 + !on as u8, 0);
-                        best.offer(key, || {
-                            let mut s = Step::new(fc_tech);
-                            s.rating = rating;
-                            if on {
-                                s.eliminations.push((c as u8, d));
-                            } else {
-                                for e in digits(b.cand[c]) {
-                                    if e != d {
-                                        s.eliminations.push((c as u8, e));
-                                    }
-                                }
-                            }
-                            s.set_cells(1 << c);
-                            s
-                        });
-                    }
-                }
+                fcs.push((mi, Fc::new(c, d, true)));
+                fcs.push((mi, Fc::new(c, d, false)));
             }
         }
     }
     let mut cs = CycleSearch::new();
-    for (mode, sort_key) in MODES {
-        let (cycle_tech, cycle_base) = if mode.x && mode.y {
-            (Technique::XYCycle, 70)
-        } else if mode.x {
-            (Technique::XCycle, 65)
-        } else {
-            (Technique::YCycle, 65)
+    let mut cycle_done = [false; 3];
+    let mut cycle_reach = [0usize; 3];
+    let mut r: u16 = 65;
+    loop {
+        let mut best: Option<(Key, Step)> = None;
+        let mut offer = |key: Key, make: &mut dyn FnMut() -> Step| {
+            if best.as_ref().is_none_or(|b| key < b.0) {
+                best = Some((key, make()));
+            }
         };
-        for c in cells(b.empty) {
-            let k = b.cand[c].count_ones();
-            if k < 2 || (k > 2 && !mode.x) {
+        let mut alive = false;
+        for (mi, f) in fcs.iter_mut() {
+            let (mode, sort_key) = MODES[*mi];
+            let base = if mode.y { 70 } else { 66 };
+            let lim = max_nodes(base, r);
+            while !f.done && f.nodes < lim {
+                f.step(b, l, mode);
+            }
+            if !f.done {
+                alive = true;
+            }
+            if let Some(n) = f.found {
+                let rating = base + length_increment(n);
+                if rating <= r {
+                    let (c, d, on) = (f.c, f.d as u8 + 1, f.on);
+                    let key = (rating, n, sort_key, c as u8, d, 1 + !on as u8, 0);
+                    offer(key, &mut || {
+                        let t = if mode.y {
+                            Technique::ForcingChain
+                        } else {
+                            Technique::ForcingXChain
+                        };
+                        let mut s = Step::new(t);
+                        s.rating = rating;
+                        if on {
+                            s.eliminations.push((c as u8, d));
+                        } else {
+                            for e in digits(b.cand[c]) {
+                                if e != d {
+                                    s.eliminations.push((c as u8, e));
+                                }
+                            }
+                        }
+                        s.set_cells(1 << c);
+                        s
+                    });
+                }
+            }
+        }
+        for (mi, (mode, sort_key)) in MODES.iter().enumerate() {
+            let (tech, base) = if mode.x && mode.y {
+                (Technique::XYCycle, 70)
+            } else if mode.x {
+                (Technique::XCycle, 65)
+            } else {
+                (Technique::YCycle, 65)
+            };
+            let lim = max_nodes(base, r);
+            if cycle_done[mi] || lim < 4 || lim <= cycle_reach[mi] {
+                if !cycle_done[mi] {
+                    alive = true;
+                }
                 continue;
             }
-            for d in digits(b.cand[c]) {
-                // A cycle returns to its start through a strong link.
-                let strong = (mode.x && l.conj[d as usize - 1][c] != 0) || (mode.y && k == 2);
-                if !strong {
+            cycle_reach[mi] = lim;
+            let mut truncated = false;
+            for c in cells(b.empty) {
+                let k = b.cand[c].count_ones();
+                if k < 2 || (k > 2 && !mode.x) {
                     continue;
                 }
-                let lim = best.limit(cycle_base);
-                if lim < 4 {
-                    continue;
-                }
-                cs.run(b, l, Pot::new(c, d, true), mode, lim + 1);
-                for fi in 0..cs.found.len() {
-                    let end = cs.found[fi];
-                    let n = cs.cycle_len(end);
-                    let rating = cycle_base + length_increment(n);
-                    if best.step.is_some() && (rating, n, sort_key) > (best.key.0, best.key.1, best.key.2) {
+                for d in digits(b.cand[c]) {
+                    // A cycle returns to its start through a strong link.
+                    let strong =
+                        (mode.x && l.conj[d as usize - 1][c] != 0) || (mode.y && k == 2);
+                    if !strong {
                         continue;
                     }
-                    let (n, e) = cs.cycle_hint(b, end);
-                    if e.is_empty() {
-                        continue;
-                    }
-                    let rating = cycle_base + length_increment(n);
-                    let key = (rating, n, sort_key, c as u8, d, 0, fi as u32);
-                    best.offer(key, || {
-                        let mut s = Step::new(cycle_tech);
+                    truncated |= cs.run(b, l, Pot::new(c, d, true), *mode, lim + 1);
+                    for fi in 0..cs.found.len() {
+                        let end = cs.found[fi];
+                        let n = cs.cycle_len(end);
+                        let rating = base + length_increment(n);
+                        if rating > r {
+                            continue;
+                        }
+                        let key = (rating, n, *sort_key, c as u8, d, 0, fi as u32);
+                        if best.as_ref().is_some_and(|b| key >= b.0) {
+                            continue;
+                        }
+                        let (n2, e) = cs.cycle_hint(b, end);
+                        debug_assert_eq!(n, n2);
+                        if e.is_empty() {
+                            continue;
+                        }
+                        let mut s = Step::new(tech);
                         s.rating = rating;
-                        s.eliminations = e.clone();
+                        s.eliminations = e;
                         let mut lc: Cells = 0;
                         let mut i = end;
                         while cs.pool[i as usize].parent != ROOT {
@@ -516,23 +603,34 @@ pub fn static_chains(b: &Board) -> Option<Step> {
                             i = cs.pool[i as usize].parent;
                         }
                         s.set_cells(lc);
-                        s
-                    });
+                        best = Some((key, s));
+                    }
                 }
             }
+            if truncated {
+                alive = true;
+            } else {
+                cycle_done[mi] = true;
+            }
         }
+        if let Some((_, mut s)) = best {
+            s.eliminations.sort_unstable();
+            return Some(s);
+        }
+        if !alive {
+            return None;
+        }
+        r += 1;
     }
-    best.step.map(|mut s| {
-        s.eliminations.sort_unstable();
-        s
-    })
 }
 
 /// The first chaining step in SE's order: static chains, then Nishio, multiple and dynamic
-/// forcing chains (aligned triple exclusion and the nested levels are not implemented).
+/// forcing chains, with aligned triple exclusion where SE tries it (the nested levels, dynamic
+/// forcing chains "+" and beyond, are not implemented).
 pub fn next_chain_step(b: &Board) -> Option<Step> {
     use super::forcing::{forcing_chains, Kind};
     static_chains(b)
+        .or_else(|| super::exclusion::aligned_triple(b))
         .or_else(|| forcing_chains(b, Kind::Nishio))
         .or_else(|| forcing_chains(b, Kind::Multiple))
         .or_else(|| forcing_chains(b, Kind::Dynamic))
