@@ -497,131 +497,132 @@ pub fn static_chains(b: &Board) -> Option<Step> {
             }
         }
     }
-    let mut cs = CycleSearch::new();
-    let mut cycle_done = [false; 3];
-    let mut cycle_reach = [0usize; 3];
-    let mut r: u16 = 65;
-    loop {
-        let mut best: Option<(Key, Step)> = None;
-        let mut offer = |key: Key, make: &mut dyn FnMut() -> Step| {
-            if best.as_ref().is_none_or(|b| key < b.0) {
-                best = Some((key, make()));
-            }
-        };
+    // Phase 1: advance every forcing-chain search one rating tenth at a time until one finds
+    // a chain: its rating bounds every hint worth looking at.
+    let mut bound: Option<u16> = None;
+    let mut r: u16 = 66;
+    while bound.is_none() {
         let mut alive = false;
         for (mi, f) in fcs.iter_mut() {
-            let (mode, sort_key) = MODES[*mi];
+            let mode = MODES[*mi].0;
             let base = if mode.y { 70 } else { 66 };
             let lim = max_nodes(base, r);
             while !f.done && f.nodes < lim {
                 f.step(b, l, mode);
             }
-            if !f.done {
-                alive = true;
-            }
+            alive |= !f.done;
             if let Some(n) = f.found {
-                let rating = base + length_increment(n);
-                if rating <= r {
-                    let (c, d, on) = (f.c, f.d as u8 + 1, f.on);
-                    let key = (rating, n, sort_key, c as u8, d, 1 + !on as u8, 0);
-                    offer(key, &mut || {
-                        let t = if mode.y {
-                            Technique::ForcingChain
-                        } else {
-                            Technique::ForcingXChain
-                        };
-                        let mut s = Step::new(t);
-                        s.rating = rating;
-                        if on {
-                            s.eliminations.push((c as u8, d));
-                        } else {
-                            for e in digits(b.cand[c]) {
-                                if e != d {
-                                    s.eliminations.push((c as u8, e));
-                                }
-                            }
-                        }
-                        s.set_cells(1 << c);
-                        s
-                    });
+                if base + length_increment(n) <= r {
+                    bound = Some(r);
                 }
             }
-        }
-        for (mi, (mode, sort_key)) in MODES.iter().enumerate() {
-            let (tech, base) = if mode.x && mode.y {
-                (Technique::XYCycle, 70)
-            } else if mode.x {
-                (Technique::XCycle, 65)
-            } else {
-                (Technique::YCycle, 65)
-            };
-            let lim = max_nodes(base, r);
-            if cycle_done[mi] || lim < 4 || lim <= cycle_reach[mi] {
-                if !cycle_done[mi] {
-                    alive = true;
-                }
-                continue;
-            }
-            cycle_reach[mi] = lim;
-            let mut truncated = false;
-            for c in cells(b.empty) {
-                let k = b.cand[c].count_ones();
-                if k < 2 || (k > 2 && !mode.x) {
-                    continue;
-                }
-                for d in digits(b.cand[c]) {
-                    // A cycle returns to its start through a strong link.
-                    let strong =
-                        (mode.x && l.conj[d as usize - 1][c] != 0) || (mode.y && k == 2);
-                    if !strong {
-                        continue;
-                    }
-                    truncated |= cs.run(b, l, Pot::new(c, d, true), *mode, lim + 1);
-                    for fi in 0..cs.found.len() {
-                        let end = cs.found[fi];
-                        let n = cs.cycle_len(end);
-                        let rating = base + length_increment(n);
-                        if rating > r {
-                            continue;
-                        }
-                        let key = (rating, n, *sort_key, c as u8, d, 0, fi as u32);
-                        if best.as_ref().is_some_and(|b| key >= b.0) {
-                            continue;
-                        }
-                        let (n2, e) = cs.cycle_hint(b, end);
-                        debug_assert_eq!(n, n2);
-                        if e.is_empty() {
-                            continue;
-                        }
-                        let mut s = Step::new(tech);
-                        s.rating = rating;
-                        s.eliminations = e;
-                        let mut lc: Cells = 0;
-                        let mut i = end;
-                        while cs.pool[i as usize].parent != ROOT {
-                            lc |= 1 << cs.pool[i as usize].pot.cell();
-                            i = cs.pool[i as usize].parent;
-                        }
-                        s.set_cells(lc);
-                        best = Some((key, s));
-                    }
-                }
-            }
-            if truncated {
-                alive = true;
-            } else {
-                cycle_done[mi] = true;
-            }
-        }
-        if let Some((_, mut s)) = best {
-            s.eliminations.sort_unstable();
-            return Some(s);
         }
         if !alive {
-            return None;
+            break;
         }
         r += 1;
     }
+    let mut best: Option<(Key, Step)> = None;
+    // Phase 2: cycles no longer than the bound allows.
+    let mut cs = CycleSearch::new();
+    for (mode, sort_key) in MODES {
+        let (tech, base) = if mode.x && mode.y {
+            (Technique::XYCycle, 70)
+        } else if mode.x {
+            (Technique::XCycle, 65)
+        } else {
+            (Technique::YCycle, 65)
+        };
+        let lim = bound.map_or(usize::MAX / 4, |r| max_nodes(base, r));
+        if lim < 4 {
+            continue;
+        }
+        for c in cells(b.empty) {
+            let k = b.cand[c].count_ones();
+            if k < 2 || (k > 2 && !mode.x) {
+                continue;
+            }
+            for d in digits(b.cand[c]) {
+                // A cycle returns to its start through a strong link.
+                let strong = (mode.x && l.conj[d as usize - 1][c] != 0) || (mode.y && k == 2);
+                if !strong {
+                    continue;
+                }
+                let lim = match &best {
+                    Some((key, _)) => lim.min(max_nodes(base, key.0)),
+                    None => lim,
+                };
+                if lim < 4 {
+                    continue;
+                }
+                cs.run(b, l, Pot::new(c, d, true), mode, lim + 1);
+                for fi in 0..cs.found.len() {
+                    let end = cs.found[fi];
+                    let n = cs.cycle_len(end);
+                    let rating = base + length_increment(n);
+                    if bound.is_some_and(|r| rating > r) {
+                        continue;
+                    }
+                    let key = (rating, n, sort_key, c as u8, d, 0, fi as u32);
+                    if best.as_ref().is_some_and(|b| key >= b.0) {
+                        continue;
+                    }
+                    let (_, e) = cs.cycle_hint(b, end);
+                    if e.is_empty() {
+                        continue;
+                    }
+                    let mut s = Step::new(tech);
+                    s.rating = rating;
+                    s.eliminations = e;
+                    let mut lc: Cells = 0;
+                    let mut i = end;
+                    while cs.pool[i as usize].parent != ROOT {
+                        lc |= 1 << cs.pool[i as usize].pot.cell();
+                        i = cs.pool[i as usize].parent;
+                    }
+                    s.set_cells(lc);
+                    best = Some((key, s));
+                }
+            }
+        }
+    }
+    // Phase 3: the forcing chains within the bound.
+    for (mi, f) in &fcs {
+        let (mode, sort_key) = MODES[*mi];
+        let base = if mode.y { 70 } else { 66 };
+        let Some(n) = f.found else { continue };
+        let rating = base + length_increment(n);
+        if bound.is_some_and(|r| rating > r) {
+            continue;
+        }
+        let (c, d, on) = (f.c, f.d as u8 + 1, f.on);
+        let key = (rating, n, sort_key, c as u8, d, 1 + !on as u8, 0);
+        if best.as_ref().is_some_and(|b| key >= b.0) {
+            continue;
+        }
+        let t = if mode.y {
+            Technique::ForcingChain
+        } else {
+            Technique::ForcingXChain
+        };
+        let mut s = Step::new(t);
+        s.rating = rating;
+        if on {
+            s.eliminations.push((c as u8, d));
+        } else {
+            for e in digits(b.cand[c]) {
+                if e != d {
+                    s.eliminations.push((c as u8, e));
+                }
+            }
+        }
+        s.set_cells(1 << c);
+        best = Some((key, s));
+    }
+    best.map(|(_, mut s)| {
+        s.eliminations.sort_unstable();
+        s
+    })
 }
 
 /// The first chaining step in SE's order: static chains, then Nishio, multiple and dynamic
