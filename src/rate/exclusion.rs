@@ -175,13 +175,11 @@ mod tests {
         cand[9] = bit(2) | bit(3) | bit(4);
         cand[19] = bit(1) | bit(3) | bit(4);
         let b = Board::from_parts([0; 81], cand);
-        // Combinations (r1c1, r1c2, r1c3) all in row 1 so digits differ: (1,2,3) kills nothing?
-        // {1,2,3} leaves r2c1 = 4 and r3c2 = 4: allowed. (1,2,4): r2c1 keeps 3. (2,1,4): r3c2
-        // keeps 3. (1,3,4): r2c1 keeps 2. (2,3,4): r3c2 keeps 1. (2,1,3): ok. So nothing to
-        // remove: the search must not claim anything here.
+        // All three cells are in row 1, so their digits differ. r1c2 = 3 forces r1c3 = 4, and
+        // then r1c1 = 1 empties r3c2 while r1c1 = 2 empties r2c1: 3 goes from r1c2.
         let trio = [0usize, 1, 2];
         let excl = (1u128 << 9) | (1u128 << 19);
-        assert!(exclude(&b, &trio, excl).is_none());
+        assert_eq!(exclude(&b, &trio, excl).unwrap().eliminations, vec![(1, 3)]);
         // With r3c2 = {1,4} (bivalue): (2,3,4)... and r2c1 = {2,4}: (1,2,4) kills r2c1,
         // (2,1,4) kills r2c1 and r3c2, (1,3,4) kills r3c2, (2,3,4) kills r2c1; (1,2,3), (2,1,3)
         // are allowed, so r1c3 loses 4.
