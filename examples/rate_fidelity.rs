@@ -102,17 +102,22 @@ fn main() {
         (91, 200, ">9.0"),
     ];
     let mut stats = [[0usize; 5]; 9]; // n, exact, within 0.2, gave up, ep+ed exact
+    let mut band_secs = [0f64; 9];
     let mut se = Vec::new();
     let mut mine = Vec::new();
     let start = Instant::now();
     let limits = Limits::default();
     let mut results = Vec::with_capacity(items.len());
+    let mut times = Vec::with_capacity(items.len());
     for (g, _, _) in &items {
+        let t = Instant::now();
         results.push(rate(g, &limits));
+        times.push(t.elapsed().as_secs_f64());
     }
     let secs = start.elapsed().as_secs_f64();
-    for ((g, er, epd), r) in items.iter().zip(&results) {
+    for (((g, er, epd), r), secs) in items.iter().zip(&results).zip(&times) {
         let band = bands.iter().position(|b| *er >= b.0 && *er <= b.1).unwrap();
+        band_secs[band] += secs;
         let s = &mut stats[band];
         s[0] += 1;
         if r.status != Status::Rated {
@@ -152,8 +157,8 @@ fn main() {
             }
         }
     }
-    println!("| SE ER band | puzzles | ER exact | within 0.2 | gave up | ER/EP/ED exact |");
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("| SE ER band | puzzles | ER exact | within 0.2 | gave up | ER/EP/ED exact | puzzles/s |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     let pct = |a: usize, n: usize| if n == 0 { 0.0 } else { 100.0 * a as f64 / n as f64 };
     let mut tot = [0usize; 5];
     for (i, b) in bands.iter().enumerate() {
@@ -165,7 +170,7 @@ fn main() {
             tot[k] += s[k];
         }
         println!(
-            "| {} | {} | {} ({:.1}%) | {} ({:.1}%) | {} | {} |",
+            "| {} | {} | {} ({:.1}%) | {} ({:.1}%) | {} | {} | {:.0} |",
             b.2,
             s[0],
             s[1],
@@ -173,18 +178,20 @@ fn main() {
             s[2],
             pct(s[2], s[0]),
             s[3],
-            s[4]
+            s[4],
+            s[0] as f64 / band_secs[i]
         );
     }
     println!(
-        "| all | {} | {} ({:.1}%) | {} ({:.1}%) | {} | {} |",
+        "| all | {} | {} ({:.1}%) | {} ({:.1}%) | {} | {} | {:.0} |",
         tot[0],
         tot[1],
         pct(tot[1], tot[0]),
         tot[2],
         pct(tot[2], tot[0]),
         tot[3],
-        tot[4]
+        tot[4],
+        tot[0] as f64 / secs
     );
     println!("Spearman(ER) = {:.4}", spearman(&se, &mine));
     println!(
