@@ -127,6 +127,7 @@ fn off_to_on(b: &Board, l: &Links, p: Pot, mode: Mode, out: &mut Vec<Pot>) {
 }
 
 /// Bitboard expansion of a whole layer of "on" nodes into the "off" nodes they imply.
+#[inline(never)]
 fn expand_on(b: &Board, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
     for d in 0..9 {
         for c in cells(front[d]) {
@@ -144,6 +145,7 @@ fn expand_on(b: &Board, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
 
 /// Bitboard expansion of a layer of "off" nodes into the "on" nodes they imply (X links are
 /// always used by forcing chains).
+#[inline(never)]
 fn expand_off(b: &Board, l: &Links, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
     for d in 0..9 {
         for c in cells(front[d]) {
@@ -230,6 +232,9 @@ struct Node {
 const ROOT: u32 = u32::MAX;
 
 struct CycleSearch {
+    /// Per candidate-state: stamp of the node whose ancestors were last marked.
+    mark: Vec<u32>,
+    stamp: u32,
     pool: Vec<Node>,
     pend_on: Vec<u32>,
     pend_off: Vec<u32>,
@@ -241,6 +246,8 @@ struct CycleSearch {
 impl CycleSearch {
     fn new() -> CycleSearch {
         CycleSearch {
+            mark: vec![0; 1458],
+            stamp: 0,
             pool: Vec::with_capacity(4096),
             pend_on: Vec::new(),
             pend_off: Vec::new(),
@@ -248,19 +255,6 @@ impl CycleSearch {
             buf: Vec::new(),
             found: Vec::new(),
         }
-    }
-
-    #[inline(never)]
-    fn is_ancestor(&self, child: u32, pot: Pot) -> bool {
-        let mut i = self.pool[child as usize].parent;
-        while i != ROOT {
-            let n = self.pool[i as usize];
-            if n.pot == pot {
-                return true;
-            }
-            i = n.parent;
-        }
-        false
     }
 
     /// SE's cycle walk from `src` (on): alternating layers; an off node is skipped only when it
@@ -291,8 +285,20 @@ impl CycleSearch {
             for &i in &pend {
                 let mut buf = std::mem::take(&mut self.buf);
                 on_to_off(b, self.pool[i as usize].pot, mode, &mut buf);
+                // Mark the ancestors of node i once, then test each produced node in O(1).
+                self.stamp = self.stamp.wrapping_add(1);
+                if self.stamp == 0 {
+                    self.mark.fill(0);
+                    self.stamp = 1;
+                }
+                let mut a = self.pool[i as usize].parent;
+                while a != ROOT {
+                    let n = self.pool[a as usize];
+                    self.mark[n.pot.cd as usize * 2 + n.pot.on as usize] = self.stamp;
+                    a = n.parent;
+                }
                 for &q in &buf {
-                    if !self.is_ancestor(i, q) {
+                    if self.mark[q.cd as usize * 2 + q.on as usize] != self.stamp {
                         self.pool.push(Node { pot: q, parent: i });
                         self.next.push(self.pool.len() as u32 - 1);
                     }
@@ -422,6 +428,7 @@ impl Fc {
     }
 
     /// Explores one more layer; records the chain length when the start's negation appears.
+    #[inline(never)]
     fn step(&mut self, b: &Board, l: &Links, mode: Mode) {
         self.nodes += 1;
         let mut next = [0u128; 9];
@@ -482,7 +489,7 @@ pub fn static_chains(b: &Board) -> Option<Step> {
     let links = Links::new(b);
     let l = &*links;
     // Forcing chains: X links only (6.6) and both kinds (7.0); from "on" and from "off".
-    let mut fcs: Vec<(usize, Fc)> = Vec::new(); // (mode index, search)
+    let mut fcs: Vec<(usize, Fc)> = Vec::with_capacity(4 * 9 * count(b.empty) as usize);
     for (mi, (mode, _)) in MODES.iter().enumerate() {
         if !mode.x {
             continue;

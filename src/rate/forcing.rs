@@ -305,6 +305,7 @@ fn target_step(b: &Board, kind: Kind, rating: u16, cd: u16, on: bool) -> Option<
 
 /// The easiest hint of the forcing-chain rule `kind`, as SE sorts them (rating, complexity,
 /// then double-implication, cell, region and contradiction hints, then discovery order).
+#[inline(never)]
 pub fn forcing_chains(b: &Board, kind: Kind) -> Option<Step> {
     let base = kind.technique().base();
     let mut best = Best {
