@@ -54,7 +54,9 @@ fn spearman(a: &[f64], b: &[f64]) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let path = args.first().expect("usage: rate_fidelity FILE [--skip N] [--take N] [--every K] [--diff OUT]");
+    let path = args
+        .first()
+        .expect("usage: rate_fidelity FILE [--skip N] [--take N] [--every K] [--diff OUT]");
     let get = |name: &str| {
         args.iter()
             .position(|a| a == name)
@@ -157,9 +159,17 @@ fn main() {
             }
         }
     }
-    println!("| SE ER band | puzzles | ER exact | within 0.2 | gave up | ER/EP/ED exact | puzzles/s |");
+    println!(
+        "| SE ER band | puzzles | ER exact | within 0.2 | gave up | ER/EP/ED exact | puzzles/s |"
+    );
     println!("|---|---:|---:|---:|---:|---:|---:|");
-    let pct = |a: usize, n: usize| if n == 0 { 0.0 } else { 100.0 * a as f64 / n as f64 };
+    let pct = |a: usize, n: usize| {
+        if n == 0 {
+            0.0
+        } else {
+            100.0 * a as f64 / n as f64
+        }
+    };
     let mut tot = [0usize; 5];
     for (i, b) in bands.iter().enumerate() {
         let s = stats[i];

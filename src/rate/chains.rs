@@ -84,7 +84,6 @@ impl Links {
 
 /// The nodes an "on" node turns off, in SE's order (cell's other digits, then box, row,
 /// column), without duplicates.
-#[inline(never)]
 fn on_to_off(b: &Board, p: Pot, mode: Mode, out: &mut Vec<Pot>) {
     out.clear();
     let (c, d) = (p.cell(), p.digit());
@@ -107,7 +106,6 @@ fn on_to_off(b: &Board, p: Pot, mode: Mode, out: &mut Vec<Pot>) {
 }
 
 /// The nodes an "off" node turns on, in SE's order, without duplicates.
-#[inline(never)]
 fn off_to_on(b: &Board, l: &Links, p: Pot, mode: Mode, out: &mut Vec<Pot>) {
     out.clear();
     let (c, d) = (p.cell(), p.digit());
@@ -127,7 +125,6 @@ fn off_to_on(b: &Board, l: &Links, p: Pot, mode: Mode, out: &mut Vec<Pot>) {
 }
 
 /// Bitboard expansion of a whole layer of "on" nodes into the "off" nodes they imply.
-#[inline(never)]
 fn expand_on(b: &Board, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
     for d in 0..9 {
         for c in cells(front[d]) {
@@ -145,7 +142,6 @@ fn expand_on(b: &Board, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
 
 /// Bitboard expansion of a layer of "off" nodes into the "on" nodes they imply (X links are
 /// always used by forcing chains).
-#[inline(never)]
 fn expand_off(b: &Board, l: &Links, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
     for d in 0..9 {
         for c in cells(front[d]) {
@@ -178,7 +174,7 @@ fn forcing_chain_len(b: &Board, l: &Links, src: Pot, mode: Mode, limit: usize) -
     let mut first = true;
     loop {
         // on layer -> off layer (skipped for the first round of an "off" source)
-        if !(first && !src.on) {
+        if !first || src.on {
             nodes += 1;
             if nodes > limit {
                 return None;
@@ -261,7 +257,6 @@ impl CycleSearch {
     /// is an ancestor of the node producing it; on nodes are visited once. Collects the pool
     /// indexes of the chains that return to `src` after at least four half-steps, and stops
     /// expanding past `max_len` nodes.
-    #[inline(never)]
     fn run(&mut self, b: &Board, l: &Links, src: Pot, mode: Mode, max_len: usize) -> bool {
         self.pool.clear();
         self.found.clear();
@@ -308,7 +303,7 @@ impl CycleSearch {
             self.pend_on = pend;
             self.pend_on.clear();
             std::mem::swap(&mut self.pend_off, &mut self.next);
-            self.pend_off.extend(self.next.drain(..));
+            self.pend_off.append(&mut self.next);
             length += 1;
             let pend = std::mem::take(&mut self.pend_off);
             for &i in &pend {
@@ -335,7 +330,6 @@ impl CycleSearch {
     }
 
     /// Complexity and eliminations of the cycle ending at pool index `end`.
-    #[inline(never)]
     fn cycle_len(&self, end: u32) -> usize {
         let mut n = 0;
         let mut i = end;
@@ -428,18 +422,16 @@ impl Fc {
     }
 
     /// Explores one more layer; records the chain length when the start's negation appears.
-    #[inline(never)]
     fn step(&mut self, b: &Board, l: &Links, mode: Mode) {
         self.nodes += 1;
         let mut next = [0u128; 9];
-        let target;
-        if self.expand_on_next {
+        let target = if self.expand_on_next {
             expand_on(b, &self.front_on, mode, &mut next);
-            target = self.on && next[self.d] & (1 << self.c) != 0;
+            self.on && next[self.d] & (1 << self.c) != 0
         } else {
             expand_off(b, l, &self.front_off, mode, &mut next);
-            target = !self.on && next[self.d] & (1 << self.c) != 0;
-        }
+            !self.on && next[self.d] & (1 << self.c) != 0
+        };
         if target {
             self.found = Some(self.nodes);
             self.done = true;
@@ -464,16 +456,22 @@ impl Fc {
     }
 }
 
-/// Largest complexity whose rating at `base` is at most `r`.
+/// Largest complexity whose rating at `base` is at most `r`: the length (nodes minus two) may
+/// pass `r - base` of SE's ceilings 4, 6, 8, 12, 16, ...
 fn max_nodes(base: u16, r: u16) -> usize {
     if base > r {
         return 0;
     }
-    let mut n = 2;
-    while n < 100_000 && base + length_increment(n + 1) <= r {
-        n += 1;
+    let mut ceil = 4usize;
+    let mut odd = false;
+    for _ in 0..(r - base) {
+        ceil = if odd { ceil * 4 / 3 } else { ceil * 3 / 2 };
+        odd = !odd;
+        if ceil > 1 << 20 {
+            break;
+        }
     }
-    n
+    ceil + 2
 }
 
 const MODES: [(Mode, u8); 3] = [
@@ -485,6 +483,7 @@ const MODES: [(Mode, u8); 3] = [
 /// The easiest static-chain step (cycles and forcing chains), as SE's first chaining rule
 /// would pick it. All searches advance together, one rating tenth at a time, so no search
 /// runs deeper than the easiest hint needs.
+#[inline(never)]
 pub fn static_chains(b: &Board) -> Option<Step> {
     let links = Links::new(b);
     let l = &*links;
@@ -510,10 +509,11 @@ pub fn static_chains(b: &Board) -> Option<Step> {
     let mut r: u16 = 66;
     while bound.is_none() {
         let mut alive = false;
+        let lims = [max_nodes(66, r), 0, max_nodes(70, r)];
         for (mi, f) in fcs.iter_mut() {
             let mode = MODES[*mi].0;
             let base = if mode.y { 70 } else { 66 };
-            let lim = max_nodes(base, r);
+            let lim = lims[*mi];
             while !f.done && f.nodes < lim {
                 f.step(b, l, mode);
             }
@@ -647,6 +647,17 @@ pub fn next_chain_step(b: &Board) -> Option<Step> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn max_nodes_inverts_the_length_increment() {
+        for base in [65u16, 66, 70] {
+            for r in base..base + 12 {
+                let n = max_nodes(base, r);
+                assert!(base + length_increment(n) <= r);
+                assert!(base + length_increment(n + 1) > r);
+            }
+        }
+    }
     use crate::rate::board::bit;
 
     #[test]
@@ -665,7 +676,13 @@ mod tests {
         // => r5c5 off (row 5 pair) => r1c5 on (column 5 pair) => r1c1 off (row 1 pair).
         // So r1c1 is off either way; the forcing X-chain from r1c1 on reaches r1c1 off.
         let l = Links::new(&b);
-        let n = forcing_chain_len(&b, &l, Pot::new(0, 1, true), Mode { x: true, y: false }, 100);
+        let n = forcing_chain_len(
+            &b,
+            &l,
+            Pot::new(0, 1, true),
+            Mode { x: true, y: false },
+            100,
+        );
         assert!(n.is_some());
         let s = static_chains(&b).unwrap();
         assert!(s.eliminations.iter().all(|&(_, d)| d == 1));

@@ -65,6 +65,7 @@ pub fn aligned_pair(b: &Board) -> Option<Step> {
 
 /// Aligned triple exclusion: SE pairs two candidate cells, adds a third from the cells their
 /// excluders (peers with two or three candidates) could see, and needs two common excluders.
+#[inline(never)]
 pub fn aligned_triple(b: &Board) -> Option<Step> {
     let mut small: Cells = 0;
     let mut naked_single: Cells = 0;
@@ -86,7 +87,8 @@ pub fn aligned_triple(b: &Board) -> Option<Step> {
     for i in 0..list.len() {
         for j in i + 1..list.len() {
             let (c0, c1) = (list[i], list[j]);
-            let twin = ((PEERS[c0] | PEERS[c1]) & small) & cand_cells & !(1u128 << c0) & !(1u128 << c1);
+            let twin =
+                ((PEERS[c0] | PEERS[c1]) & small) & cand_cells & !(1u128 << c0) & !(1u128 << c1);
             for t in cells(twin) {
                 let trio = [c0, c1, t];
                 let excl = PEERS[c0] & PEERS[c1] & PEERS[t] & small;

@@ -121,9 +121,8 @@ mod tests {
         let s = fish(&b, 3).unwrap();
         assert_eq!(s.technique, Technique::Swordfish);
         assert_eq!(s.eliminations.len(), 3 * 6);
-        assert!(s
-            .eliminations
-            .iter()
-            .all(|&(c, d)| d == 9 && [0, 3, 6].contains(&(c / 9)) && ![0, 4, 8].contains(&(c % 9))));
+        assert!(s.eliminations.iter().all(|&(c, d)| d == 9
+            && [0, 3, 6].contains(&(c / 9))
+            && ![0, 4, 8].contains(&(c % 9))));
     }
 }

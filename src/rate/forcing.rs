@@ -230,7 +230,8 @@ impl Pool {
                             }
                         } else {
                             let h = hs[KINDS[via as usize]];
-                            let gone = real.pos[d as usize - 1] & !grid.pos[d as usize - 1] & HOUSES[h];
+                            let gone =
+                                real.pos[d as usize - 1] & !grid.pos[d as usize - 1] & HOUSES[h];
                             for gc in cells(gone) {
                                 let key = gc * 9 + d as usize - 1;
                                 self.tmp_parents.push(out.off_map[key]);
@@ -305,7 +306,6 @@ fn target_step(b: &Board, kind: Kind, rating: u16, cd: u16, on: bool) -> Option<
 
 /// The easiest hint of the forcing-chain rule `kind`, as SE sorts them (rating, complexity,
 /// then double-implication, cell, region and contradiction hints, then discovery order).
-#[inline(never)]
 pub fn forcing_chains(b: &Board, kind: Kind) -> Option<Step> {
     let base = kind.technique().base();
     let mut best = Best {
@@ -398,7 +398,11 @@ pub fn forcing_chains(b: &Board, kind: Kind) -> Option<Step> {
                     let mut all = true;
                     let mut ids = [NONE; 9];
                     for (vi, o) in on_out.iter().enumerate().take(vals.len()) {
-                        let m = if state { o.on_map[q as usize] } else { o.off_map[q as usize] };
+                        let m = if state {
+                            o.on_map[q as usize]
+                        } else {
+                            o.off_map[q as usize]
+                        };
                         if m == NONE {
                             all = false;
                             break;

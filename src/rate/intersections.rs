@@ -86,7 +86,6 @@ pub fn locking(b: &Board) -> Option<Step> {
     })
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,9 @@
 //! assert!(r.er_f32() >= 1.0 && r.er_f32() <= 2.3);
 //! ```
 
+// Cells, houses and digits are indexes into fixed geometry tables; index loops read best.
+#![allow(clippy::needless_range_loop)]
+
 pub mod board;
 pub mod chains;
 pub mod exclusion;
@@ -186,7 +189,12 @@ impl Rating {
     }
     /// `ER/EP/ED` as SE's `serate --format=%r/%p/%d` prints it.
     pub fn se_string(&self) -> String {
-        format!("{:.1}/{:.1}/{:.1}", self.er_f32(), self.ep_f32(), self.ed_f32())
+        format!(
+            "{:.1}/{:.1}/{:.1}",
+            self.er_f32(),
+            self.ep_f32(),
+            self.ed_f32()
+        )
     }
 }
 
@@ -300,7 +308,11 @@ mod tests {
         let (r, steps) = explain(puzzle, &Limits::default());
         for s in &steps {
             for &(c, d) in &s.eliminations {
-                assert_ne!(sol.get(c as usize), d, "{puzzle}: {s} removes the solution digit");
+                assert_ne!(
+                    sol.get(c as usize),
+                    d,
+                    "{puzzle}: {s} removes the solution digit"
+                );
             }
             for &(c, d) in &s.placements {
                 assert_eq!(sol.get(c as usize), d, "{puzzle}: {s} places a wrong digit");
@@ -373,7 +385,10 @@ mod tests {
         let text = std::fs::read_to_string(format!("{root}/tests/golden/se_ratings.txt")).unwrap();
         let (mut checked, mut gave_up) = (0, 0);
         let mut wrong = Vec::new();
-        for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        {
             let mut it = line.split_whitespace();
             let p: Grid = it.next().unwrap().parse().unwrap();
             let want: Vec<u16> = it
@@ -385,7 +400,12 @@ mod tests {
             let r = rate(&p, &Limits::default());
             if r.status != Status::Rated {
                 // Needs a rule beyond dynamic forcing chains (SE's "+" and nested levels).
-                assert!(want[0] >= 90, "{p}: gave up at {} but SE says {:?}", r.er, want);
+                assert!(
+                    want[0] >= 90,
+                    "{p}: gave up at {} but SE says {:?}",
+                    r.er,
+                    want
+                );
                 gave_up += 1;
                 continue;
             }
@@ -394,7 +414,12 @@ mod tests {
                 wrong.push(format!("{p} engine {} serate {:?}", r.se_string(), want));
             }
         }
-        assert!(wrong.is_empty(), "{} of {checked} differ:\n{}", wrong.len(), wrong.join("\n"));
+        assert!(
+            wrong.is_empty(),
+            "{} of {checked} differ:\n{}",
+            wrong.len(),
+            wrong.join("\n")
+        );
         assert!(checked >= 90, "only {checked} checked ({gave_up} gave up)");
         eprintln!("golden: {checked} exact, {gave_up} gave up (beyond the implemented rules)");
     }

@@ -210,7 +210,22 @@ mod tests {
     #[test]
     fn ratings_increase_along_the_simple_techniques() {
         use Technique::*;
-        let order = [FullHouse, HiddenSingleBox, HiddenSingleLine, DirectPointing, NakedSingle, Pointing, NakedPair, XWing, HiddenPair, NakedTriple, Swordfish, HiddenTriple, XYWing, XYZWing];
+        let order = [
+            FullHouse,
+            HiddenSingleBox,
+            HiddenSingleLine,
+            DirectPointing,
+            NakedSingle,
+            Pointing,
+            NakedPair,
+            XWing,
+            HiddenPair,
+            NakedTriple,
+            Swordfish,
+            HiddenTriple,
+            XYWing,
+            XYZWing,
+        ];
         assert!(order.windows(2).all(|w| w[0].base() < w[1].base()));
     }
 }

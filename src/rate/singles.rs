@@ -72,7 +72,9 @@ mod tests {
     #[test]
     fn full_house_is_found_in_a_nearly_full_row() {
         // Solved grid with r1c1 blanked: every house of r1c1 has one empty cell.
-        let b = board("..4678912672195348198342567859761423426853791713924856961537284287419635345286179");
+        let b = board(
+            "..4678912672195348198342567859761423426853791713924856961537284287419635345286179",
+        );
         // Boxes come first but box 1 has two empty cells; column 1 has one: r1c1 = 5.
         let s = full_house(&b).unwrap();
         assert_eq!(s.technique, Technique::FullHouse);
@@ -81,18 +83,23 @@ mod tests {
 
     #[test]
     fn hidden_single_in_a_box_is_found_before_lines() {
-        let b = board("53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79");
+        let b = board(
+            "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79",
+        );
         let s = hidden_single(&b).unwrap();
         assert_eq!(s.technique, Technique::HiddenSingleBox);
         let (c, d) = s.placements[0];
         // The known solution of this puzzle.
-        let sol = "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
+        let sol =
+            "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
         assert_eq!(sol.as_bytes()[c as usize] - b'0', d);
     }
 
     #[test]
     fn naked_single_is_the_only_candidate() {
-        let mut b = board("53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79");
+        let mut b = board(
+            "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79",
+        );
         // r5c5 has candidates {5} in this classic puzzle.
         let s = naked_single(&b).unwrap();
         assert_eq!(s.technique, Technique::NakedSingle);

@@ -197,7 +197,10 @@ mod tests {
         assert_eq!(s.technique, Technique::NakedPair);
         // Box 1's other 7 cells lose 1 and 2.
         assert_eq!(s.eliminations.len(), 14);
-        assert!(s.eliminations.iter().all(|&(c, d)| c != 0 && c != 10 && (d == 1 || d == 2)));
+        assert!(s
+            .eliminations
+            .iter()
+            .all(|&(c, d)| c != 0 && c != 10 && (d == 1 || d == 2)));
     }
 
     #[test]

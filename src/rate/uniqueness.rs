@@ -131,7 +131,9 @@ pub fn unique_loops(b: &Board) -> Option<Step> {
                 .collect();
             let push = |hints: &mut Vec<(u16, u8, Step)>, t: u8, s: Step| {
                 if !s.eliminations.is_empty()
-                    && !hints.iter().any(|h| h.2.eliminations == s.eliminations && h.1 == t)
+                    && !hints
+                        .iter()
+                        .any(|h| h.2.eliminations == s.eliminations && h.1 == t)
                 {
                     hints.push((s.rating, t, s));
                 }
@@ -224,7 +226,9 @@ fn type3(b: &Board, base: u16, lc: Cells, c1: usize, c2: usize, v: u16, extra: u
                         naked |= m;
                         union |= m;
                     }
-                    if naked.count_ones() as usize != degree || union.count_ones() as usize != degree {
+                    if naked.count_ones() as usize != degree
+                        || union.count_ones() as usize != degree
+                    {
                         return None;
                     }
                     let mut s = mk(Technique::UniqueLoop3, base + (degree as u16 - 1), lc);
@@ -408,7 +412,14 @@ pub fn bug(b: &Board) -> Option<Step> {
     hints.into_iter().next()
 }
 
-fn bug4(b: &Board, bug_cells: &[usize], bug_values: &[u16; 81], all: u16, bc: Cells, out: &mut Vec<Step>) {
+fn bug4(
+    b: &Board,
+    bug_cells: &[usize],
+    bug_values: &[u16; 81],
+    all: u16,
+    bc: Cells,
+    out: &mut Vec<Step>,
+) {
     let (c1, c2) = (bug_cells[0], bug_cells[1]);
     let common = b.cand[c1] & b.cand[c2] & !all;
     if common.count_ones() != 1 {
