@@ -14,6 +14,9 @@ use std::time::Instant;
 use sudoku_batch::rate::{explain, rate, Limits, Status};
 use sudoku_batch::Grid;
 
+/// A puzzle with SE's ER and, when given, EP and ED (tenths).
+type Rated = (Grid, u16, Option<(u16, u16)>);
+
 fn parse_tenths(s: &str) -> Option<u16> {
     let v: f32 = s.parse().ok()?;
     Some((v * 10.0).round() as u16)
@@ -69,7 +72,7 @@ fn main() {
     let mut diff = get("--diff").map(|p| std::fs::File::create(p).unwrap());
 
     let text = std::fs::read_to_string(path).unwrap();
-    let mut items: Vec<(Grid, u16, Option<(u16, u16)>)> = Vec::new();
+    let mut items: Vec<Rated> = Vec::new();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let mut parts = line.split_whitespace();
         let (Some(p), Some(r)) = (parts.next(), parts.next()) else {

@@ -264,6 +264,22 @@ impl CycleSearch {
         self.pend_off.clear();
         let mut to_on = [0u128; 9];
         to_on[src.digit() as usize - 1] |= 1 << src.cell();
+        let mut expanded_off = [0u128; 9];
+        // The off nodes that turn the start back on.
+        let mut partners = [src; 4];
+        let mut np = 0;
+        let (sc, sd) = (src.cell(), src.digit());
+        if mode.y && b.cand[sc].count_ones() == 2 {
+            let e = (b.cand[sc] & !(1 << (sd - 1))).trailing_zeros() as u8 + 1;
+            partners[np] = Pot::new(sc, e, false);
+            np += 1;
+        }
+        if mode.x {
+            for o in cells(l.conj[sd as usize - 1][sc]) {
+                partners[np] = Pot::new(o, sd, false);
+                np += 1;
+            }
+        }
         self.pool.push(Node {
             pot: src,
             parent: ROOT,
@@ -293,9 +309,27 @@ impl CycleSearch {
                     a = n.parent;
                 }
                 for &q in &buf {
-                    if self.mark[q.cd as usize * 2 + q.on as usize] != self.stamp {
+                    if self.mark[q.cd as usize * 2 + q.on as usize] == self.stamp {
+                        continue;
+                    }
+                    // SE expands every occurrence of an off node, but a repeated one only
+                    // turns on nodes already on; what it can still add is a return to the
+                    // start, recorded here in the order SE would find it.
+                    let mut qi = u32::MAX;
+                    if length + 1 >= 4 && partners[..np].contains(&q) {
                         self.pool.push(Node { pot: q, parent: i });
-                        self.next.push(self.pool.len() as u32 - 1);
+                        qi = self.pool.len() as u32 - 1;
+                        self.pool.push(Node { pot: src, parent: qi });
+                        self.found.push(self.pool.len() as u32 - 1);
+                    }
+                    let (c, d) = (q.cell(), q.digit() as usize - 1);
+                    if expanded_off[d] & (1 << c) == 0 {
+                        expanded_off[d] |= 1 << c;
+                        if qi == u32::MAX {
+                            self.pool.push(Node { pot: q, parent: i });
+                            qi = self.pool.len() as u32 - 1;
+                        }
+                        self.next.push(qi);
                     }
                 }
                 self.buf = buf;
@@ -311,10 +345,6 @@ impl CycleSearch {
                 off_to_on(b, l, self.pool[i as usize].pot, mode, &mut buf);
                 for &q in &buf {
                     let (c, d) = (q.cell(), q.digit() as usize - 1);
-                    if length >= 4 && q == src {
-                        self.pool.push(Node { pot: q, parent: i });
-                        self.found.push(self.pool.len() as u32 - 1);
-                    }
                     if to_on[d] & (1 << c) == 0 {
                         to_on[d] |= 1 << c;
                         self.pool.push(Node { pot: q, parent: i });
