@@ -319,7 +319,10 @@ impl CycleSearch {
                     if length + 1 >= 4 && partners[..np].contains(&q) {
                         self.pool.push(Node { pot: q, parent: i });
                         qi = self.pool.len() as u32 - 1;
-                        self.pool.push(Node { pot: src, parent: qi });
+                        self.pool.push(Node {
+                            pot: src,
+                            parent: qi,
+                        });
                         self.found.push(self.pool.len() as u32 - 1);
                     }
                     let (c, d) = (q.cell(), q.digit() as usize - 1);
