@@ -125,4 +125,27 @@ mod tests {
             && [0, 3, 6].contains(&(c / 9))
             && ![0, 4, 8].contains(&(c % 9))));
     }
+
+    #[test]
+    fn jellyfish_on_four_rows() {
+        let mut cand = [0x1ffu16; 81];
+        // Digit 9 in rows 1, 3, 5, 7 only in columns 1-4, two per row, in a ring.
+        let keep = [(0usize, [0usize, 1]), (2, [1, 2]), (4, [2, 3]), (6, [3, 0])];
+        for (r, cols) in keep {
+            for c in 0..9 {
+                if !cols.contains(&c) {
+                    cand[r * 9 + c] &= !bit(9);
+                }
+            }
+        }
+        let b = Board::from_parts([0; 81], cand);
+        assert!(fish(&b, 2).is_none() && fish(&b, 3).is_none());
+        let s = fish(&b, 4).unwrap();
+        assert_eq!(s.technique, Technique::Jellyfish);
+        assert_eq!(s.eliminations.len(), 5 * 4);
+        assert!(s
+            .eliminations
+            .iter()
+            .all(|&(c, d)| d == 9 && c % 9 < 4 && ![0, 2, 4, 6].contains(&(c / 9))));
+    }
 }

@@ -126,4 +126,23 @@ mod tests {
         assert_eq!(cells_elim, vec![1, 2, 10, 11, 19, 20]);
         assert!(s.eliminations.iter().all(|e| e.1 == 7));
     }
+
+    #[test]
+    fn direct_intersection_places_the_single_it_leaves() {
+        let mut b = open_board();
+        // Row 1: 7 only in r1c1, r1c2 (a claiming in box 1). Row 2: 7 only in r2c1 and r2c5.
+        // Box 3 is then left with 7 only in row 3, a pointing that leaves r2c5 as box 2's only
+        // place: SE tries pointing (1.7) before claiming (1.9), so that is the step.
+        for c in 2..9 {
+            b.eliminate(c, 7);
+        }
+        for c in [10, 11, 12, 14, 15, 16, 17] {
+            b.eliminate(c, 7);
+        }
+        let s = direct(&b).unwrap();
+        assert_eq!(s.technique, Technique::DirectPointing);
+        assert_eq!(s.rating, 17);
+        assert_eq!(s.placements, vec![(13, 7)]);
+        assert_eq!(s.eliminations, (18..24).map(|c| (c, 7)).collect::<Vec<_>>());
+    }
 }

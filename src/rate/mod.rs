@@ -301,6 +301,11 @@ mod tests {
     /// Every step on the path of `puzzle` keeps the true solution: no wrong placement, no
     /// solution digit eliminated. Returns the rating.
     pub(crate) fn check_path(puzzle: &Grid) -> Rating {
+        check_path_with(puzzle, &mut |_| {})
+    }
+
+    /// [`check_path`], also handing each step to `seen`.
+    fn check_path_with(puzzle: &Grid, seen: &mut dyn FnMut(&Step)) -> Rating {
         let sol = solve(puzzle, 2);
         assert_eq!(sol.count, 1, "puzzle must be unique: {puzzle}");
         let sol = sol.solution.unwrap();
@@ -318,6 +323,7 @@ mod tests {
                 assert_eq!(sol.get(c as usize), d, "{puzzle}: {s} places a wrong digit");
             }
             s.apply(&mut b);
+            seen(s);
         }
         r
     }
@@ -378,13 +384,15 @@ mod tests {
         assert!(rated >= 1000, "{rated} rated");
     }
 
-    /// ER/EP/ED of serate 1.2.1.3 on permissively licensed puzzles (tests/golden/se_ratings.txt).
+    /// ER/EP/ED of serate 1.2.1.3 on permissively licensed puzzles (tests/golden/se_ratings.txt),
+    /// with every step replayed against the solution.
     #[test]
     fn golden_serate_ratings() {
         let root = env!("CARGO_MANIFEST_DIR");
         let text = std::fs::read_to_string(format!("{root}/tests/golden/se_ratings.txt")).unwrap();
         let (mut checked, mut gave_up) = (0, 0);
         let mut wrong = Vec::new();
+        let mut used = std::collections::BTreeSet::new();
         for line in text
             .lines()
             .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
@@ -397,7 +405,10 @@ mod tests {
                 .split('/')
                 .map(|x| (x.parse::<f32>().unwrap() * 10.0).round() as u16)
                 .collect();
-            let r = rate(&p, &Limits::default());
+            let r = check_path_with(&p, &mut |s| {
+                used.insert(s.technique);
+            });
+            assert_eq!(r, rate(&p, &Limits::default()));
             if r.status != Status::Rated {
                 // Needs a rule beyond dynamic forcing chains (SE's "+" and nested levels).
                 assert!(
@@ -422,6 +433,47 @@ mod tests {
         );
         assert!(checked >= 90, "only {checked} checked ({gave_up} gave up)");
         eprintln!("golden: {checked} exact, {gave_up} gave up (beyond the implemented rules)");
+        // The golden paths exercise (and the replay above checks against the solution) every
+        // technique but direct claiming, Jellyfish, hidden quad and BUG types 3 and 4.
+        use Technique::*;
+        for t in [
+            FullHouse,
+            HiddenSingleBox,
+            HiddenSingleLine,
+            DirectPointing,
+            DirectHiddenPair,
+            NakedSingle,
+            DirectHiddenTriple,
+            Pointing,
+            Claiming,
+            NakedPair,
+            XWing,
+            HiddenPair,
+            NakedTriple,
+            Swordfish,
+            HiddenTriple,
+            XYWing,
+            XYZWing,
+            UniqueLoop1,
+            UniqueLoop2,
+            UniqueLoop3,
+            UniqueLoop4,
+            NakedQuad,
+            Bug1,
+            Bug2,
+            AlignedPairExclusion,
+            XCycle,
+            YCycle,
+            ForcingXChain,
+            XYCycle,
+            ForcingChain,
+            AlignedTripleExclusion,
+            Nishio,
+            MultipleForcingChain,
+            DynamicForcingChain,
+        ] {
+            assert!(used.contains(&t), "no golden path uses {t:?}");
+        }
     }
 
     #[test]

@@ -528,4 +528,21 @@ mod tests {
         let b = Board::from_parts([0; 81], cand);
         assert!(unique_loops(&b).is_none());
     }
+
+    #[test]
+    fn unique_rectangle_type_4_removes_the_unlocked_digit_from_the_roof() {
+        let mut cand = [0x1ffu16; 81];
+        cand[0] = bit(1) | bit(2);
+        cand[3] = bit(1) | bit(2);
+        cand[9] = bit(1) | bit(2) | bit(5);
+        cand[12] = bit(1) | bit(2) | bit(6);
+        // Row 2: digit 1 only in the two roof cells.
+        for c in [10, 11, 13, 14, 15, 16, 17] {
+            cand[c] &= !bit(1);
+        }
+        let b = Board::from_parts([0; 81], cand);
+        let s = unique_loops(&b).unwrap();
+        assert_eq!(s.technique, Technique::UniqueLoop4);
+        assert_eq!(s.eliminations, vec![(9, 2), (12, 2)]);
+    }
 }
