@@ -246,3 +246,48 @@ impl Board {
         b
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_tables() {
+        assert!(HOUSES.iter().all(|&h| count(h) == 9));
+        assert!(PEERS.iter().all(|&p| count(p) == 20));
+        assert_eq!(houses_of(40), [4, 13, 22]);
+        assert_eq!(boxof(80), 8);
+        assert_eq!(cell_name(10), "r2c2");
+    }
+
+    #[test]
+    fn place_clears_the_digit_from_peers_and_the_cell() {
+        let mut b = Board::from_parts([0; 81], [0x1ff; 81]);
+        b.place(0, 5);
+        assert_eq!(b.value[0], 5);
+        assert!(!b.solved());
+        assert_eq!(b.cand[0], 0);
+        assert_eq!(b.pos[4] & PEERS[0], 0);
+        assert_eq!(count(b.pos[4]), 80 - 20);
+        assert!(cells(PEERS[0]).all(|p| !b.has(p, 5) && b.cand[p].count_ones() == 8));
+        b.eliminate(80, 1);
+        assert!(!b.has(80, 1) && b.pos[0] & (1 << 80) == 0);
+    }
+
+    #[test]
+    fn new_board_has_the_candidates_the_clues_allow() {
+        let g: crate::Grid =
+            "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+                .parse()
+                .unwrap();
+        let b = Board::new(&g);
+        assert_eq!(count(b.empty), 81 - 30);
+        // r1c3 sees 5, 3, 7 (row), 8 (column), 9, 6 (box): candidates 1, 2, 4.
+        assert_eq!(b.cand[2], bit(1) | bit(2) | bit(4));
+        for d in 1..=9u8 {
+            for c in cells(b.pos[d as usize - 1]) {
+                assert!(b.has(c, d));
+            }
+        }
+    }
+}

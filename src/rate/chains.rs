@@ -721,4 +721,25 @@ mod tests {
         assert!(s.eliminations.iter().all(|&(_, d)| d == 1));
         assert!(s.eliminations.contains(&(0, 1)) || s.eliminations.contains(&(10, 1)));
     }
+
+    #[test]
+    fn cycles_and_forcing_chains_on_real_states() {
+        use crate::rate::tests::golden_state;
+        for t in [
+            Technique::XCycle,
+            Technique::YCycle,
+            Technique::XYCycle,
+            Technique::ForcingXChain,
+            Technique::ForcingChain,
+        ] {
+            let (b, step, sol) = golden_state(t);
+            let s = static_chains(&b).unwrap();
+            assert_eq!(s, step);
+            assert!(!s.eliminations.is_empty());
+            for &(c, d) in &s.eliminations {
+                assert!(b.has(c as usize, d));
+                assert_ne!(sol.get(c as usize), d, "{t:?} removes the solution digit");
+            }
+        }
+    }
 }

@@ -504,3 +504,29 @@ fn region_chains(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rate::tests::golden_state;
+
+    /// Each rule, run alone on the state where SE's order first needs it, finds that step, and
+    /// what it removes is not part of the solution.
+    #[test]
+    fn each_forcing_rule_finds_its_step_on_a_real_state() {
+        for kind in [Kind::Nishio, Kind::Multiple, Kind::Dynamic] {
+            let (b, step, sol) = golden_state(kind.technique());
+            let s = forcing_chains(&b, kind).unwrap();
+            assert_eq!(s, step);
+            assert!(s.rating >= kind.technique().base());
+            for &(c, d) in &s.eliminations {
+                assert!(b.has(c as usize, d));
+                assert_ne!(
+                    sol.get(c as usize),
+                    d,
+                    "{kind:?} removes the solution digit"
+                );
+            }
+        }
+    }
+}

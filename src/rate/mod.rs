@@ -503,17 +503,36 @@ mod tests {
         assert_eq!(r.status, Status::GaveUp(GaveUp::StepBudget));
         assert_eq!(r.steps, 3);
     }
-}
-#[cfg(test)]
-mod debug_tests {
+
+    /// Prints the path of `$PUZZLE`:
+    /// `PUZZLE=... cargo test --lib --no-default-features rate::tests::trace -- --ignored --nocapture`.
     #[test]
     #[ignore]
     fn trace() {
-        let p: crate::Grid = std::env::var("PUZZLE").unwrap().parse().unwrap();
-        let (r, steps) = super::explain(&p, &super::Limits::default());
+        let p: Grid = std::env::var("PUZZLE").unwrap().parse().unwrap();
+        let (r, steps) = explain(&p, &Limits::default());
         for s in &steps {
             println!("{s}");
         }
         println!("{r:?}");
+    }
+
+    /// The board just before the first step of `technique` on the path of a golden puzzle, the
+    /// step SE's order takes there, and the puzzle's solution.
+    pub(crate) fn golden_state(technique: Technique) -> (Board, Step, Grid) {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let text = std::fs::read_to_string(format!("{root}/tests/golden/se_ratings.txt")).unwrap();
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let p: Grid = line.split_whitespace().next().unwrap().parse().unwrap();
+            let (_, steps) = explain(&p, &Limits::default());
+            let mut b = Board::new(&p);
+            for s in steps {
+                if s.technique == technique {
+                    return (b, s, solve(&p, 2).solution.unwrap());
+                }
+                s.apply(&mut b);
+            }
+        }
+        panic!("no golden path uses {technique:?}");
     }
 }
