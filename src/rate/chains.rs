@@ -411,20 +411,26 @@ impl CycleSearch {
 /// XY), and keeps discovery order (cell, digit, cycles before forcing chains) among ties.
 type Key = (u16, usize, u8, u8, u8, u8, u32);
 
-/// One forcing-chain search, advanced one half-step at a time (bitboard breadth-first).
+/// One forcing-chain search from a candidate assumed on (or off) to its own negation,
+/// advanced one layer at a time (bitboard breadth-first).
+///
+/// Every link rule is its own contrapositive (a -> b exactly when not-b -> not-a), so a shortest
+/// chain of length D from the start to its negation passes a node x with both x and not-x at
+/// most ceil(D/2) from the start, and D = min over x of dist(x) + dist(not-x). Exploring radius
+/// r therefore settles every chain of length up to 2r: half the depth SE's search needs.
 struct Fc {
     c: usize,
     d: usize,
     on: bool,
     seen_on: [Cells; 9],
     seen_off: [Cells; 9],
-    front_on: [Cells; 9],
-    front_off: [Cells; 9],
-    /// Nodes on the longest chain explored so far.
-    nodes: usize,
-    /// The next half-step expands the "on" front.
-    expand_on_next: bool,
+    /// `layers[k]`: the nodes first reached at distance k (on nodes when k is even and the
+    /// start is on, or k is odd and the start is off).
+    layers: Vec<[Cells; 9]>,
+    /// Shortest chain length (edges) found so far.
+    best: Option<usize>,
     done: bool,
+    /// Complexity (nodes) of the shortest chain, once settled.
     found: Option<usize>,
 }
 
@@ -437,43 +443,45 @@ impl Fc {
             on,
             seen_on: [0; 9],
             seen_off: [0; 9],
-            front_on: [0; 9],
-            front_off: [0; 9],
-            nodes: 1,
-            expand_on_next: on,
+            layers: Vec::with_capacity(12),
+            best: None,
             done: false,
             found: None,
         };
+        let mut first = [0u128; 9];
+        first[d] |= 1 << c;
         if on {
-            f.seen_on[d] |= 1 << c;
-            f.front_on[d] |= 1 << c;
+            f.seen_on = first;
         } else {
-            f.seen_off[d] |= 1 << c;
-            f.front_off[d] |= 1 << c;
+            f.seen_off = first;
         }
+        f.layers.push(first);
         f
     }
 
-    /// Explores one more layer; records the chain length when the start's negation appears.
-    fn step(&mut self, b: &Board, l: &Links, mode: Mode) {
-        self.nodes += 1;
-        let mut next = [0u128; 9];
-        let target = if self.expand_on_next {
-            expand_on(b, &self.front_on, mode, &mut next);
-            self.on && next[self.d] & (1 << self.c) != 0
+    /// Longest chain (nodes) already settled: every chain up to this many nodes is known.
+    fn settled(&self) -> usize {
+        if self.done {
+            usize::MAX
         } else {
-            expand_off(b, l, &self.front_off, mode, &mut next);
-            !self.on && next[self.d] & (1 << self.c) != 0
-        };
-        if target {
-            self.found = Some(self.nodes);
-            self.done = true;
-            return;
+            2 * (self.layers.len() - 1) + 1
         }
-        let (seen, front) = if self.expand_on_next {
-            (&mut self.seen_off, &mut self.front_off)
+    }
+
+    /// Explores one more layer and records chains closed through it.
+    fn step(&mut self, b: &Board, l: &Links, mode: Mode) {
+        let k = self.layers.len();
+        let last_is_on = ((k - 1) % 2 == 0) == self.on;
+        let mut next = [0u128; 9];
+        if last_is_on {
+            expand_on(b, &self.layers[k - 1], mode, &mut next);
         } else {
-            (&mut self.seen_on, &mut self.front_on)
+            expand_off(b, l, &self.layers[k - 1], mode, &mut next);
+        }
+        let seen = if last_is_on {
+            &mut self.seen_off
+        } else {
+            &mut self.seen_on
         };
         let mut any = 0;
         for i in 0..9 {
@@ -481,10 +489,31 @@ impl Fc {
             seen[i] |= next[i];
             any |= next[i];
         }
-        *front = next;
-        self.expand_on_next = !self.expand_on_next;
         if any == 0 {
             self.done = true;
+            self.found = self.best.map(|e| e + 1);
+            return;
+        }
+        // Pairs (x, not-x) with not-x in this layer and x in an earlier, opposite layer: the
+        // nearest such layer gives the shortest chain through this one.
+        let mut j = (k + 1) % 2;
+        while j < k {
+            let layer = &self.layers[j];
+            if (0..9).any(|i| layer[i] & next[i] != 0) {
+                let e = k + j;
+                if self.best.is_none_or(|b| e < b) {
+                    self.best = Some(e);
+                }
+                break;
+            }
+            j += 2;
+        }
+        self.layers.push(next);
+        if let Some(e) = self.best {
+            if e <= 2 * (self.layers.len() - 1) {
+                self.found = Some(e + 1);
+                self.done = true;
+            }
         }
     }
 }
@@ -547,7 +576,7 @@ pub fn static_chains(b: &Board) -> Option<Step> {
             let mode = MODES[*mi].0;
             let base = if mode.y { 70 } else { 66 };
             let lim = lims[*mi];
-            while !f.done && f.nodes < lim {
+            while !f.done && f.settled() < lim {
                 f.step(b, l, mode);
             }
             alive |= !f.done;
@@ -680,6 +709,36 @@ pub fn next_chain_step(b: &Board) -> Option<Step> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn meet_in_the_middle_lengths_match_the_plain_search() {
+        use crate::rate::tests::golden_state;
+        for t in [
+            Technique::ForcingXChain,
+            Technique::ForcingChain,
+            Technique::Nishio,
+        ] {
+            let (b, _, _) = golden_state(t);
+            let l = Links::new(&b);
+            for (mode, _) in MODES {
+                if !mode.x {
+                    continue;
+                }
+                for c in cells(b.empty) {
+                    for d in digits(b.cand[c]) {
+                        for on in [true, false] {
+                            let mut f = Fc::new(c, d, on);
+                            while !f.done {
+                                f.step(&b, &l, mode);
+                            }
+                            let plain = forcing_chain_len(&b, &l, Pot::new(c, d, on), mode, 10_000);
+                            assert_eq!(f.found, plain, "r{}c{} {d} on={on}", c / 9 + 1, c % 9 + 1);
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn max_nodes_inverts_the_length_increment() {
