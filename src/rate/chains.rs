@@ -471,7 +471,7 @@ impl Fc {
     /// Explores one more layer and records chains closed through it.
     fn step(&mut self, b: &Board, l: &Links, mode: Mode) {
         let k = self.layers.len();
-        let last_is_on = ((k - 1) % 2 == 0) == self.on;
+        let last_is_on = (k - 1).is_multiple_of(2) == self.on;
         let mut next = [0u128; 9];
         if last_is_on {
             expand_on(b, &self.layers[k - 1], mode, &mut next);
@@ -545,7 +545,6 @@ const MODES: [(Mode, u8); 3] = [
 /// The easiest static-chain step (cycles and forcing chains), as SE's first chaining rule
 /// would pick it. All searches advance together, one rating tenth at a time, so no search
 /// runs deeper than the easiest hint needs.
-#[inline(never)]
 pub fn static_chains(b: &Board) -> Option<Step> {
     let links = Links::new(b);
     let l = &*links;

@@ -65,7 +65,6 @@ pub fn aligned_pair(b: &Board) -> Option<Step> {
 
 /// Aligned triple exclusion: SE pairs two candidate cells, adds a third from the cells their
 /// excluders (peers with two or three candidates) could see, and needs two common excluders.
-#[inline(never)]
 pub fn aligned_triple(b: &Board) -> Option<Step> {
     let mut small: Cells = 0;
     let mut naked_single: Cells = 0;
