@@ -753,31 +753,25 @@ mod tests {
 
     #[test]
     fn forcing_x_chain_on_a_digit_with_conjugate_pairs() {
-        // Digit 1 only: a chain r1c1 -> r1c5 (row pair) -> r5c5 (column pair) -> r5c1 (row
-        // pair) ... here a short X-chain: r1c1 on => r1c5 off => r5c5 on => r5c1 off, and
-        // r5c1 off => r1c1 on via column 1 pair: no contradiction. Build one instead where
-        // r1c1 on forces r1c1 off: r1c1 on => r2c2 off? Use the classic turbot-like shape.
+        // Digit 1 only in r1c1, r1c5, r5c5, r5c2 and r2c2: each consecutive two (and r2c2 with
+        // r1c1, in box 1) are the only places of 1 in a row, column or box. Assuming r1c1 is 1:
+        // r1c5 is not (row 1), so r5c5 is (column 5), r5c2 is not (row 5), r2c2 is (column 2),
+        // and r1c1 is not (box 1): a forcing X-chain of 6 nodes, rated 6.6.
         let mut cand = [0x1ffu16 & !bit(1); 81];
-        // Candidates of 1: r1c1, r1c5, r5c5, r5c2, r2c2... r1c1 and r2c2 share box 1.
         for c in [0usize, 4, 40, 37, 10] {
             cand[c] |= bit(1);
         }
         let b = Board::from_parts([0; 81], cand);
-        // r2c2 on => r1c1 off (box) ... and r2c2 off => r5c2 on (column 2 pair r2c2/r5c2)
-        // => r5c5 off (row 5 pair) => r1c5 on (column 5 pair) => r1c1 off (row 1 pair).
-        // So r1c1 is off either way; the forcing X-chain from r1c1 on reaches r1c1 off.
         let l = Links::new(&b);
-        let n = forcing_chain_len(
-            &b,
-            &l,
-            Pot::new(0, 1, true),
-            Mode { x: true, y: false },
-            100,
+        let x = Mode { x: true, y: false };
+        assert_eq!(
+            forcing_chain_len(&b, &l, Pot::new(0, 1, true), x, 100),
+            Some(6)
         );
-        assert!(n.is_some());
         let s = static_chains(&b).unwrap();
-        assert!(s.eliminations.iter().all(|&(_, d)| d == 1));
-        assert!(s.eliminations.contains(&(0, 1)) || s.eliminations.contains(&(10, 1)));
+        assert_eq!(s.technique, Technique::ForcingXChain);
+        assert_eq!(s.rating, 66);
+        assert_eq!(s.eliminations, vec![(0, 1)]);
     }
 
     #[test]

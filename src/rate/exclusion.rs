@@ -167,9 +167,8 @@ mod tests {
     #[test]
     fn triple_exclusion_uses_cells_with_three_candidates() {
         let mut cand = [0x1ffu16; 81];
-        // r1c1 = {1,2}, r1c2 = {1,2,3}, r1c3 = {3,4}; excluders r2c2 = {1,4} ... build two
-        // excluders in box 1 seeing all three: r2c1 = {1,2,4}? They must see all three cells:
-        // box 1 cells do. r2c1 = {2,3,4} and r3c2 = {1,3,4}.
+        // r1c1 = {1,2}, r1c2 = {1,2,3}, r1c3 = {3,4}; two excluders in box 1, which see all
+        // three cells: r2c1 = {2,3,4} and r3c2 = {1,3,4}.
         cand[0] = bit(1) | bit(2);
         cand[1] = bit(1) | bit(2) | bit(3);
         cand[2] = bit(3) | bit(4);
@@ -181,9 +180,9 @@ mod tests {
         let trio = [0usize, 1, 2];
         let excl = (1u128 << 9) | (1u128 << 19);
         assert_eq!(exclude(&b, &trio, excl).unwrap().eliminations, vec![(1, 3)]);
-        // With r3c2 = {1,4} (bivalue): (2,3,4)... and r2c1 = {2,4}: (1,2,4) kills r2c1,
-        // (2,1,4) kills r2c1 and r3c2, (1,3,4) kills r3c2, (2,3,4) kills r2c1; (1,2,3), (2,1,3)
-        // are allowed, so r1c3 loses 4.
+        // With r2c1 = {2,4} and r3c2 = {1,4}: (1,2,4) and (2,3,4) empty r2c1, (2,1,4) and
+        // (1,3,4) empty r3c2; only (1,2,3) and (2,1,3) remain, so r1c2 also loses 3 and r1c3
+        // loses 4.
         let mut cand2 = cand;
         cand2[19] = bit(1) | bit(4);
         cand2[9] = bit(2) | bit(4);

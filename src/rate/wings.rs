@@ -70,8 +70,7 @@ mod tests {
         let b = Board::from_parts([0; 81], cand);
         let s = wing(&b, false).unwrap();
         assert_eq!(s.technique, Technique::XYWing);
-        // Cells seeing r1c6 and r4c1: r4c6 (32) and box-1 cells of row 1? r1c2, r1c3 see r1c6 but
-        // not r4c1 (column 1 only): so r4c6 and r1c1 (the pivot, no 3).
+        // Besides the pivot, only r4c6 sees both pincers r1c6 and r4c1.
         assert_eq!(s.eliminations, vec![(32, 3)]);
     }
 
