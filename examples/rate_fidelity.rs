@@ -5,13 +5,18 @@
 //! how many it gave up on, the Spearman rank correlation of ER, and puzzles per second.
 //!
 //! ```text
-//! cargo run --release --no-default-features --example rate_fidelity -- FILE [--skip N] [--take N] [--every K] [--diff OUT]
+//! cargo run --release --no-default-features --example rate_fidelity -- FILE [--skip N] [--take N] [--every K] [--diff OUT] [--se121]
+//! ```
+//!
+//! `--se121` follows the original SE 1.2.1 (see `rate::Flavor`) instead of serate 1.2.1.3.
+//!
+//! ```text
 //! ```
 
 use std::io::Write;
 use std::time::Instant;
 
-use sudoku_batch::rate::{explain, rate, Limits, Status};
+use sudoku_batch::rate::{explain, rate, Flavor, Limits, Status};
 use sudoku_batch::Grid;
 
 /// A puzzle with SE's ER and, when given, EP and ED (tenths).
@@ -57,9 +62,9 @@ fn spearman(a: &[f64], b: &[f64]) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let path = args
-        .first()
-        .expect("usage: rate_fidelity FILE [--skip N] [--take N] [--every K] [--diff OUT]");
+    let path = args.first().expect(
+        "usage: rate_fidelity FILE [--skip N] [--take N] [--every K] [--diff OUT] [--se121]",
+    );
     let get = |name: &str| {
         args.iter()
             .position(|a| a == name)
@@ -70,6 +75,14 @@ fn main() {
     let take: usize = get("--take").map_or(usize::MAX, |s| s.parse().unwrap());
     let every: usize = get("--every").map_or(1, |s| s.parse().unwrap());
     let mut diff = get("--diff").map(|p| std::fs::File::create(p).unwrap());
+    let limits = Limits {
+        flavor: if args.iter().any(|a| a == "--se121") {
+            Flavor::Se121
+        } else {
+            Flavor::Se1213
+        },
+        ..Limits::default()
+    };
 
     let text = std::fs::read_to_string(path).unwrap();
     let mut items: Vec<Rated> = Vec::new();
@@ -111,7 +124,6 @@ fn main() {
     let mut se = Vec::new();
     let mut mine = Vec::new();
     let start = Instant::now();
-    let limits = Limits::default();
     let mut results = Vec::with_capacity(items.len());
     let mut times = Vec::with_capacity(items.len());
     for (g, _, _) in &items {

@@ -1,6 +1,9 @@
 //! Human-difficulty rating on Sudoku Explainer's scale (ER/EP/ED): a candidate-grid solver that
 //! repeatedly applies the easiest technique that makes progress, in SE's order, and records
-//! the hardest step.
+//! the hardest step. It follows serate 1.2.1.3 by default, or the original SE 1.2.1 with
+//! [`Flavor::Se121`]; the techniques beyond dynamic forcing chains (SE's "+" and nested levels)
+//! are not implemented, and a puzzle that needs them ends as [`Status::GaveUp`]. See
+//! `docs/RATING.md` for the scale, the agreement with SE and the speed.
 //!
 //! ```
 //! use sudoku_batch::rate::{rate, Limits, Status};
@@ -124,7 +127,20 @@ impl fmt::Display for Step {
     }
 }
 
-/// When to stop rating early.
+/// Which Sudoku Explainer release's behaviour to follow where they differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Flavor {
+    /// serate 1.2.1.3 (1to9only): a direct pointing, claiming or hidden pair/triple applies its
+    /// eliminations as well as the single it leads to.
+    #[default]
+    Se1213,
+    /// The original SE 1.2.1 (the release behind most published ER lists): direct hints only
+    /// place their single; the candidates they justify removing stay, which can make later
+    /// steps harder.
+    Se121,
+}
+
+/// When to stop rating early, and which SE release to follow.
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
     /// Give up as soon as a step harder than this (in tenths) would be needed.
@@ -133,6 +149,8 @@ pub struct Limits {
     pub deadline: Option<Instant>,
     /// Give up after this many steps.
     pub max_steps: Option<u32>,
+    /// SE release to follow (default: serate 1.2.1.3).
+    pub flavor: Flavor,
 }
 
 /// Why a rating stopped before the puzzle was solved.
@@ -260,7 +278,7 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
                 break;
             }
         }
-        let Some(step) = next_step(&b) else {
+        let Some(mut step) = next_step(&b) else {
             r.status = Status::GaveUp(GaveUp::NoTechnique);
             break;
         };
@@ -282,6 +300,17 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
             r.ep = r.er;
         }
         r.steps += 1;
+        if limits.flavor == Flavor::Se121
+            && matches!(
+                step.technique,
+                Technique::DirectPointing
+                    | Technique::DirectClaiming
+                    | Technique::DirectHiddenPair
+                    | Technique::DirectHiddenTriple
+            )
+        {
+            step.eliminations.clear();
+        }
         step.apply(&mut b);
         if let Some(rec) = record.as_deref_mut() {
             rec.push(step);
@@ -384,8 +413,8 @@ mod tests {
         assert!(rated >= 1000, "{rated} rated");
     }
 
-    /// ER/EP/ED of serate 1.2.1.3 on permissively licensed puzzles (tests/golden/se_ratings.txt),
-    /// with every step replayed against the solution.
+    /// ER/EP/ED of serate 1.2.1.3 and of SE 1.2.1 on permissively licensed puzzles
+    /// (tests/golden/se_ratings.txt), with every step replayed against the solution.
     #[test]
     fn golden_serate_ratings() {
         let root = env!("CARGO_MANIFEST_DIR");
@@ -399,12 +428,13 @@ mod tests {
         {
             let mut it = line.split_whitespace();
             let p: Grid = it.next().unwrap().parse().unwrap();
-            let want: Vec<u16> = it
-                .next()
-                .unwrap()
-                .split('/')
-                .map(|x| (x.parse::<f32>().unwrap() * 10.0).round() as u16)
-                .collect();
+            let tenths = |f: &str| -> Vec<u16> {
+                f.split('/')
+                    .map(|x| (x.parse::<f32>().unwrap() * 10.0).round() as u16)
+                    .collect()
+            };
+            let want = tenths(it.next().unwrap());
+            let want_se121 = tenths(it.next().unwrap());
             let r = check_path_with(&p, &mut |s| {
                 used.insert(s.technique);
             });
@@ -422,7 +452,23 @@ mod tests {
             }
             checked += 1;
             if [r.er, r.ep, r.ed] != want[..] {
-                wrong.push(format!("{p} engine {} serate {:?}", r.se_string(), want));
+                wrong.push(format!(
+                    "{p} engine {} serate 1.2.1.3 {:?}",
+                    r.se_string(),
+                    want
+                ));
+            }
+            let old = Limits {
+                flavor: Flavor::Se121,
+                ..Limits::default()
+            };
+            let r = rate(&p, &old);
+            if [r.er, r.ep, r.ed] != want_se121[..] {
+                wrong.push(format!(
+                    "{p} engine (se121) {} SE 1.2.1 {:?}",
+                    r.se_string(),
+                    want_se121
+                ));
             }
         }
         assert!(
@@ -474,6 +520,23 @@ mod tests {
         ] {
             assert!(used.contains(&t), "no golden path uses {t:?}");
         }
+    }
+
+    #[test]
+    fn se121_flavor_keeps_the_candidates_of_direct_hints() {
+        // Kaggle 3M (CC0, data/): serate 1.2.1.3 rates this 2.0; SE 1.2.1, which leaves the
+        // direct hints' other candidates in place, later needs a pointing: 2.6.
+        let p: Grid =
+            ".6..7....3.5..2..4..1.....2....41.6.7....9.........8.....5.7.49.96...1.......3..."
+                .parse()
+                .unwrap();
+        assert_eq!(rate(&p, &Limits::default()).se_string(), "2.0/1.2/1.2");
+        let old = Limits {
+            flavor: Flavor::Se121,
+            ..Limits::default()
+        };
+        assert_eq!(rate(&p, &old).se_string(), "2.6/1.2/1.2");
+        let _ = check_path(&p);
     }
 
     #[test]
