@@ -598,4 +598,27 @@ mod tests {
         }
         panic!("no golden path uses {technique:?}");
     }
+
+    /// Outside the contract (several solutions), rating still ends, without panicking.
+    #[test]
+    fn puzzles_with_many_solutions_terminate() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let csv = std::fs::read_to_string(format!("{root}/data/kaggle3m_radcliffe_first1000.csv"))
+            .unwrap();
+        let mut seed = 12345u64;
+        for line in csv.lines().skip(1).take(40) {
+            let mut p = line.split(',').nth(2).unwrap().as_bytes().to_vec();
+            for cell in p.iter_mut() {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                if (seed >> 33) % 100 < 72 {
+                    *cell = b'.';
+                }
+            }
+            let g: Grid = std::str::from_utf8(&p).unwrap().parse().unwrap();
+            let r = rate(&g, &Limits::default());
+            assert!(r.er <= 120);
+        }
+    }
 }
