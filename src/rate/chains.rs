@@ -253,6 +253,21 @@ impl CycleSearch {
         }
     }
 
+    /// Marks the ancestors of pool node `i` with a fresh stamp.
+    fn mark_ancestors(&mut self, i: u32) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.mark.fill(0);
+            self.stamp = 1;
+        }
+        let mut a = self.pool[i as usize].parent;
+        while a != ROOT {
+            let n = self.pool[a as usize];
+            self.mark[n.pot.cd as usize * 2 + n.pot.on as usize] = self.stamp;
+            a = n.parent;
+        }
+    }
+
     /// SE's cycle walk from `src` (on): alternating layers; an off node is skipped only when it
     /// is an ancestor of the node producing it; on nodes are visited once. Collects the pool
     /// indexes of the chains that return to `src` after at least four half-steps, and stops
@@ -296,27 +311,24 @@ impl CycleSearch {
             for &i in &pend {
                 let mut buf = std::mem::take(&mut self.buf);
                 on_to_off(b, self.pool[i as usize].pot, mode, &mut buf);
-                // Mark the ancestors of node i once, then test each produced node in O(1).
-                self.stamp = self.stamp.wrapping_add(1);
-                if self.stamp == 0 {
-                    self.mark.fill(0);
-                    self.stamp = 1;
-                }
-                let mut a = self.pool[i as usize].parent;
-                while a != ROOT {
-                    let n = self.pool[a as usize];
-                    self.mark[n.pot.cd as usize * 2 + n.pot.on as usize] = self.stamp;
-                    a = n.parent;
-                }
+                // An ancestor of node i is already expanded, so SE's ancestor filter only
+                // matters for returns to the start; mark the ancestors only when one is
+                // possible.
+                let mut marked = false;
                 for &q in &buf {
-                    if self.mark[q.cd as usize * 2 + q.on as usize] == self.stamp {
-                        continue;
-                    }
-                    // SE expands every occurrence of an off node, but a repeated one only
-                    // turns on nodes already on; what it can still add is a return to the
-                    // start, recorded here in the order SE would find it.
+                    let (c, d) = (q.cell(), q.digit() as usize - 1);
                     let mut qi = u32::MAX;
                     if length + 1 >= 4 && partners[..np].contains(&q) {
+                        if !marked {
+                            self.mark_ancestors(i);
+                            marked = true;
+                        }
+                        if self.mark[q.cd as usize * 2 + q.on as usize] == self.stamp {
+                            continue;
+                        }
+                        // SE expands every occurrence of an off node, but a repeated one only
+                        // turns on nodes already on; what it can still add is this return to
+                        // the start, recorded in the order SE would find it.
                         self.pool.push(Node { pot: q, parent: i });
                         qi = self.pool.len() as u32 - 1;
                         self.pool.push(Node {
@@ -325,7 +337,6 @@ impl CycleSearch {
                         });
                         self.found.push(self.pool.len() as u32 - 1);
                     }
-                    let (c, d) = (q.cell(), q.digit() as usize - 1);
                     if expanded_off[d] & (1 << c) == 0 {
                         expanded_off[d] |= 1 << c;
                         if qi == u32::MAX {
