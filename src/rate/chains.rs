@@ -454,7 +454,7 @@ impl Fc {
             on,
             seen_on: [0; 9],
             seen_off: [0; 9],
-            layers: Vec::with_capacity(12),
+            layers: Vec::with_capacity(4),
             best: None,
             done: false,
             found: None,
