@@ -2,7 +2,8 @@
 //!
 //! The library holds all the logic; the binary parses arguments ([`cli`]) and calls [`run()`].
 //! Without default features it is only the core: [`Grid`], the solvers ([`SolverKind`]), the
-//! puzzle [`generate`]r and the equivalence [`transform`]s; the `io` feature adds the record layer ([`io`] when enabled).
+//! puzzle [`generate`]r, the equivalence [`transform`]s and the Sudoku Explainer difficulty
+//! [`rate`]r; the `io` feature adds the record layer ([`io`] when enabled).
 //!
 //! ```
 //! use sudoku_batch::{Grid, SolverKind};
@@ -21,6 +22,7 @@
 pub mod error;
 pub mod generate;
 pub mod grid;
+pub mod rate;
 pub mod rng;
 pub mod solver;
 pub mod stopwatch;

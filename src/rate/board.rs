@@ -1,0 +1,293 @@
+//! The candidate grid the rating engine works on: values, per-cell candidate masks and
+//! per-digit 81-bit position boards, plus the house and peer geometry.
+
+use crate::Grid;
+
+/// A set of cells as an 81-bit board (bit `i` is cell `i`, row-major).
+pub type Cells = u128;
+
+/// All 81 cells.
+pub const ALL: Cells = (1u128 << 81) - 1;
+
+/// House index: 0-8 rows, 9-17 columns, 18-26 boxes.
+pub type House = usize;
+
+const fn build_houses() -> [Cells; 27] {
+    let mut h = [0u128; 27];
+    let mut c = 0;
+    while c < 81 {
+        let r = c / 9;
+        let col = c % 9;
+        let b = (r / 3) * 3 + col / 3;
+        h[r] |= 1u128 << c;
+        h[9 + col] |= 1u128 << c;
+        h[18 + b] |= 1u128 << c;
+        c += 1;
+    }
+    h
+}
+
+/// The cells of each house (rows, then columns, then boxes).
+pub const HOUSES: [Cells; 27] = build_houses();
+
+const fn build_peers() -> [Cells; 81] {
+    let mut p = [0u128; 81];
+    let mut c = 0;
+    while c < 81 {
+        let r = c / 9;
+        let col = c % 9;
+        let b = (r / 3) * 3 + col / 3;
+        p[c] = (HOUSES[r] | HOUSES[9 + col] | HOUSES[18 + b]) & !(1u128 << c);
+        c += 1;
+    }
+    p
+}
+
+/// The 20 peers of each cell (cells sharing a house, the cell excluded).
+pub const PEERS: [Cells; 81] = build_peers();
+
+/// Row of a cell.
+#[inline]
+pub const fn row(c: usize) -> usize {
+    c / 9
+}
+/// Column of a cell.
+#[inline]
+pub const fn col(c: usize) -> usize {
+    c % 9
+}
+/// Box of a cell.
+#[inline]
+pub const fn boxof(c: usize) -> usize {
+    (c / 27) * 3 + (c % 9) / 3
+}
+/// The row, column and box house indexes of a cell.
+#[inline]
+pub const fn houses_of(c: usize) -> [House; 3] {
+    [row(c), 9 + col(c), 18 + boxof(c)]
+}
+
+/// Number of cells in a board.
+#[inline]
+pub fn count(b: Cells) -> u32 {
+    b.count_ones()
+}
+
+/// Iterates over the cells of a board, lowest first.
+#[derive(Clone, Copy)]
+pub struct Iter(pub Cells);
+impl Iterator for Iter {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let c = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(c)
+    }
+}
+
+/// Iterates over the cells of a board.
+#[inline]
+pub fn cells(b: Cells) -> Iter {
+    Iter(b)
+}
+
+/// Iterates over the digits (1-9) of a candidate mask (bit `d-1` is digit `d`).
+#[inline]
+pub fn digits(mask: u16) -> impl Iterator<Item = u8> {
+    let mut m = mask;
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let d = m.trailing_zeros() as u8 + 1;
+            m &= m - 1;
+            Some(d)
+        }
+    })
+}
+
+/// The candidate-mask bit of a digit.
+#[inline]
+pub const fn bit(d: u8) -> u16 {
+    1 << (d - 1)
+}
+
+/// Cell name like `r3c5`.
+pub fn cell_name(c: usize) -> String {
+    format!("r{}c{}", row(c) + 1, col(c) + 1)
+}
+
+/// A pencil-mark grid: placed values and the remaining candidates of each empty cell.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Board {
+    /// Placed value of each cell, 0 if empty.
+    pub value: [u8; 81],
+    /// Candidate mask of each empty cell (bit `d-1` = digit `d`); 0 for placed cells.
+    pub cand: [u16; 81],
+    /// For each digit (index `d-1`), the empty cells where it is still a candidate.
+    pub pos: [Cells; 9],
+    /// The empty cells.
+    pub empty: Cells,
+}
+
+impl Board {
+    /// Builds the candidate grid of a puzzle: every empty cell gets each digit that none of its
+    /// peers holds.
+    pub fn new(puzzle: &Grid) -> Board {
+        let mut b = Board {
+            value: [0; 81],
+            cand: [0; 81],
+            pos: [0; 9],
+            empty: 0,
+        };
+        for c in 0..81 {
+            let v = puzzle.get(c);
+            if v != 0 {
+                b.value[c] = v;
+            } else {
+                b.empty |= 1 << c;
+            }
+        }
+        for c in 0..81 {
+            if b.value[c] != 0 {
+                continue;
+            }
+            let mut m = 0x1ffu16;
+            for p in cells(PEERS[c]) {
+                if b.value[p] != 0 {
+                    m &= !bit(b.value[p]);
+                }
+            }
+            b.cand[c] = m;
+            for d in digits(m) {
+                b.pos[d as usize - 1] |= 1 << c;
+            }
+        }
+        b
+    }
+
+    /// Builds a board from explicit candidate masks (0 = placed, with `values` giving the digit).
+    pub fn from_parts(value: [u8; 81], cand: [u16; 81]) -> Board {
+        let mut b = Board {
+            value,
+            cand: [0; 81],
+            pos: [0; 9],
+            empty: 0,
+        };
+        for c in 0..81 {
+            if value[c] == 0 {
+                b.empty |= 1 << c;
+                b.cand[c] = cand[c];
+                for d in digits(cand[c]) {
+                    b.pos[d as usize - 1] |= 1 << c;
+                }
+            }
+        }
+        b
+    }
+
+    /// Whether every cell holds a value.
+    #[inline]
+    pub fn solved(&self) -> bool {
+        self.empty == 0
+    }
+
+    /// Cells of `house` where `d` is a candidate.
+    #[inline]
+    pub fn pos_in(&self, d: u8, house: House) -> Cells {
+        self.pos[d as usize - 1] & HOUSES[house]
+    }
+
+    /// Whether `d` is a candidate of cell `c`.
+    #[inline]
+    pub fn has(&self, c: usize, d: u8) -> bool {
+        self.cand[c] & bit(d) != 0
+    }
+
+    /// Removes candidate `d` from cell `c` (no-op if absent).
+    #[inline]
+    pub fn eliminate(&mut self, c: usize, d: u8) {
+        self.cand[c] &= !bit(d);
+        self.pos[d as usize - 1] &= !(1u128 << c);
+    }
+
+    /// Places `d` in `c` and removes `d` from the candidates of its peers.
+    pub fn place(&mut self, c: usize, d: u8) {
+        for e in digits(self.cand[c]) {
+            self.pos[e as usize - 1] &= !(1u128 << c);
+        }
+        self.cand[c] = 0;
+        self.value[c] = d;
+        self.empty &= !(1u128 << c);
+        let hit = self.pos[d as usize - 1] & PEERS[c];
+        for p in cells(hit) {
+            self.cand[p] &= !bit(d);
+        }
+        self.pos[d as usize - 1] &= !hit;
+    }
+
+    /// Number of times `d` is placed.
+    pub fn placed_count(&self, d: u8) -> u32 {
+        self.value.iter().filter(|&&v| v == d).count() as u32
+    }
+
+    /// The cells holding exactly two candidates.
+    pub fn bivalue(&self) -> Cells {
+        let mut b = 0;
+        for c in cells(self.empty) {
+            if self.cand[c].count_ones() == 2 {
+                b |= 1 << c;
+            }
+        }
+        b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_tables() {
+        assert!(HOUSES.iter().all(|&h| count(h) == 9));
+        assert!(PEERS.iter().all(|&p| count(p) == 20));
+        assert_eq!(houses_of(40), [4, 13, 22]);
+        assert_eq!(boxof(80), 8);
+        assert_eq!(cell_name(10), "r2c2");
+    }
+
+    #[test]
+    fn place_clears_the_digit_from_peers_and_the_cell() {
+        let mut b = Board::from_parts([0; 81], [0x1ff; 81]);
+        b.place(0, 5);
+        assert_eq!(b.value[0], 5);
+        assert!(!b.solved());
+        assert_eq!(b.cand[0], 0);
+        assert_eq!(b.pos[4] & PEERS[0], 0);
+        assert_eq!(count(b.pos[4]), 80 - 20);
+        assert!(cells(PEERS[0]).all(|p| !b.has(p, 5) && b.cand[p].count_ones() == 8));
+        b.eliminate(80, 1);
+        assert!(!b.has(80, 1) && b.pos[0] & (1 << 80) == 0);
+    }
+
+    #[test]
+    fn new_board_has_the_candidates_the_clues_allow() {
+        let g: crate::Grid =
+            "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+                .parse()
+                .unwrap();
+        let b = Board::new(&g);
+        assert_eq!(count(b.empty), 81 - 30);
+        // r1c3 sees 5, 3, 7 (row), 8 (column), 9, 6 (box): candidates 1, 2, 4.
+        assert_eq!(b.cand[2], bit(1) | bit(2) | bit(4));
+        for d in 1..=9u8 {
+            for c in cells(b.pos[d as usize - 1]) {
+                assert!(b.has(c, d));
+            }
+        }
+    }
+}

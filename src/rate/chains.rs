@@ -1,0 +1,808 @@
+//! Chains: bidirectional X-/Y-/XY-cycles (6.5 / 7.0) and forcing X-chains / forcing chains
+//! (6.6 / 7.0), all plus SE's length increment, and the order of the chaining rules (the
+//! Nishio, multiple and dynamic forcing chains live in `forcing`).
+//!
+//! A chain node is a candidate assumed "on" (true) or "off" (false). Static links, computed on
+//! the unchanged grid: on -> off for the same digit in the cell's houses (and, with Y links,
+//! the cell's other candidates); off -> on for the other place of a digit with two places in a
+//! house (X links) and the other candidate of a bivalue cell (Y links). Searches are
+//! breadth-first, so each node is reached by a shortest chain, and a chain's complexity is its
+//! number of distinct nodes.
+
+use super::board::{cells, count, digits, houses_of, Board, Cells, HOUSES, PEERS};
+use super::scale::{length_increment, Technique};
+use super::Step;
+
+/// Link kinds a search may use.
+#[derive(Clone, Copy)]
+struct Mode {
+    x: bool,
+    y: bool,
+}
+
+/// House kinds in SE's order: box, row, column (indexes into [`houses_of`]).
+const KINDS: [usize; 3] = [2, 0, 1];
+
+/// A node: cell * 9 + digit - 1, and whether it is on.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Pot {
+    cd: u16,
+    on: bool,
+}
+
+impl Pot {
+    fn new(c: usize, d: u8, on: bool) -> Pot {
+        Pot {
+            cd: (c * 9 + d as usize - 1) as u16,
+            on,
+        }
+    }
+    fn cell(self) -> usize {
+        self.cd as usize / 9
+    }
+    fn digit(self) -> u8 {
+        (self.cd % 9) as u8 + 1
+    }
+}
+
+/// Strong (conjugate) links of the grid: for each digit and cell, the other place of the digit
+/// in each house kind (box, row, column) where it has exactly two places.
+struct Links {
+    /// `partner[d][c][k]`: the partner cell through house kind `KINDS[k]`, or 255.
+    partner: [[[u8; 3]; 81]; 9],
+    /// `conj[d][c]`: all partners of a cell for a digit.
+    conj: [[Cells; 81]; 9],
+}
+
+impl Links {
+    fn new(b: &Board) -> Box<Links> {
+        let mut l = Box::new(Links {
+            partner: [[[255; 3]; 81]; 9],
+            conj: [[0; 81]; 9],
+        });
+        for d in 0..9 {
+            for h in 0..27 {
+                let p = b.pos[d] & HOUSES[h];
+                if count(p) == 2 {
+                    let a = p.trailing_zeros() as usize;
+                    let z = 127 - p.leading_zeros() as usize;
+                    let k = match h / 9 {
+                        2 => 0,
+                        0 => 1,
+                        _ => 2,
+                    };
+                    l.partner[d][a][k] = z as u8;
+                    l.partner[d][z][k] = a as u8;
+                    l.conj[d][a] |= 1 << z;
+                    l.conj[d][z] |= 1 << a;
+                }
+            }
+        }
+        l
+    }
+}
+
+/// The nodes an "on" node turns off, in SE's order (cell's other digits, then box, row,
+/// column), without duplicates.
+fn on_to_off(b: &Board, p: Pot, mode: Mode, out: &mut Vec<Pot>) {
+    out.clear();
+    let (c, d) = (p.cell(), p.digit());
+    if mode.y {
+        for e in digits(b.cand[c]) {
+            if e != d {
+                out.push(Pot::new(c, e, false));
+            }
+        }
+    }
+    let mut seen: Cells = 0;
+    let hs = houses_of(c);
+    for k in KINDS {
+        let p = b.pos_in(d, hs[k]) & !(1u128 << c) & !seen;
+        seen |= p;
+        for o in cells(p) {
+            out.push(Pot::new(o, d, false));
+        }
+    }
+}
+
+/// The nodes an "off" node turns on, in SE's order, without duplicates.
+fn off_to_on(b: &Board, l: &Links, p: Pot, mode: Mode, out: &mut Vec<Pot>) {
+    out.clear();
+    let (c, d) = (p.cell(), p.digit());
+    if mode.y && b.cand[c].count_ones() == 2 {
+        let e = (b.cand[c] & !(1 << (d - 1))).trailing_zeros() as u8 + 1;
+        out.push(Pot::new(c, e, true));
+    }
+    if mode.x {
+        let pk = l.partner[d as usize - 1][c];
+        for k in 0..3 {
+            let o = pk[k];
+            if o != 255 && !pk[..k].contains(&o) {
+                out.push(Pot::new(o as usize, d, true));
+            }
+        }
+    }
+}
+
+/// Bitboard expansion of a whole layer of "on" nodes into the "off" nodes they imply.
+fn expand_on(b: &Board, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
+    for d in 0..9 {
+        for c in cells(front[d]) {
+            out[d] |= PEERS[c] & b.pos[d];
+            if mode.y {
+                for e in digits(b.cand[c]) {
+                    if e as usize - 1 != d {
+                        out[e as usize - 1] |= 1 << c;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Bitboard expansion of a layer of "off" nodes into the "on" nodes they imply (X links are
+/// always used by forcing chains).
+fn expand_off(b: &Board, l: &Links, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
+    for d in 0..9 {
+        for c in cells(front[d]) {
+            if mode.y && b.cand[c].count_ones() == 2 {
+                let e = (b.cand[c] & !(1 << d)).trailing_zeros() as usize;
+                out[e] |= 1 << c;
+            }
+            out[d] |= l.conj[d][c];
+        }
+    }
+}
+
+/// Length (distinct nodes) of the shortest forcing chain from `src` to its own negation, if
+/// any is at most `limit` nodes long (the one-search form of [`Fc`], kept for tests).
+#[cfg(test)]
+fn forcing_chain_len(b: &Board, l: &Links, src: Pot, mode: Mode, limit: usize) -> Option<usize> {
+    let (c, d) = (src.cell(), src.digit() as usize - 1);
+    let mut seen_on = [0u128; 9];
+    let mut seen_off = [0u128; 9];
+    let mut front_on = [0u128; 9];
+    let mut front_off = [0u128; 9];
+    if src.on {
+        seen_on[d] |= 1 << c;
+        front_on[d] |= 1 << c;
+    } else {
+        seen_off[d] |= 1 << c;
+        front_off[d] |= 1 << c;
+    }
+    let mut nodes = 1;
+    let mut first = true;
+    loop {
+        // on layer -> off layer (skipped for the first round of an "off" source)
+        if !first || src.on {
+            nodes += 1;
+            if nodes > limit {
+                return None;
+            }
+            let mut next = [0u128; 9];
+            expand_on(b, &front_on, mode, &mut next);
+            if src.on && next[d] & (1 << c) != 0 {
+                return Some(nodes);
+            }
+            let mut any = 0;
+            for i in 0..9 {
+                next[i] &= !seen_off[i];
+                seen_off[i] |= next[i];
+                any |= next[i];
+            }
+            front_off = next;
+            if any == 0 && !first {
+                return None;
+            }
+        }
+        first = false;
+        nodes += 1;
+        if nodes > limit {
+            return None;
+        }
+        let mut next = [0u128; 9];
+        expand_off(b, l, &front_off, mode, &mut next);
+        if !src.on && next[d] & (1 << c) != 0 {
+            return Some(nodes);
+        }
+        let mut any = 0;
+        for i in 0..9 {
+            next[i] &= !seen_on[i];
+            seen_on[i] |= next[i];
+            any |= next[i];
+        }
+        front_on = next;
+        if any == 0 {
+            return None;
+        }
+    }
+}
+
+/// One node of a cycle search, with the index of its first parent.
+#[derive(Clone, Copy)]
+struct Node {
+    pot: Pot,
+    parent: u32,
+}
+
+const ROOT: u32 = u32::MAX;
+
+struct CycleSearch {
+    /// Per candidate-state: stamp of the node whose ancestors were last marked.
+    mark: Vec<u32>,
+    stamp: u32,
+    pool: Vec<Node>,
+    pend_on: Vec<u32>,
+    pend_off: Vec<u32>,
+    next: Vec<u32>,
+    buf: Vec<Pot>,
+    found: Vec<u32>,
+}
+
+impl CycleSearch {
+    fn new() -> CycleSearch {
+        CycleSearch {
+            mark: vec![0; 1458],
+            stamp: 0,
+            pool: Vec::with_capacity(4096),
+            pend_on: Vec::new(),
+            pend_off: Vec::new(),
+            next: Vec::new(),
+            buf: Vec::new(),
+            found: Vec::new(),
+        }
+    }
+
+    /// Marks the ancestors of pool node `i` with a fresh stamp.
+    fn mark_ancestors(&mut self, i: u32) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.mark.fill(0);
+            self.stamp = 1;
+        }
+        let mut a = self.pool[i as usize].parent;
+        while a != ROOT {
+            let n = self.pool[a as usize];
+            self.mark[n.pot.cd as usize * 2 + n.pot.on as usize] = self.stamp;
+            a = n.parent;
+        }
+    }
+
+    /// SE's cycle walk from `src` (on): alternating layers; an off node is skipped only when it
+    /// is an ancestor of the node producing it; on nodes are visited once. Collects the pool
+    /// indexes of the chains that return to `src` after at least four half-steps, and stops
+    /// expanding past `max_len` nodes.
+    fn run(&mut self, b: &Board, l: &Links, src: Pot, mode: Mode, max_len: usize) -> bool {
+        self.pool.clear();
+        self.found.clear();
+        self.pend_on.clear();
+        self.pend_off.clear();
+        let mut to_on = [0u128; 9];
+        to_on[src.digit() as usize - 1] |= 1 << src.cell();
+        let mut expanded_off = [0u128; 9];
+        // The off nodes that turn the start back on.
+        let mut partners = [src; 4];
+        let mut np = 0;
+        let (sc, sd) = (src.cell(), src.digit());
+        if mode.y && b.cand[sc].count_ones() == 2 {
+            let e = (b.cand[sc] & !(1 << (sd - 1))).trailing_zeros() as u8 + 1;
+            partners[np] = Pot::new(sc, e, false);
+            np += 1;
+        }
+        if mode.x {
+            for o in cells(l.conj[sd as usize - 1][sc]) {
+                partners[np] = Pot::new(o, sd, false);
+                np += 1;
+            }
+        }
+        self.pool.push(Node {
+            pot: src,
+            parent: ROOT,
+        });
+        self.pend_on.push(0);
+        let mut length = 0;
+        while !self.pend_on.is_empty() || !self.pend_off.is_empty() {
+            length += 1;
+            if length > max_len {
+                return true;
+            }
+            self.next.clear();
+            let pend = std::mem::take(&mut self.pend_on);
+            for &i in &pend {
+                let mut buf = std::mem::take(&mut self.buf);
+                on_to_off(b, self.pool[i as usize].pot, mode, &mut buf);
+                // An ancestor of node i is already expanded, so SE's ancestor filter only
+                // matters for returns to the start; mark the ancestors only when one is
+                // possible.
+                let mut marked = false;
+                for &q in &buf {
+                    let (c, d) = (q.cell(), q.digit() as usize - 1);
+                    let mut qi = u32::MAX;
+                    if length + 1 >= 4 && partners[..np].contains(&q) {
+                        if !marked {
+                            self.mark_ancestors(i);
+                            marked = true;
+                        }
+                        if self.mark[q.cd as usize * 2 + q.on as usize] == self.stamp {
+                            continue;
+                        }
+                        // SE expands every occurrence of an off node, but a repeated one only
+                        // turns on nodes already on; what it can still add is this return to
+                        // the start, recorded in the order SE would find it.
+                        self.pool.push(Node { pot: q, parent: i });
+                        qi = self.pool.len() as u32 - 1;
+                        self.pool.push(Node {
+                            pot: src,
+                            parent: qi,
+                        });
+                        self.found.push(self.pool.len() as u32 - 1);
+                    }
+                    if expanded_off[d] & (1 << c) == 0 {
+                        expanded_off[d] |= 1 << c;
+                        if qi == u32::MAX {
+                            self.pool.push(Node { pot: q, parent: i });
+                            qi = self.pool.len() as u32 - 1;
+                        }
+                        self.next.push(qi);
+                    }
+                }
+                self.buf = buf;
+            }
+            self.pend_on = pend;
+            self.pend_on.clear();
+            std::mem::swap(&mut self.pend_off, &mut self.next);
+            self.pend_off.append(&mut self.next);
+            length += 1;
+            let pend = std::mem::take(&mut self.pend_off);
+            for &i in &pend {
+                let mut buf = std::mem::take(&mut self.buf);
+                off_to_on(b, l, self.pool[i as usize].pot, mode, &mut buf);
+                for &q in &buf {
+                    let (c, d) = (q.cell(), q.digit() as usize - 1);
+                    if to_on[d] & (1 << c) == 0 {
+                        to_on[d] |= 1 << c;
+                        self.pool.push(Node { pot: q, parent: i });
+                        self.pend_on.push(self.pool.len() as u32 - 1);
+                    }
+                }
+                self.buf = buf;
+            }
+            self.pend_off = pend;
+            self.pend_off.clear();
+        }
+        false
+    }
+
+    /// Complexity and eliminations of the cycle ending at pool index `end`.
+    fn cycle_len(&self, end: u32) -> usize {
+        let mut n = 0;
+        let mut i = end;
+        while self.pool[i as usize].parent != ROOT {
+            n += 1;
+            i = self.pool[i as usize].parent;
+        }
+        n
+    }
+
+    /// Complexity and eliminations of the cycle ending at pool index `end`.
+    fn cycle_hint(&self, b: &Board, end: u32) -> (usize, Vec<(u8, u8)>) {
+        let mut loop_cells: Cells = 0;
+        let mut n = 0;
+        let mut i = end;
+        while self.pool[i as usize].parent != ROOT {
+            loop_cells |= 1 << self.pool[i as usize].pot.cell();
+            n += 1;
+            i = self.pool[i as usize].parent;
+        }
+        let mut fw = [0u128; 9];
+        let mut bk = [0u128; 9];
+        let mut i = end;
+        while self.pool[i as usize].parent != ROOT {
+            let p = self.pool[i as usize].pot;
+            let d = p.digit() as usize - 1;
+            let hit = PEERS[p.cell()] & !loop_cells & b.pos[d];
+            if p.on {
+                fw[d] |= hit;
+            } else {
+                bk[d] |= hit;
+            }
+            i = self.pool[i as usize].parent;
+        }
+        let mut e = Vec::new();
+        for d in 0..9 {
+            for c in cells(fw[d] & bk[d]) {
+                e.push((c as u8, d as u8 + 1));
+            }
+        }
+        (n, e)
+    }
+}
+
+/// Ordering of candidate hints: SE sorts by rating, then complexity, then link kind (X, Y,
+/// XY), and keeps discovery order (cell, digit, cycles before forcing chains) among ties.
+type Key = (u16, usize, u8, u8, u8, u8, u32);
+
+/// One forcing-chain search from a candidate assumed on (or off) to its own negation,
+/// advanced one layer at a time (bitboard breadth-first).
+///
+/// Every link rule is its own contrapositive (a -> b exactly when not-b -> not-a), so a shortest
+/// chain of length D from the start to its negation passes a node x with both x and not-x at
+/// most ceil(D/2) from the start, and D = min over x of dist(x) + dist(not-x). Exploring radius
+/// r therefore settles every chain of length up to 2r: half the depth SE's search needs.
+struct Fc {
+    c: usize,
+    d: usize,
+    on: bool,
+    seen_on: [Cells; 9],
+    seen_off: [Cells; 9],
+    /// `layers[k]`: the nodes first reached at distance k (on nodes when k is even and the
+    /// start is on, or k is odd and the start is off).
+    layers: Vec<[Cells; 9]>,
+    /// Shortest chain length (edges) found so far.
+    best: Option<usize>,
+    done: bool,
+    /// Complexity (nodes) of the shortest chain, once settled.
+    found: Option<usize>,
+}
+
+impl Fc {
+    fn new(c: usize, d: u8, on: bool) -> Fc {
+        let d = d as usize - 1;
+        let mut f = Fc {
+            c,
+            d,
+            on,
+            seen_on: [0; 9],
+            seen_off: [0; 9],
+            layers: Vec::with_capacity(4),
+            best: None,
+            done: false,
+            found: None,
+        };
+        let mut first = [0u128; 9];
+        first[d] |= 1 << c;
+        if on {
+            f.seen_on = first;
+        } else {
+            f.seen_off = first;
+        }
+        f.layers.push(first);
+        f
+    }
+
+    /// Longest chain (nodes) already settled: every chain up to this many nodes is known.
+    fn settled(&self) -> usize {
+        if self.done {
+            usize::MAX
+        } else {
+            2 * (self.layers.len() - 1) + 1
+        }
+    }
+
+    /// Explores one more layer and records chains closed through it.
+    fn step(&mut self, b: &Board, l: &Links, mode: Mode) {
+        let k = self.layers.len();
+        let last_is_on = (k - 1).is_multiple_of(2) == self.on;
+        let mut next = [0u128; 9];
+        if last_is_on {
+            expand_on(b, &self.layers[k - 1], mode, &mut next);
+        } else {
+            expand_off(b, l, &self.layers[k - 1], mode, &mut next);
+        }
+        let seen = if last_is_on {
+            &mut self.seen_off
+        } else {
+            &mut self.seen_on
+        };
+        let mut any = 0;
+        for i in 0..9 {
+            next[i] &= !seen[i];
+            seen[i] |= next[i];
+            any |= next[i];
+        }
+        if any == 0 {
+            self.done = true;
+            self.found = self.best.map(|e| e + 1);
+            return;
+        }
+        // Pairs (x, not-x) with not-x in this layer and x in an earlier, opposite layer: the
+        // nearest such layer gives the shortest chain through this one.
+        let mut j = (k + 1) % 2;
+        while j < k {
+            let layer = &self.layers[j];
+            if (0..9).any(|i| layer[i] & next[i] != 0) {
+                let e = k + j;
+                if self.best.is_none_or(|b| e < b) {
+                    self.best = Some(e);
+                }
+                break;
+            }
+            j += 2;
+        }
+        self.layers.push(next);
+        if let Some(e) = self.best {
+            if e <= 2 * (self.layers.len() - 1) {
+                self.found = Some(e + 1);
+                self.done = true;
+            }
+        }
+    }
+}
+
+/// Largest complexity whose rating at `base` is at most `r`: the length (nodes minus two) may
+/// pass `r - base` of SE's ceilings 4, 6, 8, 12, 16, ...
+fn max_nodes(base: u16, r: u16) -> usize {
+    if base > r {
+        return 0;
+    }
+    let mut ceil = 4usize;
+    let mut odd = false;
+    for _ in 0..(r - base) {
+        ceil = if odd { ceil * 4 / 3 } else { ceil * 3 / 2 };
+        odd = !odd;
+        if ceil > 1 << 20 {
+            break;
+        }
+    }
+    ceil + 2
+}
+
+const MODES: [(Mode, u8); 3] = [
+    (Mode { x: true, y: false }, 2),
+    (Mode { x: false, y: true }, 3),
+    (Mode { x: true, y: true }, 4),
+];
+
+/// The easiest static-chain step (cycles and forcing chains), as SE's first chaining rule
+/// would pick it. All searches advance together, one rating tenth at a time, so no search
+/// runs deeper than the easiest hint needs.
+pub fn static_chains(b: &Board) -> Option<Step> {
+    let links = Links::new(b);
+    let l = &*links;
+    // Forcing chains: X links only (6.6) and both kinds (7.0); from "on" and from "off".
+    let mut fcs: Vec<(usize, Fc)> = Vec::with_capacity(4 * 9 * count(b.empty) as usize);
+    for (mi, (mode, _)) in MODES.iter().enumerate() {
+        if !mode.x {
+            continue;
+        }
+        for c in cells(b.empty) {
+            if b.cand[c].count_ones() < 2 {
+                continue;
+            }
+            for d in digits(b.cand[c]) {
+                fcs.push((mi, Fc::new(c, d, true)));
+                fcs.push((mi, Fc::new(c, d, false)));
+            }
+        }
+    }
+    // Phase 1: advance every forcing-chain search one rating tenth at a time until one finds
+    // a chain: its rating bounds every hint worth looking at.
+    let mut bound: Option<u16> = None;
+    let mut r: u16 = 66;
+    while bound.is_none() {
+        let mut alive = false;
+        let lims = [max_nodes(66, r), 0, max_nodes(70, r)];
+        for (mi, f) in fcs.iter_mut() {
+            let mode = MODES[*mi].0;
+            let base = if mode.y { 70 } else { 66 };
+            let lim = lims[*mi];
+            while !f.done && f.settled() < lim {
+                f.step(b, l, mode);
+            }
+            alive |= !f.done;
+            if let Some(n) = f.found {
+                if base + length_increment(n) <= r {
+                    bound = Some(r);
+                }
+            }
+        }
+        if !alive {
+            break;
+        }
+        r += 1;
+    }
+    let mut best: Option<(Key, Step)> = None;
+    // Phase 2: cycles no longer than the bound allows.
+    let mut cs = CycleSearch::new();
+    for (mode, sort_key) in MODES {
+        let (tech, base) = if mode.x && mode.y {
+            (Technique::XYCycle, 70)
+        } else if mode.x {
+            (Technique::XCycle, 65)
+        } else {
+            (Technique::YCycle, 65)
+        };
+        let lim = bound.map_or(usize::MAX / 4, |r| max_nodes(base, r));
+        if lim < 4 {
+            continue;
+        }
+        for c in cells(b.empty) {
+            let k = b.cand[c].count_ones();
+            if k < 2 || (k > 2 && !mode.x) {
+                continue;
+            }
+            for d in digits(b.cand[c]) {
+                // A cycle returns to its start through a strong link.
+                let strong = (mode.x && l.conj[d as usize - 1][c] != 0) || (mode.y && k == 2);
+                if !strong {
+                    continue;
+                }
+                let lim = match &best {
+                    Some((key, _)) => lim.min(max_nodes(base, key.0)),
+                    None => lim,
+                };
+                if lim < 4 {
+                    continue;
+                }
+                cs.run(b, l, Pot::new(c, d, true), mode, lim + 1);
+                for fi in 0..cs.found.len() {
+                    let end = cs.found[fi];
+                    let n = cs.cycle_len(end);
+                    let rating = base + length_increment(n);
+                    if bound.is_some_and(|r| rating > r) {
+                        continue;
+                    }
+                    let key = (rating, n, sort_key, c as u8, d, 0, fi as u32);
+                    if best.as_ref().is_some_and(|b| key >= b.0) {
+                        continue;
+                    }
+                    let (_, e) = cs.cycle_hint(b, end);
+                    if e.is_empty() {
+                        continue;
+                    }
+                    let mut s = Step::new(tech);
+                    s.rating = rating;
+                    s.eliminations = e;
+                    let mut lc: Cells = 0;
+                    let mut i = end;
+                    while cs.pool[i as usize].parent != ROOT {
+                        lc |= 1 << cs.pool[i as usize].pot.cell();
+                        i = cs.pool[i as usize].parent;
+                    }
+                    s.set_cells(lc);
+                    best = Some((key, s));
+                }
+            }
+        }
+    }
+    // Phase 3: the forcing chains within the bound.
+    for (mi, f) in &fcs {
+        let (mode, sort_key) = MODES[*mi];
+        let base = if mode.y { 70 } else { 66 };
+        let Some(n) = f.found else { continue };
+        let rating = base + length_increment(n);
+        if bound.is_some_and(|r| rating > r) {
+            continue;
+        }
+        let (c, d, on) = (f.c, f.d as u8 + 1, f.on);
+        let key = (rating, n, sort_key, c as u8, d, 1 + !on as u8, 0);
+        if best.as_ref().is_some_and(|b| key >= b.0) {
+            continue;
+        }
+        let t = if mode.y {
+            Technique::ForcingChain
+        } else {
+            Technique::ForcingXChain
+        };
+        let mut s = Step::new(t);
+        s.rating = rating;
+        if on {
+            s.eliminations.push((c as u8, d));
+        } else {
+            for e in digits(b.cand[c]) {
+                if e != d {
+                    s.eliminations.push((c as u8, e));
+                }
+            }
+        }
+        s.set_cells(1 << c);
+        best = Some((key, s));
+    }
+    best.map(|(_, mut s)| {
+        s.eliminations.sort_unstable();
+        s
+    })
+}
+
+/// The first chaining step in SE's order: static chains, then Nishio, multiple and dynamic
+/// forcing chains, with aligned triple exclusion where SE tries it (the nested levels, dynamic
+/// forcing chains "+" and beyond, are not implemented).
+pub fn next_chain_step(b: &Board) -> Option<Step> {
+    use super::forcing::{forcing_chains, Kind};
+    static_chains(b)
+        .or_else(|| super::exclusion::aligned_triple(b))
+        .or_else(|| forcing_chains(b, Kind::Nishio))
+        .or_else(|| forcing_chains(b, Kind::Multiple))
+        .or_else(|| forcing_chains(b, Kind::Dynamic))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meet_in_the_middle_lengths_match_the_plain_search() {
+        use crate::rate::tests::golden_state;
+        for t in [
+            Technique::ForcingXChain,
+            Technique::ForcingChain,
+            Technique::Nishio,
+        ] {
+            let (b, _, _) = golden_state(t);
+            let l = Links::new(&b);
+            for (mode, _) in MODES {
+                if !mode.x {
+                    continue;
+                }
+                for c in cells(b.empty) {
+                    for d in digits(b.cand[c]) {
+                        for on in [true, false] {
+                            let mut f = Fc::new(c, d, on);
+                            while !f.done {
+                                f.step(&b, &l, mode);
+                            }
+                            let plain = forcing_chain_len(&b, &l, Pot::new(c, d, on), mode, 10_000);
+                            assert_eq!(f.found, plain, "r{}c{} {d} on={on}", c / 9 + 1, c % 9 + 1);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn max_nodes_inverts_the_length_increment() {
+        for base in [65u16, 66, 70] {
+            for r in base..base + 12 {
+                let n = max_nodes(base, r);
+                assert!(base + length_increment(n) <= r);
+                assert!(base + length_increment(n + 1) > r);
+            }
+        }
+    }
+    use crate::rate::board::bit;
+
+    #[test]
+    fn forcing_x_chain_on_a_digit_with_conjugate_pairs() {
+        // Digit 1 only in r1c1, r1c5, r5c5, r5c2 and r2c2: each consecutive two (and r2c2 with
+        // r1c1, in box 1) are the only places of 1 in a row, column or box. Assuming r1c1 is 1:
+        // r1c5 is not (row 1), so r5c5 is (column 5), r5c2 is not (row 5), r2c2 is (column 2),
+        // and r1c1 is not (box 1): a forcing X-chain of 6 nodes, rated 6.6.
+        let mut cand = [0x1ffu16 & !bit(1); 81];
+        for c in [0usize, 4, 40, 37, 10] {
+            cand[c] |= bit(1);
+        }
+        let b = Board::from_parts([0; 81], cand);
+        let l = Links::new(&b);
+        let x = Mode { x: true, y: false };
+        assert_eq!(
+            forcing_chain_len(&b, &l, Pot::new(0, 1, true), x, 100),
+            Some(6)
+        );
+        let s = static_chains(&b).unwrap();
+        assert_eq!(s.technique, Technique::ForcingXChain);
+        assert_eq!(s.rating, 66);
+        assert_eq!(s.eliminations, vec![(0, 1)]);
+    }
+
+    #[test]
+    fn cycles_and_forcing_chains_on_real_states() {
+        use crate::rate::tests::golden_state;
+        for t in [
+            Technique::XCycle,
+            Technique::YCycle,
+            Technique::XYCycle,
+            Technique::ForcingXChain,
+            Technique::ForcingChain,
+        ] {
+            let (b, step, sol) = golden_state(t);
+            let s = static_chains(&b).unwrap();
+            assert_eq!(s, step);
+            assert!(!s.eliminations.is_empty());
+            for &(c, d) in &s.eliminations {
+                assert!(b.has(c as usize, d));
+                assert_ne!(sol.get(c as usize), d, "{t:?} removes the solution digit");
+            }
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! Aligned pair exclusion (6.2) and aligned triple exclusion (7.5): candidate combinations of
+//! two (three) cells that would empty a cell seeing all of them (bivalue for pairs, two or three
+//! candidates for triples) or repeat a digit in a shared house are impossible; a digit with no
+//! possible combination left is eliminated.
+
+use super::board::{cells, digits, Board, Cells, PEERS};
+use super::scale::Technique;
+use super::Step;
+
+/// Aligned pair exclusion over every pair of candidate cells, in SE's row-major pair order.
+pub fn aligned_pair(b: &Board) -> Option<Step> {
+    let biv = b.bivalue();
+    let mut naked_single: Cells = 0;
+    for c in cells(b.empty) {
+        if b.cand[c].count_ones() == 1 {
+            naked_single |= 1 << c;
+        }
+    }
+    let mut list = [0usize; 81];
+    let mut n = 0;
+    for c in cells(b.empty) {
+        if b.cand[c].count_ones() >= 2 && PEERS[c] & naked_single == 0 && PEERS[c] & biv != 0 {
+            list[n] = c;
+            n += 1;
+        }
+    }
+    for i in 0..n {
+        for j in i + 1..n {
+            let (c0, c1) = (list[i], list[j]);
+            let excl = PEERS[c0] & PEERS[c1] & biv;
+            if excl.count_ones() < 2 {
+                continue;
+            }
+            let see = PEERS[c0] & (1u128 << c1) != 0;
+            let (m0, m1) = (b.cand[c0], b.cand[c1]);
+            let (mut ok0, mut ok1) = (0u16, 0u16);
+            for d0 in digits(m0) {
+                for d1 in digits(m1) {
+                    if d0 == d1 && see {
+                        continue;
+                    }
+                    let pair = (1u16 << (d0 - 1)) | (1u16 << (d1 - 1));
+                    if cells(excl).any(|e| b.cand[e] & !pair == 0) {
+                        continue;
+                    }
+                    ok0 |= 1 << (d0 - 1);
+                    ok1 |= 1 << (d1 - 1);
+                }
+            }
+            if ok0 != m0 || ok1 != m1 {
+                let mut s = Step::new(Technique::AlignedPairExclusion);
+                for d in digits(m0 & !ok0) {
+                    s.eliminations.push((c0 as u8, d));
+                }
+                for d in digits(m1 & !ok1) {
+                    s.eliminations.push((c1 as u8, d));
+                }
+                s.set_cells((1u128 << c0) | (1u128 << c1) | excl);
+                return Some(s);
+            }
+        }
+    }
+    None
+}
+
+/// Aligned triple exclusion: SE pairs two candidate cells, adds a third from the cells their
+/// excluders (peers with two or three candidates) could see, and needs two common excluders.
+pub fn aligned_triple(b: &Board) -> Option<Step> {
+    let mut small: Cells = 0;
+    let mut naked_single: Cells = 0;
+    for c in cells(b.empty) {
+        let k = b.cand[c].count_ones();
+        if k == 1 {
+            naked_single |= 1 << c;
+        } else if k <= 3 {
+            small |= 1 << c;
+        }
+    }
+    let mut cand_cells: Cells = 0;
+    for c in cells(b.empty) {
+        if b.cand[c].count_ones() >= 2 && PEERS[c] & naked_single == 0 && PEERS[c] & small != 0 {
+            cand_cells |= 1 << c;
+        }
+    }
+    let list: Vec<usize> = cells(cand_cells).collect();
+    for i in 0..list.len() {
+        for j in i + 1..list.len() {
+            let (c0, c1) = (list[i], list[j]);
+            let twin =
+                ((PEERS[c0] | PEERS[c1]) & small) & cand_cells & !(1u128 << c0) & !(1u128 << c1);
+            for t in cells(twin) {
+                let trio = [c0, c1, t];
+                let excl = PEERS[c0] & PEERS[c1] & PEERS[t] & small;
+                if excl.count_ones() < 2 {
+                    continue;
+                }
+                if let Some(s) = exclude(b, &trio, excl) {
+                    return Some(s);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Removes the digits of `trio` that take part in no allowed combination.
+fn exclude(b: &Board, trio: &[usize; 3], excl: Cells) -> Option<Step> {
+    let ms = [b.cand[trio[0]], b.cand[trio[1]], b.cand[trio[2]]];
+    let see01 = PEERS[trio[0]] & (1u128 << trio[1]) != 0;
+    let see02 = PEERS[trio[0]] & (1u128 << trio[2]) != 0;
+    let see12 = PEERS[trio[1]] & (1u128 << trio[2]) != 0;
+    let ex: Vec<u16> = cells(excl).map(|e| b.cand[e]).collect();
+    let mut ok = [0u16; 3];
+    for d0 in digits(ms[0]) {
+        for d1 in digits(ms[1]) {
+            if d0 == d1 && see01 {
+                continue;
+            }
+            for d2 in digits(ms[2]) {
+                if (d0 == d2 && see02) || (d1 == d2 && see12) {
+                    continue;
+                }
+                let set = (1u16 << (d0 - 1)) | (1u16 << (d1 - 1)) | (1u16 << (d2 - 1));
+                if ex.iter().any(|&m| m & !set == 0) {
+                    continue;
+                }
+                ok[0] |= 1 << (d0 - 1);
+                ok[1] |= 1 << (d1 - 1);
+                ok[2] |= 1 << (d2 - 1);
+            }
+        }
+    }
+    if ok == ms {
+        return None;
+    }
+    let mut s = Step::new(Technique::AlignedTripleExclusion);
+    for k in 0..3 {
+        for d in digits(ms[k] & !ok[k]) {
+            s.eliminations.push((trio[k] as u8, d));
+        }
+    }
+    s.set_cells((1u128 << trio[0]) | (1u128 << trio[1]) | (1u128 << trio[2]) | excl);
+    s.eliminations.sort_unstable();
+    Some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rate::board::bit;
+
+    #[test]
+    fn pair_exclusion_removes_a_digit_that_would_empty_a_bivalue_cell() {
+        let mut cand = [0x1ffu16; 81];
+        // r1c1 = {1,2} and r1c2 = {1,3,4}; bivalue cells r2c3 = {1,3} and r3c3 = {2,3} see both.
+        // Then r1c2 = 3 needs r1c1 = 1 (kills {1,3}) or r1c1 = 2 (kills {2,3}): 3 is impossible.
+        cand[0] = bit(1) | bit(2);
+        cand[1] = bit(1) | bit(3) | bit(4);
+        cand[11] = bit(1) | bit(3);
+        cand[20] = bit(2) | bit(3);
+        let b = Board::from_parts([0; 81], cand);
+        let s = aligned_pair(&b).unwrap();
+        assert_eq!(s.technique, Technique::AlignedPairExclusion);
+        assert!(s.eliminations.contains(&(1, 3)));
+    }
+
+    #[test]
+    fn triple_exclusion_uses_cells_with_three_candidates() {
+        let mut cand = [0x1ffu16; 81];
+        // r1c1 = {1,2}, r1c2 = {1,2,3}, r1c3 = {3,4}; two excluders in box 1, which see all
+        // three cells: r2c1 = {2,3,4} and r3c2 = {1,3,4}.
+        cand[0] = bit(1) | bit(2);
+        cand[1] = bit(1) | bit(2) | bit(3);
+        cand[2] = bit(3) | bit(4);
+        cand[9] = bit(2) | bit(3) | bit(4);
+        cand[19] = bit(1) | bit(3) | bit(4);
+        let b = Board::from_parts([0; 81], cand);
+        // All three cells are in row 1, so their digits differ. r1c2 = 3 forces r1c3 = 4, and
+        // then r1c1 = 1 empties r3c2 while r1c1 = 2 empties r2c1: 3 goes from r1c2.
+        let trio = [0usize, 1, 2];
+        let excl = (1u128 << 9) | (1u128 << 19);
+        assert_eq!(exclude(&b, &trio, excl).unwrap().eliminations, vec![(1, 3)]);
+        // With r2c1 = {2,4} and r3c2 = {1,4}: (1,2,4) and (2,3,4) empty r2c1, (2,1,4) and
+        // (1,3,4) empty r3c2; only (1,2,3) and (2,1,3) remain, so r1c2 also loses 3 and r1c3
+        // loses 4.
+        let mut cand2 = cand;
+        cand2[19] = bit(1) | bit(4);
+        cand2[9] = bit(2) | bit(4);
+        let b = Board::from_parts([0; 81], cand2);
+        let s = exclude(&b, &trio, excl).unwrap();
+        assert_eq!(s.eliminations, vec![(1, 3), (2, 4)]);
+    }
+}

@@ -1,0 +1,532 @@
+//! Nishio (7.5), multiple (8.0) and dynamic (8.5) forcing chains, plus SE's length increment.
+//!
+//! One implication run assumes some candidates on or off and follows the consequences in SE's
+//! order (all pending "on" nodes before the next "off" node). Multiple chains use the static
+//! grid with both link kinds; dynamic chains remove each "off" candidate from a working grid as
+//! they go, so later links may rely on earlier eliminations (those become extra parents of the
+//! node); Nishio chains are dynamic but without the cell (Y) links. A hint's complexity is the
+//! number of distinct nodes among the ancestors of its chain ends.
+
+use std::collections::VecDeque;
+
+use super::board::{bit, cells, count, digits, houses_of, Board, HOUSES};
+use super::scale::{length_increment, Technique};
+use super::Step;
+
+/// House kinds in SE's order: box, row, column (indexes into [`houses_of`]).
+const KINDS: [usize; 3] = [2, 0, 1];
+const NONE: u32 = u32::MAX;
+
+/// Which forcing-chain rule runs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    /// Nishio: dynamic, X links only, contradictions only.
+    Nishio,
+    /// Multiple forcing chains: static grid, cells of three or more candidates and regions.
+    Multiple,
+    /// Dynamic forcing chains.
+    Dynamic,
+}
+
+impl Kind {
+    fn dynamic(self) -> bool {
+        self != Kind::Multiple
+    }
+    fn y(self) -> bool {
+        self != Kind::Nishio
+    }
+    fn technique(self) -> Technique {
+        match self {
+            Kind::Nishio => Technique::Nishio,
+            Kind::Multiple => Technique::MultipleForcingChain,
+            Kind::Dynamic => Technique::DynamicForcingChain,
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Node {
+    /// cell * 9 + digit - 1
+    cd: u16,
+    on: bool,
+    pstart: u32,
+    plen: u32,
+}
+
+/// The result of one implication run: which candidates were implied on and off (node index
+/// per candidate, in insertion order), and the contradiction if one was reached.
+#[derive(Clone)]
+struct Outcome {
+    on: Vec<u32>,
+    off: Vec<u32>,
+    on_map: Vec<u32>,
+    off_map: Vec<u32>,
+    absurd: Option<(u32, u32)>,
+}
+
+impl Outcome {
+    fn new() -> Outcome {
+        Outcome {
+            on: Vec::new(),
+            off: Vec::new(),
+            on_map: vec![NONE; 729],
+            off_map: vec![NONE; 729],
+            absurd: None,
+        }
+    }
+    fn reset(&mut self) {
+        self.on_map.fill(NONE);
+        self.off_map.fill(NONE);
+        self.on.clear();
+        self.off.clear();
+        self.absurd = None;
+    }
+}
+
+/// Node storage shared by the runs of one cell.
+struct Pool {
+    nodes: Vec<Node>,
+    parents: Vec<u32>,
+    seen: Vec<u32>,
+    stamp: u32,
+    stack: Vec<u32>,
+    pend_on: VecDeque<u32>,
+    pend_off: VecDeque<u32>,
+    tmp_parents: Vec<u32>,
+}
+
+impl Pool {
+    fn new() -> Pool {
+        Pool {
+            nodes: Vec::with_capacity(8192),
+            parents: Vec::with_capacity(16384),
+            seen: vec![0; 1458],
+            stamp: 0,
+            stack: Vec::new(),
+            pend_on: VecDeque::new(),
+            pend_off: VecDeque::new(),
+            tmp_parents: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, cd: u16, on: bool, parents: &[u32]) -> u32 {
+        let pstart = self.parents.len() as u32;
+        self.parents.extend_from_slice(parents);
+        self.nodes.push(Node {
+            cd,
+            on,
+            pstart,
+            plen: parents.len() as u32,
+        });
+        self.nodes.len() as u32 - 1
+    }
+
+    /// Distinct candidates-with-state among the ancestors of `roots` (each root counted too),
+    /// summed per root as SE does (each root's ancestry counted separately).
+    fn ancestors(&mut self, root: u32) -> usize {
+        self.stamp += 1;
+        let stamp = self.stamp;
+        self.stack.clear();
+        self.stack.push(root);
+        let mut n = 0;
+        while let Some(i) = self.stack.pop() {
+            let node = self.nodes[i as usize];
+            let key = node.cd as usize * 2 + node.on as usize;
+            if self.seen[key] == stamp {
+                continue;
+            }
+            self.seen[key] = stamp;
+            n += 1;
+            for k in 0..node.plen {
+                self.stack.push(self.parents[(node.pstart + k) as usize]);
+            }
+        }
+        n
+    }
+
+    /// Runs the implications of `start` (already added nodes, recorded in `out`) on `grid`.
+    fn run(&mut self, real: &Board, kind: Kind, out: &mut Outcome) {
+        let mut grid = real.clone();
+        self.pend_on.clear();
+        self.pend_off.clear();
+        for &i in &out.on {
+            self.pend_on.push_back(i);
+        }
+        for &i in &out.off {
+            self.pend_off.push_back(i);
+        }
+        let y = kind.y();
+        loop {
+            if let Some(pi) = self.pend_on.pop_front() {
+                let p = self.nodes[pi as usize];
+                let (c, d) = (p.cd as usize / 9, (p.cd % 9) as u8 + 1);
+                // Cell's other candidates, then the digit's other places in box, row, column.
+                let mut offs: [u16; 32] = [0; 32];
+                let mut n = 0;
+                if y {
+                    for e in digits(grid.cand[c]) {
+                        if e != d {
+                            offs[n] = (c * 9 + e as usize - 1) as u16;
+                            n += 1;
+                        }
+                    }
+                }
+                let mut seen = 0u128;
+                let hs = houses_of(c);
+                for k in KINDS {
+                    let o = grid.pos[d as usize - 1] & HOUSES[hs[k]] & !(1u128 << c) & !seen;
+                    seen |= o;
+                    for oc in cells(o) {
+                        offs[n] = (oc * 9 + d as usize - 1) as u16;
+                        n += 1;
+                    }
+                }
+                for &q in &offs[..n] {
+                    if out.on_map[q as usize] != NONE {
+                        let off = self.add(q, false, &[pi]);
+                        out.absurd = Some((out.on_map[q as usize], off));
+                        return;
+                    }
+                    if out.off_map[q as usize] == NONE {
+                        let ni = self.add(q, false, &[pi]);
+                        out.off_map[q as usize] = ni;
+                        out.off.push(ni);
+                        self.pend_off.push_back(ni);
+                    }
+                }
+            } else if let Some(pi) = self.pend_off.pop_front() {
+                let p = self.nodes[pi as usize];
+                let (c, d) = (p.cd as usize / 9, (p.cd % 9) as u8 + 1);
+                let mut ons: [(u16, u8); 4] = [(0, 0); 4];
+                let mut n = 0;
+                if y && grid.cand[c].count_ones() == 2 {
+                    let e = (grid.cand[c] & !bit(d)).trailing_zeros() as usize;
+                    ons[n] = ((c * 9 + e) as u16, 3);
+                    n += 1;
+                }
+                let hs = houses_of(c);
+                for (ki, k) in KINDS.iter().enumerate() {
+                    let pp = grid.pos[d as usize - 1] & HOUSES[hs[*k]];
+                    if count(pp) == 2 {
+                        let oc = (pp & !(1u128 << c)).trailing_zeros() as usize;
+                        let q = (oc * 9 + d as usize - 1) as u16;
+                        if !ons[..n].iter().any(|o| o.0 == q) {
+                            ons[n] = (q, ki as u8);
+                            n += 1;
+                        }
+                    }
+                }
+                for &(q, via) in &ons[..n] {
+                    // Parents: p plus, in dynamic runs, the eliminations that made the link.
+                    self.tmp_parents.clear();
+                    self.tmp_parents.push(pi);
+                    if kind.dynamic() {
+                        let qc = q as usize / 9;
+                        if via == 3 {
+                            let gone = real.cand[qc] & !grid.cand[qc];
+                            for e in digits(gone) {
+                                let key = qc * 9 + e as usize - 1;
+                                self.tmp_parents.push(out.off_map[key]);
+                            }
+                        } else {
+                            let h = hs[KINDS[via as usize]];
+                            let gone =
+                                real.pos[d as usize - 1] & !grid.pos[d as usize - 1] & HOUSES[h];
+                            for gc in cells(gone) {
+                                let key = gc * 9 + d as usize - 1;
+                                self.tmp_parents.push(out.off_map[key]);
+                            }
+                        }
+                    }
+                    if out.off_map[q as usize] != NONE {
+                        let tp = std::mem::take(&mut self.tmp_parents);
+                        let on = self.add(q, true, &tp);
+                        self.tmp_parents = tp;
+                        out.absurd = Some((on, out.off_map[q as usize]));
+                        return;
+                    }
+                    if out.on_map[q as usize] == NONE {
+                        let tp = std::mem::take(&mut self.tmp_parents);
+                        let ni = self.add(q, true, &tp);
+                        self.tmp_parents = tp;
+                        out.on_map[q as usize] = ni;
+                        out.on.push(ni);
+                        self.pend_on.push_back(ni);
+                    }
+                }
+                if kind.dynamic() {
+                    grid.eliminate(c, d);
+                }
+            } else {
+                return;
+            }
+        }
+    }
+}
+
+type Key = (u16, usize, u8, u32);
+
+struct Best {
+    key: Key,
+    step: Option<Step>,
+    seq: u32,
+}
+
+impl Best {
+    fn offer(&mut self, rating: u16, n: usize, sort: u8, make: impl FnOnce() -> Step) {
+        let key = (rating, n, sort, self.seq);
+        self.seq += 1;
+        if self.step.is_none() || key < self.key {
+            self.key = key;
+            self.step = Some(make());
+        }
+    }
+}
+
+fn target_step(b: &Board, kind: Kind, rating: u16, cd: u16, on: bool) -> Option<Step> {
+    let (c, d) = (cd as usize / 9, (cd % 9) as u8 + 1);
+    let mut s = Step::new(kind.technique());
+    s.rating = rating;
+    if on {
+        for e in digits(b.cand[c] & !bit(d)) {
+            s.eliminations.push((c as u8, e));
+        }
+    } else {
+        if !b.has(c, d) {
+            return None;
+        }
+        s.eliminations.push((c as u8, d));
+    }
+    if s.eliminations.is_empty() {
+        return None;
+    }
+    s.cells = vec![c as u8];
+    Some(s)
+}
+
+/// The easiest hint of the forcing-chain rule `kind`, as SE sorts them (rating, complexity,
+/// then double-implication, cell, region and contradiction hints, then discovery order).
+pub fn forcing_chains(b: &Board, kind: Kind) -> Option<Step> {
+    let base = kind.technique().base();
+    let mut best = Best {
+        key: (u16::MAX, 0, 0, 0),
+        step: None,
+        seq: 0,
+    };
+    let mut pool = Pool::new();
+    let mut on_out: Vec<Outcome> = (0..9).map(|_| Outcome::new()).collect();
+    let mut off_out = Outcome::new();
+    let mut other = Outcome::new();
+    for c in cells(b.empty) {
+        let card = b.cand[c].count_ones();
+        if !(card > 2 || (card > 1 && kind.dynamic())) {
+            continue;
+        }
+        pool.nodes.clear();
+        pool.parents.clear();
+        let vals: Vec<u8> = digits(b.cand[c]).collect();
+        for (vi, &d) in vals.iter().enumerate() {
+            let cd = (c * 9 + d as usize - 1) as u16;
+            // From "on".
+            let out = &mut on_out[vi];
+            out.reset();
+            let ni = pool.add(cd, true, &[]);
+            out.on_map[cd as usize] = ni;
+            out.on.push(ni);
+            pool.run(b, kind, out);
+            let do_contra = kind.dynamic();
+            if do_contra {
+                if let Some((a, z)) = out.absurd {
+                    let n = pool.ancestors(a) + pool.ancestors(z);
+                    let rating = base + length_increment(n);
+                    if let Some(s) = target_step(b, kind, rating, cd, false) {
+                        best.offer(rating, n, 7, || s);
+                    }
+                }
+            }
+            if kind.dynamic() {
+                off_out.reset();
+                let ni = pool.add(cd, false, &[]);
+                off_out.off_map[cd as usize] = ni;
+                off_out.off.push(ni);
+                pool.run(b, kind, &mut off_out);
+                if let Some((a, z)) = off_out.absurd {
+                    let n = pool.ancestors(a) + pool.ancestors(z);
+                    let rating = base + length_increment(n);
+                    if let Some(s) = target_step(b, kind, rating, cd, true) {
+                        best.offer(rating, n, 7, || s);
+                    }
+                }
+                if kind == Kind::Dynamic && card >= 3 {
+                    let out = &on_out[vi];
+                    for &pi in &out.on {
+                        let q = pool.nodes[pi as usize].cd;
+                        let qi = off_out.on_map[q as usize];
+                        if qi != NONE {
+                            let n = pool.ancestors(pi) + pool.ancestors(qi);
+                            let rating = base + length_increment(n);
+                            if let Some(s) = target_step(b, kind, rating, q, true) {
+                                best.offer(rating, n, 1, || s);
+                            }
+                        }
+                    }
+                    for &pi in &out.off {
+                        let q = pool.nodes[pi as usize].cd;
+                        let qi = off_out.off_map[q as usize];
+                        if qi != NONE {
+                            let n = pool.ancestors(pi) + pool.ancestors(qi);
+                            let rating = base + length_increment(n);
+                            if let Some(s) = target_step(b, kind, rating, q, false) {
+                                best.offer(rating, n, 1, || s);
+                            }
+                        }
+                    }
+                }
+            }
+            if kind != Kind::Nishio {
+                region_chains(b, kind, c, d, vi, &mut pool, &on_out, &mut other, &mut best);
+            }
+        }
+        if kind != Kind::Nishio {
+            // Cell reduction: implied by every candidate of the cell.
+            for state in [true, false] {
+                let first = &on_out[0];
+                let list = if state { &first.on } else { &first.off };
+                for &pi in list {
+                    let q = pool.nodes[pi as usize].cd;
+                    let mut total = 0;
+                    let mut all = true;
+                    let mut ids = [NONE; 9];
+                    for (vi, o) in on_out.iter().enumerate().take(vals.len()) {
+                        let m = if state {
+                            o.on_map[q as usize]
+                        } else {
+                            o.off_map[q as usize]
+                        };
+                        if m == NONE {
+                            all = false;
+                            break;
+                        }
+                        ids[vi] = m;
+                    }
+                    if !all {
+                        continue;
+                    }
+                    let Some(s0) = target_step(b, kind, 0, q, state) else {
+                        continue;
+                    };
+                    for &m in ids.iter().take(vals.len()) {
+                        total += pool.ancestors(m);
+                    }
+                    let rating = base + length_increment(total);
+                    best.offer(rating, total, 5, || {
+                        let mut s = s0;
+                        s.rating = rating;
+                        s
+                    });
+                }
+            }
+        }
+    }
+    best.step.map(|mut s| {
+        s.eliminations.sort_unstable();
+        s
+    })
+}
+
+/// Region reduction: for each house where `c` is the first place of `d` (two or more places),
+/// whatever every placement of `d` in the house implies.
+#[allow(clippy::too_many_arguments)]
+fn region_chains(
+    b: &Board,
+    kind: Kind,
+    c: usize,
+    d: u8,
+    vi: usize,
+    pool: &mut Pool,
+    on_out: &[Outcome],
+    other: &mut Outcome,
+    best: &mut Best,
+) {
+    let base = kind.technique().base();
+    let hs = houses_of(c);
+    for k in KINDS {
+        let p = b.pos[d as usize - 1] & HOUSES[hs[k]];
+        if count(p) < 2 || p.trailing_zeros() as usize != c {
+            continue;
+        }
+        // Outcomes of the other places, computed one at a time; intersect as we go.
+        let mine = &on_out[vi];
+        let mut common_on: Vec<(u32, usize)> = mine.on.iter().map(|&i| (i, 0)).collect();
+        let mut common_off: Vec<(u32, usize)> = mine.off.iter().map(|&i| (i, 0)).collect();
+        for e in common_on.iter_mut().chain(common_off.iter_mut()) {
+            e.1 = pool.ancestors(e.0);
+        }
+        for oc in cells(p & !(1u128 << c)) {
+            other.reset();
+            let cd = (oc * 9 + d as usize - 1) as u16;
+            let ni = pool.add(cd, true, &[]);
+            other.on_map[cd as usize] = ni;
+            other.on.push(ni);
+            pool.run(b, kind, other);
+            common_on.retain_mut(|(i, n)| {
+                let q = pool.nodes[*i as usize].cd;
+                let m = other.on_map[q as usize];
+                if m == NONE {
+                    false
+                } else {
+                    *n += pool.ancestors(m);
+                    true
+                }
+            });
+            common_off.retain_mut(|(i, n)| {
+                let q = pool.nodes[*i as usize].cd;
+                let m = other.off_map[q as usize];
+                if m == NONE {
+                    false
+                } else {
+                    *n += pool.ancestors(m);
+                    true
+                }
+            });
+            if common_on.is_empty() && common_off.is_empty() {
+                break;
+            }
+        }
+        for (state, list) in [(true, &common_on), (false, &common_off)] {
+            for &(i, n) in list.iter() {
+                let q = pool.nodes[i as usize].cd;
+                let rating = base + length_increment(n);
+                if let Some(s) = target_step(b, kind, rating, q, state) {
+                    best.offer(rating, n, 6, || s);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rate::tests::golden_state;
+
+    /// Each rule, run alone on the state where SE's order first needs it, finds that step, and
+    /// what it removes is not part of the solution.
+    #[test]
+    fn each_forcing_rule_finds_its_step_on_a_real_state() {
+        for kind in [Kind::Nishio, Kind::Multiple, Kind::Dynamic] {
+            let (b, step, sol) = golden_state(kind.technique());
+            let s = forcing_chains(&b, kind).unwrap();
+            assert_eq!(s, step);
+            assert!(s.rating >= kind.technique().base());
+            for &(c, d) in &s.eliminations {
+                assert!(b.has(c as usize, d));
+                assert_ne!(
+                    sol.get(c as usize),
+                    d,
+                    "{kind:?} removes the solution digit"
+                );
+            }
+        }
+    }
+}

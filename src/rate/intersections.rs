@@ -1,0 +1,148 @@
+//! Intersections (locked candidates): pointing (2.6) and claiming (2.8), and their "direct"
+//! forms (1.7 / 1.9) that are only used when they immediately leave a hidden single.
+
+use super::board::{count, Board, Cells, HOUSES};
+use super::scale::Technique;
+use super::Step;
+
+/// SE's pairings: (box, column), (box, row), (column, box), (row, box).
+const PAIRINGS: [(usize, usize); 4] = [(18, 9), (18, 0), (9, 18), (0, 18)];
+
+/// Calls `f(h1, h2, d, positions)` for every digit whose candidates in house `h1` (at least two)
+/// all lie in the crossing house `h2`, in SE's scan order; stops at the first `Some`.
+fn scan<T>(b: &Board, mut f: impl FnMut(usize, usize, u8, Cells) -> Option<T>) -> Option<T> {
+    for &(t1, t2) in &PAIRINGS {
+        for i1 in 0..9 {
+            let h1 = t1 + i1;
+            if b.empty & HOUSES[h1] == 0 {
+                continue;
+            }
+            for i2 in 0..9 {
+                let h2 = t2 + i2;
+                let inter = HOUSES[h1] & HOUSES[h2];
+                if inter == 0 {
+                    continue;
+                }
+                for d in 1..=9u8 {
+                    let p = b.pos_in(d, h1);
+                    if count(p) > 1 && p & !inter == 0 {
+                        if let Some(r) = f(h1, h2, d, p) {
+                            return Some(r);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+fn elims(b: &Board, d: u8, h1: usize, h2: usize) -> Cells {
+    b.pos_in(d, h2) & !HOUSES[h1]
+}
+
+/// Pointing or claiming whose eliminations leave a hidden single in another house of the first
+/// house's kind crossing the second house.
+pub fn direct(b: &Board) -> Option<Step> {
+    scan(b, |h1, h2, d, p| {
+        let t1 = h1 / 9 * 9;
+        for h3 in t1..t1 + 9 {
+            if h3 == h1 || HOUSES[h3] & HOUSES[h2] == 0 {
+                continue;
+            }
+            let p3 = b.pos_in(d, h3);
+            if count(p3) > 1 {
+                let rest = p3 & !HOUSES[h2];
+                if count(rest) == 1 {
+                    let t = if h1 >= 18 {
+                        Technique::DirectPointing
+                    } else {
+                        Technique::DirectClaiming
+                    };
+                    let e = elims(b, d, h1, h2);
+                    let mut s = Step::eliminate(t, d, e, p);
+                    s.placements.push((rest.trailing_zeros() as u8, d));
+                    return Some(s);
+                }
+            }
+        }
+        None
+    })
+}
+
+/// Pointing (the first house is a box) or claiming (a line).
+pub fn locking(b: &Board) -> Option<Step> {
+    scan(b, |h1, h2, d, p| {
+        let e = elims(b, d, h1, h2);
+        if e == 0 {
+            return None;
+        }
+        let t = if h1 >= 18 {
+            Technique::Pointing
+        } else {
+            Technique::Claiming
+        };
+        Some(Step::eliminate(t, d, e, p))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rate::board::bit;
+
+    /// A board where every cell holds every candidate, then reduced by `strip`.
+    fn open_board() -> Board {
+        Board::from_parts([0; 81], [0x1ff; 81])
+    }
+
+    #[test]
+    fn pointing_eliminates_along_the_row() {
+        let mut b = open_board();
+        // Digit 5 in box 1 only in row 1 (cells 0, 1).
+        for c in [2, 9, 10, 11, 18, 19, 20] {
+            b.eliminate(c, 5);
+        }
+        let s = locking(&b).unwrap();
+        assert_eq!(s.technique, Technique::Pointing);
+        let mut expected: Vec<(u8, u8)> = (3..9).map(|c| (c, 5)).collect();
+        expected.sort();
+        assert_eq!(s.eliminations, expected);
+        assert_eq!(b.cand[3] & bit(5), bit(5));
+    }
+
+    #[test]
+    fn claiming_eliminates_in_the_box() {
+        let mut b = open_board();
+        // Digit 7 in row 5 (cells 36..45) only in box 4 (cells 36, 37, 38)... use column instead:
+        // column 1 (cells 0, 9, ..., 72): 7 only in rows 1-3.
+        for r in 3..9 {
+            b.eliminate(r * 9, 7);
+        }
+        // Make box 1 not pointing: keep 7 everywhere in box 1.
+        let s = locking(&b).unwrap();
+        assert_eq!(s.technique, Technique::Claiming);
+        let cells_elim: Vec<u8> = s.eliminations.iter().map(|e| e.0).collect();
+        assert_eq!(cells_elim, vec![1, 2, 10, 11, 19, 20]);
+        assert!(s.eliminations.iter().all(|e| e.1 == 7));
+    }
+
+    #[test]
+    fn direct_intersection_places_the_single_it_leaves() {
+        let mut b = open_board();
+        // Row 1: 7 only in r1c1, r1c2 (a claiming in box 1). Row 2: 7 only in r2c1 and r2c5.
+        // Box 3 is then left with 7 only in row 3, a pointing that leaves r2c5 as box 2's only
+        // place: SE tries pointing (1.7) before claiming (1.9), so that is the step.
+        for c in 2..9 {
+            b.eliminate(c, 7);
+        }
+        for c in [10, 11, 12, 14, 15, 16, 17] {
+            b.eliminate(c, 7);
+        }
+        let s = direct(&b).unwrap();
+        assert_eq!(s.technique, Technique::DirectPointing);
+        assert_eq!(s.rating, 17);
+        assert_eq!(s.placements, vec![(13, 7)]);
+        assert_eq!(s.eliminations, (18..24).map(|c| (c, 7)).collect::<Vec<_>>());
+    }
+}

@@ -1,0 +1,231 @@
+//! The Sudoku Explainer difficulty scale: every technique the engine knows, its name and its
+//! base rating in tenths (the one table of ratings; variable increments live with the technique).
+
+/// A solving technique of the Sudoku Explainer scale.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Technique {
+    /// Last empty cell of a house.
+    FullHouse,
+    /// Only place for a digit in a box.
+    HiddenSingleBox,
+    /// Only place for a digit in a row or column.
+    HiddenSingleLine,
+    /// Pointing that immediately leaves a hidden single in another box.
+    DirectPointing,
+    /// Claiming that immediately leaves a hidden single in another row or column.
+    DirectClaiming,
+    /// Hidden pair that immediately leaves a hidden single in its house.
+    DirectHiddenPair,
+    /// Only digit left in a cell.
+    NakedSingle,
+    /// Hidden triple that immediately leaves a hidden single in its house.
+    DirectHiddenTriple,
+    /// A digit's box candidates all in one row or column.
+    Pointing,
+    /// A digit's row or column candidates all in one box.
+    Claiming,
+    /// Two cells of a house holding the same two candidates.
+    NakedPair,
+    /// Two-line fish.
+    XWing,
+    /// Two digits confined to the same two cells of a house.
+    HiddenPair,
+    /// Three cells of a house with three candidates between them.
+    NakedTriple,
+    /// Three-line fish.
+    Swordfish,
+    /// Three digits confined to the same three cells of a house.
+    HiddenTriple,
+    /// Bivalue pivot and two bivalue pincers.
+    XYWing,
+    /// Trivalue pivot and two bivalue pincers.
+    XYZWing,
+    /// Unique rectangle or loop, type 1.
+    UniqueLoop1,
+    /// Unique rectangle or loop, type 2.
+    UniqueLoop2,
+    /// Unique rectangle or loop, type 3 (naked set with the extra candidates).
+    UniqueLoop3,
+    /// Unique rectangle or loop, type 4.
+    UniqueLoop4,
+    /// Four cells of a house with four candidates between them.
+    NakedQuad,
+    /// Four-line fish.
+    Jellyfish,
+    /// Four digits confined to the same four cells of a house.
+    HiddenQuad,
+    /// Bivalue universal grave, type 1.
+    Bug1,
+    /// Bivalue universal grave, type 2.
+    Bug2,
+    /// Bivalue universal grave, type 3.
+    Bug3,
+    /// Bivalue universal grave, type 4.
+    Bug4,
+    /// Aligned pair exclusion.
+    AlignedPairExclusion,
+    /// Bidirectional X-cycle (one digit, strong and weak links).
+    XCycle,
+    /// Bidirectional Y-cycle (bivalue cells).
+    YCycle,
+    /// Forcing X-chain (one digit).
+    ForcingXChain,
+    /// Bidirectional cycle using both kinds of links.
+    XYCycle,
+    /// Forcing chain using both kinds of links.
+    ForcingChain,
+    /// Aligned triple exclusion.
+    AlignedTripleExclusion,
+    /// Nishio forcing chain.
+    Nishio,
+    /// Multiple forcing chains (cell or region).
+    MultipleForcingChain,
+    /// Dynamic forcing chains.
+    DynamicForcingChain,
+    /// Dynamic forcing chains using the simple techniques as extra links.
+    DynamicForcingChainPlus,
+    /// Nested forcing chains.
+    NestedForcingChain,
+}
+
+impl Technique {
+    /// Base rating in tenths (chains and uniqueness add their increments to it).
+    pub const fn base(self) -> u16 {
+        use Technique::*;
+        match self {
+            FullHouse => 10,
+            HiddenSingleBox => 12,
+            HiddenSingleLine => 15,
+            DirectPointing => 17,
+            DirectClaiming => 19,
+            DirectHiddenPair => 20,
+            NakedSingle => 23,
+            DirectHiddenTriple => 25,
+            Pointing => 26,
+            Claiming => 28,
+            NakedPair => 30,
+            XWing => 32,
+            HiddenPair => 34,
+            NakedTriple => 36,
+            Swordfish => 38,
+            HiddenTriple => 40,
+            XYWing => 42,
+            XYZWing => 44,
+            UniqueLoop1 | UniqueLoop2 | UniqueLoop3 | UniqueLoop4 => 45,
+            NakedQuad => 50,
+            Jellyfish => 52,
+            HiddenQuad => 54,
+            Bug1 => 56,
+            Bug2 | Bug3 | Bug4 => 57,
+            AlignedPairExclusion => 62,
+            XCycle | YCycle => 65,
+            ForcingXChain => 66,
+            XYCycle | ForcingChain => 70,
+            AlignedTripleExclusion => 75,
+            Nishio => 75,
+            MultipleForcingChain => 80,
+            DynamicForcingChain => 85,
+            DynamicForcingChainPlus => 90,
+            NestedForcingChain => 95,
+        }
+    }
+
+    /// Human-readable name.
+    pub const fn name(self) -> &'static str {
+        use Technique::*;
+        match self {
+            FullHouse => "Full House",
+            HiddenSingleBox => "Hidden Single (box)",
+            HiddenSingleLine => "Hidden Single (line)",
+            DirectPointing => "Direct Pointing",
+            DirectClaiming => "Direct Claiming",
+            DirectHiddenPair => "Direct Hidden Pair",
+            NakedSingle => "Naked Single",
+            DirectHiddenTriple => "Direct Hidden Triple",
+            Pointing => "Pointing",
+            Claiming => "Claiming",
+            NakedPair => "Naked Pair",
+            XWing => "X-Wing",
+            HiddenPair => "Hidden Pair",
+            NakedTriple => "Naked Triple",
+            Swordfish => "Swordfish",
+            HiddenTriple => "Hidden Triple",
+            XYWing => "XY-Wing",
+            XYZWing => "XYZ-Wing",
+            UniqueLoop1 => "Unique Rectangle/Loop type 1",
+            UniqueLoop2 => "Unique Rectangle/Loop type 2",
+            UniqueLoop3 => "Unique Rectangle/Loop type 3",
+            UniqueLoop4 => "Unique Rectangle/Loop type 4",
+            NakedQuad => "Naked Quad",
+            Jellyfish => "Jellyfish",
+            HiddenQuad => "Hidden Quad",
+            Bug1 => "BUG type 1",
+            Bug2 => "BUG type 2",
+            Bug3 => "BUG type 3",
+            Bug4 => "BUG type 4",
+            AlignedPairExclusion => "Aligned Pair Exclusion",
+            XCycle => "Bidirectional X-Cycle",
+            YCycle => "Bidirectional Y-Cycle",
+            ForcingXChain => "Forcing X-Chain",
+            XYCycle => "Bidirectional Cycle",
+            ForcingChain => "Forcing Chain",
+            AlignedTripleExclusion => "Aligned Triple Exclusion",
+            Nishio => "Nishio Forcing Chains",
+            MultipleForcingChain => "Multiple Forcing Chains",
+            DynamicForcingChain => "Dynamic Forcing Chains",
+            DynamicForcingChainPlus => "Dynamic Forcing Chains (+)",
+            NestedForcingChain => "Nested Forcing Chains",
+        }
+    }
+}
+
+/// SE's length increment for a chain of `complexity` nodes: +0.1 each time the length (nodes
+/// minus two) passes 4, 6, 8, 12, 16, 24, 32, 48, ... (alternately x3/2 and x4/3).
+pub fn length_increment(complexity: usize) -> u16 {
+    let length = complexity.saturating_sub(2);
+    let mut ceil = 4usize;
+    let mut odd = false;
+    let mut added = 0;
+    while length > ceil {
+        added += 1;
+        ceil = if odd { ceil * 4 / 3 } else { ceil * 3 / 2 };
+        odd = !odd;
+    }
+    added
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn length_increments_follow_the_se_steps() {
+        let inc: Vec<u16> = [2, 6, 7, 8, 9, 10, 11, 14, 15, 18, 19, 26, 27]
+            .iter()
+            .map(|&n| length_increment(n))
+            .collect();
+        assert_eq!(inc, [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6]);
+    }
+
+    #[test]
+    fn ratings_increase_along_the_simple_techniques() {
+        use Technique::*;
+        let order = [
+            FullHouse,
+            HiddenSingleBox,
+            HiddenSingleLine,
+            DirectPointing,
+            NakedSingle,
+            Pointing,
+            NakedPair,
+            XWing,
+            HiddenPair,
+            NakedTriple,
+            Swordfish,
+            HiddenTriple,
+            XYWing,
+            XYZWing,
+        ];
+        assert!(order.windows(2).all(|w| w[0].base() < w[1].base()));
+    }
+}

@@ -1,0 +1,109 @@
+//! Singles: full house (1.0), hidden single in a box (1.2) or line (1.5), naked single (2.3).
+
+use super::board::{cells, count, Board, HOUSES};
+use super::scale::Technique;
+use super::Step;
+
+/// SE's house scan order for singles and sets: boxes, then columns, then rows.
+pub(crate) const SCAN_ORDER: [usize; 27] = [
+    18, 19, 20, 21, 22, 23, 24, 25, 26, 9, 10, 11, 12, 13, 14, 15, 16, 17, 0, 1, 2, 3, 4, 5, 6, 7,
+    8,
+];
+
+/// Last empty cell of a house.
+pub fn full_house(b: &Board) -> Option<Step> {
+    for &h in &SCAN_ORDER {
+        let e = b.empty & HOUSES[h];
+        if count(e) == 1 {
+            let c = e.trailing_zeros() as usize;
+            let m = b.cand[c];
+            if m.count_ones() == 1 {
+                let d = m.trailing_zeros() as u8 + 1;
+                return Some(Step::place(Technique::FullHouse, c, d, e));
+            }
+        }
+    }
+    None
+}
+
+/// A digit with one place left in a house (boxes first, then columns, then rows).
+pub fn hidden_single(b: &Board) -> Option<Step> {
+    for &h in &SCAN_ORDER {
+        if b.empty & HOUSES[h] == 0 {
+            continue;
+        }
+        for d in 1..=9u8 {
+            let p = b.pos_in(d, h);
+            if count(p) == 1 {
+                let c = p.trailing_zeros() as usize;
+                let t = if h >= 18 {
+                    Technique::HiddenSingleBox
+                } else {
+                    Technique::HiddenSingleLine
+                };
+                return Some(Step::place(t, c, d, HOUSES[h] & b.empty));
+            }
+        }
+    }
+    None
+}
+
+/// A cell with one candidate left.
+pub fn naked_single(b: &Board) -> Option<Step> {
+    for c in cells(b.empty) {
+        let m = b.cand[c];
+        if m.count_ones() == 1 {
+            let d = m.trailing_zeros() as u8 + 1;
+            return Some(Step::place(Technique::NakedSingle, c, d, 1 << c));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Grid;
+
+    fn board(s: &str) -> Board {
+        Board::new(&s.parse::<Grid>().unwrap())
+    }
+
+    #[test]
+    fn full_house_is_found_in_a_nearly_full_row() {
+        // Solved grid with r1c1 blanked: every house of r1c1 has one empty cell.
+        let b = board(
+            "..4678912672195348198342567859761423426853791713924856961537284287419635345286179",
+        );
+        // Boxes come first but box 1 has two empty cells; column 1 has one: r1c1 = 5.
+        let s = full_house(&b).unwrap();
+        assert_eq!(s.technique, Technique::FullHouse);
+        assert_eq!(s.placements, vec![(0, 5)]);
+    }
+
+    #[test]
+    fn hidden_single_in_a_box_is_found_before_lines() {
+        let b = board(
+            "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79",
+        );
+        let s = hidden_single(&b).unwrap();
+        assert_eq!(s.technique, Technique::HiddenSingleBox);
+        let (c, d) = s.placements[0];
+        // The known solution of this puzzle.
+        let sol =
+            "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
+        assert_eq!(sol.as_bytes()[c as usize] - b'0', d);
+    }
+
+    #[test]
+    fn naked_single_is_the_only_candidate() {
+        let mut b = board(
+            "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79",
+        );
+        // r5c5 has candidates {5} in this classic puzzle.
+        let s = naked_single(&b).unwrap();
+        assert_eq!(s.technique, Technique::NakedSingle);
+        s.apply(&mut b);
+        assert_eq!(b.value[s.placements[0].0 as usize], s.placements[0].1);
+    }
+}

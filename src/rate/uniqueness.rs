@@ -1,0 +1,548 @@
+//! Uniqueness techniques: unique rectangles and loops (types 1-4, 4.5 plus loop-size and
+//! subset-size increments) and the bivalue universal grave (BUG types 1-4, 5.6-5.7+).
+//!
+//! Both rely on the puzzle having exactly one solution, which the caller guarantees.
+
+use super::board::{bit, cells, count, digits, houses_of, Board, Cells, HOUSES, PEERS};
+use super::scale::Technique;
+use super::subsets::combos;
+use super::Step;
+
+/// Longest loop searched (SE has no limit; real loops are short).
+const MAX_LOOP: usize = 16;
+
+struct LoopSearch<'a> {
+    b: &'a Board,
+    both: Cells,
+    path: [u8; MAX_LOOP],
+    len: usize,
+    in_path: Cells,
+    found: Vec<([u8; MAX_LOOP], usize)>,
+}
+
+impl LoopSearch<'_> {
+    /// SE's loop walk: from the current cell, through each house kind other than the one used
+    /// to arrive (box, row, column), to cells holding both loop digits; at most two cells with
+    /// extra candidates unless they all share one extra digit.
+    fn walk(&mut self, cell: usize, allowed_ex: i32, ex_in: u16, last_kind: usize, v: u16) {
+        self.path[self.len] = cell as u8;
+        self.len += 1;
+        self.in_path |= 1 << cell;
+        let mut ex = ex_in;
+        let hs = houses_of(cell);
+        for kind in [2usize, 0, 1] {
+            if kind == last_kind {
+                continue;
+            }
+            for next in cells(HOUSES[hs[kind]]) {
+                if next == self.path[0] as usize && self.len >= 4 {
+                    if self.found.len() < 256 {
+                        self.found.push((self.path, self.len));
+                    }
+                } else if self.in_path & (1 << next) == 0 && self.both & (1 << next) != 0 {
+                    let m = self.b.cand[next];
+                    ex |= m & !v;
+                    let k = m.count_ones();
+                    if (k == 2 || ex.count_ones() == 1 || allowed_ex > 0) && self.len < MAX_LOOP {
+                        let na = if k > 2 { allowed_ex - 1 } else { allowed_ex };
+                        self.walk(next, na, ex, kind, v);
+                    }
+                }
+            }
+        }
+        self.len -= 1;
+        self.in_path &= !(1 << cell);
+    }
+}
+
+/// Every house visited by the loop is visited by exactly two of its cells, one at an even and
+/// one at an odd position.
+fn valid_loop(path: &[u8]) -> bool {
+    let (mut odd, mut even) = (0u32, 0u32);
+    for (i, &c) in path.iter().enumerate() {
+        for h in houses_of(c as usize) {
+            let set = if i % 2 == 1 { &mut odd } else { &mut even };
+            if *set & (1 << h) != 0 {
+                return false;
+            }
+            *set |= 1 << h;
+        }
+    }
+    odd == even
+}
+
+fn loop_increment(len: usize) -> u16 {
+    let mut r = 0;
+    if len >= 10 {
+        r += 3;
+    }
+    if len >= 8 {
+        r += 2;
+    } else if len >= 6 {
+        r += 1;
+    }
+    r
+}
+
+fn mk(tech: Technique, rating: u16, loop_cells: Cells) -> Step {
+    let mut s = Step::new(tech);
+    s.rating = rating;
+    s.set_cells(loop_cells);
+    s
+}
+
+/// Unique rectangles and loops: the easiest hint of any type (ties: lower type first, then
+/// discovery order), as SE sorts them.
+pub fn unique_loops(b: &Board) -> Option<Step> {
+    let mut hints: Vec<(u16, u8, Step)> = Vec::new();
+    let biv = b.bivalue();
+    for start in cells(biv) {
+        let v = b.cand[start];
+        let mut both = b.empty;
+        for d in digits(v) {
+            both &= b.pos[d as usize - 1];
+        }
+        if count(both) < 4 {
+            continue;
+        }
+        let mut ls = LoopSearch {
+            b,
+            both,
+            path: [0; MAX_LOOP],
+            len: 0,
+            in_path: 0,
+            found: Vec::new(),
+        };
+        ls.walk(start, 2, 0, usize::MAX, v);
+        for (path, len) in std::mem::take(&mut ls.found) {
+            let path = &path[..len];
+            if !valid_loop(path) {
+                continue;
+            }
+            let mut lc: Cells = 0;
+            for &c in path {
+                lc |= 1 << c;
+            }
+            let base = 45 + loop_increment(len);
+            let extras: Vec<usize> = path
+                .iter()
+                .map(|&c| c as usize)
+                .filter(|&c| b.cand[c].count_ones() > 2)
+                .collect();
+            let push = |hints: &mut Vec<(u16, u8, Step)>, t: u8, s: Step| {
+                if !s.eliminations.is_empty()
+                    && !hints
+                        .iter()
+                        .any(|h| h.2.eliminations == s.eliminations && h.1 == t)
+                {
+                    hints.push((s.rating, t, s));
+                }
+            };
+            match extras.len() {
+                1 => {
+                    let mut s = mk(Technique::UniqueLoop1, base, lc);
+                    for d in digits(v) {
+                        s.eliminations.push((extras[0] as u8, d));
+                    }
+                    push(&mut hints, 1, s);
+                }
+                n if n >= 2 => {
+                    let mut ex = 0u16;
+                    for &c in &extras {
+                        ex |= b.cand[c];
+                    }
+                    ex &= !v;
+                    if n > 2 || ex.count_ones() == 1 {
+                        if ex.count_ones() == 1 {
+                            let d = ex.trailing_zeros() as u8 + 1;
+                            let mut common = super::board::ALL;
+                            for &c in &extras {
+                                common &= PEERS[c];
+                            }
+                            let mut s = mk(Technique::UniqueLoop2, base, lc);
+                            for c in cells(common & b.pos[d as usize - 1]) {
+                                s.eliminations.push((c as u8, d));
+                            }
+                            push(&mut hints, 2, s);
+                        }
+                    } else {
+                        for s in type3(b, base, lc, extras[0], extras[1], v, ex) {
+                            push(&mut hints, 3, s);
+                        }
+                    }
+                    if n == 2 {
+                        if let Some(s) = type4(b, base, lc, extras[0], extras[1], v) {
+                            push(&mut hints, 4, s);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut best: Option<(u16, u8, Step)> = None;
+    for h in hints {
+        if best.as_ref().is_none_or(|b| (h.0, h.1) < (b.0, b.1)) {
+            best = Some(h);
+        }
+    }
+    best.map(|h| {
+        let mut s = h.2;
+        s.eliminations.sort_unstable();
+        s
+    })
+}
+
+fn shared_houses(c1: usize, c2: usize) -> impl Iterator<Item = usize> {
+    let (a, b) = (houses_of(c1), houses_of(c2));
+    // SE's kind order: box, row, column.
+    [2usize, 0, 1]
+        .into_iter()
+        .filter(move |&k| a[k] == b[k])
+        .map(move |k| a[k])
+}
+
+/// Type 3: the extra candidates of the two roof cells act as one cell of a naked set (or the
+/// loop digits plus others form a hidden set) in a house both roofs share.
+fn type3(b: &Board, base: u16, lc: Cells, c1: usize, c2: usize, v: u16, extra: u16) -> Vec<Step> {
+    let mut out = Vec::new();
+    let xk = extra.count_ones() as usize;
+    for degree in xk..=7 {
+        for h in shared_houses(c1, c2) {
+            let hc = HOUSES[h];
+            let n_empty = count(b.empty & hc) as usize;
+            if degree * 2 <= n_empty {
+                // Naked: c1 (with its extra digits) plus degree-1 other cells, c2 excluded.
+                let others: Vec<usize> = cells(hc).filter(|&c| c != c1 && c != c2).collect();
+                let common_roof = extra & b.cand[c1] & b.cand[c2];
+                let _ = combos(&others, degree - 1, |set| {
+                    let mut naked = common_roof;
+                    let mut union = extra;
+                    for &c in set {
+                        let m = b.cand[c];
+                        if m.count_ones() <= 1 {
+                            return None::<()>;
+                        }
+                        naked |= m;
+                        union |= m;
+                    }
+                    if naked.count_ones() as usize != degree
+                        || union.count_ones() as usize != degree
+                    {
+                        return None;
+                    }
+                    let mut s = mk(Technique::UniqueLoop3, base + (degree as u16 - 1), lc);
+                    let mut setc: Cells = (1 << c1) | (1 << c2);
+                    for &c in set {
+                        setc |= 1 << c;
+                    }
+                    for c in cells(b.empty & hc & !setc) {
+                        for d in digits(b.cand[c] & union) {
+                            s.eliminations.push((c as u8, d));
+                        }
+                    }
+                    if !s.eliminations.is_empty() {
+                        out.push(s);
+                    }
+                    None
+                });
+            }
+            if degree * 2 < n_empty && degree >= 2 {
+                // Hidden: the loop digits plus degree-2 digits outside the extras confined to
+                // degree cells of the house (c2 left out).
+                let rem: Vec<usize> = (1..=9usize)
+                    .filter(|&d| v & bit(d as u8) == 0 && extra & bit(d as u8) == 0)
+                    .collect();
+                let run = |set: &[usize], out: &mut Vec<Step>| {
+                    let mut vals = v;
+                    for &d in set {
+                        vals |= bit(d as u8);
+                    }
+                    let mut common: Cells = 0;
+                    for d in digits(vals) {
+                        let p = b.pos_in(d, h) & !(1u128 << c2);
+                        if p == 0 {
+                            return;
+                        }
+                        common |= p;
+                    }
+                    if count(common) as usize != degree {
+                        return;
+                    }
+                    let cellsx = common & !(1u128 << c1) & !(1u128 << c2);
+                    let inc = (count(cellsx) as u16).saturating_sub(1);
+                    let mut s = mk(Technique::UniqueLoop3, base + inc, lc);
+                    for c in cells(cellsx) {
+                        for d in digits(b.cand[c] & !vals) {
+                            s.eliminations.push((c as u8, d));
+                        }
+                    }
+                    if !s.eliminations.is_empty() {
+                        out.push(s);
+                    }
+                };
+                if degree == 2 {
+                    run(&[], &mut out);
+                } else {
+                    let _ = combos(&rem, degree - 2, |set| {
+                        run(set, &mut out);
+                        None::<()>
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Type 4: one loop digit is locked to the two roof cells in a house they share, so the other
+/// loop digit goes from both.
+fn type4(b: &Board, base: u16, lc: Cells, c1: usize, c2: usize, v: u16) -> Option<Step> {
+    let mut ds = digits(v);
+    let (v1, v2) = (ds.next()?, ds.next()?);
+    let (mut r1, mut r2) = (false, false);
+    let roof = (1u128 << c1) | (1u128 << c2);
+    for h in shared_houses(c1, c2) {
+        if b.pos_in(v1, h) & !roof == 0 {
+            r1 = true;
+        }
+        if b.pos_in(v2, h) & !roof == 0 {
+            r2 = true;
+        }
+    }
+    let rem = if r1 {
+        v2
+    } else if r2 {
+        v1
+    } else {
+        return None;
+    };
+    let mut s = mk(Technique::UniqueLoop4, base, lc);
+    s.eliminations.push((c1 as u8, rem));
+    s.eliminations.push((c2 as u8, rem));
+    Some(s)
+}
+
+/// Bivalue universal grave: if every unsolved cell but a few would be bivalue with each digit
+/// twice per house, one of the extra candidates must be true.
+pub fn bug(b: &Board) -> Option<Step> {
+    let mut temp = b.cand;
+    let mut bug_cells: Vec<usize> = Vec::new();
+    let mut bug_values = [0u16; 81];
+    let mut all: u16 = 0;
+    let mut common: Option<Cells> = None;
+    for kind in [2usize, 0, 1] {
+        for i in 0..9 {
+            let h = kind * 9 + i;
+            for d in 1..=9u8 {
+                let p = b.pos_in(d, h);
+                let k = count(p);
+                if k == 0 || k == 2 {
+                    continue;
+                }
+                let nb: Vec<usize> = cells(p).filter(|&c| b.cand[c].count_ones() >= 3).collect();
+                if nb.is_empty() {
+                    return None;
+                }
+                if nb.len() == 1 {
+                    let c = nb[0];
+                    if !bug_cells.contains(&c) {
+                        bug_cells.push(c);
+                    }
+                    bug_values[c] |= bit(d);
+                    all |= bit(d);
+                    temp[c] &= !bit(d);
+                    let mut cc = common.unwrap_or(super::board::ALL) & PEERS[c];
+                    for &x in &bug_cells {
+                        cc &= !(1u128 << x);
+                    }
+                    common = Some(cc);
+                    if bug_cells.len() > 1 && all.count_ones() > 1 && cc == 0 {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+    for c in cells(b.empty) {
+        if temp[c].count_ones() != 2 {
+            return None;
+        }
+    }
+    for h in 0..27 {
+        for d in 1..=9u8 {
+            let k = cells(HOUSES[h] & b.empty)
+                .filter(|&c| temp[c] & bit(d) != 0)
+                .count();
+            if k != 0 && k != 2 {
+                return None;
+            }
+        }
+    }
+    let mut bc: Cells = 0;
+    for &c in &bug_cells {
+        bc |= 1 << c;
+    }
+    let common = common.unwrap_or(0) & b.empty;
+    if bug_cells.len() == 1 {
+        let c = bug_cells[0];
+        let mut s = Step::new(Technique::Bug1);
+        for d in digits(b.cand[c] & !all) {
+            s.eliminations.push((c as u8, d));
+        }
+        s.set_cells(bc);
+        return Some(s);
+    }
+    let mut hints: Vec<Step> = Vec::new();
+    if all.count_ones() == 1 {
+        let d = all.trailing_zeros() as u8 + 1;
+        let e = common & b.pos[d as usize - 1];
+        if e != 0 {
+            hints.push(Step::eliminate(Technique::Bug2, d, e, bc));
+        }
+        if bug_cells.len() == 2 {
+            bug4(b, &bug_cells, &bug_values, all, bc, &mut hints);
+        }
+    } else if common != 0 {
+        if bug_cells.len() == 2 {
+            bug4(b, &bug_cells, &bug_values, all, bc, &mut hints);
+        }
+        bug3(b, &bug_cells, all, common, bc, &mut hints);
+    }
+    hints.into_iter().next()
+}
+
+fn bug4(
+    b: &Board,
+    bug_cells: &[usize],
+    bug_values: &[u16; 81],
+    all: u16,
+    bc: Cells,
+    out: &mut Vec<Step>,
+) {
+    let (c1, c2) = (bug_cells[0], bug_cells[1]);
+    let common = b.cand[c1] & b.cand[c2] & !all;
+    if common.count_ones() != 1 {
+        return;
+    }
+    for _h in shared_houses(c1, c2) {
+        let mut s = Step::new(Technique::Bug4);
+        for c in [c1, c2] {
+            for d in digits(b.cand[c] & !bug_values[c] & !common) {
+                s.eliminations.push((c as u8, d));
+            }
+        }
+        s.set_cells(bc);
+        out.push(s);
+    }
+}
+
+fn bug3(b: &Board, bug_cells: &[usize], all: u16, common: Cells, bc: Cells, out: &mut Vec<Step>) {
+    for kind in [2usize, 0, 1] {
+        let h = houses_of(bug_cells[0])[kind];
+        if bug_cells.iter().any(|&c| houses_of(c)[kind] != h) {
+            continue;
+        }
+        let region_cells: Vec<usize> = cells(common & HOUSES[h]).collect();
+        for degree in 2..=6usize {
+            if region_cells.len() < degree {
+                continue;
+            }
+            let _ = combos(&region_cells, degree - 1, |set| {
+                let mut other = 0u16;
+                for &c in set {
+                    if b.cand[c].count_ones() <= 1 {
+                        return None::<()>;
+                    }
+                    other |= b.cand[c];
+                }
+                if other.count_ones() as usize != degree || all.count_ones() <= 1 {
+                    return None;
+                }
+                let naked = other | all;
+                if naked.count_ones() as usize != degree {
+                    return None;
+                }
+                let mut s = Step::new(Technique::Bug3);
+                s.rating = 57 + (degree as u16 - 1);
+                let mut sc: Cells = bc;
+                for &c in set {
+                    sc |= 1 << c;
+                }
+                for c in cells(common & HOUSES[h] & !sc) {
+                    for d in digits(b.cand[c] & naked) {
+                        s.eliminations.push((c as u8, d));
+                    }
+                }
+                if !s.eliminations.is_empty() {
+                    s.set_cells(sc);
+                    out.push(s);
+                }
+                None
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unique_rectangle_type_1_removes_the_pair_from_the_corner() {
+        let mut cand = [0x1ffu16; 81];
+        // r1c1, r1c4, r2c1 = {1,2}; r2c4 = {1,2,5}: rows 1-2, columns 1 and 4, two boxes.
+        cand[0] = bit(1) | bit(2);
+        cand[3] = bit(1) | bit(2);
+        cand[9] = bit(1) | bit(2);
+        cand[12] = bit(1) | bit(2) | bit(5);
+        let b = Board::from_parts([0; 81], cand);
+        let s = unique_loops(&b).unwrap();
+        assert_eq!(s.technique, Technique::UniqueLoop1);
+        assert_eq!(s.rating, 45);
+        assert_eq!(s.eliminations, vec![(12, 1), (12, 2)]);
+    }
+
+    #[test]
+    fn unique_rectangle_type_2_removes_the_extra_digit_seen_by_both_roofs() {
+        let mut cand = [0x1ffu16; 81];
+        cand[0] = bit(1) | bit(2);
+        cand[3] = bit(1) | bit(2);
+        cand[9] = bit(1) | bit(2) | bit(7);
+        cand[12] = bit(1) | bit(2) | bit(7);
+        let b = Board::from_parts([0; 81], cand);
+        let s = unique_loops(&b).unwrap();
+        assert_eq!(s.technique, Technique::UniqueLoop2);
+        // Row 2's other cells lose 7.
+        let cells_e: Vec<u8> = s.eliminations.iter().map(|e| e.0).collect();
+        assert_eq!(cells_e, vec![10, 11, 13, 14, 15, 16, 17]);
+    }
+
+    #[test]
+    fn rectangles_within_one_box_are_not_loops() {
+        let mut cand = [0x1ffu16; 81];
+        cand[0] = bit(1) | bit(2);
+        cand[1] = bit(1) | bit(2);
+        cand[9] = bit(1) | bit(2);
+        cand[10] = bit(1) | bit(2) | bit(5);
+        let b = Board::from_parts([0; 81], cand);
+        assert!(unique_loops(&b).is_none());
+    }
+
+    #[test]
+    fn unique_rectangle_type_4_removes_the_unlocked_digit_from_the_roof() {
+        let mut cand = [0x1ffu16; 81];
+        cand[0] = bit(1) | bit(2);
+        cand[3] = bit(1) | bit(2);
+        cand[9] = bit(1) | bit(2) | bit(5);
+        cand[12] = bit(1) | bit(2) | bit(6);
+        // Row 2: digit 1 only in the two roof cells.
+        for c in [10, 11, 13, 14, 15, 16, 17] {
+            cand[c] &= !bit(1);
+        }
+        let b = Board::from_parts([0; 81], cand);
+        let s = unique_loops(&b).unwrap();
+        assert_eq!(s.technique, Technique::UniqueLoop4);
+        assert_eq!(s.eliminations, vec![(9, 2), (12, 2)]);
+    }
+}
