@@ -129,6 +129,83 @@ pub enum CliCommand {
     /// Exit status: 0 when every checked row passed (and at least one was checked), 1 when some
     /// failed or none was checked, 2 on usage or I/O errors.
     Verify(VerifyArgs),
+    /// Rate how hard each puzzle is for a person, on Sudoku Explainer's scale (ER/EP/ED).
+    ///
+    /// Each puzzle is proven to have exactly one solution first; then the human-style solver
+    /// applies the easiest technique that makes progress until the grid is full. ER is the
+    /// hardest step, EP the hardest up to the first placement, ED the first step. Writes one
+    /// CSV row per record, in input order (columns index, line, puzzle, er, ep, ed, technique,
+    /// steps, status, rate_ns, message, file; statuses rated, unsolvable, multiple, invalid,
+    /// gave_up), and a summary by rating band. --explain writes each solving path in words.
+    ///
+    /// Exit status: 0 when every record was rated, 1 when some were not (or there were none),
+    /// 2 on usage or I/O errors, 130/143/129 when stopped by a signal.
+    Rate(RateArgs),
+}
+
+/// `rate` options.
+#[derive(Debug, Clone, Args)]
+pub struct RateArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub compress: CompressArgs,
+
+    #[command(flatten)]
+    pub threads: ThreadArgs,
+
+    /// Stop rating a puzzle once a step above this rating is needed (status gave_up, the ER
+    /// so far a lower bound): for example 6.0 to sort out the hard ones quickly.
+    #[arg(long, value_name = "ER", value_parser = crate::cmd::rate::parse_er)]
+    pub max_er: Option<u16>,
+
+    /// Stop rating a puzzle after this many milliseconds (status gave_up; checked between
+    /// steps).
+    #[arg(long, value_name = "MS")]
+    pub timeout_ms: Option<u64>,
+
+    /// Follow the original Sudoku Explainer 1.2.1, whose "direct" hints place their single
+    /// without applying their eliminations (the release behind most published ER lists; about
+    /// 1% of easy puzzles rate differently) [default: serate 1.2.1.3].
+    #[arg(long)]
+    pub se121: bool,
+
+    /// Write each puzzle's solving path in words (technique, cells, eliminations) instead of
+    /// CSV rows: how a person checks a rating. Meant for a few puzzles.
+    #[arg(long)]
+    pub explain: bool,
+
+    #[command(flatten)]
+    pub summary: SummaryArgs,
+
+    #[command(flatten)]
+    pub quiet: QuietArgs,
+}
+
+impl RateArgs {
+    /// The library's configuration, with what was given on the command line.
+    pub fn into_config(self) -> crate::cmd::rate::RateConfig {
+        let (inputs, read) = self.input.to_inputs();
+        let mut config = crate::cmd::rate::RateConfig::new(inputs);
+        config.read = read;
+        config.output = self.output.output;
+        config.compress = self.compress.codec();
+        config.summary = self.summary.summary;
+        self.threads
+            .apply(&mut config.threads, &mut config.allow_oversubscribe);
+        config.max_er = self.max_er;
+        config.timeout = self.timeout_ms.map(std::time::Duration::from_millis);
+        if self.se121 {
+            config.flavor = crate::rate::Flavor::Se121;
+        }
+        config.explain = self.explain;
+        config.quiet = self.quiet.quiet;
+        config
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -924,6 +1001,7 @@ impl CliCommand {
             CliCommand::Merge(args) => Command::Merge(args.into_config()),
             CliCommand::Generate(args) => Command::Generate(args.into_config()),
             CliCommand::Verify(args) => Command::Verify(args.into_config()),
+            CliCommand::Rate(args) => Command::Rate(args.into_config()),
         }
     }
 }

@@ -9,6 +9,7 @@ mod golden;
 mod inputs;
 mod integrity;
 mod outputs;
+mod rate;
 mod records;
 mod report;
 mod results;

@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod generate;
 pub mod merge;
+pub mod rate;
 pub mod report;
 pub mod solve;
 pub mod verify;
@@ -24,6 +25,8 @@ pub enum Command {
     Generate(generate::GenerateConfig),
     /// Check solution files.
     Verify(verify::VerifyConfig),
+    /// Rate puzzles on Sudoku Explainer's scale.
+    Rate(rate::RateConfig),
 }
 
 /// How a command that ran to the end went; the process exit status follows from it.
@@ -119,6 +122,32 @@ pub fn run(command: Command) -> Result<Finish> {
                 eprint!("{}", report.to_text(&config.shape));
             }
             Ok(Finish::AllGood)
+        }
+        Command::Rate(config) => {
+            let report = rate::run(&config)?;
+            for name in &report.empty_inputs {
+                eprintln!("warning: {name}: no puzzles found");
+            }
+            if !config.quiet {
+                if report.interrupted {
+                    if let Some(path) = &config.output {
+                        eprintln!(
+                            "interrupted: the rows so far are in {}",
+                            crate::io::output::partial_path(path).display()
+                        );
+                    }
+                }
+                eprint!("{}", report.summary.to_text());
+            }
+            let s = &report.summary;
+            let rated = s.statuses.get("rated").copied().unwrap_or(0);
+            Ok(if report.interrupted {
+                Finish::Interrupted
+            } else if s.puzzles > 0 && rated == s.puzzles {
+                Finish::AllGood
+            } else {
+                Finish::SomeFailed
+            })
         }
         Command::Verify(config) => {
             let report = verify::run(&config)?;
