@@ -4,9 +4,9 @@
 //! and a longer one becomes a bad record without being read into memory whole.
 //!
 //! This is the dispatcher: it decodes each input's start, asks [`detect`](super::detect) for
-//! its layout, opens that layout behind the `Layout` trait (crate-private), and finishes the raw records the
-//! layouts cut ([`RawRecord::with_fields`] and [`RawRecord::parse`], which need each layout's
-//! field splitter). The vocabulary it speaks (fields, bodies, raw records) is in
+//! its layout, opens that layout behind the (crate-private) `Layout` trait, and finishes the
+//! raw records the layouts cut ([`RawRecord::with_fields`] and [`RawRecord::parse`], which need
+//! each layout's field splitter). The vocabulary it speaks (fields, bodies, raw records) is in
 //! [`raw`](super::raw).
 
 use std::borrow::Cow;
