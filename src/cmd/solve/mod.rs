@@ -585,7 +585,7 @@ pub fn run_solve(config: &SolveConfig) -> Result<SolveReport> {
         if let Some(path) = &config.output {
             notes.push(format!(
                 "interrupted: the rows so far are in {}; run again with --resume to finish",
-                crate::io::output::partial_path(path).display()
+                crate::io::targets::partial_path(path).display()
             ));
         }
     } else {
