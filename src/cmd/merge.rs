@@ -31,10 +31,11 @@ use serde::Serialize;
 use crate::cmd::solve::manifest::{grouped, sidecar_path, Compare, RunManifest};
 use crate::error::{Error, Result};
 use crate::grid::Grid;
-use crate::io::output::{partial_path, Output};
+use crate::io::output::Output;
 use crate::io::results::{
     header_line, header_of, push_csv_record, Column, ResultReader, ResultRowRef,
 };
+use crate::io::targets::partial_path;
 use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::stats::{Summary, Tally};
 

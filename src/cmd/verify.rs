@@ -30,7 +30,7 @@ use crate::error::Result;
 use crate::grid::Grid;
 use crate::io::output::{write_json, Output};
 use crate::io::targets::{check_targets, Target, WriteKind};
-use crate::io::{Columns, Deferred, Fields, Format, Input, ReadOptions, RecordReader};
+use crate::io::{Columns, Fields, Format, Input, RawRecord, ReadOptions, RecordReader};
 use crate::run::{build_pool, check_threads, ordered_map, Progress};
 use crate::solver::SolverKind;
 use crate::verdict::{self, CheckOptions};
@@ -436,7 +436,7 @@ struct ChunkOut {
 /// Raw records read for one pool task, their text still to be cut into fields.
 struct Chunk {
     text: Vec<u8>,
-    records: Vec<Deferred>,
+    records: Vec<RawRecord>,
 }
 
 fn check_chunk(chunk: &Chunk, config: &VerifyConfig) -> ChunkOut {
@@ -519,7 +519,7 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
             records: Vec::with_capacity(CHUNK),
         };
         while chunk.records.len() < CHUNK && chunk.text.len() < CHUNK_TEXT {
-            match reader.next_deferred(&mut chunk.text)? {
+            match reader.next_raw(&mut chunk.text)? {
                 Some(record) => chunk.records.push(record),
                 None => {
                     finished = true;

@@ -7,13 +7,15 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, Read};
 
-use super::detect::{Format, PUZZLE_COLUMNS};
-use super::record::{echo, Deferred, DeferredBody, Fields, MAX_LINE};
-use super::Input;
+use super::input::Input;
+use super::raw::{echo, long_tokens, Fields, Format, Layout, RawBody, RawRecord, MAX_LINE};
 use crate::error::{Error, Result};
 
 /// The UTF-8 byte order mark some tools write at the start of a CSV file.
 const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// Column names recognised as the puzzle column, compared without case.
+pub const PUZZLE_COLUMNS: &[&str] = &["puzzle", "puzzles", "quizzes", "quiz", "sudoku", "grid"];
 
 /// Column names recognised as the solution column, compared without case.
 pub const SOLUTION_COLUMNS: &[&str] = &["solution", "solutions"];
@@ -281,6 +283,21 @@ pub(super) struct CsvSource {
     path: std::path::PathBuf,
 }
 
+/// Whether `line`, the first meaningful line of an input, is a CSV header: a line with a comma
+/// (such as `quizzes,solutions`) or a lone known puzzle column name (such as `puzzle`), holding
+/// no token long enough to be a puzzle (a line of puzzles separated by commas is the line
+/// layout's).
+pub(super) fn claims_header(line: &[u8]) -> bool {
+    long_tokens(line).next().is_none() && (line.contains(&b',') || is_puzzle_header(line))
+}
+
+/// A one-column CSV header such as `puzzle`.
+fn is_puzzle_header(line: &[u8]) -> bool {
+    let name = String::from_utf8_lossy(line);
+    let name = name.trim().trim_start_matches('\u{feff}').trim_matches('"');
+    PUZZLE_COLUMNS.iter().any(|c| c.eq_ignore_ascii_case(name))
+}
+
 /// Finds a column by a name or 1-based number given by the user (`flag`), or else by the known
 /// names (`None` when no known name is there). A name found in two columns is an error naming
 /// both: taking the first would be a guess.
@@ -441,10 +458,12 @@ impl CsvSource {
             column + 1
         )
     }
+}
 
+impl Layout for CsvSource {
     /// The next record; a well-formed row is appended to `text` whole, for
-    /// [`Deferred::with_fields`] (the worker threads split its fields).
-    pub(super) fn next_deferred(&mut self, text: &mut Vec<u8>) -> Result<Option<Deferred>> {
+    /// [`RawRecord::with_fields`] (the worker threads split its fields).
+    fn next_raw(&mut self, text: &mut Vec<u8>) -> Result<Option<RawRecord>> {
         let start = text.len();
         let Some(raw) = self.records.next(text).map_err(|source| Error::Read {
             path: self.path.clone(),
@@ -463,19 +482,19 @@ impl CsvSource {
             text.truncate(start);
             let long = || format!("record longer than {MAX_LINE} bytes");
             match row.get(self.puzzle_column) {
-                Some(field) if cut => DeferredBody::bad(field, long()),
-                None if cut => DeferredBody::bad(b"", long()),
-                None => DeferredBody::bad(
+                Some(field) if cut => RawBody::bad(field, long()),
+                None if cut => RawBody::bad(b"", long()),
+                None => RawBody::bad(
                     &row.join(&b','),
                     self.too_short(row.len(), "puzzle", self.puzzle_column),
                 ),
-                Some(_) => DeferredBody::bad(
+                Some(_) => RawBody::bad(
                     &row.join(&b','),
                     self.too_short(row.len(), "solution", short_solution.unwrap_or(0)),
                 ),
             }
         } else {
-            DeferredBody::CsvRow {
+            RawBody::CsvRow {
                 range: start..text.len(),
                 puzzle: self.puzzle_column as u32,
                 // A row too short for the solution column has none: `CsvRow::get` says so.
@@ -483,7 +502,7 @@ impl CsvSource {
                 status: self.status_column.map(|c| c as u32),
             }
         };
-        Ok(Some(Deferred {
+        Ok(Some(RawRecord {
             file: self.file,
             line,
             body,
@@ -736,8 +755,9 @@ fn show_header(header: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::io::raw::Body;
     use crate::io::record::testing::*;
-    use crate::io::record::{Body, ReadOptions, RecordReader};
+    use crate::io::record::{ReadOptions, RecordReader};
 
     /// The body `solve` reads from a CSV row's puzzle field and solution field.
     fn parse_csv_fields(field: &[u8], solution: Option<&[u8]>) -> Body {

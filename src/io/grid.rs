@@ -3,12 +3,33 @@
 
 use std::io::BufRead;
 
-use super::lines::read_line_bounded;
-use super::record::{Deferred, DeferredBody, MAX_LINE};
+use super::raw::{read_line_bounded, Layout, RawBody, RawRecord, MAX_LINE};
 use crate::error::{Error, Result};
+use crate::grid::cell_value;
+
+/// Whether `line`, the first meaningful line of an input, is a grid header: `Grid 01`, `grid`,
+/// `GRID: 7`, the header Project Euler 96 puts before each puzzle. Asked before any other
+/// layout's rule.
+pub(super) fn claims_header(line: &[u8]) -> bool {
+    line.len() >= 4
+        && line[..4].eq_ignore_ascii_case(b"grid")
+        && line.get(4).is_none_or(|b| !b.is_ascii_alphabetic())
+}
+
+/// Whether `line`, the first meaningful line of an input (and not a CSV header), starts a
+/// drawn grid: a separator line (only `|`, `-`, `+`, spaces, with at least one `-` or `+`) or a
+/// row with exactly 9 cells, and no comma.
+pub(super) fn claims_row(line: &[u8]) -> bool {
+    if line.contains(&b',') {
+        return false;
+    }
+    let cells = grid_cells(line);
+    let border = cells.is_empty() && line.iter().any(|&b| b == b'-' || b == b'+');
+    border || (cells.len() == 9 && cells.iter().all(|&b| cell_value(b).is_some()))
+}
 
 /// The cells of one grid row: the line without its separators.
-pub(super) fn grid_cells(line: &[u8]) -> Vec<u8> {
+fn grid_cells(line: &[u8]) -> Vec<u8> {
     line.iter()
         .copied()
         .filter(|&b| !(b.is_ascii_whitespace() || matches!(b, b'|' | b'-' | b'+')))
@@ -59,32 +80,34 @@ impl GridSource {
 
     /// Ends the current block as a record and resets the state for the next one: a complete
     /// block's cells are appended to `text` as its puzzle field.
-    fn take_block(&mut self, cut_short: bool, text: &mut Vec<u8>) -> Deferred {
+    fn take_block(&mut self, cut_short: bool, text: &mut Vec<u8>) -> RawRecord {
         let line = self.start.unwrap_or(self.line);
         let problem = self
             .problem
             .take()
             .or_else(|| cut_short.then(|| format!("grid block has {} of 9 rows", self.rows)));
         let body = match problem {
-            Some(message) => DeferredBody::bad(&self.cells, message),
+            Some(message) => RawBody::bad(&self.cells, message),
             None => {
                 let start = text.len();
                 text.extend_from_slice(&self.cells);
-                DeferredBody::Cells(start..text.len())
+                RawBody::Cells(start..text.len())
             }
         };
         self.start = None;
         self.rows = 0;
         self.cells.clear();
-        Deferred {
+        RawRecord {
             file: self.file,
             line,
             body,
         }
     }
+}
 
+impl Layout for GridSource {
     /// The next block.
-    pub(super) fn next_deferred(&mut self, text: &mut Vec<u8>) -> Result<Option<Deferred>> {
+    fn next_raw(&mut self, text: &mut Vec<u8>) -> Result<Option<RawRecord>> {
         loop {
             let Some(overlong) = read_line_bounded(&mut *self.stream, &mut self.buf, MAX_LINE)
                 .map_err(|source| Error::Read {
@@ -143,10 +166,10 @@ impl GridSource {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     use crate::grid::Grid;
-    use crate::io::detect::{detect_format, Format};
+    use crate::io::raw::{Body, Format};
     use crate::io::record::testing::*;
-    use crate::io::record::Body;
 
     #[test]
     fn grid_blocks() {
@@ -158,9 +181,9 @@ mod tests {
             draw(P, 1),
             draw(P, 0)
         );
-        assert_eq!(detect_format(text.as_bytes()), Format::Grid);
-        assert_eq!(detect_format(draw(P, 1).as_bytes()), Format::Grid);
-        assert_eq!(detect_format(draw(P, 0).as_bytes()), Format::Grid);
+        assert!(claims_header(b"Grid 01"));
+        assert!(claims_row(draw(P, 1).lines().next().unwrap().as_bytes()));
+        assert!(claims_row(draw(P, 0).lines().next().unwrap().as_bytes()));
         let records = read_all(text.as_bytes(), Format::Auto);
         let lines: Vec<u64> = records.iter().map(|r| r.line).collect();
         assert_eq!(lines, [1, 11, 22, 38]);

@@ -5,26 +5,12 @@
 use std::borrow::Cow;
 use std::io::BufRead;
 
-use super::detect::Format;
-use super::record::{Body, Deferred, DeferredBody, Fields, MAX_LINE};
+use super::raw::{
+    append_line_bounded, long_tokens, tokens, Body, Fields, Format, Layout, RawBody, RawRecord,
+    MAX_LINE,
+};
 use crate::error::{Error, Result};
 use crate::grid::Grid;
-
-/// Tokens at least this long are puzzle candidates; shorter ones are ids, ratings, counts.
-const MIN_PUZZLE_TOKEN: usize = 40;
-
-fn is_separator(b: u8) -> bool {
-    b.is_ascii_whitespace() || matches!(b, b',' | b':' | b';' | b'|')
-}
-
-fn tokens(line: &[u8]) -> impl Iterator<Item = &[u8]> {
-    line.split(|&b| is_separator(b)).filter(|t| !t.is_empty())
-}
-
-/// The tokens of `line` long enough to be a puzzle or a solution.
-pub(super) fn long_tokens(line: &[u8]) -> impl Iterator<Item = &[u8]> {
-    tokens(line).filter(|t| t.len() >= MIN_PUZZLE_TOKEN)
-}
 
 /// Cuts one line of a line file into its fields: `None` for a blank or `#` line.
 ///
@@ -99,10 +85,10 @@ pub(super) struct LineSource {
     pub(super) path: std::path::PathBuf,
 }
 
-impl LineSource {
+impl Layout for LineSource {
     /// The next record, its line appended to `text` uncut into fields (blank and comment lines
     /// are skipped here; an overlong line comes back as a bad record).
-    pub(super) fn next_deferred(&mut self, text: &mut Vec<u8>) -> Result<Option<Deferred>> {
+    fn next_raw(&mut self, text: &mut Vec<u8>) -> Result<Option<RawRecord>> {
         loop {
             let start = text.len();
             let Some(overlong) = append_line_bounded(&mut *self.stream, text, start + MAX_LINE)
@@ -116,95 +102,20 @@ impl LineSource {
             self.line += 1;
             let line = &text[start..];
             let body = if overlong {
-                let body = DeferredBody::bad(line, format!("line longer than {MAX_LINE} bytes"));
+                let body = RawBody::bad(line, format!("line longer than {MAX_LINE} bytes"));
                 text.truncate(start);
                 body
             } else if is_skipped_line(line) {
                 text.truncate(start);
                 continue;
             } else {
-                DeferredBody::Line(start..text.len())
+                RawBody::Line(start..text.len())
             };
-            return Ok(Some(Deferred {
+            return Ok(Some(RawRecord {
                 file: self.file,
                 line: self.line,
                 body,
             }));
-        }
-    }
-}
-
-/// Reads one line (without its line end) into `buf`, keeping at most `limit` bytes and skipping
-/// the rest. Returns `None` at end of input, otherwise whether the line was longer than `limit`.
-///
-/// A line ends at `\n`, `\r\n` or a lone `\r` (old Mac files), each one line end.
-pub fn read_line_bounded(
-    stream: &mut dyn BufRead,
-    buf: &mut Vec<u8>,
-    limit: usize,
-) -> std::io::Result<Option<bool>> {
-    buf.clear();
-    append_line_bounded(stream, buf, limit)
-}
-
-/// Appends one line (without its line end: `\n`, `\r\n` or a lone `\r`) to `buf`, letting
-/// `buf` grow to at most `limit` bytes and skipping the rest of the line. Returns `None` at end
-/// of input (nothing appended), otherwise whether the line did not fit.
-fn append_line_bounded(
-    stream: &mut dyn BufRead,
-    buf: &mut Vec<u8>,
-    limit: usize,
-) -> std::io::Result<Option<bool>> {
-    let mut seen_any = false;
-    let mut overlong = false;
-    loop {
-        let available = match stream.fill_buf() {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if available.is_empty() {
-            return Ok(seen_any.then_some(overlong));
-        }
-        seen_any = true;
-        // `(line part, bytes used, line ended, a `\r` ended it as the buffer's last byte)`.
-        let (chunk, used, done, cr_last) = match memchr::memchr2(b'\n', b'\r', available) {
-            Some(i) if available[i] == b'\n' => (&available[..i], i + 1, true, false),
-            Some(i) => match available.get(i + 1) {
-                Some(b'\n') => (&available[..i], i + 2, true, false),
-                Some(_) => (&available[..i], i + 1, true, false),
-                None => (&available[..i], i + 1, true, true),
-            },
-            None => (available, available.len(), false, false),
-        };
-        let room = limit.saturating_sub(buf.len());
-        if chunk.len() > room {
-            overlong = true;
-        }
-        buf.extend_from_slice(&chunk[..chunk.len().min(room)]);
-        stream.consume(used);
-        if cr_last {
-            skip_lf(stream)?;
-        }
-        if done {
-            return Ok(Some(overlong));
-        }
-    }
-}
-
-/// After a `\r` that ended a buffer: the `\n` of a `\r\n`, if it comes next, is the same
-/// line end.
-fn skip_lf(stream: &mut dyn BufRead) -> std::io::Result<()> {
-    loop {
-        match stream.fill_buf() {
-            Ok(next) => {
-                if next.first() == Some(&b'\n') {
-                    stream.consume(1);
-                }
-                return Ok(());
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
         }
     }
 }
@@ -267,47 +178,5 @@ mod tests {
         );
         let junk = [0xffu8; 81];
         assert!(message(parse_line(&junk)).contains("invalid character"));
-    }
-
-    #[test]
-    fn bounded_lines() {
-        let text = format!("{}\nab\r\nlast", "y".repeat(100));
-        let mut stream = std::io::Cursor::new(text.into_bytes());
-        let mut buf = Vec::new();
-        assert_eq!(
-            read_line_bounded(&mut stream, &mut buf, 10).unwrap(),
-            Some(true)
-        );
-        assert_eq!(buf, b"yyyyyyyyyy");
-        assert_eq!(
-            read_line_bounded(&mut stream, &mut buf, 10).unwrap(),
-            Some(false)
-        );
-        assert_eq!(buf, b"ab");
-        assert_eq!(
-            read_line_bounded(&mut stream, &mut buf, 10).unwrap(),
-            Some(false)
-        );
-        assert_eq!(buf, b"last");
-        assert_eq!(read_line_bounded(&mut stream, &mut buf, 10).unwrap(), None);
-    }
-
-    #[test]
-    fn cr_lf_and_crlf_each_end_one_line() {
-        // One byte per read too, so a `\r\n` split across reads is still one line end.
-        let text = b"a\r\nb\rc\nd\r\re\r\n\nf\r";
-        let expected: Vec<&[u8]> = vec![b"a", b"b", b"c", b"d", b"", b"e", b"", b"f"];
-        for capacity in [1, 2, 3, 64] {
-            let mut stream = std::io::BufReader::with_capacity(capacity, &text[..]);
-            let mut buf = Vec::new();
-            let mut lines = Vec::new();
-            while read_line_bounded(&mut stream, &mut buf, 10)
-                .unwrap()
-                .is_some()
-            {
-                lines.push(buf.clone());
-            }
-            assert_eq!(lines, expected, "capacity {capacity}");
-        }
     }
 }

@@ -1,11 +1,15 @@
 //! Records in, results out: all input/output policy in one place.
 //!
-//! Records in, one layer for every command:
-//! - [`input`]: where bytes come from (files, stdin, gzip/zstd/zip), as one byte stream each.
-//! - [`detect`]: which layout an input uses ([`Format`]), from its first meaningful line.
-//! - [`lines`], [`csv`], [`grid`]: the layouts, each cutting raw records in bounded memory.
+//! Records in, one layer for every command (imports point down this list, never up):
 //! - [`record`]: [`RecordReader`], the reader over all inputs, yielding raw records with the
 //!   file and line each came from; `solve` reads their fields as a [`Body`], `verify` as text.
+//! - [`detect`]: which layout an input uses ([`Format`]), asking the layouts in order.
+//! - [`lines`], [`csv`], [`grid`]: the layouts, each cutting raw records in bounded memory
+//!   behind one trait, and each owning the rule by which it claims an input's first line.
+//! - `decode`: the start of every input gathered, byte order marks read, UTF-16 decoded.
+//! - [`raw`]: the vocabulary all of them share, a leaf: [`Format`], [`RawRecord`], [`Fields`],
+//!   [`Body`], [`MAX_LINE`] and the bounded line reader.
+//! - [`input`]: where bytes come from (files, stdin, gzip/zstd/zip), as one byte stream each.
 //!
 //! Results out:
 //! - [`results`]: the result schema ([`Status`](results::Status), the columns, the row) and
@@ -17,17 +21,20 @@
 
 pub mod compress;
 pub mod csv;
+mod decode;
 pub mod detect;
 pub mod grid;
 pub mod input;
 pub mod lines;
 pub mod output;
+pub mod raw;
 pub mod record;
 pub mod results;
 pub mod targets;
 
-pub use self::csv::{Columns, SOLUTION_COLUMNS};
-pub use detect::{detect_format, sniff_format, Format, PUZZLE_COLUMNS};
+pub use self::csv::{Columns, PUZZLE_COLUMNS, SOLUTION_COLUMNS};
+pub use detect::{detect_format, sniff_format};
 pub use input::{decode_bytes, Compression, Input, READ_BUFFER};
-pub use lines::{line_fields, parse_line, read_line_bounded};
-pub use record::{Body, Deferred, Fields, ReadOptions, Record, RecordReader, MAX_LINE};
+pub use lines::{line_fields, parse_line};
+pub use raw::{read_line_bounded, Body, Fields, Format, RawRecord, MAX_LINE};
+pub use record::{ReadOptions, Record, RecordReader};

@@ -23,20 +23,10 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::io::compress::{member_bytes, read_members, scan_members, Codec, Member};
-use crate::io::targets::{check_targets, Target, WriteKind};
-
-/// The suffix of the file a run writes into before it is complete.
-pub const PARTIAL_SUFFIX: &str = ".partial";
+use crate::io::targets::{check_targets, is_direct, partial_path, Target, WriteKind};
 
 /// Plain bytes gathered into one member before it is compressed, for writers that write bytes.
 const MEMBER_BYTES: usize = 1024 * 1024;
-
-/// The path of the in-progress file for `path`.
-pub fn partial_path(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(PARTIAL_SUFFIX);
-    PathBuf::from(name)
-}
 
 /// How an output is opened.
 #[derive(Debug, Clone, Default)]
@@ -102,20 +92,6 @@ pub struct Output {
 
 fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"
-}
-
-/// True for an output path that is written directly: a device, FIFO or socket (anything that
-/// exists and is neither a regular file nor a folder), or a name for a descriptor such as
-/// `/dev/stdout` or `/proc/self/fd/1` (whatever it points to, it is not ours to replace).
-pub fn is_direct(path: &Path) -> bool {
-    let text = path.to_string_lossy();
-    if ["/dev/stdout", "/dev/stderr", "/dev/tty"].contains(&text.as_ref())
-        || text.starts_with("/dev/fd/")
-        || (text.starts_with("/proc/") && text.contains("/fd/"))
-    {
-        return true;
-    }
-    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 fn write_error(path: &Path, cause: io::Error) -> Error {

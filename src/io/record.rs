@@ -1,16 +1,13 @@
 //! The reader over all inputs: [`RecordReader`] streams records from line files, CSV files and
 //! grid files (file or stdin, plain or compressed), one at a time, with the file and line each
-//! came from, in bounded memory: lines, CSV records and grid rows are cut at [`MAX_LINE`] bytes,
+//! came from, in bounded memory: lines, CSV records and grid rows are cut at [`MAX_LINE`](super::MAX_LINE) bytes,
 //! and a longer one becomes a bad record without being read into memory whole.
 //!
-//! A layout yields raw records ([`Deferred`]: the text cut out, not yet split or parsed), so the
-//! thread that reads only cuts; whoever consumes them reads their [`Fields`] (puzzle, solution
-//! and status text as written, or a bad record's message) on its own thread. `solve` reads
-//! fields into a [`Body`] (a puzzle grid and a reference solution); `verify` keeps the text, to
-//! say exactly what is wrong with it.
-//!
-//! A record whose text is not a valid puzzle is still a record: it comes out as
-//! [`Body::Invalid`] with a message, so the output keeps one row per input record, in order.
+//! This is the dispatcher: it decodes each input's start, asks [`detect`](super::detect) for
+//! its layout, opens that layout behind the (crate-private) `Layout` trait, and finishes the
+//! raw records the layouts cut ([`RawRecord::with_fields`] and [`RawRecord::parse`], which need
+//! each layout's field splitter). The vocabulary it speaks (fields, bodies, raw records) is in
+//! [`raw`](super::raw).
 
 use std::borrow::Cow;
 use std::io::BufRead;
@@ -18,19 +15,13 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use super::csv::{row_fields, Columns, CsvSource};
-use super::detect::{detect_format, gather_text, Format};
+use super::decode::gather_text;
+use super::detect::detect_format;
 use super::grid::GridSource;
-use super::input::Snapshot;
+use super::input::{Input, Snapshot};
 use super::lines::{line_fields, LineSource};
-use super::Input;
+use super::raw::{Body, Fields, Format, Layout, RawBody, RawRecord};
 use crate::error::{Error, Result};
-use crate::grid::Grid;
-
-/// Longest line (or CSV record) read into memory; longer ones become bad records.
-pub const MAX_LINE: usize = 64 * 1024;
-
-/// Longest excerpt of a bad record echoed into the `puzzle` column.
-const MAX_ECHO: usize = 100;
 
 /// How to read records.
 #[derive(Debug, Clone, Default)]
@@ -52,146 +43,8 @@ pub struct Record {
     pub body: Body,
 }
 
-/// The content of a record, read as a puzzle (what `solve` and `bench` use).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Body {
-    /// A well-formed puzzle, with the input's reference solution when it has one.
-    Puzzle {
-        /// The puzzle.
-        puzzle: Grid,
-        /// The reference answer from the input, if any.
-        reference: Option<Grid>,
-    },
-    /// A malformed record.
-    Invalid {
-        /// An excerpt of the record's text, for the `puzzle` column.
-        text: String,
-        /// What is wrong with it.
-        message: String,
-    },
-}
-
-impl Body {
-    pub(super) fn invalid(text: &[u8], message: impl Into<String>) -> Body {
-        Body::Invalid {
-            text: echo(text),
-            message: message.into(),
-        }
-    }
-
-    /// Reads a record's fields as a puzzle. A solution column of a CSV file must hold a complete
-    /// grid (or nothing); the second long token of a line is kept as the reference only when it
-    /// is one (it may be other data).
-    pub fn from_fields(fields: &Fields) -> Body {
-        let (format, field, solution) = match fields {
-            Fields::Bad { text, message } => return Body::invalid(text, message.as_ref()),
-            Fields::Puzzle {
-                format,
-                puzzle,
-                solution,
-                ..
-            } => (*format, *puzzle, *solution),
-        };
-        let puzzle = match Grid::from_bytes(field) {
-            Ok(grid) => grid,
-            Err(e) => return Body::invalid(field, e.to_string()),
-        };
-        let reference = match solution {
-            None | Some(b"") => None,
-            Some(text) if format == Format::Lines => {
-                Grid::from_bytes(text).ok().filter(Grid::is_complete)
-            }
-            Some(text) => match Grid::from_bytes(text) {
-                Ok(grid) if grid.is_complete() => Some(grid),
-                Ok(grid) => {
-                    let blanks = 81 - grid.clue_count();
-                    return Body::invalid(
-                        field,
-                        format!("reference solution has {blanks} blank cells"),
-                    );
-                }
-                Err(e) => return Body::invalid(field, format!("reference solution: {e}")),
-            },
-        };
-        Body::Puzzle { puzzle, reference }
-    }
-}
-
-/// The fields of one raw record, as its layout cut them out (trimmed, otherwise as written).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Fields<'a> {
-    /// A record with a puzzle field.
-    Puzzle {
-        /// The layout the record came from (never [`Format::Auto`]).
-        format: Format,
-        /// The puzzle text (a grid block's 81 cells without its separators).
-        puzzle: &'a [u8],
-        /// The solution text: `None` when the input has no solution column (or a line no second
-        /// long token); empty when the row leaves its solution field empty.
-        solution: Option<&'a [u8]>,
-        /// The status text, when the input has a status column (`solve`'s output) and it was
-        /// asked for.
-        status: Option<&'a [u8]>,
-    },
-    /// A record that cannot be read: too long, too few fields, no puzzle, a broken grid block.
-    Bad {
-        /// The record's text, or its start.
-        text: &'a [u8],
-        /// What is wrong with it.
-        message: Cow<'a, str>,
-    },
-}
-
-/// The first characters of `text`, lossily decoded, for echoing a bad record.
-pub(super) fn echo(text: &[u8]) -> String {
-    let cut = &text[..text.len().min(MAX_ECHO)];
-    let mut s = String::from_utf8_lossy(cut).into_owned();
-    s.retain(|c| !c.is_control());
-    s
-}
-
-/// A raw record whose fields are still to be cut out of the text it was read into: a line of a
-/// line file, a CSV row or a grid block's cells are handed on as text, so that worker threads
-/// split and parse them rather than the one thread that reads (parsing on the reader capped how
-/// well `solve` scales with threads).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Deferred {
-    /// Position of the input file in the run's input list.
-    pub file: u32,
-    /// 1-based line of the record's start in its file.
-    pub line: u64,
-    pub(super) body: DeferredBody,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum DeferredBody {
-    /// A bad record, found while cutting: the start of its text and what is wrong.
-    Bad { text: Vec<u8>, message: String },
-    /// The byte range of the line in the text buffer it was read into.
-    Line(std::ops::Range<usize>),
-    /// A CSV row (the byte range of the whole record), with the columns to read.
-    CsvRow {
-        range: std::ops::Range<usize>,
-        puzzle: u32,
-        solution: Option<u32>,
-        status: Option<u32>,
-    },
-    /// The 81 cells of a grid block.
-    Cells(std::ops::Range<usize>),
-}
-
-impl DeferredBody {
-    /// A bad record: only the start of its text is kept, for the excerpt.
-    pub(super) fn bad(text: &[u8], message: String) -> DeferredBody {
-        DeferredBody::Bad {
-            text: text[..text.len().min(MAX_ECHO)].to_vec(),
-            message,
-        }
-    }
-}
-
-impl Deferred {
-    /// Cuts the record's fields out of `text`, the buffer [`RecordReader::next_deferred`]
+impl RawRecord {
+    /// Cuts the record's fields out of `text`, the buffer [`RecordReader::next_raw`]
     /// appended it to, and hands them to `f`.
     pub fn with_fields<T>(&self, text: &[u8], f: impl FnOnce(&Fields) -> T) -> T {
         // Only a `text` other than the one the record was read into can lack its range.
@@ -200,15 +53,15 @@ impl Deferred {
             message: Cow::Borrowed("internal error: record text lost"),
         };
         match &self.body {
-            DeferredBody::Bad { text, message } => f(&Fields::Bad {
+            RawBody::Bad { text, message } => f(&Fields::Bad {
                 text,
                 message: Cow::Borrowed(message),
             }),
-            DeferredBody::Line(range) => match text.get(range.clone()).map(line_fields) {
+            RawBody::Line(range) => match text.get(range.clone()).map(line_fields) {
                 Some(Some(fields)) => f(&fields),
                 _ => f(&lost),
             },
-            DeferredBody::Cells(range) => match text.get(range.clone()) {
+            RawBody::Cells(range) => match text.get(range.clone()) {
                 Some(cells) => f(&Fields::Puzzle {
                     format: Format::Grid,
                     puzzle: cells,
@@ -217,7 +70,7 @@ impl Deferred {
                 }),
                 None => f(&lost),
             },
-            DeferredBody::CsvRow {
+            RawBody::CsvRow {
                 range,
                 puzzle,
                 solution,
@@ -248,7 +101,7 @@ pub struct RecordReader {
     options: ReadOptions,
     columns: Columns,
     next_input: usize,
-    current: Option<Source>,
+    current: Option<Box<dyn Layout + Send>>,
     records_in_current: u64,
     bytes_read: Arc<AtomicU64>,
     empty_inputs: Vec<String>,
@@ -257,12 +110,6 @@ pub struct RecordReader {
     snapshot: Option<Snapshot>,
     /// Line text for [`RecordReader::next_record`], reused.
     scratch: Vec<u8>,
-}
-
-enum Source {
-    Lines(LineSource),
-    Csv(CsvSource),
-    Grid(GridSource),
 }
 
 impl RecordReader {
@@ -340,15 +187,15 @@ impl RecordReader {
         }
         let stream: Box<dyn BufRead + Send> = Box::new(peek);
         self.current = Some(match format {
-            Format::Csv => Source::Csv(CsvSource::new(
+            Format::Csv => Box::new(CsvSource::new(
                 stream,
                 input,
                 file,
                 self.options.column.as_deref(),
                 &self.columns,
             )?),
-            Format::Grid => Source::Grid(GridSource::new(stream, file, input.path())),
-            Format::Auto | Format::Lines => Source::Lines(LineSource {
+            Format::Grid => Box::new(GridSource::new(stream, file, input.path())),
+            Format::Auto | Format::Lines => Box::new(LineSource {
                 stream,
                 file,
                 line: 0,
@@ -372,23 +219,21 @@ impl RecordReader {
     pub fn next_record(&mut self) -> Result<Option<Record>> {
         let mut text = std::mem::take(&mut self.scratch);
         text.clear();
-        let next = self.next_deferred(&mut text);
-        let record = next.map(|found| found.map(|deferred| deferred.parse(&text)));
+        let next = self.next_raw(&mut text);
+        let record = next.map(|found| found.map(|raw| raw.parse(&text)));
         self.scratch = text;
         record
     }
 
     /// The next raw record, or `None` at the end of the last input: its text is appended to
-    /// `text`, uncut into fields ([`Deferred::with_fields`] and [`Deferred::parse`] finish it).
-    pub fn next_deferred(&mut self, text: &mut Vec<u8>) -> Result<Option<Deferred>> {
+    /// `text`, uncut into fields ([`RawRecord::with_fields`] and [`RawRecord::parse`] finish it).
+    pub fn next_raw(&mut self, text: &mut Vec<u8>) -> Result<Option<RawRecord>> {
         loop {
             if self.current.is_none() && !self.open_next()? {
                 return Ok(None);
             }
             let next = match self.current.as_mut() {
-                Some(Source::Lines(source)) => source.next_deferred(text)?,
-                Some(Source::Csv(source)) => source.next_deferred(text)?,
-                Some(Source::Grid(source)) => source.next_deferred(text)?,
+                Some(layout) => layout.next_raw(text)?,
                 None => None,
             };
             match next {
@@ -434,6 +279,7 @@ pub(super) mod testing {
     use std::io::Read;
 
     use super::*;
+    use crate::grid::Grid;
 
     pub(crate) const P: &str =
         "4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........";
@@ -502,12 +348,13 @@ mod tests {
 
     use super::testing::*;
     use super::*;
-    use crate::io::detect::Peek;
+    use crate::io::decode::Peek;
     use crate::io::lines::parse_line;
+    use crate::io::raw::MAX_LINE;
 
-    /// Every record of `text` through `next_deferred`, into one buffer as a chunk of the solve
+    /// Every record of `text` through `next_raw`, into one buffer as a chunk of the solve
     /// pipeline holds them, then parsed: the buffer and the records.
-    fn read_deferred(text: &str, format: Format) -> (Vec<u8>, Vec<Record>) {
+    fn read_raw(text: &str, format: Format) -> (Vec<u8>, Vec<Record>) {
         let options = ReadOptions {
             format,
             column: None,
@@ -515,22 +362,22 @@ mod tests {
         let mut reader =
             RecordReader::from_stream(Box::new(std::io::Cursor::new(text.to_owned())), options);
         let mut buffer = Vec::new();
-        let mut deferred = Vec::new();
-        while let Some(record) = reader.next_deferred(&mut buffer).unwrap() {
-            deferred.push(record);
+        let mut raw = Vec::new();
+        while let Some(record) = reader.next_raw(&mut buffer).unwrap() {
+            raw.push(record);
         }
-        let records = deferred.into_iter().map(|d| d.parse(&buffer)).collect();
+        let records = raw.into_iter().map(|r| r.parse(&buffer)).collect();
         (buffer, records)
     }
 
     #[test]
-    fn deferred_csv_rows_parse_with_their_reference() {
+    fn raw_csv_rows_parse_with_their_reference() {
         let blanks = S.replacen('5', ".", 1).replacen('3', "0", 1);
         let bad = S.replacen('5', "x", 1);
         let text = format!(
             "id,puzzle,solution\n1,{P},{S}\n2, {P} ,\n3,{P},{blanks}\n4,{P},{bad}\n5,{P}x,{S}\n6\n7,{P}\n"
         );
-        let (_, records) = read_deferred(&text, Format::Csv);
+        let (_, records) = read_raw(&text, Format::Csv);
         assert_eq!(records, read_all(text.as_bytes(), Format::Csv));
         let lines: Vec<u64> = records.iter().map(|r| r.line).collect();
         assert_eq!(lines, [2, 3, 4, 5, 6, 7, 8]);
@@ -550,7 +397,7 @@ mod tests {
     }
 
     #[test]
-    fn deferred_lines_parse_like_the_lines_they_came_from() {
+    fn raw_lines_parse_like_the_lines_they_came_from() {
         let long = "7".repeat(MAX_LINE + 10);
         let lines = [
             format!("  {P}  "),
@@ -565,7 +412,7 @@ mod tests {
             P.replace('.', "0"),
         ];
         let text = lines.join("\n");
-        let (buffer, got) = read_deferred(&text, Format::Lines);
+        let (buffer, got) = read_raw(&text, Format::Lines);
         assert!(buffer.len() < text.len() - MAX_LINE, "overlong line kept");
         let expected: Vec<Record> = lines
             .iter()

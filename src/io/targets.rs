@@ -8,12 +8,39 @@
 //! device and inode, or by canonical path), and when two targets of one run would write the
 //! same file. Standard output (`-`) and paths written directly (a device such as `/dev/null`, a
 //! FIFO, `/dev/stdout`) are not files the run replaces: they are not checked.
+//!
+//! It also owns the two facts both it and [`output`](super::output) need about a path: the
+//! name of its in-progress file ([`partial_path`]) and whether it is written directly
+//! ([`is_direct`]), so `output` imports this module and never the reverse.
 
 use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::io::output::{is_direct, partial_path};
+
+/// The suffix of the file a run writes into before it is complete.
+pub const PARTIAL_SUFFIX: &str = ".partial";
+
+/// The path of the in-progress file for `path`.
+pub fn partial_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(PARTIAL_SUFFIX);
+    PathBuf::from(name)
+}
+
+/// True for an output path that is written directly: a device, FIFO or socket (anything that
+/// exists and is neither a regular file nor a folder), or a name for a descriptor such as
+/// `/dev/stdout` or `/proc/self/fd/1` (whatever it points to, it is not ours to replace).
+pub fn is_direct(path: &Path) -> bool {
+    let text = path.to_string_lossy();
+    if ["/dev/stdout", "/dev/stderr", "/dev/tty"].contains(&text.as_ref())
+        || text.starts_with("/dev/fd/")
+        || (text.starts_with("/proc/") && text.contains("/fd/"))
+    {
+        return true;
+    }
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
 
 /// How a target is written, which says which files beside it the run writes too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

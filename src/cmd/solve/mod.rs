@@ -34,7 +34,7 @@ use crate::io::output::{write_json, Output, OutputOptions};
 use crate::io::results::{Column, GridText, RowFormat, RowValues, Status};
 use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::Input;
-use crate::io::{Body, Deferred, ReadOptions, Record, RecordReader};
+use crate::io::{Body, RawRecord, ReadOptions, Record, RecordReader};
 use crate::run::{build_pool, check_threads, default_threads, interrupt, ordered_map, Progress};
 use crate::shard::{Shard, ShardChoice};
 use crate::solver::{Budget, SolverKind};
@@ -182,10 +182,10 @@ impl ShardedRecords {
     }
 
     /// The next record of the shard, its line text (if it is not parsed yet) appended to `text`.
-    fn next_deferred(&mut self, text: &mut Vec<u8>) -> Result<Option<(u64, Deferred)>> {
+    fn next_raw(&mut self, text: &mut Vec<u8>) -> Result<Option<(u64, RawRecord)>> {
         loop {
             let start = text.len();
-            let Some(record) = self.reader.next_deferred(text)? else {
+            let Some(record) = self.reader.next_raw(text)? else {
                 return Ok(None);
             };
             match self.take_index() {
@@ -210,7 +210,7 @@ impl ShardedRecords {
 #[derive(Default)]
 struct Chunk {
     text: Vec<u8>,
-    records: Vec<(u64, Deferred)>,
+    records: Vec<(u64, RawRecord)>,
 }
 
 /// A solved chunk: its formatted CSV rows and, per record, what the summary needs. The writer
@@ -524,7 +524,7 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
         let mut chunk = buffers.chunk();
         let size = chunk_size.next();
         while chunk.records.len() < size && chunk.text.len() < CHUNK_TEXT {
-            match records.next_deferred(&mut chunk.text)? {
+            match records.next_raw(&mut chunk.text)? {
                 Some(item) => chunk.records.push(item),
                 None => {
                     finished = true;
@@ -585,7 +585,7 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
         if let Some(path) = &config.output {
             notes.push(format!(
                 "interrupted: the rows so far are in {}; run again with --resume to finish",
-                crate::io::output::partial_path(path).display()
+                crate::io::targets::partial_path(path).display()
             ));
         }
     } else {
