@@ -133,7 +133,7 @@ pub fn run(command: Command) -> Result<Finish> {
                     if let Some(path) = &config.output {
                         eprintln!(
                             "interrupted: the rows so far are in {}",
-                            crate::io::output::partial_path(path).display()
+                            crate::io::targets::partial_path(path).display()
                         );
                     }
                 }

@@ -19,7 +19,7 @@ use crate::io::compress::Codec;
 use crate::io::output::{write_json, Output, OutputOptions};
 use crate::io::results::push_csv_record;
 use crate::io::targets::{check_targets, Target, WriteKind};
-use crate::io::{Body, Deferred, Input, ReadOptions, RecordReader};
+use crate::io::{Body, Input, RawRecord, ReadOptions, RecordReader};
 use crate::rate::{self as rater, Flavor, Limits, Rating};
 use crate::run::{build_pool, check_threads, interrupt, ordered_map, Progress};
 use crate::solver::{Budget, SolverKind};
@@ -308,7 +308,7 @@ pub struct RateReport {
 struct Chunk {
     first_index: u64,
     text: Vec<u8>,
-    records: Vec<Deferred>,
+    records: Vec<RawRecord>,
 }
 
 /// One chunk's rows (or explanations) and what the summary needs of them.
@@ -476,7 +476,7 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
             records: Vec::with_capacity(CHUNK),
         };
         while chunk.records.len() < CHUNK && chunk.text.len() < CHUNK_TEXT {
-            match reader.next_deferred(&mut chunk.text)? {
+            match reader.next_raw(&mut chunk.text)? {
                 Some(record) => chunk.records.push(record),
                 None => {
                     finished = true;
