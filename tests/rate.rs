@@ -114,7 +114,7 @@ fn bad_ambiguous_and_bounded_puzzles_are_rows_with_their_status() {
     let rows = rows(&std::fs::read(&out_csv).unwrap());
     let statuses: Vec<&str> = rows.iter().map(|r| &r[8]).collect();
     assert_eq!(statuses, ["gave_up", "invalid", "multiple", "invalid"]);
-    assert!(rows[0][10].contains("--max-er"));
+    assert!(rows[0][10].contains("max_er"));
     assert!(
         rows[3][10].contains("contradictory clues"),
         "{:?}",

@@ -19,6 +19,8 @@ use sudoku_batch::generate::{Generator, Shape, Symmetry};
 use sudoku_batch::error::UnknownName;
 use sudoku_batch::grid::ParseError;
 use sudoku_batch::io::{Body, Format, Input, ReadOptions, RecordReader};
+use sudoku_batch::rate::verdict::{self as rate_verdict, RateStatus, RateVerdict};
+use sudoku_batch::rate::{Flavor, Limits as RateLimits};
 use sudoku_batch::solver::Budget;
 use sudoku_batch::stopwatch;
 use sudoku_batch::verdict::{
@@ -332,6 +334,100 @@ fn verify_cells<'py>(
     Ok((kinds.into_pyarray(py), messages))
 }
 
+type RateOut<'py> = (
+    Bound<'py, numpy::PyArray1<f32>>,
+    Bound<'py, numpy::PyArray1<f32>>,
+    Bound<'py, numpy::PyArray1<f32>>,
+    Bound<'py, numpy::PyArray1<u8>>,
+    Bound<'py, numpy::PyArray1<u32>>,
+    Bound<'py, numpy::PyArray1<u64>>,
+    Vec<&'static str>,
+    Messages,
+);
+
+/// Rates every row of a `(N, 81)` `uint8` array on Sudoku Explainer's scale, the CLI's `rate`
+/// verdict ([`sudoku_batch::rate::verdict::judge`]): (er, ep, ed, status, steps, rate_ns,
+/// technique names, [(row, message)]). ER/EP/ED are NaN for rows that were not rated.
+#[pyfunction]
+#[pyo3(signature = (cells, threads=None, max_er=None, timeout_ms=None, se121=false))]
+fn rate_cells<'py>(
+    py: Python<'py>,
+    cells: PyReadonlyArray2<'py, u8>,
+    threads: Option<usize>,
+    max_er: Option<f64>,
+    timeout_ms: Option<u64>,
+    se121: bool,
+) -> PyResult<RateOut<'py>> {
+    let max_er = match max_er {
+        Some(x) if !(0.0..=20.0).contains(&x) => {
+            return Err(PyValueError::new_err(format!(
+                "max_er is a rating between 0 and 20, got {x}"
+            )))
+        }
+        other => other.map(|x| (x * 10.0).round() as u16),
+    };
+    let limits = RateLimits {
+        max_er,
+        flavor: if se121 { Flavor::Se121 } else { Flavor::Se1213 },
+        ..RateLimits::default()
+    };
+    let timeout = timeout_ms.map(Duration::from_millis);
+    let (input, n) = rows_of(&cells, "puzzles")?;
+    let (mut er, mut ep, mut ed) = (vec![f32::NAN; n], vec![f32::NAN; n], vec![f32::NAN; n]);
+    let mut status = vec![0u8; n];
+    let mut steps = vec![0u32; n];
+    let mut rate_ns = vec![0u64; n];
+    let mut technique: Vec<&'static str> = vec![""; n];
+    let messages = interruptible(py, threads, |cancel| {
+        // Small work items: a hard puzzle takes up to a second.
+        const RATE_CHUNK: usize = 16;
+        er.par_chunks_mut(RATE_CHUNK)
+            .zip(ep.par_chunks_mut(RATE_CHUNK))
+            .zip(ed.par_chunks_mut(RATE_CHUNK))
+            .zip(status.par_chunks_mut(RATE_CHUNK))
+            .zip(steps.par_chunks_mut(RATE_CHUNK))
+            .zip(rate_ns.par_chunks_mut(RATE_CHUNK))
+            .zip(technique.par_chunks_mut(RATE_CHUNK))
+            .enumerate()
+            .map(|(c, ((((((er, ep), ed), st), sp), ns), tq))| {
+                let mut messages = Messages::new();
+                for i in 0..st.len() {
+                    if cancel.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let row = c * RATE_CHUNK + i;
+                    let judged = match grid_of(&input[row * CELLS..(row + 1) * CELLS]) {
+                        Ok(puzzle) => rate_verdict::judge(&puzzle, &limits, timeout, Some(cancel), None),
+                        Err(message) => RateVerdict::invalid(message),
+                    };
+                    st[i] = judged.status.code();
+                    ns[i] = judged.rate_ns;
+                    if let Some(r) = judged.rating {
+                        (er[i], ep[i], ed[i]) = (r.er_f32(), r.ep_f32(), r.ed_f32());
+                        sp[i] = r.steps;
+                        tq[i] = r.hardest.map_or("", |t| t.name());
+                    }
+                    if !judged.message.is_empty() {
+                        messages.push((row, judged.message));
+                    }
+                }
+                messages
+            })
+            .flatten_iter()
+            .collect::<Messages>()
+    })?;
+    Ok((
+        er.into_pyarray(py),
+        ep.into_pyarray(py),
+        ed.into_pyarray(py),
+        status.into_pyarray(py),
+        steps.into_pyarray(py),
+        rate_ns.into_pyarray(py),
+        technique,
+        messages,
+    ))
+}
+
 /// Puzzles per work item when generating (a puzzle takes about 0.1-1 ms).
 const GENERATE_CHUNK: usize = 16;
 
@@ -590,6 +686,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solve_cells, m)?)?;
     m.add_function(wrap_pyfunction!(count_cells, m)?)?;
     m.add_function(wrap_pyfunction!(verify_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(rate_cells, m)?)?;
     m.add_function(wrap_pyfunction!(generate_cells, m)?)?;
     m.add_function(wrap_pyfunction!(fresh_seed, m)?)?;
     m.add_function(wrap_pyfunction!(cells_from_list, m)?)?;
@@ -602,6 +699,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     let statuses: Vec<(u8, &str)> = Status::ALL.iter().map(|s| (s.code(), s.as_str())).collect();
     m.add("STATUSES", statuses)?;
+    let rate_statuses: Vec<(u8, &str)> = RateStatus::ALL
+        .iter()
+        .map(|s| (s.code(), s.as_str()))
+        .collect();
+    m.add("RATE_STATUSES", rate_statuses)?;
     m.add("BAD", BAD)?;
     let symmetries: Vec<&str> = Symmetry::ALL.iter().map(|s| s.name()).collect();
     m.add("SYMMETRIES", symmetries)?;

@@ -271,6 +271,52 @@ def test_max_guesses_gives_up_and_matches_the_cli(tmp_path):
         assert rows[0]["message"] == result.message[0]
 
 
+def test_rate_matches_sudoku_explainer_and_the_cli(tmp_path):
+    golden = [
+        l.split()
+        for l in open(DATA.parent / "tests" / "golden" / "se_ratings.txt")
+        if l.strip() and not l.startswith("#")
+    ]
+    # The quick part of the scale (ER below 7), plus rows that are not rated.
+    chosen = [g for g in golden if float(g[1].split("/")[0]) < 7.0][:40]
+    puzzles = [g[0] for g in chosen] + ["not a puzzle", EMPTY, CONTRADICTORY]
+    result = sb.rate(puzzles, threads=2)
+    assert len(result) == len(puzzles)
+    for i, g in enumerate(chosen):
+        assert result.status_words()[i] == "rated"
+        got = f"{result.er[i]:.1f}/{result.ep[i]:.1f}/{result.ed[i]:.1f}"
+        assert got == g[1], (g[0], got, g[1])
+    assert result.status_words()[-3:] == ["invalid", "multiple", "invalid"]
+    assert np.isnan(result.er[-1]) and result.technique[-1] == ""
+    assert result.counts()["rated"] == len(chosen)
+    bounded = sb.rate(puzzles[:5], max_er=1.0)
+    assert set(bounded.status_words()) <= {"gave_up", "rated"}
+    assert "max_er" in bounded.message[[i for i, w in enumerate(bounded.status_words()) if w == "gave_up"][0]]
+    with pytest.raises(ValueError, match="max_er"):
+        sb.rate(puzzles[:1], max_er=-1)
+    cli = os.environ.get("SUDOKU_BATCH_BIN")
+    if cli:
+        import csv
+        import subprocess
+
+        src = tmp_path / "p.txt"
+        src.write_text("\n".join(puzzles) + "\n")
+        out = tmp_path / "out.csv"
+        done = subprocess.run([cli, "rate", str(src), "-o", str(out), "-q"])
+        assert done.returncode == 1  # not every row is rated
+        rows = list(csv.DictReader(open(out)))
+        assert [r["status"] for r in rows] == result.status_words()
+        for i, r in enumerate(rows):
+            if r["status"] == "rated":
+                assert r["er"] == f"{result.er[i]:.1f}" and r["ed"] == f"{result.ed[i]:.1f}"
+                assert r["technique"] == result.technique[i]
+                assert int(r["steps"]) == int(result.steps[i])
+            # A line file reads "not a puzzle" token by token, a list as one string: only the
+            # messages of invalid rows may differ.
+            if r["status"] != "invalid":
+                assert r["message"] == result.message[i]
+
+
 def test_ctrl_c_stops_one_slow_puzzle_quickly():
     timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
     started = time.monotonic()

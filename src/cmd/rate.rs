@@ -20,10 +20,9 @@ use crate::io::output::{write_json, Output, OutputOptions};
 use crate::io::results::push_csv_record;
 use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::{Body, Input, RawRecord, ReadOptions, RecordReader};
-use crate::rate::{self as rater, Flavor, Limits, Rating};
+use crate::rate::verdict::{self, RateStatus, RateVerdict as Rated};
+use crate::rate::{self as rater, Flavor, Limits};
 use crate::run::{build_pool, check_threads, interrupt, ordered_map, Progress};
-use crate::solver::{Budget, SolverKind};
-use crate::verdict::{self, JudgeOptions, Status as SolveStatus};
 
 /// Records per work item: a hard puzzle takes up to a second, so chunks stay small.
 const CHUNK: usize = 32;
@@ -49,45 +48,6 @@ pub const COLUMNS: [&str; 12] = [
     "message",
     "file",
 ];
-
-/// What happened to one record. The words are stable: scripts match on them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RateStatus {
-    /// Rated: ER, EP and ED are the engine's rating.
-    Rated,
-    /// The puzzle has no solution.
-    Unsolvable,
-    /// The puzzle has two or more solutions.
-    Multiple,
-    /// A malformed record or contradictory clues.
-    Invalid,
-    /// A limit was reached (`--max-er`, `--timeout-ms`) or the puzzle needs a technique the
-    /// engine lacks; ER, EP and ED are lower bounds.
-    GaveUp,
-}
-
-impl RateStatus {
-    /// Every status, in the order summaries list them.
-    pub const ALL: [RateStatus; 5] = [
-        RateStatus::Rated,
-        RateStatus::Unsolvable,
-        RateStatus::Multiple,
-        RateStatus::Invalid,
-        RateStatus::GaveUp,
-    ];
-
-    /// The word written in the `status` column.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            RateStatus::Rated => "rated",
-            RateStatus::Unsolvable => "unsolvable",
-            RateStatus::Multiple => "multiple",
-            RateStatus::Invalid => "invalid",
-            RateStatus::GaveUp => "gave_up",
-        }
-    }
-}
 
 /// Everything `rate` needs, built from the command line.
 #[derive(Debug, Clone)]
@@ -138,78 +98,24 @@ impl RateConfig {
     }
 }
 
-/// One rated record.
-#[derive(Debug, Clone)]
-pub struct Rated {
-    /// Its status.
-    pub status: RateStatus,
-    /// The rating (zeros when the puzzle was not rated).
-    pub rating: Option<Rating>,
-    /// Nanoseconds spent proving and rating it.
-    pub rate_ns: u64,
-    /// Why it is not `rated`.
-    pub message: String,
-}
-
-/// Rates one record's body: proves uniqueness, then rates within `config`'s limits. With
-/// `steps`, the solving path is recorded too.
+/// Rates one record's body ([`verdict::judge`]); with `steps`, the solving path is recorded.
 pub fn rate_body(body: &Body, config: &RateConfig, steps: Option<&mut Vec<rater::Step>>) -> Rated {
-    let started = Instant::now();
-    let done = |status, rating, message: String| Rated {
-        status,
-        rating,
-        rate_ns: u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX),
-        message,
-    };
     let puzzle = match body {
-        Body::Invalid { message, .. } => return done(RateStatus::Invalid, None, message.clone()),
+        Body::Invalid { message, .. } => return Rated::invalid(message.clone()),
         Body::Puzzle { puzzle, .. } => puzzle,
     };
-    let options = JudgeOptions {
-        solver: SolverKind::default(),
-        unique: true,
-        budget: Budget::new(None, Some(interrupt::flag())),
-    };
-    let judged = verdict::judge(puzzle, None, &options);
-    let status = match judged.status {
-        SolveStatus::Solved => None,
-        SolveStatus::Unsolvable => Some(RateStatus::Unsolvable),
-        SolveStatus::Multiple => Some(RateStatus::Multiple),
-        SolveStatus::GaveUp => Some(RateStatus::GaveUp),
-        SolveStatus::Invalid | SolveStatus::Mismatch => Some(RateStatus::Invalid),
-    };
-    if let Some(status) = status {
-        return done(status, None, judged.message);
-    }
     let limits = Limits {
         max_er: config.max_er,
-        deadline: config.timeout.map(|t| started + t),
-        max_steps: None,
         flavor: config.flavor,
+        ..Limits::default()
     };
-    let rating = match steps {
-        Some(steps) => {
-            let (rating, path) = rater::explain(puzzle, &limits);
-            *steps = path;
-            rating
-        }
-        None => rater::rate(puzzle, &limits),
-    };
-    match rating.status {
-        rater::Status::Rated => done(RateStatus::Rated, Some(rating), String::new()),
-        rater::Status::GaveUp(why) => {
-            let message = match why {
-                rater::GaveUp::MaxEr => "a step above --max-er is needed".to_string(),
-                rater::GaveUp::Deadline => "--timeout-ms reached".to_string(),
-                rater::GaveUp::StepBudget => "step budget reached".to_string(),
-                rater::GaveUp::NoTechnique => {
-                    "needs a technique the rater lacks (dynamic forcing chains+ or nested)"
-                        .to_string()
-                }
-            };
-            done(RateStatus::GaveUp, Some(rating), message)
-        }
-    }
+    verdict::judge(
+        puzzle,
+        &limits,
+        config.timeout,
+        Some(interrupt::flag()),
+        steps,
+    )
 }
 
 /// Rating counts: by status, by band, the finer histogram, and the hardest puzzles.
@@ -407,7 +313,7 @@ fn rate_chunk(chunk: &Chunk, config: &RateConfig, files: &[String]) -> ChunkOut 
         };
         let mut steps = Vec::new();
         let rated = rate_body(&body, config, config.explain.then_some(&mut steps));
-        if interrupt::requested() && rated.status == RateStatus::GaveUp {
+        if rated.stopped {
             // Stopped mid-search by the signal, not by a limit: no answer to write.
             out.cut = true;
             break;
@@ -572,6 +478,15 @@ mod tests {
     #[test]
     fn statuses_of_bad_and_ambiguous_puzzles() {
         let config = RateConfig::new(Vec::new());
+        let bad = rate_body(
+            &Body::Invalid {
+                text: "x".into(),
+                message: "expected 81 cells".into(),
+            },
+            &config,
+            None,
+        );
+        assert_eq!(bad.status, RateStatus::Invalid);
         let rated = rate_grid(&Grid::empty(), &config);
         assert_eq!(rated.status, RateStatus::Multiple);
         assert!(rated.rating.is_none());
@@ -587,6 +502,6 @@ mod tests {
         };
         let stopped = rate_grid(&easy, &low);
         assert_eq!(stopped.status, RateStatus::GaveUp);
-        assert!(stopped.message.contains("--max-er"));
+        assert!(stopped.message.contains("max_er"));
     }
 }

@@ -28,6 +28,7 @@ pub mod scale;
 pub mod singles;
 pub mod subsets;
 pub mod uniqueness;
+pub mod verdict;
 pub mod wings;
 
 use std::fmt;

@@ -20,13 +20,16 @@ __all__ = [
     "MISMATCH",
     "GAVE_UP",
     "STATUS_NAMES",
+    "RATE_STATUS_NAMES",
     "SolveResult",
+    "RateResult",
     "VerifyResult",
     "GenerateResult",
     "SYMMETRIES",
     "solve",
     "count_solutions",
     "verify",
+    "rate",
     "generate",
     "read",
     "to_cells",
@@ -48,6 +51,9 @@ GAVE_UP: int = _native.GAVE_UP
 
 #: Status code -> the CLI's status word (from the library).
 STATUS_NAMES = dict(_native.STATUSES)
+#: :func:`rate` status code -> the CLI ``rate`` status word: rated, unsolvable, multiple,
+#: invalid, gave_up.
+RATE_STATUS_NAMES = dict(_native.RATE_STATUSES)
 _KIND_NAMES = dict(_native.KINDS)
 
 
@@ -215,6 +221,90 @@ def count_solutions(puzzles, limit=2, *, threads=None, solver="bands") -> np.nda
     that are not puzzles (a puzzle whose clues contradict each other has 0)."""
     cells, _failures = _coerce(puzzles)
     return _native.count_cells(cells, limit, threads, solver)
+
+
+class RateResult:
+    """The result of :func:`rate`: one row per puzzle, in order, as ``sudoku-batch rate`` writes.
+
+    Attributes:
+        er, ep, ed: ``(N,)`` ``float32``, the Sudoku Explainer rating (NaN where not rated; a
+            lower bound where the status is ``gave_up``).
+        technique: list of ``str``, the hardest technique's name ("" where none).
+        steps: ``(N,)`` ``uint32``, steps on the solving path.
+        status: ``(N,)`` ``uint8``, a code of :data:`RATE_STATUS_NAMES`.
+        rate_ns: ``(N,)`` ``uint64``, nanoseconds spent proving and rating.
+        message: list of ``str``, why a row is not ``rated`` ("" for rated rows).
+    """
+
+    __slots__ = ("er", "ep", "ed", "technique", "steps", "status", "rate_ns", "message")
+
+    def __init__(self, er, ep, ed, technique, steps, status, rate_ns, message):
+        self.er = er
+        self.ep = ep
+        self.ed = ed
+        self.technique = technique
+        self.steps = steps
+        self.status = status
+        self.rate_ns = rate_ns
+        self.message = message
+
+    def __len__(self) -> int:
+        return int(self.status.shape[0])
+
+    def status_words(self) -> list:
+        """The status of each row as the CLI's word."""
+        return [RATE_STATUS_NAMES[int(s)] for s in self.status.tolist()]
+
+    def counts(self) -> dict:
+        """Rows per status word, e.g. ``{"rated": 998, "invalid": 2}``."""
+        values, counts = np.unique(self.status, return_counts=True)
+        return {RATE_STATUS_NAMES[int(v)]: int(c) for v, c in zip(values, counts)}
+
+    def to_pandas(self):
+        """A DataFrame with columns er, ep, ed, technique, steps, status (str), rate_ns, message."""
+        try:
+            import pandas as pd
+        except ImportError as e:  # pragma: no cover - depends on the environment
+            raise ImportError("to_pandas() needs pandas: pip install pandas") from e
+        return pd.DataFrame(
+            {
+                "er": self.er,
+                "ep": self.ep,
+                "ed": self.ed,
+                "technique": self.technique,
+                "steps": self.steps,
+                "status": self.status_words(),
+                "rate_ns": self.rate_ns,
+                "message": self.message,
+            }
+        )
+
+    def __repr__(self) -> str:
+        return f"RateResult({len(self)} rows, {self.counts()})"
+
+
+def rate(puzzles, *, threads=None, max_er=None, timeout_ms=None, se121=False) -> RateResult:
+    """Rates each puzzle on Sudoku Explainer's scale (ER/EP/ED), as ``sudoku-batch rate`` does:
+    the puzzle is proven to have exactly one solution first (``unsolvable``/``multiple``
+    otherwise, no rating), then rated. ``max_er`` stops a puzzle once a harder step is needed
+    and ``timeout_ms`` after that long (``gave_up``, the rating so far a lower bound);
+    ``se121=True`` follows the original SE 1.2.1 (the CLI's ``--se121``). A row that is not a
+    puzzle is ``invalid``. Runs on ``threads`` threads with the GIL released; Ctrl-C raises
+    ``KeyboardInterrupt`` within a second."""
+    cells, failures = _coerce(puzzles)
+    er, ep, ed, status, steps, rate_ns, technique, native_messages = _native.rate_cells(
+        cells, threads, max_er, timeout_ms, se121
+    )
+    return RateResult(
+        er,
+        ep,
+        ed,
+        technique,
+        steps,
+        status,
+        rate_ns,
+        _messages(len(status), _failures_to_messages(len(status), failures), native_messages),
+    )
 
 
 class VerifyResult:

@@ -21,6 +21,33 @@ MISMATCH: int
 GAVE_UP: int
 """max_guesses was reached before the puzzle was decided."""
 STATUS_NAMES: dict[int, str]
+RATE_STATUS_NAMES: dict[int, str]
+
+class RateResult:
+    """One row per puzzle, in order, as `sudoku-batch rate` writes."""
+
+    er: npt.NDArray[np.float32]
+    ep: npt.NDArray[np.float32]
+    ed: npt.NDArray[np.float32]
+    technique: list[str]
+    steps: npt.NDArray[np.uint32]
+    status: npt.NDArray[np.uint8]
+    rate_ns: npt.NDArray[np.uint64]
+    message: list[str]
+    def __len__(self) -> int: ...
+    def status_words(self) -> list[str]: ...
+    def counts(self) -> dict[str, int]: ...
+    def to_pandas(self) -> Any: ...
+
+def rate(
+    puzzles: Puzzles,
+    *,
+    threads: int | None = None,
+    max_er: float | None = None,
+    timeout_ms: int | None = None,
+    se121: bool = False,
+) -> RateResult:
+    """Sudoku Explainer ratings (ER/EP/ED) of every puzzle, as `sudoku-batch rate`."""
 
 class SolveResult:
     """One row per puzzle, in order."""

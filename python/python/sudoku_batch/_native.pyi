@@ -15,6 +15,8 @@ INVALID: int
 MISMATCH: int
 GAVE_UP: int
 STATUSES: list[tuple[int, str]]
+# `rate` status codes and words.
+RATE_STATUSES: list[tuple[int, str]]
 # Verify failure kinds: (code, word); code 0 ("") is a row that passes.
 KINDS: list[tuple[int, str]]
 # The cell value that marks a row that is not a puzzle.
@@ -71,6 +73,24 @@ def generate_cells(
     solver: str = "bands",
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
     """Puzzles 0..n of the run with `seed`: (puzzles, solutions, clue counts)."""
+
+def rate_cells(
+    cells: npt.NDArray[np.uint8],
+    threads: int | None = None,
+    max_er: float | None = None,
+    timeout_ms: int | None = None,
+    se121: bool = False,
+) -> tuple[
+    npt.NDArray[np.float32],
+    npt.NDArray[np.float32],
+    npt.NDArray[np.float32],
+    npt.NDArray[np.uint8],
+    npt.NDArray[np.uint32],
+    npt.NDArray[np.uint64],
+    list[str],
+    _Messages,
+]:
+    """(er, ep, ed, status, steps, rate_ns, technique names, messages)."""
 
 def fresh_seed() -> int:
     """A seed drawn from the operating system."""

@@ -1,0 +1,176 @@
+//! The per-puzzle decision of every rating front end (the `rate` command, the Python package):
+//! prove the puzzle has exactly one solution with the fast solver, then rate it within the
+//! limits, and say which [`RateStatus`] it gets and why.
+
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use super::{explain, rate, GaveUp, Limits, Rating, Status, Step};
+use crate::solver::{Budget, SolverKind};
+use crate::verdict::{self as solve_verdict, JudgeOptions, Status as SolveStatus};
+use crate::Grid;
+
+/// What happened to one record. The words are stable: scripts match on them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RateStatus {
+    /// Rated: ER, EP and ED are the engine's rating.
+    Rated,
+    /// The puzzle has no solution.
+    Unsolvable,
+    /// The puzzle has two or more solutions.
+    Multiple,
+    /// A malformed record or contradictory clues.
+    Invalid,
+    /// A limit was reached (`max_er`, the deadline) or the puzzle needs a technique the engine
+    /// lacks; ER, EP and ED are lower bounds.
+    GaveUp,
+}
+
+impl RateStatus {
+    /// Every status, in the order summaries list them. A status's position here is its code in
+    /// the Python package's arrays.
+    pub const ALL: [RateStatus; 5] = [
+        RateStatus::Rated,
+        RateStatus::Unsolvable,
+        RateStatus::Multiple,
+        RateStatus::Invalid,
+        RateStatus::GaveUp,
+    ];
+
+    /// The word written in the `status` column.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RateStatus::Rated => "rated",
+            RateStatus::Unsolvable => "unsolvable",
+            RateStatus::Multiple => "multiple",
+            RateStatus::Invalid => "invalid",
+            RateStatus::GaveUp => "gave_up",
+        }
+    }
+
+    /// The status's small-integer code: its position in [`RateStatus::ALL`].
+    pub const fn code(self) -> u8 {
+        self as u8
+    }
+}
+
+/// The verdict on one rated puzzle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RateVerdict {
+    /// Its status.
+    pub status: RateStatus,
+    /// The rating (`None` when the puzzle was not rated: not unique, or not a puzzle).
+    pub rating: Option<Rating>,
+    /// Nanoseconds spent proving and rating it.
+    pub rate_ns: u64,
+    /// Why it is not `rated`.
+    pub message: String,
+    /// The search was stopped by `stop` (the run is stopping): this verdict is no answer.
+    pub stopped: bool,
+}
+
+impl RateVerdict {
+    /// The verdict on a record that is not a puzzle.
+    pub fn invalid(message: String) -> RateVerdict {
+        RateVerdict {
+            status: RateStatus::Invalid,
+            rating: None,
+            rate_ns: 0,
+            message,
+            stopped: false,
+        }
+    }
+}
+
+/// Proves `puzzle` unique, then rates it within `limits` (its deadline counted from now when
+/// `timeout` is given); `path`, when given, receives the solving steps. `stop` ends the
+/// uniqueness proof early (the verdict is then `stopped`).
+pub fn judge(
+    puzzle: &Grid,
+    limits: &Limits,
+    timeout: Option<std::time::Duration>,
+    stop: Option<&AtomicBool>,
+    path: Option<&mut Vec<Step>>,
+) -> RateVerdict {
+    let started = Instant::now();
+    let done = |status, rating, message: String, stopped| RateVerdict {
+        status,
+        rating,
+        rate_ns: u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX),
+        message,
+        stopped,
+    };
+    let options = JudgeOptions {
+        solver: SolverKind::default(),
+        unique: true,
+        budget: Budget::new(None, stop),
+    };
+    let judged = solve_verdict::judge(puzzle, None, &options);
+    let status = match judged.status {
+        SolveStatus::Solved => None,
+        SolveStatus::Unsolvable => Some(RateStatus::Unsolvable),
+        SolveStatus::Multiple => Some(RateStatus::Multiple),
+        SolveStatus::GaveUp => Some(RateStatus::GaveUp),
+        SolveStatus::Invalid | SolveStatus::Mismatch => Some(RateStatus::Invalid),
+    };
+    if let Some(status) = status {
+        return done(status, None, judged.message, judged.stopped);
+    }
+    let limits = Limits {
+        deadline: timeout.map(|t| started + t).or(limits.deadline),
+        ..limits.clone()
+    };
+    let rating = match path {
+        Some(path) => {
+            let (rating, steps) = explain(puzzle, &limits);
+            *path = steps;
+            rating
+        }
+        None => rate(puzzle, &limits),
+    };
+    match rating.status {
+        Status::Rated => done(RateStatus::Rated, Some(rating), String::new(), false),
+        Status::GaveUp(why) => {
+            let message = match why {
+                GaveUp::MaxEr => "a step above max_er is needed",
+                GaveUp::Deadline => "the time limit was reached",
+                GaveUp::StepBudget => "the step budget was reached",
+                GaveUp::NoTechnique => {
+                    "needs a technique the rater lacks (dynamic forcing chains+ or nested)"
+                }
+            };
+            done(RateStatus::GaveUp, Some(rating), message.to_string(), false)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_of_ambiguous_bounded_and_rated_puzzles() {
+        let limits = Limits::default();
+        let multiple = judge(&Grid::empty(), &limits, None, None, None);
+        assert_eq!(multiple.status, RateStatus::Multiple);
+        assert!(multiple.rating.is_none());
+        let easy: Grid =
+            "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+                .parse()
+                .unwrap();
+        let mut path = Vec::new();
+        let rated = judge(&easy, &limits, None, None, Some(&mut path));
+        assert_eq!(rated.status, RateStatus::Rated);
+        assert_eq!(rated.rating.unwrap().steps as usize, path.len());
+        let low = Limits {
+            max_er: Some(10),
+            ..Limits::default()
+        };
+        let stopped = judge(&easy, &low, None, None, None);
+        assert_eq!(stopped.status, RateStatus::GaveUp);
+        assert!(stopped.message.contains("max_er"));
+        for (i, status) in RateStatus::ALL.into_iter().enumerate() {
+            assert_eq!(status.code() as usize, i);
+        }
+    }
+}
