@@ -15,8 +15,8 @@ use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyRuntimeError, PyValueEr
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 use rayon::prelude::*;
-use sudoku_batch::generate::{Generator, Shape, Symmetry};
 use sudoku_batch::error::UnknownName;
+use sudoku_batch::generate::{Generator, Shape, Symmetry};
 use sudoku_batch::grid::ParseError;
 use sudoku_batch::io::{Body, Format, Input, ReadOptions, RecordReader};
 use sudoku_batch::rate::verdict::{self as rate_verdict, RateStatus, RateVerdict};
@@ -397,7 +397,9 @@ fn rate_cells<'py>(
                     }
                     let row = c * RATE_CHUNK + i;
                     let judged = match grid_of(&input[row * CELLS..(row + 1) * CELLS]) {
-                        Ok(puzzle) => rate_verdict::judge(&puzzle, &limits, timeout, Some(cancel), None),
+                        Ok(puzzle) => {
+                            rate_verdict::judge(&puzzle, &limits, timeout, Some(cancel), None)
+                        }
                         Err(message) => RateVerdict::invalid(message),
                     };
                     st[i] = judged.status.code();
