@@ -850,6 +850,16 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "NAME", value_parser = parse_symmetry, help = symmetry_help())]
     pub symmetry: Option<Symmetry>,
 
+    /// Keep only puzzles whose Sudoku Explainer rating ER lies in A..B (for example 5.0..6.5):
+    /// candidates are rated until one fits, still reproducible from the seed.
+    #[arg(long, value_name = "A..B", value_parser = parse_er_range, conflicts_with = "difficulty")]
+    pub er: Option<(u16, u16)>,
+
+    /// Keep only puzzles of a Sudoku Exchange band: easy (ER below 1.5), medium (1.5-2.4), hard
+    /// (2.5-4.9) or diabolical (5.0 and up).
+    #[arg(long, value_name = "BAND", value_parser = parse_difficulty)]
+    pub difficulty: Option<(u16, u16)>,
+
     /// Write CSV `puzzle,solution,clues` (with a header) instead of one puzzle per line.
     #[arg(long)]
     pub with_solution: bool,
@@ -896,8 +906,37 @@ impl GenerateArgs {
             .apply(&mut config.threads, &mut config.allow_oversubscribe);
         self.solver.apply(&mut config.solver);
         config.max_guesses = self.max_guesses;
+        config.er = self.er.or(self.difficulty);
         config.quiet = self.quiet.quiet;
         config
+    }
+}
+
+/// `--er A..B`: an ER range in tenths.
+fn parse_er_range(text: &str) -> Result<(u16, u16), String> {
+    let (low, high) = text
+        .split_once("..")
+        .ok_or_else(|| format!("expected a range such as 5.0..6.5, got {text:?}"))?;
+    let (low, high) = (
+        crate::cmd::rate::parse_er(low)?,
+        crate::cmd::rate::parse_er(high)?,
+    );
+    if low > high {
+        return Err(format!("the range {text} is empty"));
+    }
+    Ok((low, high))
+}
+
+/// `--difficulty BAND`: a Sudoku Exchange band as an ER range in tenths.
+fn parse_difficulty(name: &str) -> Result<(u16, u16), String> {
+    match name.to_ascii_lowercase().as_str() {
+        "easy" => Ok((0, 14)),
+        "medium" => Ok((15, 24)),
+        "hard" => Ok((25, 49)),
+        "diabolical" => Ok((50, 200)),
+        _ => Err(format!(
+            "unknown difficulty {name:?}; expected one of: easy, medium, hard, diabolical"
+        )),
     }
 }
 

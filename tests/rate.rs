@@ -139,3 +139,61 @@ fn bad_ambiguous_and_bounded_puzzles_are_rows_with_their_status() {
     assert!(text.contains("Forcing Chain (7.1)"), "{text}");
     assert_eq!(explained.status.code(), Some(0));
 }
+
+#[test]
+fn generate_er_keeps_puzzles_in_range_reproducibly() {
+    let make = |threads: &str, range: &str| {
+        let out = bin()
+            .args(["generate", "-n", "12", "--seed", "5", "-q", "-j", threads])
+            .args(range.split(' '))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let one = make("1", "--er 2.6..4.5");
+    assert_eq!(
+        one,
+        make("2", "--er 2.6..4.5"),
+        "the thread count changes nothing"
+    );
+    let rated = bin()
+        .args(["rate", "-q"])
+        .write_stdin(one.clone())
+        .output()
+        .unwrap();
+    let kept = rows(&rated.stdout);
+    assert_eq!(kept.len(), 12);
+    for row in &kept {
+        assert_eq!(&row[8], "rated");
+        let er: f32 = row[3].parse().unwrap();
+        assert!((2.6..=4.5).contains(&er), "{er}");
+    }
+    // A named band, and the summary's count of candidates rated.
+    let easy = bin()
+        .args(["generate", "-n", "4", "--seed", "5", "--difficulty", "easy"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&easy.stderr);
+    assert!(
+        stderr.contains("candidates rated per kept puzzle"),
+        "{stderr}"
+    );
+    let rated = bin()
+        .args(["rate", "-q"])
+        .write_stdin(easy.stdout)
+        .output()
+        .unwrap();
+    for row in rows(&rated.stdout) {
+        assert!(row[3].parse::<f32>().unwrap() < 1.5, "{:?}", row);
+    }
+    // An empty range is a usage error.
+    bin()
+        .args(["generate", "-n", "1", "--er", "5.0..4.0"])
+        .assert()
+        .code(2);
+}

@@ -443,7 +443,7 @@ type GenerateOut<'py> = (
 /// the same ones): (puzzles, solutions, clue counts).
 #[pyfunction]
 #[pyo3(signature = (n, seed, clues=None, min_clues=None, max_clues=None, minimal=false,
-                    symmetry="none", threads=None, solver="bands"))]
+                    symmetry="none", threads=None, solver="bands", er=None))]
 #[allow(clippy::too_many_arguments)]
 fn generate_cells<'py>(
     py: Python<'py>,
@@ -456,12 +456,25 @@ fn generate_cells<'py>(
     symmetry: &str,
     threads: Option<usize>,
     solver: &str,
+    er: Option<(f64, f64)>,
 ) -> PyResult<GenerateOut<'py>> {
     let kind = solver_kind(solver)?;
     let symmetry: Symmetry = named(symmetry)?;
     let shape = Shape::from_options(clues, min_clues, max_clues, minimal, symmetry);
-    let generator =
-        Generator::new(shape, kind).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let er = match er {
+        Some((low, high)) if (0.0..=20.0).contains(&low) && (0.0..=20.0).contains(&high) => {
+            Some(((low * 10.0).round() as u16, (high * 10.0).round() as u16))
+        }
+        Some(range) => {
+            return Err(PyValueError::new_err(format!(
+                "er: ratings are between 0 and 20, got {range:?}"
+            )))
+        }
+        None => None,
+    };
+    let generator = Generator::new(shape, kind)
+        .and_then(|g| g.with_er(er))
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let mut puzzles = vec![0u8; n * CELLS];
     let mut solutions = vec![0u8; n * CELLS];
     let mut counts = vec![0u8; n];

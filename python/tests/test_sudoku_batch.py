@@ -317,6 +317,25 @@ def test_rate_matches_sudoku_explainer_and_the_cli(tmp_path):
                 assert r["message"] == result.message[i]
 
 
+def test_generate_er_range_is_rated_inside_and_matches_the_cli():
+    result = sb.generate(6, seed=9, er=(2.6, 4.0), threads=2)
+    rated = sb.rate(result.puzzles)
+    assert rated.status_words() == ["rated"] * 6
+    assert all(2.6 <= round(float(x), 1) <= 4.0 for x in rated.er)
+    assert result.puzzle_strings() == sb.generate(6, seed=9, er=(2.6, 4.0), threads=1).puzzle_strings()
+    with pytest.raises(ValueError, match="ER range 5.0..4.0 is empty"):
+        sb.generate(1, seed=1, er=(5.0, 4.0))
+    cli = os.environ.get("SUDOKU_BATCH_BIN")
+    if cli:
+        import subprocess
+
+        out = subprocess.run(
+            [cli, "generate", "-n", "6", "--seed", "9", "--er", "2.6..4.0", "-q"],
+            capture_output=True, text=True, check=True,
+        ).stdout.split()
+        assert out == result.puzzle_strings()
+
+
 def test_ctrl_c_stops_one_slow_puzzle_quickly():
     timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
     started = time.monotonic()

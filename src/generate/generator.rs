@@ -23,7 +23,14 @@ pub struct Generated {
     pub attempts: u32,
     /// Uniqueness questions asked of the solver (the rest were settled by singles).
     pub solver_calls: u32,
+    /// Candidate puzzles rated before one fell in the ER range (0 without a range).
+    pub rated: u32,
+    /// Its Sudoku Explainer rating in tenths, when a range was asked for.
+    pub er: Option<u16>,
 }
+
+/// Candidates rated for one puzzle before the run gives up on its ER range.
+pub const MAX_RATED: u32 = 100_000;
 
 /// Makes puzzles of one [`Shape`]; cheap to share between threads.
 #[derive(Debug, Clone)]
@@ -33,6 +40,8 @@ pub struct Generator {
     orbits: Vec<Vec<u8>>,
     /// The guess bound of each probe while carving (`u64::MAX`: none).
     max_guesses: u64,
+    /// Keep only puzzles whose SE rating (tenths) lies in this range.
+    er: Option<(u16, u16)>,
 }
 
 impl Generator {
@@ -85,7 +94,25 @@ impl Generator {
             solver,
             orbits,
             max_guesses: u64::MAX,
+            er: None,
         })
+    }
+
+    /// Keeps only puzzles whose Sudoku Explainer rating ER (in tenths) lies in `low..=high`:
+    /// candidates are drawn from the puzzle's own streams and rated ([`crate::rate`]) until
+    /// one fits, so the puzzles stay reproducible from the seed whatever the thread count.
+    pub fn with_er(mut self, range: Option<(u16, u16)>) -> Result<Generator> {
+        if let Some((low, high)) = range {
+            if low > high {
+                return Err(Error::Usage(format!(
+                    "the ER range {:.1}..{:.1} is empty",
+                    f32::from(low) / 10.0,
+                    f32::from(high) / 10.0
+                )));
+            }
+        }
+        self.er = range;
+        Ok(self)
     }
 
     /// Bounds each probe of the carving to `max_guesses` guesses (`None`: no bound). A probe
@@ -103,8 +130,48 @@ impl Generator {
     }
 
     /// Makes puzzle number `index` of the run with `seed`. The result depends only on `seed`,
-    /// `index` and the shape.
+    /// `index`, the shape and the ER range.
     pub fn generate(&self, seed: u64, index: u64) -> Result<Generated> {
+        let Some((low, high)) = self.er else {
+            return self.candidate(seed, index);
+        };
+        let limits = crate::rate::Limits {
+            max_er: Some(high),
+            ..crate::rate::Limits::default()
+        };
+        let (mut attempts, mut solver_calls) = (0u32, 0u32);
+        for rated in 1..=MAX_RATED {
+            // Candidate k of puzzle i is stream i + k * 2^40: the first is the puzzle a run
+            // without a range makes, and no two puzzles of a run share a stream.
+            let stream = index.wrapping_add(u64::from(rated - 1) << 40);
+            let made = self.candidate(seed, stream)?;
+            attempts += made.attempts;
+            solver_calls += made.solver_calls;
+            let verdict = crate::rate::verdict::judge(&made.puzzle, &limits, None, None, None);
+            if let (crate::rate::verdict::RateStatus::Rated, Some(rating)) =
+                (verdict.status, verdict.rating)
+            {
+                if rating.er >= low {
+                    return Ok(Generated {
+                        attempts,
+                        solver_calls,
+                        rated,
+                        er: Some(rating.er),
+                        ..made
+                    });
+                }
+            }
+        }
+        Err(Error::Usage(format!(
+            "no puzzle rated {:.1}..{:.1} among {MAX_RATED} candidates for puzzle {index}; \
+             widen the range",
+            f32::from(low) / 10.0,
+            f32::from(high) / 10.0
+        )))
+    }
+
+    /// One candidate puzzle from stream `index` of `seed`, whatever its rating.
+    fn candidate(&self, seed: u64, index: u64) -> Result<Generated> {
         let mut rng = puzzle_rng(seed, index);
         let mut solver_calls = 0u32;
         let Shape {
@@ -143,6 +210,8 @@ impl Generator {
                 solution,
                 attempts: attempt,
                 solver_calls,
+                rated: 0,
+                er: None,
             });
         }
         Err(Error::Usage(format!(

@@ -423,6 +423,7 @@ def generate(
     max_clues=None,
     threads=None,
     solver="bands",
+    er=None,
 ) -> GenerateResult:
     """Makes ``n`` puzzles with exactly one solution on ``threads`` threads (default: all cores).
 
@@ -440,6 +441,8 @@ def generate(
         clues: exactly this many clues per puzzle (``min_clues``/``max_clues`` for a range).
         threads: worker threads (default: all cores); the result does not depend on it.
         solver: the solver that proves uniqueness; the result does not depend on it.
+        er: ``(a, b)``: keep only puzzles whose Sudoku Explainer rating ER lies in ``a..b``
+            (the CLI's ``--er a..b``); candidates are rated until one fits.
 
     Raises:
         ValueError: no puzzle can have the options (fewer than 17 clues, a clue count the
@@ -465,8 +468,14 @@ def generate(
         0 <= seed < 2**64
     ):
         raise ValueError(f"seed: expected an integer in 0 .. 2**64 - 1, got {seed!r}")
+    if er is not None:
+        try:
+            low, high = (float(x) for x in er)
+        except (TypeError, ValueError):
+            raise ValueError(f"er: expected a pair (a, b) of ratings, got {er!r}") from None
+        er = (low, high)
     puzzles, solutions, counts = _native.generate_cells(
-        int(n), int(seed), clues, min_clues, max_clues, bool(minimal), symmetry, threads, solver
+        int(n), int(seed), clues, min_clues, max_clues, bool(minimal), symmetry, threads, solver, er
     )
     return GenerateResult(puzzles, solutions, counts, int(seed))
 

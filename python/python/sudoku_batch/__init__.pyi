@@ -133,6 +133,7 @@ def generate(
     max_clues: int | None = None,
     threads: int | None = None,
     solver: str = "bands",
+    er: tuple[float, float] | None = None,
 ) -> GenerateResult:
     """n unique puzzles; the same seed and options give the CLI's `generate` output."""
 

@@ -71,6 +71,7 @@ def generate_cells(
     symmetry: str = "none",
     threads: int | None = None,
     solver: str = "bands",
+    er: tuple[float, float] | None = None,
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
     """Puzzles 0..n of the run with `seed`: (puzzles, solutions, clue counts)."""
 

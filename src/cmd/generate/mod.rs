@@ -45,6 +45,8 @@ pub struct GenerateConfig {
     pub solver: SolverKind,
     /// Bound each uniqueness probe of the carving to this many guesses (`None`: no bound).
     pub max_guesses: Option<u64>,
+    /// Keep only puzzles whose SE rating ER (tenths) lies in this range.
+    pub er: Option<(u16, u16)>,
     /// No progress bar and no summary on stderr.
     pub quiet: bool,
 }
@@ -64,6 +66,7 @@ impl GenerateConfig {
             allow_oversubscribe: false,
             solver: SolverKind::default(),
             max_guesses: None,
+            er: None,
             quiet: true,
         }
     }
@@ -86,6 +89,8 @@ pub struct GenerateReport {
     pub attempts: u64,
     /// Uniqueness questions asked of the solver.
     pub solver_calls: u64,
+    /// Candidate puzzles rated to find the kept ones (0 without an ER range).
+    pub rated: u64,
     /// Wall time in seconds.
     pub wall_seconds: f64,
     /// Threads used.
@@ -124,6 +129,12 @@ impl GenerateReport {
                 ", {:.1} solver calls/puzzle",
                 self.solver_calls as f64 / self.puzzles as f64
             );
+            if self.rated > 0 {
+                text += &format!(
+                    "\nER range: {:.1} candidates rated per kept puzzle",
+                    self.rated as f64 / self.puzzles as f64
+                );
+            }
         }
         text.push('\n');
         text
@@ -139,6 +150,7 @@ struct ChunkOut {
     max_clues: usize,
     attempts: u64,
     solver_calls: u64,
+    rated: u64,
 }
 
 /// Makes puzzles `first..first + count` and formats them.
@@ -157,6 +169,7 @@ fn make_chunk(
         max_clues: 0,
         attempts: 0,
         solver_calls: 0,
+        rated: 0,
     };
     for index in first..first + count {
         let made = generator.generate(seed, index)?;
@@ -175,6 +188,7 @@ fn make_chunk(
         out.max_clues = out.max_clues.max(clues);
         out.attempts += u64::from(made.attempts);
         out.solver_calls += u64::from(made.solver_calls);
+        out.rated += u64::from(made.rated);
     }
     Ok(out)
 }
@@ -188,8 +202,9 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     if let Some(path) = &config.output {
         check_targets(&[], &[Target::new("-o", path, WriteKind::Replaced)])?;
     }
-    let generator =
-        Generator::new(config.shape, config.solver)?.with_max_guesses(config.max_guesses);
+    let generator = Generator::new(config.shape, config.solver)?
+        .with_max_guesses(config.max_guesses)
+        .with_er(config.er)?;
     let seed = config.seed.unwrap_or_else(fresh_seed);
     let threads = config.threads.max(1);
     check_threads(threads, config.allow_oversubscribe)?;
@@ -225,6 +240,7 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
         mean_clues: 0.0,
         attempts: 0,
         solver_calls: 0,
+        rated: 0,
         wall_seconds: 0.0,
         threads,
         solver: config.solver.name(),
@@ -239,6 +255,7 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
         report.max_clues = report.max_clues.max(chunk.max_clues);
         report.attempts += chunk.attempts;
         report.solver_calls += chunk.solver_calls;
+        report.rated += chunk.rated;
         progress.advance(chunk.puzzles, 0);
         Ok(())
     };
