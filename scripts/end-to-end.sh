@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end benchmark of `solve` (issue 13): builds the release binary, makes a 1,000,000-line
+# End-to-end benchmark of `solve`: builds the release binary, makes a 1,000,000-line
 # file from data/ (the puzzle column of data/kaggle3m_radcliffe_first1000.csv repeated) and the
 # same puzzles in Kaggle's CSV layout (quizzes,solutions; the solutions are checked as
 # references), runs `-j 1` and `-j all` on each (output to a temp file, never /dev/null), and

@@ -39,7 +39,7 @@ done
 # `solve` runs in fork mode with -ignore_timeouts=1: a hostile sparse grid can take the
 # production solvers (singles, bands) a second of CPU under ASan, which on a loaded machine
 # passes the 10 s wall-clock timeout. Such a grid is written to fuzz/artifacts/solve/timeout-*
-# and reported below, and the run goes on instead of stopping there (issue 14). A crash (wrong
+# and reported below, and the run goes on instead of stopping there. A crash (wrong
 # answer, panic) still stops it. The baselines are budgeted in the harness and cannot time out.
 run() {
     local extra=()

@@ -1,4 +1,4 @@
-//! Issue 14, inputs: a slowly fed FIFO is opened once and read once; a lone CR ends a line as LF
+//! Inputs: a slowly fed FIFO is opened once and read once; a lone CR ends a line as LF
 //! and CRLF do; UTF-16 with a byte order mark is decoded (and refused without one, saying
 //! UTF-16); `verify` fails malformed lines rather than skipping them, and keeps its messages
 //! short however long the header.

@@ -1,4 +1,4 @@
-//! Issue 14, resume and merge integrity: a run's sidecar (`FILE.run.json`) says what defines
+//! Resume and merge integrity: a run's sidecar (`FILE.run.json`) says what defines
 //! its rows; `--resume` names what differs and re-checks the rows it keeps; `merge` refuses
 //! shards of other runs and writes nothing when a shard is missing or cut off.
 

@@ -1,4 +1,4 @@
-//! Issue 6, million-puzzle robustness: compressed inputs, the grid format, crash-safe output
+//! Million-puzzle robustness: compressed inputs, the grid format, crash-safe output
 //! with --resume and Ctrl-C, sharding and merge, and hostile inputs with bounded memory.
 
 use std::io::Write;

@@ -17,7 +17,7 @@ use sudoku_batch::{Grid, SolverKind};
 /// order (no contradictory clue, no solution, or few solutions behind a dead end) it enumerates
 /// every consistent filling of the earlier cells: exponential by design, minutes even in
 /// release. The old harness ran it on every grid, so `cargo fuzz run solve` stopped after a few
-/// minutes on a libFuzzer timeout inside `naive` (issue 14). Once `naive` was budgeted the
+/// minutes on a libFuzzer timeout inside `naive`. Once `naive` was budgeted the
 /// fuzzer found the same for `backtrack` within seconds: a sparse grid with no solution that
 /// `singles` and `bands` reject with 0 guesses takes `backtrack` (fewest candidates first, but
 /// no hidden singles) 1.5 million guesses, 2.4 s in release and over 10 s under ASan.
