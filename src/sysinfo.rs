@@ -6,18 +6,18 @@
 use serde::{Deserialize, Serialize};
 
 /// sudoku-batch's version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub(crate) const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The git commit this binary was built from (`-dirty` with uncommitted source changes), or
 /// `unknown`; set by `build.rs`.
-pub const GIT_COMMIT: &str = env!("SUDOKU_BATCH_GIT_COMMIT");
+pub(crate) const GIT_COMMIT: &str = env!("SUDOKU_BATCH_GIT_COMMIT");
 
 /// `rustc --version` of the compiler that built this binary, or `unknown`; set by `build.rs`.
-pub const RUSTC: &str = env!("SUDOKU_BATCH_RUSTC");
+pub(crate) const RUSTC: &str = env!("SUDOKU_BATCH_RUSTC");
 
 /// Where and with what a measurement was taken.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Machine {
+pub(crate) struct Machine {
     /// The host's name.
     pub hostname: String,
     /// The CPU's model name.
@@ -47,7 +47,7 @@ pub struct Machine {
 
 impl Machine {
     /// Describes this machine and build.
-    pub fn detect() -> Machine {
+    pub(crate) fn detect() -> Machine {
         Machine {
             hostname: hostname(),
             cpu: cpu_model(),
@@ -216,14 +216,14 @@ fn features_available() -> Vec<&'static str> {
 }
 
 /// The one-minute load average (from `/proc/loadavg`), where the OS reports it.
-pub fn load_average() -> Option<f64> {
+pub(crate) fn load_average() -> Option<f64> {
     let text = std::fs::read_to_string("/proc/loadavg").ok()?;
     text.split_whitespace().next()?.parse().ok()
 }
 
 /// CPU time (user + system) this process has used so far, where the OS reports it.
 #[cfg(unix)]
-pub fn process_cpu_time() -> Option<std::time::Duration> {
+pub(crate) fn process_cpu_time() -> Option<std::time::Duration> {
     // SAFETY: `rusage` is plain data, so all zeroes is a valid value, and `getrusage` only
     // writes into the struct it is given.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -246,7 +246,7 @@ pub fn process_cpu_time() -> Option<std::time::Duration> {
 }
 
 /// The current UTC time as RFC 3339 with whole seconds, e.g. `2024-05-01T12:34:56Z`.
-pub fn utc_now_rfc3339() -> String {
+pub(crate) fn utc_now_rfc3339() -> String {
     let seconds = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -254,7 +254,7 @@ pub fn utc_now_rfc3339() -> String {
 }
 
 /// Formats seconds since the Unix epoch as RFC 3339 UTC.
-pub fn rfc3339_utc(seconds: u64) -> String {
+pub(crate) fn rfc3339_utc(seconds: u64) -> String {
     let days = seconds / 86_400;
     let of_day = seconds % 86_400;
     let (year, month, day) = civil_from_days(days);
@@ -284,7 +284,7 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
 
 /// CPU time (user + system) the calling thread has used so far, where the OS reports it.
 #[cfg(unix)]
-pub fn thread_cpu_time() -> Option<std::time::Duration> {
+pub(crate) fn thread_cpu_time() -> Option<std::time::Duration> {
     // SAFETY: `timespec` is plain data, so all zeroes is a valid value, and `clock_gettime`
     // only writes into the struct it is given.
     let mut time: libc::timespec = unsafe { std::mem::zeroed() };

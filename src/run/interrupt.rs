@@ -70,7 +70,7 @@ fn install() {
 
 /// Installs the handler (once per process) and clears the flag for a new run. `notice`, when
 /// given, is printed on stderr at the first signal instead of the default.
-pub fn arm(notice: Option<&'static str>) {
+pub(crate) fn arm(notice: Option<&'static str>) {
     install();
     if let Ok(mut slot) = NOTICE.lock() {
         *slot = notice;
@@ -80,17 +80,17 @@ pub fn arm(notice: Option<&'static str>) {
 }
 
 /// Whether a stop signal came since the last [`arm`].
-pub fn requested() -> bool {
+pub(crate) fn requested() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
 /// The flag itself, for the solvers' [`crate::solver::Budget`].
-pub fn flag() -> &'static AtomicBool {
+pub(crate) fn flag() -> &'static AtomicBool {
     &INTERRUPTED
 }
 
 /// The exit status of a run stopped by the last signal: 128 + its number (130 for Ctrl-C).
-pub fn exit_code() -> u8 {
+pub(crate) fn exit_code() -> u8 {
     match SIGNAL.load(Ordering::SeqCst) {
         signal @ 1..=64 => 128 + signal as u8,
         _ => 128 + SIGINT as u8,

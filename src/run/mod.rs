@@ -2,9 +2,9 @@
 //! progress bar, and the one stop flag. The only module that knows rayon, crossbeam, indicatif
 //! and ctrlc.
 
-pub mod interrupt;
-pub mod pipeline;
-pub mod progress;
+pub(crate) mod interrupt;
+pub(crate) mod pipeline;
+pub(crate) mod progress;
 
-pub use pipeline::{build_pool, check_threads, default_threads, ordered_map, par_map_into};
-pub use progress::Progress;
+pub(crate) use pipeline::{build_pool, check_threads, default_threads, ordered_map, par_map_into};
+pub(crate) use progress::Progress;

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 
 /// The number of logical cores.
-pub fn default_threads() -> usize {
+pub(crate) fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
@@ -27,7 +27,7 @@ pub fn default_threads() -> usize {
 /// whatever the input size. If `consume` fails, production stops and its error is returned;
 /// if `produce` fails, the items already produced are still worked and consumed, then its
 /// error is returned.
-pub fn ordered_map<T, O>(
+pub(crate) fn ordered_map<T, O>(
     pool: &rayon::ThreadPool,
     in_flight: usize,
     mut produce: impl FnMut() -> Result<Option<T>>,
@@ -95,7 +95,7 @@ where
 
 /// Maps every item on the pool into `out` (cleared first, reused), in item order. `bench` times
 /// its parallel passes around this call, so it does nothing but the work.
-pub fn par_map_into<T: Sync, O: Send>(
+pub(crate) fn par_map_into<T: Sync, O: Send>(
     pool: &rayon::ThreadPool,
     items: &[T],
     out: &mut Vec<O>,
@@ -106,11 +106,11 @@ pub fn par_map_into<T: Sync, O: Send>(
 
 /// Most worker threads per logical core without `--allow-oversubscribe`: more only adds
 /// switching between threads (4,000 threads on 2 cores ran 170 times slower than 2).
-pub const MAX_THREADS_PER_CORE: usize = 4;
+pub(crate) const MAX_THREADS_PER_CORE: usize = 4;
 
 /// Refuses a thread count above [`MAX_THREADS_PER_CORE`] × the logical cores unless
 /// `allow_oversubscribe`, naming the bound.
-pub fn check_threads(threads: usize, allow_oversubscribe: bool) -> Result<()> {
+pub(crate) fn check_threads(threads: usize, allow_oversubscribe: bool) -> Result<()> {
     let cores = default_threads();
     let bound = cores * MAX_THREADS_PER_CORE;
     if threads <= bound || allow_oversubscribe {
@@ -126,7 +126,7 @@ pub fn check_threads(threads: usize, allow_oversubscribe: bool) -> Result<()> {
 /// Builds the rayon pool for `threads` solver threads. When the system refuses a thread, the
 /// error names the limit that stopped it where one is known (RLIMIT_NPROC, a cgroup's
 /// `pids.max`) and the OS error.
-pub fn build_pool(threads: usize) -> Result<rayon::ThreadPool> {
+pub(crate) fn build_pool(threads: usize) -> Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .thread_name(|i| format!("worker-{i}"))

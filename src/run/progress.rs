@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// The progress bar: by bytes when the input size is known, a counter otherwise; hidden when
 /// stderr is not a terminal or the run is quiet, so callers never branch on it.
-pub struct Progress {
+pub(crate) struct Progress {
     bar: ProgressBar,
     by_bytes: bool,
     records: u64,
@@ -18,7 +18,7 @@ pub struct Progress {
 
 impl Progress {
     /// A bar for `total_bytes` of input (unknown for stdin).
-    pub fn new(total_bytes: Option<u64>, quiet: bool) -> Progress {
+    pub(crate) fn new(total_bytes: Option<u64>, quiet: bool) -> Progress {
         let hidden = quiet || !std::io::stderr().is_terminal();
         let bar = match (hidden, total_bytes) {
             (true, _) => ProgressBar::hidden(),
@@ -53,7 +53,7 @@ impl Progress {
 
     /// A bar over `total` steps (for example `bench` configurations), with a message naming the
     /// current one; hidden when quiet or stderr is not a terminal.
-    pub fn steps(total: u64, quiet: bool) -> Progress {
+    pub(crate) fn steps(total: u64, quiet: bool) -> Progress {
         let bar = if quiet || !std::io::stderr().is_terminal() {
             ProgressBar::hidden()
         } else {
@@ -75,17 +75,17 @@ impl Progress {
     }
 
     /// Shows `message` next to the bar.
-    pub fn set_message(&self, message: String) {
+    pub(crate) fn set_message(&self, message: String) {
         self.bar.set_message(message);
     }
 
     /// Counts one step done.
-    pub fn step(&self) {
+    pub(crate) fn step(&self) {
         self.bar.inc(1);
     }
 
     /// Counts `records` more done, with `bytes` read so far.
-    pub fn advance(&mut self, records: u64, bytes: u64) {
+    pub(crate) fn advance(&mut self, records: u64, bytes: u64) {
         self.records += records;
         if self.bar.is_hidden() {
             return;
@@ -99,7 +99,7 @@ impl Progress {
     }
 
     /// Removes the bar.
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         self.bar.finish_and_clear();
     }
 }

@@ -33,7 +33,7 @@ use crate::shard::Shard;
 use super::SolveConfig;
 
 /// The suffix of the sidecar beside an output: `FILE.run.json`.
-pub const SIDECAR_SUFFIX: &str = ".run.json";
+pub(crate) const SIDECAR_SUFFIX: &str = ".run.json";
 
 /// The value of [`RunManifest::kind`]: marks a file as a run sidecar.
 const KIND: &str = "sudoku-batch solve run";
@@ -42,7 +42,7 @@ const KIND: &str = "sudoku-batch solve run";
 const VERSION: u32 = 2;
 
 /// The sidecar path for output `path`.
-pub fn sidecar_path(path: &Path) -> PathBuf {
+pub(crate) fn sidecar_path(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(SIDECAR_SUFFIX);
     PathBuf::from(name)
@@ -50,7 +50,7 @@ pub fn sidecar_path(path: &Path) -> PathBuf {
 
 /// What defines a run's rows, and how far it got. Its JSON keys are stable.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunManifest {
+pub(crate) struct RunManifest {
     /// Always `sudoku-batch solve run`.
     pub kind: String,
     /// The sidecar format's version (2: inputs hashed with BLAKE3; 1: with SHA-256).
@@ -80,7 +80,7 @@ pub struct RunManifest {
 
 /// The end of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Finished {
+pub(crate) struct Finished {
     /// When it ended (seconds since the Unix epoch).
     pub ended_unix: f64,
     /// Rows in the output (the header not counted).
@@ -93,7 +93,7 @@ pub struct Finished {
 
 /// One input: its name, which file it is, and its content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct InputId {
+pub(crate) struct InputId {
     /// The name as given (the `file` column of the rows); a name that is not UTF-8 escaped
     /// (`\xFF`), its bytes in `name_hex`.
     pub name: String,
@@ -115,7 +115,7 @@ pub struct InputId {
 }
 
 /// Seconds since the Unix epoch, now.
-pub fn now_unix() -> f64 {
+pub(crate) fn now_unix() -> f64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64())
@@ -138,7 +138,7 @@ fn on_disk(path: &Path) -> PathBuf {
 
 impl InputId {
     /// Identifies `input`, hashing its content when it is a regular file.
-    pub fn of(input: &Input) -> Result<InputId> {
+    pub(crate) fn of(input: &Input) -> Result<InputId> {
         let name = input.display_name();
         let Input::File(path) = input else {
             return Ok(InputId {
@@ -231,7 +231,7 @@ fn blake3_of(path: &Path) -> Result<String> {
 }
 
 /// `n` with thousands separators: `8,200`.
-pub fn grouped(n: u64) -> String {
+pub(crate) fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
@@ -246,7 +246,7 @@ pub fn grouped(n: u64) -> String {
 /// What a comparison of two runs is for: `--resume` compares one output's runs (same shard),
 /// `merge` the runs of several shards (same shard count, any shard number).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Compare {
+pub(crate) enum Compare {
     /// `--resume`: `self` is the earlier run, `other` this one.
     Resume,
     /// `merge`: `self` is one shard's run, `other` another's.
@@ -256,7 +256,7 @@ pub enum Compare {
 impl RunManifest {
     /// The sidecar of a run of `config` starting now, solving `shard` (the one in effect) and
     /// writing `columns`.
-    pub fn new(
+    pub(crate) fn new(
         config: &SolveConfig,
         shard: Option<Shard>,
         columns: &[Column],
@@ -283,7 +283,7 @@ impl RunManifest {
 
     /// The sidecar for `config`'s run when it writes a regular file (`-o FILE`); `None` for
     /// stdout and for non-regular outputs (a device, a FIFO), which get no file beside them.
-    pub fn for_run(
+    pub(crate) fn for_run(
         config: &SolveConfig,
         shard: Option<Shard>,
         columns: &[Column],
@@ -301,7 +301,7 @@ impl RunManifest {
     }
 
     /// The shard as (K, N); (1, 1) for a run over every record.
-    pub fn shard_kn(&self) -> (u64, u64) {
+    pub(crate) fn shard_kn(&self) -> (u64, u64) {
         self.shard
             .as_deref()
             .and_then(|s| s.parse::<Shard>().ok())
@@ -310,7 +310,7 @@ impl RunManifest {
 
     /// Reads the sidecar of output `path`; `None` when there is none. A sidecar that is not
     /// one is an error naming it.
-    pub fn read(path: &Path) -> Result<Option<RunManifest>> {
+    pub(crate) fn read(path: &Path) -> Result<Option<RunManifest>> {
         let sidecar = sidecar_path(path);
         let text = match std::fs::read(&sidecar) {
             Ok(text) => text,
@@ -339,7 +339,7 @@ impl RunManifest {
     }
 
     /// Writes the sidecar of output `path`, whole or not at all (a temporary file renamed).
-    pub fn write(&self, path: &Path) -> Result<()> {
+    pub(crate) fn write(&self, path: &Path) -> Result<()> {
         let sidecar = sidecar_path(path);
         let mut temp = sidecar.clone().into_os_string();
         temp.push(".tmp");
@@ -359,7 +359,7 @@ impl RunManifest {
     }
 
     /// Marks the run finished: `rows` rows in `path` (now in place) of `input_records` records.
-    pub fn finish(&mut self, path: &Path, rows: u64, input_records: u64) -> Result<()> {
+    pub(crate) fn finish(&mut self, path: &Path, rows: u64, input_records: u64) -> Result<()> {
         let bytes = std::fs::metadata(path)
             .map_err(|cause| Error::Read {
                 path: path.to_path_buf(),
@@ -378,7 +378,7 @@ impl RunManifest {
     /// Everything that makes the rows of `self` and `other` differ, each said in a sentence:
     /// `the earlier run used --unique, this one does not`. Empty when they are the same run.
     /// A path given another way (relative, absolute, through a link) is not a difference.
-    pub fn differences(&self, other: &RunManifest, compare: Compare) -> Vec<String> {
+    pub(crate) fn differences(&self, other: &RunManifest, compare: Compare) -> Vec<String> {
         let (earlier, this) = match compare {
             Compare::Resume => ("the earlier run", "this one"),
             Compare::Merge => ("one shard's run", "the other's"),

@@ -71,7 +71,7 @@ pub(super) struct Resumed {
 
 impl Resumed {
     /// A run that starts from the beginning into `output`.
-    pub fn fresh(output: Output) -> Resumed {
+    pub(super) fn fresh(output: Output) -> Resumed {
         Resumed {
             output,
             rows: 0,
