@@ -672,6 +672,17 @@ pub struct BenchArgs {
     #[command(flatten)]
     pub guesses: GuessLimitArgs,
 
+    /// Also time another program on the same (permuted) puzzles: `sh -c COMMAND` reads one
+    /// puzzle a line on stdin and prints one solution a line (the last 81-character token of a
+    /// line is taken); every solution is checked, and its rate (puzzles over the whole process's
+    /// wall time, median of --runs passes) is a row beside ours. Repeatable.
+    #[arg(long, value_name = "NAME=COMMAND")]
+    pub external: Vec<crate::cmd::bench::external::External>,
+
+    /// Kill an external program after this many seconds per pass (row status `timeout`).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, default_value = "60")]
+    pub external_timeout: Seconds,
+
     /// Seed of the random equivalence transforms applied to the puzzles on every pass.
     #[arg(long, value_name = "SEED", default_value_t = bench::DEFAULT_SEED,
           conflicts_with = "no_permute")]
@@ -707,6 +718,8 @@ impl BenchArgs {
         config.max_pass = self.max_pass.0;
         config.unique = self.unique;
         config.max_guesses = self.guesses.max_guesses;
+        config.externals = self.external;
+        config.external_timeout = self.external_timeout.0;
         config.permute = (!self.no_permute).then_some(self.permute);
         config.csv = self.csv;
         config.summary = self.summary.summary;

@@ -456,3 +456,111 @@ fn summary_is_the_name_of_json_and_json_its_alias() {
     }
     assert_eq!(items[0], items[1]);
 }
+
+#[test]
+fn external_solvers_are_timed_checked_and_reported_beside_ours() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = tiny_input(dir.path(), "top.txt", "data/norvig_top95.txt", 20);
+    let json = dir.path().join("bench.json");
+    let bin = assert_cmd::cargo::cargo_bin("sudoku-batch");
+    let bin = bin.display();
+    // Our own solver as an external program: solutions only, one a line.
+    let good = format!("good={bin} solve - -q --columns solution | tail -n +2");
+    let externals = [
+        good.as_str(),
+        "wrong=sed 's/^./9/; s/\\./1/g'",
+        "few=head -n 3",
+        "fails=echo broken >&2; exit 3",
+        "hangs=sleep 30",
+    ];
+    let mut cmd = fast_bench();
+    cmd.args(["-j", "1", "--external-timeout", "2", "--summary"])
+        .arg(&json)
+        .arg(&input);
+    for external in externals {
+        cmd.args(["--external", external]);
+    }
+    let out = cmd.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a failed external row makes exit 1"
+    );
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let row = |name: &str| {
+        rows.iter()
+            .find(|r| r["solver"] == name)
+            .unwrap_or_else(|| panic!("no row for {name}"))
+            .clone()
+    };
+    let ok = row("good");
+    assert_eq!(ok["status"], "ok");
+    assert!(ok["puzzles_per_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(ok["solved"], 20);
+    assert_eq!(
+        ok["sha256"],
+        row("singles")["sha256"],
+        "the same puzzles as ours"
+    );
+    let wrong = row("wrong");
+    assert_eq!(wrong["status"], "wrong");
+    assert!(
+        wrong["note"].as_str().unwrap().contains("line 1:"),
+        "{wrong}"
+    );
+    let few = row("few");
+    assert_eq!(few["status"], "wrong");
+    assert!(
+        few["note"].as_str().unwrap().contains("line 1: "),
+        "puzzles echoed back are not solutions: {few}"
+    );
+    let fails = row("fails");
+    assert_eq!(fails["status"], "failed");
+    assert!(
+        fails["note"].as_str().unwrap().contains("exit status: 3"),
+        "{fails}"
+    );
+    assert!(
+        fails["note"].as_str().unwrap().contains("broken"),
+        "{fails}"
+    );
+    let hangs = row("hangs");
+    assert_eq!(hangs["status"], "timeout");
+    assert!(
+        hangs["note"]
+            .as_str()
+            .unwrap()
+            .contains("killed after 2.0 s"),
+        "{hangs}"
+    );
+}
+
+#[test]
+fn an_external_solver_that_prints_too_few_lines_fails_naming_the_missing_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = tiny_input(dir.path(), "top.txt", "data/norvig_top95.txt", 5);
+    let json = dir.path().join("bench.json");
+    let bin = assert_cmd::cargo::cargo_bin("sudoku-batch");
+    let short = format!(
+        "short={} solve - -q --columns solution | tail -n +2 | head -n 3",
+        bin.display()
+    );
+    fast_bench()
+        .args(["-j", "1", "--no-permute", "--external", &short, "--summary"])
+        .arg(&json)
+        .arg(&input)
+        .assert()
+        .code(1);
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let row = rows.iter().find(|r| r["solver"] == "short").unwrap();
+    assert_eq!(row["status"], "wrong");
+    assert!(
+        row["note"]
+            .as_str()
+            .unwrap()
+            .contains("3 solution lines for 5 puzzles (line 4 is missing)"),
+        "{row}"
+    );
+}

@@ -100,11 +100,14 @@ pub fn run(command: Command) -> Result<Finish> {
             print_stdout(&report.markdown)?;
             Ok(if report.interrupted {
                 Finish::Interrupted
-            } else if report
-                .rows
-                .iter()
-                .any(|row| row.status == bench::BenchStatus::Wrong)
-            {
+            } else if report.rows.iter().any(|row| {
+                matches!(
+                    row.status,
+                    bench::BenchStatus::Wrong
+                        | bench::BenchStatus::Failed
+                        | bench::BenchStatus::Timeout
+                )
+            }) {
                 // A solver returned a bad solution in the check pass.
                 Finish::SomeFailed
             } else {

@@ -12,6 +12,7 @@
 
 mod append;
 mod datasets;
+pub mod external;
 mod markdown;
 mod measure;
 mod row;
@@ -26,6 +27,7 @@ use crate::io::ReadOptions;
 use crate::run::{self, Progress};
 use crate::solver::SolverKind;
 use crate::sysinfo::{self, Machine};
+use crate::transform::TransformStream;
 
 use append::CsvAppender;
 pub use datasets::{builtin_suite, load_dataset, puzzle_list_sha256, Dataset, SUITE_HELP};
@@ -63,6 +65,10 @@ pub struct BenchConfig {
     pub unique: bool,
     /// Give up on a puzzle after this many guesses (counted as `gave_up`); `None`: never.
     pub max_guesses: Option<u64>,
+    /// Other programs to time on the same puzzles (`--external NAME=COMMAND`).
+    pub externals: Vec<external::External>,
+    /// Kill an external program that runs longer than this (one pass).
+    pub external_timeout: Duration,
     /// Seed of the equivalence transforms; `None` solves the puzzles as given.
     pub permute: Option<u64>,
     /// Append rows to this CSV file.
@@ -97,6 +103,8 @@ impl BenchConfig {
             max_pass: Self::DEFAULT_MAX_PASS,
             unique: false,
             max_guesses: None,
+            externals: Vec::new(),
+            external_timeout: Duration::from_secs(60),
             permute: Some(DEFAULT_SEED),
             csv: None,
             summary: None,
@@ -265,6 +273,18 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
                 progress.step();
             }
         }
+        for external in &config.externals {
+            if interrupted() {
+                break 'all;
+            }
+            progress.set_message(format!("{} × {}: external", dataset.name, external.name));
+            let mut row = external_row(dataset, external, config, &machine)?;
+            if let Some(csv) = csv.as_mut() {
+                csv.append(&row)?;
+            }
+            row.load_1m = sysinfo::load_average();
+            rows.push(row);
+        }
     }
     progress.finish();
     let interrupted = interrupted();
@@ -277,6 +297,64 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
         interrupted,
         markdown,
     })
+}
+
+/// The row of an external solver on `dataset`: `config.runs` passes (pass k on permutation
+/// stream k, as ours), each timed as a whole process; the median rate, or the first failure.
+fn external_row(
+    dataset: &Dataset,
+    external: &external::External,
+    config: &BenchConfig,
+    machine: &Machine,
+) -> Result<BenchRow> {
+    let mut row = empty_row(machine);
+    row.dataset = dataset.name.clone();
+    row.puzzles = dataset.puzzles.len() as u64;
+    row.sha256 = dataset.sha256.clone();
+    row.solver = external.name.clone();
+    row.mode = config.mode();
+    row.threads = 1;
+    row.permute_seed = config.permute;
+    let mut rates = Vec::new();
+    for pass in 0..config.runs.max(1) as u64 {
+        let puzzles = match config.permute {
+            Some(seed) => TransformStream::new(seed, pass).apply_all(&dataset.puzzles),
+            None => dataset.puzzles.clone(),
+        };
+        let (status, note) = match external::run_once(external, &puzzles, config.external_timeout)?
+        {
+            external::Outcome::Solved(wall) => {
+                rates.push(puzzles.len() as f64 / wall.as_secs_f64().max(1e-9));
+                continue;
+            }
+            external::Outcome::Wrong(why) => (BenchStatus::Wrong, why),
+            external::Outcome::Failed(why) => (BenchStatus::Failed, why),
+            external::Outcome::TimedOut(after) => (
+                BenchStatus::Timeout,
+                format!(
+                    "killed after {:.1} s (--external-timeout)",
+                    after.as_secs_f64()
+                ),
+            ),
+        };
+        row.status = status;
+        row.note = format!("external `{}`, pass {}: {note}", external.command, pass + 1);
+        return Ok(row);
+    }
+    rates.sort_by(f64::total_cmp);
+    let median = rates[rates.len() / 2];
+    row.status = BenchStatus::Ok;
+    row.passes = rates.len() as u64;
+    row.solved = Some(dataset.puzzles.len() as u64);
+    row.puzzles_per_s = Some(round(median, 1));
+    row.min_puzzles_per_s = rates.first().map(|r| round(*r, 1));
+    row.max_puzzles_per_s = rates.last().map(|r| round(*r, 1));
+    row.us_per_puzzle = Some(round(1e6 / median.max(1e-9), 3));
+    row.note = format!(
+        "external `{}`: whole-process wall time, every solution checked",
+        external.command
+    );
+    Ok(row)
 }
 
 #[cfg(test)]

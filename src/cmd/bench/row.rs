@@ -16,8 +16,13 @@ pub enum BenchStatus {
     Ok,
     /// Not measured: one single-thread pass would take longer than `--max-pass`.
     Skipped,
-    /// Not measured: the check pass found a bad solution.
+    /// Not measured: the check pass found a bad solution (or an external solver printed a
+    /// wrong or missing one).
     Wrong,
+    /// An external solver exited unsuccessfully.
+    Failed,
+    /// An external solver ran past `--external-timeout` and was killed.
+    Timeout,
 }
 
 impl BenchStatus {
@@ -27,6 +32,8 @@ impl BenchStatus {
             BenchStatus::Ok => "ok",
             BenchStatus::Skipped => "skipped",
             BenchStatus::Wrong => "wrong",
+            BenchStatus::Failed => "failed",
+            BenchStatus::Timeout => "timeout",
         }
     }
 }

@@ -1,0 +1,272 @@
+//! `bench --external NAME=COMMAND`: anyone's solver, timed as a whole process on the same
+//! (permuted) puzzles as ours, every printed solution checked, in the same rows and table.
+//!
+//! The command runs under `sh -c` with the puzzles on stdin (a file, one 81-character puzzle a
+//! line, as `COMMAND < file > out` would) and must print one solution per line, in order. A
+//! line may carry more than the solution (`puzzle:solution`, `puzzle,solution`): the last
+//! 81-character token is taken. The rate is puzzles over the wall time of the whole process,
+//! start to exit, so start-up and reading count as they do for a user.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::{Command as Process, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result};
+use crate::grid::Grid;
+
+/// An external solver: its name in the results and the shell command that runs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct External {
+    /// The name in the `solver` column.
+    pub name: String,
+    /// The command, run by `sh -c`.
+    pub command: String,
+}
+
+impl std::str::FromStr for External {
+    type Err = String;
+
+    /// `NAME=COMMAND`.
+    fn from_str(text: &str) -> std::result::Result<Self, String> {
+        let (name, command) = text
+            .split_once('=')
+            .ok_or_else(|| format!("expected NAME=COMMAND, got {text:?}"))?;
+        let (name, command) = (name.trim(), command.trim());
+        if name.is_empty() || command.is_empty() {
+            return Err(format!("expected NAME=COMMAND, got {text:?}"));
+        }
+        if name.contains(',') || name.contains('"') {
+            return Err(format!("the name {name:?} may not hold a comma or a quote"));
+        }
+        Ok(External {
+            name: name.to_string(),
+            command: command.to_string(),
+        })
+    }
+}
+
+/// How one external run went.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Every puzzle got a correct solution, in this wall time.
+    Solved(Duration),
+    /// A printed line is not a solution of its puzzle, or lines are missing.
+    Wrong(String),
+    /// The command exited unsuccessfully.
+    Failed(String),
+    /// The command ran past the timeout and was killed.
+    TimedOut(Duration),
+}
+
+/// A temporary file removed when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(tag: &str) -> TempFile {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        TempFile(std::env::temp_dir().join(format!(
+            "sudoku-batch-external-{}-{n}-{tag}",
+            std::process::id()
+        )))
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn io_error(path: &std::path::Path, cause: std::io::Error) -> Error {
+    Error::Write {
+        path: path.to_path_buf(),
+        cause,
+    }
+}
+
+/// Runs `external` on `puzzles` (one pass) and checks what it prints.
+pub fn run_once(external: &External, puzzles: &[Grid], timeout: Duration) -> Result<Outcome> {
+    let input = TempFile::new("in.txt");
+    let output = TempFile::new("out.txt");
+    {
+        let mut text = Vec::with_capacity(puzzles.len() * 82);
+        for puzzle in puzzles {
+            text.extend_from_slice(&puzzle.to_bytes());
+            text.push(b'\n');
+        }
+        std::fs::write(&input.0, text).map_err(|e| io_error(&input.0, e))?;
+    }
+    let stdin = File::open(&input.0).map_err(|e| io_error(&input.0, e))?;
+    let stdout = File::create(&output.0).map_err(|e| io_error(&output.0, e))?;
+    let mut command = Process::new("sh");
+    command
+        .arg("-c")
+        .arg(&external.command)
+        .stdin(Stdio::from(stdin))
+        .stdout(Stdio::from(stdout))
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        // Its own process group, so a timeout kills what the shell started too.
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+    }
+    let started = Instant::now();
+    let mut child = command.spawn().map_err(|cause| {
+        Error::Usage(format!(
+            "--external {}: cannot start `sh -c {}`: {cause}",
+            external.name, external.command
+        ))
+    })?;
+    // Its error output is kept (the start of it) for the note, read as it comes so a chatty
+    // program cannot block on a full pipe.
+    let mut stderr = child.stderr.take();
+    let reader = std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        if let Some(stderr) = stderr.as_mut() {
+            let mut chunk = [0u8; 4096];
+            while let Ok(n) = stderr.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                if kept.len() < 2000 {
+                    kept.extend_from_slice(&chunk[..n]);
+                }
+            }
+        }
+        kept
+    });
+    let status: ExitStatus = loop {
+        if let Some(status) = child
+            .try_wait()
+            .map_err(|e| Error::Internal(e.to_string()))?
+        {
+            break status;
+        }
+        if started.elapsed() > timeout {
+            kill_group(&mut child);
+            let _ = child.wait();
+            let _ = reader.join();
+            return Ok(Outcome::TimedOut(timeout));
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    };
+    let wall = started.elapsed();
+    let stderr = reader.join().unwrap_or_default();
+    if !status.success() {
+        let text = String::from_utf8_lossy(&stderr);
+        let first = text.lines().next().unwrap_or("").trim();
+        return Ok(Outcome::Failed(format!(
+            "exited with {status}{}",
+            if first.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", first.chars().take(200).collect::<String>())
+            }
+        )));
+    }
+    let file = File::open(&output.0).map_err(|e| io_error(&output.0, e))?;
+    Ok(match check_output(BufReader::new(file), puzzles) {
+        Some(why) => Outcome::Wrong(why),
+        None => Outcome::Solved(wall),
+    })
+}
+
+/// What is wrong with the printed lines, or `None` when each is a solution of its puzzle.
+fn check_output(lines: impl BufRead, puzzles: &[Grid]) -> Option<String> {
+    let mut count = 0usize;
+    for (i, line) in lines.split(b'\n').enumerate() {
+        let Ok(line) = line else {
+            return Some(format!("line {}: cannot be read", i + 1));
+        };
+        let line = line.trim_ascii();
+        if line.is_empty() && i >= puzzles.len() {
+            continue;
+        }
+        let Some(puzzle) = puzzles.get(i) else {
+            return Some(format!(
+                "line {}: more lines than the {} puzzles",
+                i + 1,
+                puzzles.len()
+            ));
+        };
+        let token = line
+            .split(|&b| b == b':' || b == b',' || b.is_ascii_whitespace())
+            .rev()
+            .find(|t| t.len() == 81)
+            .unwrap_or(line);
+        let why = match Grid::from_bytes(token) {
+            Ok(grid) => grid.check_solution_of(puzzle).err().map(|e| e.to_string()),
+            Err(e) => Some(e.to_string()),
+        };
+        if let Some(why) = why {
+            return Some(format!("line {}: {why}", i + 1));
+        }
+        count += 1;
+    }
+    (count < puzzles.len()).then(|| {
+        format!(
+            "{count} solution lines for {} puzzles (line {} is missing)",
+            puzzles.len(),
+            count + 1
+        )
+    })
+}
+
+#[cfg(unix)]
+fn kill_group(child: &mut std::process::Child) {
+    // SAFETY: `kill` with a negative pid signals the process group the child leads (it was
+    // started with `process_group(0)`); it touches no memory of ours.
+    unsafe {
+        libc::kill(-(child.id() as i32), libc::SIGKILL);
+    }
+    let _ = child.kill();
+}
+
+#[cfg(not(unix))]
+fn kill_group(child: &mut std::process::Child) {
+    let _ = child.kill();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PUZZLE: &str =
+        "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
+    const SOLUTION: &str =
+        "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
+
+    #[test]
+    fn parses_name_and_command() {
+        let e: External = "tdoku=./run_tdoku -x".parse().unwrap();
+        assert_eq!(
+            (e.name.as_str(), e.command.as_str()),
+            ("tdoku", "./run_tdoku -x")
+        );
+        assert!("nocommand".parse::<External>().is_err());
+        assert!("=cmd".parse::<External>().is_err());
+        assert!("a,b=cmd".parse::<External>().is_err());
+    }
+
+    #[test]
+    fn output_lines_are_checked_against_their_puzzles() {
+        let puzzle: Grid = PUZZLE.parse().unwrap();
+        let two = [puzzle, puzzle];
+        let ok = format!("{SOLUTION}\n{PUZZLE}:{SOLUTION}\n");
+        assert_eq!(check_output(ok.as_bytes(), &two), None);
+        let short = format!("{SOLUTION}\n");
+        assert!(check_output(short.as_bytes(), &two)
+            .unwrap()
+            .contains("1 solution lines for 2 puzzles"));
+        let bad = SOLUTION.replacen('5', "4", 1);
+        let wrong = format!("{SOLUTION}\n{bad}\n");
+        assert!(check_output(wrong.as_bytes(), &two)
+            .unwrap()
+            .starts_with("line 2:"));
+    }
+}
