@@ -4,7 +4,7 @@
 use std::io::{Read, Write};
 use std::process::Stdio;
 
-use assert_cmd::Command;
+use crate::support::bin;
 use predicates::prelude::*;
 use sudoku_batch::io::results::{ResultRow, Status, COLUMNS};
 use sudoku_batch::Grid;
@@ -13,10 +13,6 @@ pub const CLASSIC: &str =
     "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
 pub const CLASSIC_SOLUTION: &str =
     "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
-
-pub fn bin() -> Command {
-    Command::cargo_bin("sudoku-batch").expect("binary is built")
-}
 
 pub fn rows(csv_text: &[u8]) -> Vec<ResultRow> {
     let mut reader = csv::Reader::from_reader(csv_text);

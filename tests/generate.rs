@@ -2,13 +2,9 @@
 //! is unique (by `verify --unique` and by the solver), minimal when asked, with the clue counts
 //! and symmetry asked for.
 
-use assert_cmd::Command;
+use crate::support::bin;
 use predicates::prelude::*;
 use sudoku_batch::{Grid, SolverKind};
-
-fn bin() -> Command {
-    Command::cargo_bin("sudoku-batch").expect("binary builds")
-}
 
 fn generate(args: &[&str]) -> String {
     let out = bin()

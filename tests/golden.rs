@@ -8,7 +8,8 @@ use sudoku_batch::io::Input;
 use sudoku_batch::io::{Body, ReadOptions, RecordReader};
 use sudoku_batch::{Grid, SolverKind};
 
-use crate::cli::{bin, rows};
+use crate::cli::rows;
+use crate::support::bin;
 
 /// Every data file with a puzzle list, and the number of puzzles it holds.
 pub const DATA: &[(&str, usize)] = &[

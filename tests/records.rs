@@ -4,14 +4,10 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
+use crate::support::bin;
 use sudoku_batch::{Grid, SolverKind};
 
 const TOP95: &str = "data/norvig_top95.txt";
-
-fn bin() -> Command {
-    Command::cargo_bin("sudoku-batch").expect("binary builds")
-}
 
 fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()

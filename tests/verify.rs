@@ -3,17 +3,13 @@
 
 use std::path::Path;
 
+use crate::support::bin;
 use crate::support::kaggle_pairs;
-use assert_cmd::Command;
 use predicates::prelude::*;
 use sudoku_batch::{Grid, SolverKind};
 
 const KAGGLE: &str = "data/kaggle3m_radcliffe_first1000.csv";
 const TDOKU: &str = "data/tdoku_test_puzzles.txt";
-
-fn bin() -> Command {
-    Command::cargo_bin("sudoku-batch").expect("binary builds")
-}
 
 fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
