@@ -14,7 +14,6 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::grid::Grid;
 use crate::io::compress::Codec;
 use crate::io::output::{write_json, Output, OutputOptions};
 use crate::io::results::push_csv_record;
@@ -449,21 +448,18 @@ pub fn parse_er(text: &str) -> std::result::Result<u16, String> {
     Ok((value * 10.0).round() as u16)
 }
 
-/// The grid text of a rated puzzle, for tests and callers that hold a [`Grid`].
-pub fn rate_grid(puzzle: &Grid, config: &RateConfig) -> Rated {
-    rate_body(
-        &Body::Puzzle {
-            puzzle: *puzzle,
-            reference: None,
-        },
-        config,
-        None,
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::grid::Grid;
+
+    fn rate_grid(puzzle: &Grid, config: &RateConfig) -> Rated {
+        let body = Body::Puzzle {
+            puzzle: *puzzle,
+            reference: None,
+        };
+        rate_body(&body, config, None)
+    }
 
     #[test]
     fn bands_and_er_parsing() {

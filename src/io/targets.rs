@@ -9,7 +9,7 @@
 //! same file. Standard output (`-`) and paths written directly (a device such as `/dev/null`, a
 //! FIFO, `/dev/stdout`) are not files the run replaces: they are not checked.
 //!
-//! It also owns the two facts both it and [`output`](super::output) need about a path: the
+//! It also owns the two facts both it and the output writer need about a path: the
 //! name of its in-progress file ([`partial_path`]) and whether it is written directly
 //! ([`is_direct`]), so `output` imports this module and never the reverse.
 

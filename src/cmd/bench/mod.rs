@@ -226,14 +226,7 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
             }
             let mut one_thread_rate = None;
             for (&thread_count, pool) in threads.iter().zip(&pools) {
-                let mut row = empty_row(&machine);
-                row.dataset = dataset.name.clone();
-                row.puzzles = dataset.puzzles.len() as u64;
-                row.sha256 = dataset.sha256.clone();
-                row.solver = solver.name().to_string();
-                row.mode = config.mode();
-                row.threads = thread_count;
-                row.permute_seed = config.permute;
+                let mut row = dataset_row(&machine, dataset, solver.name(), config, thread_count);
                 row.solved = Some(check.solved);
                 if let Some(why) = &check.problem {
                     row.status = why.status;
@@ -246,30 +239,9 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
                     else {
                         break 'all;
                     };
-                    measured.fill(&mut row);
-                    if check.gave_up > 0 {
-                        row.note = format!(
-                            "{} puzzle(s) gave up after {} guesses (--max-guesses)",
-                            check.gave_up,
-                            config.max_guesses.unwrap_or(u64::MAX)
-                        );
-                    }
-                    if thread_count == 1 {
-                        one_thread_rate = row.puzzles_per_s;
-                    }
-                    row.efficiency = match (row.puzzles_per_s, one_thread_rate) {
-                        (Some(rate), Some(one)) if one > 0.0 => {
-                            Some(round(rate / (thread_count as f64 * one), 3))
-                        }
-                        _ => None,
-                    };
+                    fill_measured(&mut row, &measured, &check, config, &mut one_thread_rate);
                 }
-                row.timestamp = sysinfo::utc_now_rfc3339();
-                row.load_1m = sysinfo::load_average();
-                if let Some(csv) = csv.as_mut() {
-                    csv.append(&row)?;
-                }
-                rows.push(row);
+                push_row(row, &mut rows, csv.as_mut())?;
                 progress.step();
             }
         }
@@ -278,12 +250,8 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
                 break 'all;
             }
             progress.set_message(format!("{} × {}: external", dataset.name, external.name));
-            let mut row = external_row(dataset, external, config, &machine)?;
-            if let Some(csv) = csv.as_mut() {
-                csv.append(&row)?;
-            }
-            row.load_1m = sysinfo::load_average();
-            rows.push(row);
+            let row = external_row(dataset, external, config, &machine)?;
+            push_row(row, &mut rows, csv.as_mut())?;
         }
     }
     progress.finish();
@@ -299,6 +267,66 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
     })
 }
 
+/// A row for `solver` on `dataset` with `threads`, its measurements still to fill in.
+fn dataset_row(
+    machine: &Machine,
+    dataset: &Dataset,
+    solver: &str,
+    config: &BenchConfig,
+    threads: usize,
+) -> BenchRow {
+    let mut row = empty_row(machine);
+    row.dataset = dataset.name.clone();
+    row.puzzles = dataset.puzzles.len() as u64;
+    row.sha256 = dataset.sha256.clone();
+    row.solver = solver.to_string();
+    row.mode = config.mode();
+    row.threads = threads;
+    row.permute_seed = config.permute;
+    row
+}
+
+/// Fills a measured row: the rates, the note on puzzles given up on, and the efficiency
+/// against the one-thread rate (recorded in `one_thread_rate` when this row is it).
+fn fill_measured(
+    row: &mut BenchRow,
+    measured: &measure::Measured,
+    check: &measure::Check,
+    config: &BenchConfig,
+    one_thread_rate: &mut Option<f64>,
+) {
+    measured.fill(row);
+    if check.gave_up > 0 {
+        row.note = format!(
+            "{} puzzle(s) gave up after {} guesses (--max-guesses)",
+            check.gave_up,
+            config.max_guesses.unwrap_or(u64::MAX)
+        );
+    }
+    if row.threads == 1 {
+        *one_thread_rate = row.puzzles_per_s;
+    }
+    row.efficiency = match (row.puzzles_per_s, *one_thread_rate) {
+        (Some(rate), Some(one)) if one > 0.0 => Some(round(rate / (row.threads as f64 * one), 3)),
+        _ => None,
+    };
+}
+
+/// Stamps a finished row with the time and load, appends it to the `--csv` file and keeps it.
+fn push_row(
+    mut row: BenchRow,
+    rows: &mut Vec<BenchRow>,
+    csv: Option<&mut CsvAppender>,
+) -> Result<()> {
+    row.timestamp = sysinfo::utc_now_rfc3339();
+    row.load_1m = sysinfo::load_average();
+    if let Some(csv) = csv {
+        csv.append(&row)?;
+    }
+    rows.push(row);
+    Ok(())
+}
+
 /// The row of an external solver on `dataset`: `config.runs` passes (pass k on permutation
 /// stream k, as ours), each timed as a whole process; the median rate, or the first failure.
 fn external_row(
@@ -307,14 +335,7 @@ fn external_row(
     config: &BenchConfig,
     machine: &Machine,
 ) -> Result<BenchRow> {
-    let mut row = empty_row(machine);
-    row.dataset = dataset.name.clone();
-    row.puzzles = dataset.puzzles.len() as u64;
-    row.sha256 = dataset.sha256.clone();
-    row.solver = external.name.clone();
-    row.mode = config.mode();
-    row.threads = 1;
-    row.permute_seed = config.permute;
+    let mut row = dataset_row(machine, dataset, &external.name, config, 1);
     let mut rates = Vec::new();
     for pass in 0..config.runs.max(1) as u64 {
         let puzzles = match config.permute {

@@ -406,6 +406,84 @@ pub fn solve_sequential(config: &SolveConfig) -> Result<Vec<(Record, Verdict)>> 
         .collect()
 }
 
+impl ShardedRecords {
+    /// Appends records to `chunk` until it holds `size` of them or [`CHUNK_TEXT`] bytes of
+    /// text; false when the input ended.
+    fn fill(&mut self, chunk: &mut Chunk, size: usize) -> Result<bool> {
+        while chunk.records.len() < size && chunk.text.len() < CHUNK_TEXT {
+            match self.next_raw(&mut chunk.text)? {
+                Some(item) => chunk.records.push(item),
+                None => return Ok(false),
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// Where this run's rows go: a fresh output, or (`--resume`) the earlier run's, after its kept
+/// rows, which are consumed from `records`.
+fn open_output(
+    config: &SolveConfig,
+    records: &mut ShardedRecords,
+    files: &mut [String],
+    manifest: Option<&mut manifest::RunManifest>,
+    notes: &mut Vec<String>,
+) -> Result<Resumed> {
+    let out_options = OutputOptions {
+        compress: config.compress,
+        inputs: config.inputs.iter().map(Input::path).collect(),
+        // A fresh output is removed if the run fails before its first rows are written; from
+        // then on it is kept for `--resume` (`keep_on_failure`).
+        resumable: false,
+    };
+    match (config.resume, config.output.as_deref()) {
+        (false, path) => Ok(Resumed::fresh(Output::create_with(path, &out_options)?)),
+        (true, None) => Err(Error::Usage("--resume needs -o FILE".into())),
+        (true, Some(path)) if path.as_os_str() == "-" => {
+            Err(Error::Usage("--resume needs -o FILE".into()))
+        }
+        (true, Some(path)) => resume::resume(
+            path,
+            &out_options,
+            records,
+            files,
+            resume::ThisRun {
+                columns: &config.columns,
+                manifest,
+                unique: config.unique,
+                retry_gave_up: config.retry_gave_up,
+            },
+            notes,
+        ),
+    }
+}
+
+/// The run's summary: `tally` holds kept and new rows, `solved_now` how many were solved by this
+/// run (its throughput counts only those); `cpu` is the process CPU reading at the start and the
+/// solver's estimated CPU nanoseconds.
+fn run_summary(
+    tally: &Tally,
+    solved_now: u64,
+    started: Instant,
+    threads: usize,
+    solver: SolverKind,
+    (cpu_at_start, solver_cpu_ns): (Option<Duration>, u64),
+) -> Summary {
+    let wall = started.elapsed();
+    let mut summary = tally.summary(wall, threads, solver.name());
+    let cpu = match (cpu_at_start, crate::sysinfo::process_cpu_time()) {
+        (Some(start), Some(end)) => Some(end.saturating_sub(start)),
+        _ => None,
+    };
+    summary.set_cpu(cpu, solver_cpu_ns);
+    summary.puzzles_per_second = if wall.as_secs_f64() > 0.0 {
+        solved_now as f64 / wall.as_secs_f64()
+    } else {
+        0.0
+    };
+    summary
+}
+
 /// Runs `solve`: reads every input, solves on `config.threads` threads, writes the rows in
 /// input order, and returns the summary. Bad records are rows, not errors; errors are I/O.
 ///
@@ -456,33 +534,13 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     records.reader.start()?;
     // The run's sidecar (`FILE.run.json`): what defines its rows, for `--resume` and `merge`.
     let mut manifest = manifest::RunManifest::for_run(config, shard, &config.columns)?;
-    let out_options = OutputOptions {
-        compress: config.compress,
-        inputs: config.inputs.iter().map(Input::path).collect(),
-        // A fresh output is removed if the run fails before its first rows are written; from
-        // then on it is kept for `--resume` (`keep_on_failure`).
-        resumable: false,
-    };
-    let resumed = match (config.resume, config.output.as_deref()) {
-        (false, path) => Resumed::fresh(Output::create_with(path, &out_options)?),
-        (true, None) => return Err(Error::Usage("--resume needs -o FILE".into())),
-        (true, Some(path)) if path.as_os_str() == "-" => {
-            return Err(Error::Usage("--resume needs -o FILE".into()))
-        }
-        (true, Some(path)) => resume::resume(
-            path,
-            &out_options,
-            &mut records,
-            &mut files,
-            resume::ThisRun {
-                columns: &config.columns,
-                manifest: manifest.as_mut(),
-                unique: config.unique,
-                retry_gave_up: config.retry_gave_up,
-            },
-            &mut notes,
-        )?,
-    };
+    let resumed = open_output(
+        config,
+        &mut records,
+        &mut files,
+        manifest.as_mut(),
+        &mut notes,
+    )?;
     // The sidecar is written with the first rows (`write_sidecar`), not before: a run that
     // fails before it has written any leaves an earlier run's sidecar as it was.
     let mut sidecar_pending = manifest.is_some() && config.output.is_some();
@@ -522,16 +580,7 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
             return Ok(None);
         }
         let mut chunk = buffers.chunk();
-        let size = chunk_size.next();
-        while chunk.records.len() < size && chunk.text.len() < CHUNK_TEXT {
-            match records.next_raw(&mut chunk.text)? {
-                Some(item) => chunk.records.push(item),
-                None => {
-                    finished = true;
-                    break;
-                }
-            }
-        }
+        finished = !records.fill(&mut chunk, chunk_size.next())?;
         if chunk.records.is_empty() {
             buffers.give_chunk(chunk);
             return Ok(None);
@@ -595,19 +644,14 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
         }
     }
     tally += &new_tally;
-    let wall = started.elapsed();
-    let mut summary = tally.summary(wall, threads, config.solver.name());
-    let cpu = match (cpu_at_start, crate::sysinfo::process_cpu_time()) {
-        (Some(start), Some(end)) => Some(end.saturating_sub(start)),
-        _ => None,
-    };
-    summary.set_cpu(cpu, solver_cpu_ns);
-    // Throughput is this run's: kept rows were not solved now.
-    summary.puzzles_per_second = if wall.as_secs_f64() > 0.0 {
-        new_tally.puzzles() as f64 / wall.as_secs_f64()
-    } else {
-        0.0
-    };
+    let summary = run_summary(
+        &tally,
+        new_tally.puzzles(),
+        started,
+        threads,
+        config.solver,
+        (cpu_at_start, solver_cpu_ns),
+    );
     if let Some(path) = &config.summary {
         write_json(path, &summary)?;
     }
