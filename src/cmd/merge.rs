@@ -172,39 +172,8 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     if config.inputs.is_empty() {
         return Err(Error::Usage("merge needs at least one input".into()));
     }
-    // Everything merge reads: the shards, their sidecars and the shard summaries.
-    let read: Vec<PathBuf> = config
-        .inputs
-        .iter()
-        .flat_map(|p| [p.clone(), sidecar_path(p)])
-        .chain(config.shard_summaries.iter().cloned())
-        .collect();
-    let mut targets = Vec::new();
-    if let Some(path) = &config.output {
-        targets.push(Target::new("-o", path, WriteKind::Replaced));
-    }
-    if let Some(path) = &config.summary {
-        targets.push(Target::new("--summary", path, WriteKind::Replaced));
-    }
-    check_targets(&read, &targets)?;
-    let mut shards = config
-        .inputs
-        .iter()
-        .map(|p| Shard::open(p))
-        .collect::<Result<Vec<_>>>()?;
-    // Rows are copied as they are, so every shard must have the same columns in one order.
-    let columns = shards[0].reader.columns().to_vec();
-    if let Some(other) = shards.iter().find(|s| s.reader.columns() != columns) {
-        return Err(Error::Input {
-            path: other.path().to_path_buf(),
-            message: format!(
-                "its columns ({}) differ from those of {} ({}); merge the shards of one run",
-                Column::join(other.reader.columns(), ","),
-                shards[0].path().display(),
-                Column::join(&columns, ",")
-            ),
-        });
-    }
+    check_merge_targets(config)?;
+    let (mut shards, columns) = open_shards(&config.inputs)?;
     let shard_summaries = config
         .shard_summaries
         .iter()
@@ -399,6 +368,47 @@ fn check_row(row: &ResultRowRef<'_>, unique: bool) -> Option<String> {
         None => Grid::empty(),
     };
     crate::verdict::check_result(status, solution, &puzzle, None, unique)
+}
+
+/// Checks every file merge writes against everything it reads: the shards, their sidecars and
+/// the shard summaries.
+fn check_merge_targets(config: &MergeConfig) -> Result<()> {
+    let read: Vec<PathBuf> = config
+        .inputs
+        .iter()
+        .flat_map(|p| [p.clone(), sidecar_path(p)])
+        .chain(config.shard_summaries.iter().cloned())
+        .collect();
+    let mut targets = Vec::new();
+    if let Some(path) = &config.output {
+        targets.push(Target::new("-o", path, WriteKind::Replaced));
+    }
+    if let Some(path) = &config.summary {
+        targets.push(Target::new("--summary", path, WriteKind::Replaced));
+    }
+    check_targets(&read, &targets)
+}
+
+/// Opens the shards (at least one) and returns them with their common columns: rows are
+/// copied as they are, so every shard must have the same columns in one order.
+fn open_shards(inputs: &[PathBuf]) -> Result<(Vec<Shard>, Vec<Column>)> {
+    let shards = inputs
+        .iter()
+        .map(|p| Shard::open(p))
+        .collect::<Result<Vec<_>>>()?;
+    let columns = shards[0].reader.columns().to_vec();
+    if let Some(other) = shards.iter().find(|s| s.reader.columns() != columns) {
+        return Err(Error::Input {
+            path: other.path().to_path_buf(),
+            message: format!(
+                "its columns ({}) differ from those of {} ({}); merge the shards of one run",
+                Column::join(other.reader.columns(), ","),
+                shards[0].path().display(),
+                Column::join(&columns, ",")
+            ),
+        });
+    }
+    Ok((shards, columns))
 }
 
 /// Checks the shards' sidecars: shards of different runs and a shard given twice are errors;
