@@ -17,6 +17,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use crate::cmd::bench::{self, BenchConfig};
 use crate::cmd::generate::{GenerateConfig, Shape, Symmetry};
 use crate::cmd::merge::MergeConfig;
+use crate::cmd::rate::RateColumn;
 use crate::cmd::report::{ReportConfig, ReportFormat};
 use crate::cmd::solve::SolveConfig;
 use crate::cmd::verify::VerifyConfig;
@@ -176,7 +177,7 @@ pub struct RateArgs {
 
     /// Write each puzzle's solving path in words (technique, cells, eliminations) instead of
     /// CSV rows: how a person checks a rating. Meant for a few puzzles.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["resume", "columns"])]
     pub explain: bool,
 
     #[command(flatten)]
@@ -184,6 +185,45 @@ pub struct RateArgs {
 
     #[command(flatten)]
     pub quiet: QuietArgs,
+
+    /// Rate only shard K of N (K is 1-based): the records whose 0-based index i has
+    /// i % N == K-1; rows keep their global index. Without it, K and N come from a Slurm job
+    /// array or a Kubernetes Indexed Job when set, as for solve; `--shard 1/1` turns sharding
+    /// off.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+
+    /// Continue an interrupted run: keep the rows already in FILE.partial (each checked against
+    /// its input record; a torn last row is dropped), rate the rest. Needs -o FILE.
+    #[arg(long, requires = "output")]
+    pub resume: bool,
+
+    /// With --resume: rate again the rows that gave up (`gave_up`), for example with a larger
+    /// --max-er or --timeout-ms, instead of keeping them; every row from the first such one on
+    /// is redone.
+    #[arg(long, requires = "resume")]
+    pub retry_gave_up: bool,
+
+    #[arg(long, value_name = "LIST", value_parser = parse_rate_columns, help = rate_columns_help())]
+    pub columns: Option<RateColumnList>,
+}
+
+/// The value of `rate --columns`: rate columns in output order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RateColumnList(pub Vec<RateColumn>);
+
+/// The help of `rate --columns`, its list of names taken from [`RateColumn::ALL`].
+fn rate_columns_help() -> String {
+    format!(
+        "The output columns, in this order (the header follows it), from {}. --resume needs \
+         status, er and one of index, line, puzzle [default: all, in that order]",
+        RateColumn::join(&RateColumn::ALL, ", ")
+    )
+}
+
+/// `rate --columns`: a comma-separated list of rate columns.
+fn parse_rate_columns(list: &str) -> Result<RateColumnList, String> {
+    RateColumn::parse_list(list).map(RateColumnList)
 }
 
 impl RateArgs {
@@ -204,6 +244,14 @@ impl RateArgs {
         }
         config.explain = self.explain;
         config.quiet = self.quiet.quiet;
+        config.shard = self
+            .shard
+            .map_or(ShardChoice::FromEnvironment, ShardChoice::Only);
+        config.resume = self.resume;
+        config.retry_gave_up = self.retry_gave_up;
+        if let Some(RateColumnList(columns)) = self.columns {
+            config.columns = columns;
+        }
         config
     }
 }

@@ -86,6 +86,25 @@ impl UnknownName {
     }
 }
 
+/// Parses a comma-separated list of names (the shape of `--columns`): every name known to
+/// `T`'s `FromStr`, none twice.
+#[cfg(feature = "io")]
+pub(crate) fn parse_name_list<T>(list: &str) -> std::result::Result<Vec<T>, String>
+where
+    T: std::str::FromStr + PartialEq,
+    T::Err: std::fmt::Display,
+{
+    let mut items = Vec::new();
+    for name in list.split(',').map(str::trim) {
+        let item: T = name.parse().map_err(|e: T::Err| e.to_string())?;
+        if items.contains(&item) {
+            return Err(format!("column {name} is named twice"));
+        }
+        items.push(item);
+    }
+    Ok(items)
+}
+
 /// Result with the library's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

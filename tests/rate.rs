@@ -197,3 +197,225 @@ fn generate_er_keeps_puzzles_in_range_reproducibly() {
         .assert()
         .code(2);
 }
+
+/// The rows of a rate CSV without `rate_ns` (the only column that differs between runs).
+fn rows_without_time(csv_text: &[u8]) -> Vec<Vec<String>> {
+    let mut reader = csv::Reader::from_reader(csv_text);
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let time = header.iter().position(|h| h == "rate_ns");
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (0..r.len())
+                .filter(|&i| Some(i) != time)
+                .map(|i| r[i].to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// The golden set's first 40 puzzles, a malformed line and a puzzle with many solutions.
+fn mixed_rate_input(dir: &Path) -> std::path::PathBuf {
+    let mut text: String = golden()
+        .iter()
+        .take(40)
+        .map(|(p, _, _)| format!("{p}\n"))
+        .collect();
+    text += "not a puzzle\n";
+    text += &format!("{}\n", ".".repeat(81));
+    let input = dir.join("in.txt");
+    std::fs::write(&input, text).unwrap();
+    input
+}
+
+#[test]
+fn shards_and_columns_give_the_rows_of_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = mixed_rate_input(dir.path());
+    let whole = dir.path().join("whole.csv");
+    bin()
+        .args(["rate", "-q", "-j", "2", "-o"])
+        .arg(&whole)
+        .arg(&input)
+        .assert()
+        .code(1);
+    let whole_rows = rows_without_time(&std::fs::read(&whole).unwrap());
+    assert_eq!(whole_rows.len(), 42);
+    let sidecar: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("whole.csv.run.json")).unwrap())
+            .unwrap();
+    assert_eq!(sidecar["kind"], "sudoku-batch rate run");
+    assert_eq!(sidecar["finished"]["rows"], 42);
+
+    let mut sharded = Vec::new();
+    for k in 1..=3 {
+        let out = bin()
+            .args(["rate", "-q", "-j", "1", "--shard", &format!("{k}/3")])
+            .arg(&input)
+            .output()
+            .unwrap();
+        let rows = rows_without_time(&out.stdout);
+        assert!(rows
+            .iter()
+            .all(|r| r[0].parse::<u64>().unwrap() % 3 == k - 1));
+        sharded.extend(rows);
+    }
+    sharded.sort_by_key(|r| r[0].parse::<u64>().unwrap());
+    assert_eq!(sharded, whole_rows, "the shards hold the rows of one run");
+
+    let picked = bin()
+        .args(["rate", "-q", "--columns", "er,puzzle,status"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(picked.stdout).unwrap();
+    assert!(text.starts_with("er,puzzle,status\n"), "{text}");
+    let picked_rows = rows_without_time(text.as_bytes());
+    let projected: Vec<Vec<String>> = whole_rows
+        .iter()
+        .map(|r| vec![r[3].clone(), r[2].clone(), r[8].clone()])
+        .collect();
+    assert_eq!(picked_rows, projected);
+    bin()
+        .args(["rate", "--columns", "er,solution"])
+        .arg(&input)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "unknown rate column \"solution\"",
+        ));
+}
+
+#[test]
+fn resume_keeps_checked_rows_and_refuses_changed_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = mixed_rate_input(dir.path());
+    let whole = bin()
+        .args(["rate", "-q", "-j", "2"])
+        .arg(&input)
+        .output()
+        .unwrap()
+        .stdout;
+    let whole_text = String::from_utf8(whole.clone()).unwrap();
+    let lines: Vec<&str> = whole_text.lines().collect();
+    let out = dir.path().join("r.csv");
+    let partial = dir.path().join("r.csv.partial");
+    let resume = |columns: Option<&str>| {
+        let mut cmd = bin();
+        cmd.args(["rate", "-j", "2", "--resume", "-o"])
+            .arg(&out)
+            .arg(&input);
+        if let Some(columns) = columns {
+            cmd.args(["--columns", columns]);
+        }
+        cmd.output().unwrap()
+    };
+    // The first 20 rows and a torn 21st: the torn one is rated again.
+    let mut head = lines[..21].join("\n");
+    head += &format!("\n{}", &lines[21][..30]);
+    std::fs::write(&partial, &head).unwrap();
+    let resumed = resume(None);
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert_eq!(resumed.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("kept 20 row(s)"), "{stderr}");
+    assert!(
+        stderr.contains("puzzles: 42 "),
+        "the kept rows count: {stderr}"
+    );
+    assert_eq!(
+        rows_without_time(&std::fs::read(&out).unwrap()),
+        rows_without_time(&whole)
+    );
+
+    // A row whose status does not fit its puzzle, and one of another puzzle, are refused by
+    // line, and the earlier output is left as it was.
+    let unique_row = lines[5];
+    let tampered = [
+        (unique_row.replace(",rated,", ",multiple,"), "line 6"),
+        (
+            unique_row.replacen(&lines[5][..12], &lines[6][..12], 1),
+            "the input changed",
+        ),
+    ];
+    for (row, expected) in tampered {
+        let mut text = lines[..5].join("\n");
+        text += &format!("\n{row}\n");
+        std::fs::remove_file(&out).ok();
+        std::fs::remove_file(dir.path().join("r.csv.run.json")).ok();
+        std::fs::write(&partial, &text).unwrap();
+        let refused = resume(None);
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("cannot resume"), "{stderr}");
+        assert!(stderr.contains(expected), "{expected}: {stderr}");
+        assert_eq!(std::fs::read_to_string(&partial).unwrap(), text);
+    }
+
+    // --resume needs the columns it counts and matches by; --explain writes no rows.
+    let refused = resume(Some("puzzle,ep"));
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("status, er"));
+    bin()
+        .args(["rate", "--explain", "--resume", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn a_stopped_rate_run_resumes_to_the_rows_of_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    // Hard puzzles (ER 7-9), a few tenths of a second each in a test build.
+    let text: String = std::fs::read_to_string(crate::support::data("magictour_top1465.txt"))
+        .unwrap()
+        .lines()
+        .take(24)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let input = dir.path().join("hard.txt");
+    std::fs::write(&input, text).unwrap();
+    let whole = bin()
+        .args(["rate", "-q", "-j", "2"])
+        .arg(&input)
+        .output()
+        .unwrap()
+        .stdout;
+    let out = dir.path().join("r.csv");
+    let partial = dir.path().join("r.csv.partial");
+    let mut child = std::process::Command::new(crate::support::bin_path())
+        .args(["rate", "-j", "1", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The header and at least one row (the writer flushes each chunk of rows).
+    crate::support::wait_for_growth(&mut child, &partial, 200);
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let stopped = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&stopped.stderr);
+    assert_eq!(stopped.status.code(), Some(143), "{stderr}");
+    assert!(stderr.contains("--resume"), "{stderr}");
+    assert!(!out.exists());
+    let kept = rows_without_time(&std::fs::read(&partial).unwrap()).len();
+    assert!(kept < 24, "{kept} rows before the stop");
+    let resumed = bin()
+        .args(["rate", "-j", "2", "--resume", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert!(stderr.contains(&format!("kept {kept} row(s)")), "{stderr}");
+    assert_eq!(
+        rows_without_time(&std::fs::read(&out).unwrap()),
+        rows_without_time(&whole),
+        "the resumed run equals one run"
+    );
+}

@@ -132,14 +132,7 @@ pub fn run(command: Command) -> Result<Finish> {
                 eprintln!("warning: {name}: no puzzles found");
             }
             if !config.quiet {
-                if report.interrupted {
-                    if let Some(path) = &config.output {
-                        eprintln!(
-                            "interrupted: the rows so far are in {}",
-                            crate::io::targets::partial_path(path).display()
-                        );
-                    }
-                }
+                report.notes.iter().for_each(|note| eprintln!("{note}"));
                 eprint!("{}", report.summary.to_text());
             }
             let s = &report.summary;

@@ -30,7 +30,8 @@ use crate::error::Result;
 use crate::grid::Grid;
 use crate::io::output::{write_json, Output};
 use crate::io::targets::{check_targets, Target, WriteKind};
-use crate::io::{Columns, Fields, Format, Input, RawRecord, ReadOptions, RecordReader};
+use crate::io::{Columns, Fields, Format, Input, ReadOptions, RecordReader};
+use crate::run::records::{Chunk, ShardedRecords};
 use crate::run::{build_pool, check_threads, ordered_map, Progress};
 use crate::solver::SolverKind;
 use crate::verdict::{self, CheckOptions};
@@ -433,12 +434,6 @@ struct ChunkOut {
     first_skipped: Option<(u32, u64)>,
 }
 
-/// Raw records read for one pool task, their text still to be cut into fields.
-struct Chunk {
-    text: Vec<u8>,
-    records: Vec<RawRecord>,
-}
-
 fn check_chunk(chunk: &Chunk, config: &VerifyConfig) -> ChunkOut {
     let mut out = ChunkOut {
         rows: chunk.records.len() as u64,
@@ -448,7 +443,7 @@ fn check_chunk(chunk: &Chunk, config: &VerifyConfig) -> ChunkOut {
         failures: Vec::new(),
         first_skipped: None,
     };
-    for record in &chunk.records {
+    for (_, record) in &chunk.records {
         let verdict = record.with_fields(&chunk.text, |fields| {
             check_row(&RowContent::from_fields(fields), &config.check_options())
         });
@@ -508,27 +503,8 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     let mut progress = Progress::new(total_bytes, config.quiet);
     let started = Instant::now();
 
-    let mut reader = config.reader(bytes_read.clone());
-    let mut finished = false;
-    let produce = || -> Result<Option<Chunk>> {
-        if finished {
-            return Ok(None);
-        }
-        let mut chunk = Chunk {
-            text: Vec::with_capacity(CHUNK * 96),
-            records: Vec::with_capacity(CHUNK),
-        };
-        while chunk.records.len() < CHUNK && chunk.text.len() < CHUNK_TEXT {
-            match reader.next_raw(&mut chunk.text)? {
-                Some(record) => chunk.records.push(record),
-                None => {
-                    finished = true;
-                    break;
-                }
-            }
-        }
-        Ok((!chunk.records.is_empty()).then_some(chunk))
-    };
+    let mut records = ShardedRecords::new(config.reader(bytes_read.clone()), None);
+    let produce = || records.next_chunk(Chunk::with_capacity(CHUNK), CHUNK, CHUNK_TEXT);
     let work = |chunk: Chunk| check_chunk(&chunk, config);
     let mut summary = VerifySummary {
         files: config.inputs.len(),
@@ -602,7 +578,7 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
         summary,
         first_failures,
         first_skipped,
-        empty_inputs: reader.empty_inputs().to_vec(),
+        empty_inputs: records.reader.empty_inputs().to_vec(),
     })
 }
 

@@ -82,15 +82,7 @@ impl Column {
     /// Parses a comma-separated list such as `puzzle,solution` (the shape of `--columns`):
     /// every name known, none twice, at least one.
     pub fn parse_list(list: &str) -> Result<Vec<Column>, String> {
-        let mut columns = Vec::new();
-        for name in list.split(',').map(str::trim) {
-            let column = Column::from_name(name).map_err(|e| e.to_string())?;
-            if columns.contains(&column) {
-                return Err(format!("column {name} is named twice"));
-            }
-            columns.push(column);
-        }
-        Ok(columns)
+        crate::error::parse_name_list(list)
     }
 
     /// `columns`' names joined by `sep`.

@@ -54,6 +54,23 @@ impl RateStatus {
     }
 }
 
+impl std::str::FromStr for RateStatus {
+    type Err = crate::error::UnknownName;
+
+    fn from_str(word: &str) -> Result<RateStatus, Self::Err> {
+        RateStatus::ALL
+            .into_iter()
+            .find(|s| s.as_str() == word)
+            .ok_or_else(|| {
+                crate::error::UnknownName::new(
+                    "rate status",
+                    word,
+                    RateStatus::ALL.map(Self::as_str),
+                )
+            })
+    }
+}
+
 /// The verdict on one rated puzzle.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RateVerdict {

@@ -5,6 +5,7 @@
 pub(crate) mod interrupt;
 pub(crate) mod pipeline;
 pub(crate) mod progress;
+pub(crate) mod records;
 
 pub(crate) use pipeline::{build_pool, check_threads, default_threads, ordered_map, par_map_into};
 pub(crate) use progress::Progress;

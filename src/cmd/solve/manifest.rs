@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::io::results::Column;
-use crate::io::Input;
+use crate::io::{Input, ReadOptions};
 use crate::shard::Shard;
 
 use super::SolveConfig;
@@ -35,8 +35,11 @@ use super::SolveConfig;
 /// The suffix of the sidecar beside an output: `FILE.run.json`.
 pub(crate) const SIDECAR_SUFFIX: &str = ".run.json";
 
-/// The value of [`RunManifest::kind`]: marks a file as a run sidecar.
+/// The value of [`RunManifest::kind`] for a `solve` run: marks a file as a run sidecar.
 const KIND: &str = "sudoku-batch solve run";
+
+/// The value of [`RunManifest::kind`] for a `rate` run.
+pub(crate) const RATE_KIND: &str = "sudoku-batch rate run";
 
 /// The sidecar format this version writes (it reads 1 too).
 const VERSION: u32 = 2;
@@ -51,7 +54,7 @@ pub(crate) fn sidecar_path(path: &Path) -> PathBuf {
 /// What defines a run's rows, and how far it got. Its JSON keys are stable.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct RunManifest {
-    /// Always `sudoku-batch solve run`.
+    /// `sudoku-batch solve run` or `sudoku-batch rate run`: which command wrote the rows.
     pub kind: String,
     /// The sidecar format's version (2: inputs hashed with BLAKE3; 1: with SHA-256).
     pub version: u32,
@@ -63,7 +66,7 @@ pub(crate) struct RunManifest {
     pub column: Option<String>,
     /// `--unique`.
     pub unique: bool,
-    /// The solver's name.
+    /// The solver's name (`solve`), or the scale followed (`rate`: `se1.2.1.3`, `se1.2.1`).
     pub solver: String,
     /// The shard, `K/N`; `None` for every record.
     pub shard: Option<String>,
@@ -230,6 +233,42 @@ fn blake3_of(path: &Path) -> Result<String> {
     Ok(hasher.finalize().to_hex().to_string())
 }
 
+/// What defines a run's rows, for its sidecar.
+pub(crate) struct RunDefinition<'a> {
+    /// [`RunManifest::kind`].
+    pub kind: &'static str,
+    /// The inputs, in order.
+    pub inputs: &'a [Input],
+    /// How they are read.
+    pub read: &'a ReadOptions,
+    /// `--unique`.
+    pub unique: bool,
+    /// [`RunManifest::solver`].
+    pub solver: &'a str,
+    /// The output's column names, in order.
+    pub columns: &'a [&'a str],
+    /// Worker threads.
+    pub threads: usize,
+}
+
+/// Whether a run writing to `output` gets a sidecar: a regular file (or a new one) does;
+/// stdout, devices and FIFOs do not.
+pub(crate) fn wants_sidecar(output: Option<&Path>) -> bool {
+    match output {
+        Some(path) if path.as_os_str() != "-" => {
+            std::fs::metadata(path).map_or(true, |m| m.is_file())
+        }
+        _ => false,
+    }
+}
+
+/// The command a sidecar's kind names: `solve`, `rate`.
+fn command_of(kind: &str) -> &str {
+    kind.strip_prefix("sudoku-batch ")
+        .and_then(|k| k.strip_suffix(" run"))
+        .unwrap_or(kind)
+}
+
 /// `n` with thousands separators: `8,200`.
 pub(crate) fn grouped(n: u64) -> String {
     let digits = n.to_string();
@@ -254,28 +293,41 @@ pub(crate) enum Compare {
 }
 
 impl RunManifest {
-    /// The sidecar of a run of `config` starting now, solving `shard` (the one in effect) and
-    /// writing `columns`.
+    /// The sidecar of a `solve` run of `config` starting now, solving `shard` (the one in
+    /// effect) and writing `columns`.
     pub(crate) fn new(
         config: &SolveConfig,
         shard: Option<Shard>,
         columns: &[Column],
     ) -> Result<RunManifest> {
+        let columns: Vec<&str> = columns.iter().map(|c| c.name()).collect();
+        RunManifest::of_run(
+            RunDefinition {
+                kind: KIND,
+                inputs: &config.inputs,
+                read: &config.read,
+                unique: config.unique,
+                solver: config.solver.name(),
+                columns: &columns,
+                threads: config.threads,
+            },
+            shard,
+        )
+    }
+
+    /// The sidecar of a run defined by `run` starting now, over `shard` (the one in effect).
+    pub(crate) fn of_run(run: RunDefinition<'_>, shard: Option<Shard>) -> Result<RunManifest> {
         Ok(RunManifest {
-            kind: KIND.to_string(),
+            kind: run.kind.to_string(),
             version: VERSION,
-            inputs: config
-                .inputs
-                .iter()
-                .map(InputId::of)
-                .collect::<Result<_>>()?,
-            format: format!("{:?}", config.read.format).to_lowercase(),
-            column: config.read.column.clone(),
-            unique: config.unique,
-            solver: config.solver.name().to_string(),
+            inputs: run.inputs.iter().map(InputId::of).collect::<Result<_>>()?,
+            format: format!("{:?}", run.read.format).to_lowercase(),
+            column: run.read.column.clone(),
+            unique: run.unique,
+            solver: run.solver.to_string(),
             shard: shard.map(|s| s.to_string()),
-            columns: columns.iter().map(|c| c.name().to_string()).collect(),
-            threads: config.threads.max(1),
+            columns: run.columns.iter().map(|c| c.to_string()).collect(),
+            threads: run.threads.max(1),
             started_unix: now_unix(),
             finished: None,
         })
@@ -288,16 +340,10 @@ impl RunManifest {
         shard: Option<Shard>,
         columns: &[Column],
     ) -> Result<Option<RunManifest>> {
-        match config.output.as_deref() {
-            Some(path) if path.as_os_str() != "-" => {
-                let regular_or_new = std::fs::metadata(path).map_or(true, |m| m.is_file());
-                if regular_or_new {
-                    return RunManifest::new(config, shard, columns).map(Some);
-                }
-                Ok(None)
-            }
-            _ => Ok(None),
+        if !wants_sidecar(config.output.as_deref()) {
+            return Ok(None);
         }
+        RunManifest::new(config, shard, columns).map(Some)
     }
 
     /// The shard as (K, N); (1, 1) for a run over every record.
@@ -326,7 +372,9 @@ impl RunManifest {
             path: sidecar.clone(),
             message: format!("not a run sidecar (written by `solve -o`): {e}"),
         })?;
-        if manifest.kind != KIND || !(1..=VERSION).contains(&manifest.version) {
+        if ![KIND, RATE_KIND].contains(&manifest.kind.as_str())
+            || !(1..=VERSION).contains(&manifest.version)
+        {
             return Err(Error::Input {
                 path: sidecar,
                 message: format!(
@@ -384,6 +432,14 @@ impl RunManifest {
             Compare::Merge => ("one shard's run", "the other's"),
         };
         let mut out = Vec::new();
+        if self.kind != other.kind {
+            // Rows of another command: nothing else is worth comparing.
+            return vec![format!(
+                "{earlier} was `{}`, {this} `{}`",
+                command_of(&self.kind),
+                command_of(&other.kind)
+            )];
+        }
         let names = |inputs: &[InputId]| {
             let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
             names.join(", ")

@@ -34,9 +34,10 @@ use crate::io::output::{write_json, Output, OutputOptions};
 use crate::io::results::{Column, GridText, RowFormat, RowValues, Status};
 use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::Input;
-use crate::io::{Body, RawRecord, ReadOptions, Record, RecordReader};
+use crate::io::{Body, ReadOptions, Record, RecordReader};
+use crate::run::records::{Chunk, ChunkSize, ShardedRecords};
 use crate::run::{build_pool, check_threads, default_threads, interrupt, ordered_map, Progress};
-use crate::shard::{Shard, ShardChoice};
+use crate::shard::ShardChoice;
 use crate::solver::{Budget, SolverKind};
 use crate::stats::{Summary, Tally};
 use crate::sysinfo::thread_cpu_time;
@@ -46,7 +47,7 @@ use resume::Resumed;
 /// Most records per chunk handed to the pool. Every chunk wakes the writer and the reader once
 /// (a wake-up costs microseconds on a VM), and a chunk's rows of at least the output's 256 KiB
 /// buffer are written straight through it instead of being copied: 2,048 easy rows are ~420 KB.
-/// Chunks of slow puzzles are smaller (see [`ChunkSize`]), so hard sets still spread over the
+/// Chunks of slow puzzles are smaller (see `ChunkSize`), so hard sets still spread over the
 /// threads.
 const CHUNK: usize = 2048;
 
@@ -164,55 +165,6 @@ pub struct SolveReport {
     pub notes: Vec<String>,
 }
 
-/// Records with their global stream position, only those of one shard when sharding.
-struct ShardedRecords {
-    reader: RecordReader,
-    shard: Option<Shard>,
-    next_index: u64,
-}
-
-impl ShardedRecords {
-    fn next(&mut self) -> Result<Option<(u64, Record)>> {
-        while let Some(record) = self.reader.next_record()? {
-            if let Some(index) = self.take_index() {
-                return Ok(Some((index, record)));
-            }
-        }
-        Ok(None)
-    }
-
-    /// The next record of the shard, its line text (if it is not parsed yet) appended to `text`.
-    fn next_raw(&mut self, text: &mut Vec<u8>) -> Result<Option<(u64, RawRecord)>> {
-        loop {
-            let start = text.len();
-            let Some(record) = self.reader.next_raw(text)? else {
-                return Ok(None);
-            };
-            match self.take_index() {
-                Some(index) => return Ok(Some((index, record))),
-                None => text.truncate(start),
-            }
-        }
-    }
-
-    /// Numbers the record just read: its index, if it belongs to the shard.
-    fn take_index(&mut self) -> Option<u64> {
-        let index = self.next_index;
-        self.next_index += 1;
-        self.shard
-            .is_none_or(|s| s.contains(index))
-            .then_some(index)
-    }
-}
-
-/// Records read for one pool task. Lines and CSV fields are still text: the pool's threads parse
-/// them, so the reading thread only cuts them out. Its buffers are reused ([`Buffers`]).
-#[derive(Default)]
-struct Chunk {
-    text: Vec<u8>,
-    records: Vec<(u64, RawRecord)>,
-}
-
 /// A solved chunk: its formatted CSV rows and, per record, what the summary needs. The writer
 /// records these into one histogram: a histogram per chunk cost ~15% of a run in allocation and
 /// merging. Its buffers go back to [`Buffers`] once written.
@@ -238,15 +190,13 @@ struct Buffers {
 
 impl Buffers {
     fn chunk(&self) -> Chunk {
-        lock(&self.chunks).pop().unwrap_or_else(|| Chunk {
-            text: Vec::with_capacity(CHUNK * 96),
-            records: Vec::with_capacity(CHUNK),
-        })
+        lock(&self.chunks)
+            .pop()
+            .unwrap_or_else(|| Chunk::with_capacity(CHUNK))
     }
 
     fn give_chunk(&self, mut chunk: Chunk) {
-        chunk.text.clear();
-        chunk.records.clear();
+        chunk.clear();
         lock(&self.chunks).push(chunk);
     }
 
@@ -268,33 +218,6 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// How many records the next chunk gets: about [`CHUNK_SOLVE_NS`] of solving at the mean
-/// `solve_ns` seen so far, between [`MIN_CHUNK`] and [`CHUNK`]. The first chunks, read before
-/// any is solved, are small, so short inputs still use every thread.
-#[derive(Default)]
-struct ChunkSize {
-    solve_ns: AtomicU64,
-    records: AtomicU64,
-}
-
-impl ChunkSize {
-    fn record(&self, solve_ns: u64, records: u64) {
-        self.solve_ns.fetch_add(solve_ns, Ordering::Relaxed);
-        self.records.fetch_add(records, Ordering::Relaxed);
-    }
-
-    fn next(&self) -> usize {
-        let records = self.records.load(Ordering::Relaxed);
-        if records == 0 {
-            return MIN_CHUNK * 4;
-        }
-        let mean = (self.solve_ns.load(Ordering::Relaxed) / records).max(1);
-        usize::try_from(CHUNK_SOLVE_NS / mean)
-            .unwrap_or(CHUNK)
-            .clamp(MIN_CHUNK, CHUNK)
-    }
 }
 
 /// Estimates the CPU time a chunk spent in the solver without a CPU-clock read per puzzle (a
@@ -406,20 +329,6 @@ pub fn solve_sequential(config: &SolveConfig) -> Result<Vec<(Record, Verdict)>> 
         .collect()
 }
 
-impl ShardedRecords {
-    /// Appends records to `chunk` until it holds `size` of them or [`CHUNK_TEXT`] bytes of
-    /// text; false when the input ended.
-    fn fill(&mut self, chunk: &mut Chunk, size: usize) -> Result<bool> {
-        while chunk.records.len() < size && chunk.text.len() < CHUNK_TEXT {
-            match self.next_raw(&mut chunk.text)? {
-                Some(item) => chunk.records.push(item),
-                None => return Ok(false),
-            }
-        }
-        Ok(true)
-    }
-}
-
 /// Where this run's rows go: a fresh output, or (`--resume`) the earlier run's, after its kept
 /// rows, which are consumed from `records`.
 fn open_output(
@@ -517,15 +426,14 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     let bytes_read = Arc::new(AtomicU64::new(0));
     let total_bytes: Option<u64> = config.inputs.iter().map(Input::size).sum();
     let started = Instant::now();
-    let mut records = ShardedRecords {
-        reader: RecordReader::new(
+    let mut records = ShardedRecords::new(
+        RecordReader::new(
             config.inputs.clone(),
             config.read.clone(),
             bytes_read.clone(),
         ),
         shard,
-        next_index: 0,
-    };
+    );
     if config.columns.is_empty() {
         return Err(Error::Usage("--columns needs at least one column".into()));
     }
@@ -568,24 +476,14 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     let mut progress = Progress::new(total_bytes, config.quiet);
 
     let buffers = Buffers::default();
-    let chunk_size = ChunkSize::default();
-    let mut finished = false;
+    let chunk_size = ChunkSize::new(MIN_CHUNK, CHUNK, CHUNK_SOLVE_NS);
     let mut interrupted = false;
     let produce = || -> Result<Option<Chunk>> {
-        if finished {
-            return Ok(None);
-        }
         if interrupt::requested() {
             interrupted = true;
             return Ok(None);
         }
-        let mut chunk = buffers.chunk();
-        finished = !records.fill(&mut chunk, chunk_size.next())?;
-        if chunk.records.is_empty() {
-            buffers.give_chunk(chunk);
-            return Ok(None);
-        }
-        Ok(Some(chunk))
+        records.next_chunk(buffers.chunk(), chunk_size.next(), CHUNK_TEXT)
     };
     let options = config.judge_options(Some(interrupt::flag()));
     // Compressed output: each chunk becomes one gzip member / zstd frame here, on the pool.
@@ -640,7 +538,11 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     } else {
         output.finish()?;
         if let (Some(manifest), Some(path)) = (manifest.as_mut(), &config.output) {
-            manifest.finish(path, resumed_rows + new_tally.puzzles(), records.next_index)?;
+            manifest.finish(
+                path,
+                resumed_rows + new_tally.puzzles(),
+                records.records_read(),
+            )?;
         }
     }
     tally += &new_tally;

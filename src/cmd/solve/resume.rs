@@ -4,11 +4,11 @@
 use std::path::Path;
 
 use super::manifest::{sidecar_path, Compare, RunManifest};
-use super::ShardedRecords;
 use crate::error::{Error, Result};
 use crate::io::output::{take_for_resume, Earlier, Output, OutputOptions};
 use crate::io::results::{header_of, Column, ResultReader, ResultRowRef, Status};
 use crate::io::Body;
+use crate::run::records::ShardedRecords;
 use crate::stats::Tally;
 
 /// The columns `--resume` matches against the input, those of them the output has; it needs

@@ -3,7 +3,14 @@
 //!
 //! Each puzzle is first proven to have exactly one solution by the fast solver (through the
 //! library's [`verdict::judge`]); a puzzle with none or several gets that status and no rating.
-//! `--explain` writes each puzzle's solving path in words instead of rows.
+//! `--explain` writes each puzzle's solving path in words instead of rows. Long runs work as
+//! `solve`'s do: `--shard K/N` rates one shard's records, `-o FILE` gets a sidecar
+//! (`FILE.run.json`), and `--resume` checks an interrupted run's rows and appends the rest.
+
+mod columns;
+mod resume;
+
+pub use columns::RateColumn;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -13,40 +20,32 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::error::Result;
+use crate::cmd::solve::manifest::{wants_sidecar, RunDefinition, RunManifest, RATE_KIND};
+use crate::error::{Error, Result};
 use crate::io::compress::Codec;
 use crate::io::output::{write_json, Output, OutputOptions};
-use crate::io::results::push_csv_record;
-use crate::io::targets::{check_targets, Target, WriteKind};
-use crate::io::{Body, Input, RawRecord, ReadOptions, RecordReader};
+use crate::io::targets::{check_targets, partial_path, Target, WriteKind};
+use crate::io::{Body, Input, ReadOptions, RecordReader};
 use crate::rate::verdict::{self, RateStatus, RateVerdict as Rated};
 use crate::rate::{self as rater, Flavor, Limits};
+use crate::run::records::{Chunk, ChunkSize, ShardedRecords};
 use crate::run::{build_pool, check_threads, interrupt, ordered_map, Progress};
+use crate::shard::ShardChoice;
+use columns::{push_row, RowPlace};
+use resume::Resumed;
 
-/// Records per work item: a hard puzzle takes up to a second, so chunks stay small.
+/// Most records per work item: a hard puzzle takes up to a second, so chunks stay small.
 const CHUNK: usize = 32;
+
+/// The rating time a chunk aims at: rows reach the output (and the progress bar) often, and a
+/// stop loses little, while easy puzzles still come 32 to a chunk.
+const CHUNK_RATE_NS: u64 = 20_000_000;
 
 /// Record text per work item.
 const CHUNK_TEXT: usize = 64 * 1024;
 
 /// How many of the hardest puzzles the summary lists.
 const HARDEST: usize = 5;
-
-/// The columns `rate` writes, in order. The names are stable: scripts match on them.
-pub const COLUMNS: [&str; 12] = [
-    "index",
-    "line",
-    "puzzle",
-    "er",
-    "ep",
-    "ed",
-    "technique",
-    "steps",
-    "status",
-    "rate_ns",
-    "message",
-    "file",
-];
 
 /// Everything `rate` needs, built from the command line.
 #[derive(Debug, Clone)]
@@ -75,6 +74,14 @@ pub struct RateConfig {
     pub explain: bool,
     /// No progress bar and no summary on stderr.
     pub quiet: bool,
+    /// Which records to rate: every one, one shard's, or the scheduler's shard.
+    pub shard: ShardChoice,
+    /// Continue an interrupted run into `output`.
+    pub resume: bool,
+    /// With `resume`: rate the `gave_up` rows again (and every row after the first).
+    pub retry_gave_up: bool,
+    /// The output's columns, in order.
+    pub columns: Vec<RateColumn>,
 }
 
 impl RateConfig {
@@ -93,6 +100,18 @@ impl RateConfig {
             flavor: Flavor::default(),
             explain: false,
             quiet: true,
+            shard: ShardChoice::All,
+            resume: false,
+            retry_gave_up: false,
+            columns: RateColumn::ALL.to_vec(),
+        }
+    }
+
+    /// The name of the scale followed, as the sidecar records it.
+    fn scale(&self) -> &'static str {
+        match self.flavor {
+            Flavor::Se1213 => "se1.2.1.3",
+            Flavor::Se121 => "se1.2.1",
         }
     }
 }
@@ -149,18 +168,16 @@ fn band(er: u16) -> &'static str {
 }
 
 impl RateSummary {
-    fn add(&mut self, index: u64, puzzle: &str, rated: &Rated) {
+    /// Counts one record: its index, puzzle, status and (when rated) ER in tenths.
+    fn add(&mut self, index: u64, puzzle: &str, status: RateStatus, er: Option<u16>) {
         self.puzzles += 1;
-        *self.statuses.entry(rated.status.as_str()).or_default() += 1;
-        let (RateStatus::Rated, Some(rating)) = (rated.status, rated.rating) else {
+        *self.statuses.entry(status.as_str()).or_default() += 1;
+        let (RateStatus::Rated, Some(er)) = (status, er) else {
             return;
         };
-        *self.bands.entry(band(rating.er)).or_default() += 1;
-        *self
-            .histogram
-            .entry(format!("{:.1}", rating.er_f32()))
-            .or_default() += 1;
-        let er = rating.er_f32();
+        *self.bands.entry(band(er)).or_default() += 1;
+        let er = f32::from(er) / 10.0;
+        *self.histogram.entry(format!("{er:.1}")).or_default() += 1;
         if self.hardest.len() < HARDEST || self.hardest.last().is_some_and(|h| h.0 < er) {
             self.hardest.push((er, index, puzzle.to_string()));
             // Stable: among equal ratings the earliest puzzle stays first.
@@ -168,6 +185,29 @@ impl RateSummary {
                 .sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             self.hardest.truncate(HARDEST);
         }
+    }
+
+    /// Takes the counts out, leaving an empty summary.
+    fn take(&mut self) -> RateSummary {
+        std::mem::take(self)
+    }
+
+    /// Adds `other`'s counts (kept rows of an earlier run) to these.
+    fn merge(&mut self, other: RateSummary) {
+        self.puzzles += other.puzzles;
+        for (status, n) in other.statuses {
+            *self.statuses.entry(status).or_default() += n;
+        }
+        for (band, n) in other.bands {
+            *self.bands.entry(band).or_default() += n;
+        }
+        for (er, n) in other.histogram {
+            *self.histogram.entry(er).or_default() += n;
+        }
+        self.hardest.extend(other.hardest);
+        self.hardest
+            .sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        self.hardest.truncate(HARDEST);
     }
 
     /// The human-readable summary printed to stderr.
@@ -207,13 +247,10 @@ pub struct RateReport {
     pub empty_inputs: Vec<String>,
     /// The run was stopped by a signal; the rows so far are in `FILE.partial`.
     pub interrupted: bool,
-}
-
-/// Raw records read for one pool task, with their global index.
-struct Chunk {
-    first_index: u64,
-    text: Vec<u8>,
-    records: Vec<RawRecord>,
+    /// Rows kept from an interrupted run (`--resume`); they count in the summary.
+    pub resumed_rows: u64,
+    /// Remarks for stderr: the shard in effect, what `--resume` kept.
+    pub notes: Vec<String>,
 }
 
 /// One chunk's rows (or explanations) and what the summary needs of them.
@@ -222,40 +259,6 @@ struct ChunkOut {
     rated: Vec<(u64, String, Rated)>,
     /// Stopped mid-chunk by a signal: no later chunk may be written.
     cut: bool,
-}
-
-/// Writes one record's row.
-fn push_row(out: &mut Vec<u8>, index: u64, line: u64, puzzle: &str, rated: &Rated, file: &str) {
-    let (er, ep, ed, technique, steps) = match rated.rating {
-        Some(r) => (
-            format!("{:.1}", r.er_f32()),
-            format!("{:.1}", r.ep_f32()),
-            format!("{:.1}", r.ed_f32()),
-            r.hardest.map_or("", |t| t.name()),
-            r.steps.to_string(),
-        ),
-        None => Default::default(),
-    };
-    let (index, line, ns) = (
-        index.to_string(),
-        line.to_string(),
-        rated.rate_ns.to_string(),
-    );
-    let fields: [&[u8]; 12] = [
-        index.as_bytes(),
-        line.as_bytes(),
-        puzzle.as_bytes(),
-        er.as_bytes(),
-        ep.as_bytes(),
-        ed.as_bytes(),
-        technique.as_bytes(),
-        steps.as_bytes(),
-        rated.status.as_str().as_bytes(),
-        ns.as_bytes(),
-        rated.message.as_bytes(),
-        file.as_bytes(),
-    ];
-    push_csv_record(out, fields);
 }
 
 /// Writes one record's solving path in words.
@@ -293,18 +296,18 @@ fn push_explanation(out: &mut Vec<u8>, puzzle: &str, rated: &Rated, steps: &[rat
     out.extend_from_slice(text.as_bytes());
 }
 
+/// Rates the records of `chunk` in order; stops at the first puzzle a signal cut short.
 fn rate_chunk(chunk: &Chunk, config: &RateConfig, files: &[String]) -> ChunkOut {
     let mut out = ChunkOut {
         text: Vec::with_capacity(chunk.records.len() * 160),
         rated: Vec::with_capacity(chunk.records.len()),
         cut: false,
     };
-    for (i, record) in chunk.records.iter().enumerate() {
+    for &(index, ref record) in &chunk.records {
         if interrupt::requested() {
             out.cut = true;
             break;
         }
-        let index = chunk.first_index + i as u64;
         let body = record.with_fields(&chunk.text, Body::from_fields);
         let puzzle = match &body {
             Body::Puzzle { puzzle, .. } => puzzle.to_string(),
@@ -321,16 +324,61 @@ fn rate_chunk(chunk: &Chunk, config: &RateConfig, files: &[String]) -> ChunkOut 
         if config.explain {
             push_explanation(&mut out.text, &puzzle, &rated, &steps);
         } else {
-            push_row(&mut out.text, index, record.line, &puzzle, &rated, file);
+            let place = RowPlace {
+                index,
+                line: record.line,
+                puzzle: &puzzle,
+                file,
+            };
+            push_row(&mut out.text, &config.columns, &place, &rated);
         }
         out.rated.push((index, puzzle, rated));
     }
     out
 }
 
-/// Runs `rate`: reads every input, rates on `config.threads` threads, writes the rows in input
-/// order and returns the summary. Bad records are rows, not errors; errors are usage and I/O.
-pub fn run(config: &RateConfig) -> Result<RateReport> {
+/// Where this run's rows go: a fresh output, or (`--resume`) the earlier run's, after its kept
+/// rows, which are consumed from `records`.
+fn open_output(
+    config: &RateConfig,
+    records: &mut ShardedRecords,
+    files: &mut [String],
+    manifest: Option<&mut RunManifest>,
+    notes: &mut Vec<String>,
+) -> Result<Resumed> {
+    let options = OutputOptions {
+        compress: config.compress,
+        inputs: config.inputs.iter().map(Input::path).collect(),
+        resumable: false,
+    };
+    match (config.resume, config.output.as_deref()) {
+        (false, path) => Ok(Resumed::fresh(Output::create_with(path, &options)?)),
+        (true, Some(path)) if path.as_os_str() != "-" => resume::resume(
+            path,
+            &options,
+            records,
+            files,
+            resume::ThisRun {
+                columns: &config.columns,
+                manifest,
+                retry_gave_up: config.retry_gave_up,
+            },
+            notes,
+        ),
+        (true, _) => Err(Error::Usage("--resume needs -o FILE".into())),
+    }
+}
+
+/// Refuses option combinations that cannot work, before anything is read or written.
+fn check_config(config: &RateConfig) -> Result<()> {
+    if config.columns.is_empty() {
+        return Err(Error::Usage("--columns needs at least one column".into()));
+    }
+    if config.explain && config.resume {
+        return Err(Error::Usage(
+            "--explain writes text, not rows: it cannot --resume".into(),
+        ));
+    }
     for input in &config.inputs {
         input.check()?;
     }
@@ -343,58 +391,99 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
         targets.push(Target::new("--summary", path, WriteKind::Replaced));
     }
     check_targets(&inputs, &targets)?;
+    check_threads(config.threads.max(1), config.allow_oversubscribe)
+}
+
+/// Runs `rate`: reads every input, rates on `config.threads` threads, writes the rows in input
+/// order and returns the summary. Bad records are rows, not errors; errors are usage and I/O.
+///
+/// With a shard, only that shard's records are rated (rows keep their global `index`). With
+/// `resume`, the rows of an interrupted run are checked and kept, and the run goes on from there.
+pub fn run(config: &RateConfig) -> Result<RateReport> {
+    check_config(config)?;
+    let mut notes = Vec::new();
+    let shard = config
+        .shard
+        .resolve()
+        .map_err(Error::Usage)?
+        .map(|(shard, note)| {
+            notes.push(note);
+            shard
+        });
     let threads = config.threads.max(1);
-    check_threads(threads, config.allow_oversubscribe)?;
     let pool = build_pool(threads)?;
-    let files: Vec<String> = config.inputs.iter().map(Input::display_name).collect();
+    let mut files: Vec<String> = config.inputs.iter().map(Input::display_name).collect();
     let bytes_read = Arc::new(AtomicU64::new(0));
     let total_bytes: Option<u64> = config.inputs.iter().map(Input::size).sum();
-    let mut reader = RecordReader::new(
-        config.inputs.clone(),
-        config.read.clone(),
-        bytes_read.clone(),
+    let mut records = ShardedRecords::new(
+        RecordReader::new(
+            config.inputs.clone(),
+            config.read.clone(),
+            bytes_read.clone(),
+        ),
+        shard,
     );
     // A bad input or option is an error before the output exists.
-    reader.start()?;
-    let options = OutputOptions {
-        compress: config.compress,
-        inputs,
-        resumable: false,
+    records.reader.start()?;
+    let column_names: Vec<&str> = config.columns.iter().map(|c| c.name()).collect();
+    let mut manifest = match config.explain || !wants_sidecar(config.output.as_deref()) {
+        true => None,
+        false => Some(RunManifest::of_run(
+            RunDefinition {
+                kind: RATE_KIND,
+                inputs: &config.inputs,
+                read: &config.read,
+                unique: true,
+                solver: config.scale(),
+                columns: &column_names,
+                threads,
+            },
+            shard,
+        )?),
     };
-    let mut output = Output::create_with(config.output.as_deref(), &options)?;
-    if !config.explain {
-        output.write_all(format!("{}\n", COLUMNS.join(",")).as_bytes())?;
+    let Resumed {
+        mut output,
+        rows: resumed_rows,
+        summary: mut kept,
+        needs_header,
+    } = open_output(
+        config,
+        &mut records,
+        &mut files,
+        manifest.as_mut(),
+        &mut notes,
+    )?;
+    if needs_header && !config.explain {
+        output.write_all(RateColumn::header(&config.columns).as_bytes())?;
     }
+    // The sidecar is written with the first rows: a run that fails before it has written any
+    // leaves an earlier run's sidecar as it was.
+    let mut sidecar_pending = manifest.is_some();
+    let mut write_sidecar = |output: &mut Output| -> Result<()> {
+        if std::mem::take(&mut sidecar_pending) {
+            if let (Some(manifest), Some(path)) = (&manifest, &config.output) {
+                manifest.write(path)?;
+            }
+        }
+        output.keep_on_failure();
+        Ok(())
+    };
     interrupt::arm(None);
     let mut progress = Progress::new(total_bytes, config.quiet);
     let started = Instant::now();
 
-    let mut next_index = 0u64;
-    let mut finished = false;
+    let chunk_size = ChunkSize::new(1, CHUNK, CHUNK_RATE_NS);
     let produce = || -> Result<Option<Chunk>> {
-        if finished || interrupt::requested() {
+        if interrupt::requested() {
             return Ok(None);
         }
-        let mut chunk = Chunk {
-            first_index: next_index,
-            text: Vec::with_capacity(CHUNK * 96),
-            records: Vec::with_capacity(CHUNK),
-        };
-        while chunk.records.len() < CHUNK && chunk.text.len() < CHUNK_TEXT {
-            match reader.next_raw(&mut chunk.text)? {
-                Some(record) => chunk.records.push(record),
-                None => {
-                    finished = true;
-                    break;
-                }
-            }
-        }
-        next_index += chunk.records.len() as u64;
-        Ok((!chunk.records.is_empty()).then_some(chunk))
+        records.next_chunk(Chunk::with_capacity(CHUNK), chunk_size.next(), CHUNK_TEXT)
     };
     let codec = output.codec();
     let work = |chunk: Chunk| {
         let mut out = rate_chunk(&chunk, config, &files);
+        let rate_ns = out.rated.iter().map(|(_, _, r)| r.rate_ns).sum();
+        chunk_size.record(rate_ns, out.rated.len() as u64);
         codec.seal(&mut out.text);
         out
     };
@@ -408,9 +497,14 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
             return Ok(());
         }
         cut = out.cut;
+        write_sidecar(&mut output)?;
         output.write_sealed(&out.text)?;
+        // A chunk is tens of milliseconds of rating or more: its rows go to disk at once, so a
+        // run that is killed outright loses at most the chunks in flight.
+        output.flush()?;
         for (index, puzzle, rated) in &out.rated {
-            summary.add(*index, puzzle, rated);
+            let er = rated.rating.map(|r| r.er);
+            summary.add(*index, puzzle, rated.status, er);
         }
         progress.advance(out.rated.len() as u64, bytes_read.load(Ordering::Relaxed));
         Ok(())
@@ -419,20 +513,35 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     progress.finish();
     result?;
     let interrupted = cut || interrupt::requested();
+    let rated_now = summary.puzzles;
     if interrupted {
+        write_sidecar(&mut output)?;
         output.flush()?;
+        if let Some(path) = &config.output {
+            notes.push(format!(
+                "interrupted: the rows so far are in {}; run again with --resume to finish",
+                partial_path(path).display()
+            ));
+        }
     } else {
+        write_sidecar(&mut output)?;
         output.finish()?;
+        if let (Some(manifest), Some(path)) = (manifest.as_mut(), &config.output) {
+            manifest.finish(path, resumed_rows + rated_now, records.records_read())?;
+        }
     }
+    summary.merge(kept.take());
     summary.wall_seconds = started.elapsed().as_secs_f64();
-    summary.puzzles_per_second = summary.puzzles as f64 / summary.wall_seconds.max(1e-9);
+    summary.puzzles_per_second = rated_now as f64 / summary.wall_seconds.max(1e-9);
     if let Some(path) = &config.summary {
         write_json(path, &summary)?;
     }
     Ok(RateReport {
         summary,
-        empty_inputs: reader.empty_inputs().to_vec(),
+        empty_inputs: records.reader.empty_inputs().to_vec(),
         interrupted,
+        resumed_rows,
+        notes,
     })
 }
 

@@ -1,0 +1,439 @@
+//! `rate --resume`: takes an interrupted run's rows back, checks each against its input record
+//! and the rules, and opens the output to append the rest.
+//!
+//! A kept row cannot be rated again cheaply (that is the work being saved), so what is checked
+//! is what can be: the row is the input record's (`index`, `line`, `puzzle`, `file`), its
+//! status is the one the fast solver gives the puzzle (`invalid` for a malformed record,
+//! `unsolvable` without a solution, `multiple` with several, `rated` or `gave_up` with one),
+//! and its ratings are well formed (EP and ED at most ER; none for a puzzle that was not rated).
+
+use std::io::Read;
+use std::path::Path;
+
+use super::columns::RateColumn;
+use super::RateSummary;
+use crate::cmd::solve::manifest::{sidecar_path, Compare, RunManifest};
+use crate::error::{Error, Result};
+use crate::io::output::{take_for_resume, Earlier, Output, OutputOptions};
+use crate::io::Body;
+use crate::rate::verdict::RateStatus;
+use crate::run::records::ShardedRecords;
+use crate::solver::{Budget, SolverKind};
+use crate::verdict::{JudgeOptions, Status};
+
+/// The columns a kept row is matched against the input by, those of them the output has; it
+/// needs one of the first three (`file` alone does not tell records apart).
+const MATCHED: [RateColumn; 4] = [
+    RateColumn::Index,
+    RateColumn::Line,
+    RateColumn::Puzzle,
+    RateColumn::File,
+];
+
+/// The columns the summary counts kept rows by.
+const COUNTED: [RateColumn; 2] = [RateColumn::Status, RateColumn::Er];
+
+/// What defines the rows of the run that resumes.
+pub(super) struct ThisRun<'a> {
+    /// The `--columns` choice.
+    pub columns: &'a [RateColumn],
+    /// This run's sidecar, compared with the earlier run's.
+    pub manifest: Option<&'a mut RunManifest>,
+    /// `--retry-gave-up`: stop keeping rows at the first `gave_up` row.
+    pub retry_gave_up: bool,
+}
+
+/// Where a run's rows go, and what it starts with.
+pub(super) struct Resumed {
+    /// The output, positioned after the rows kept.
+    pub output: Output,
+    /// Rows kept from an interrupted run.
+    pub rows: u64,
+    /// Their summary counts.
+    pub summary: RateSummary,
+    /// Whether the header must be written (a new output, or a torn header).
+    pub needs_header: bool,
+}
+
+impl Resumed {
+    /// A run that starts from the beginning into `output`.
+    pub(super) fn fresh(output: Output) -> Resumed {
+        Resumed {
+            output,
+            rows: 0,
+            summary: RateSummary::default(),
+            needs_header: true,
+        }
+    }
+}
+
+/// Refuses a `--columns` choice `--resume` cannot work with.
+pub(super) fn check_columns(columns: &[RateColumn]) -> Result<()> {
+    let missing: Vec<RateColumn> = COUNTED
+        .into_iter()
+        .filter(|c| !columns.contains(c))
+        .collect();
+    let matched = MATCHED[..3].iter().any(|c| columns.contains(c));
+    if missing.is_empty() && matched {
+        return Ok(());
+    }
+    let mut needs = Vec::new();
+    if !missing.is_empty() {
+        needs.push(format!(
+            "{} (to count the kept rows)",
+            RateColumn::join(&missing, ", ")
+        ));
+    }
+    if !matched {
+        needs.push("one of index, line, puzzle (to check the kept rows against the input)".into());
+    }
+    Err(Error::Usage(format!(
+        "--resume needs the column(s) {}, which --columns {} lacks",
+        needs.join(" and "),
+        RateColumn::join(columns, ",")
+    )))
+}
+
+/// Continues the `rate` run whose output is `path`: keeps the rows of its `FILE.partial` (or
+/// of a finished `FILE`) that match the input records, which are consumed from `records`, and
+/// opens the output after them. Without earlier output the run starts from the beginning.
+/// Nothing is moved or changed until every check has passed, so a refusal leaves the earlier
+/// output as it was.
+pub(super) fn resume(
+    path: &Path,
+    options: &OutputOptions,
+    records: &mut ShardedRecords,
+    files: &mut [String],
+    this_run: ThisRun<'_>,
+    notes: &mut Vec<String>,
+) -> Result<Resumed> {
+    check_columns(this_run.columns)?;
+    let Some(earlier) = take_for_resume(path, options)? else {
+        notes.push(format!(
+            "resume: no earlier output for {}; starting from the beginning",
+            path.display()
+        ));
+        return Ok(Resumed::fresh(Output::create_with(Some(path), options)?));
+    };
+    match (
+        RunManifest::read(path).map_err(cannot_resume)?,
+        this_run.manifest,
+    ) {
+        (Some(before), Some(this)) => {
+            let differences = before.differences(this, Compare::Resume);
+            if !differences.is_empty() {
+                return Err(Error::Input {
+                    path: earlier.path().to_path_buf(),
+                    message: format!("cannot resume: {}", differences.join("; ")),
+                });
+            }
+            for (name, input) in files.iter_mut().zip(&before.inputs) {
+                name.clone_from(&input.name);
+            }
+            this.started_unix = before.started_unix;
+        }
+        (None, _) => notes.push(format!(
+            "resume: no {}: the earlier run's options cannot be compared; its rows are checked \
+             against the input",
+            sidecar_path(path).display()
+        )),
+        (Some(_), None) => {}
+    }
+    let kept = keep_rows(
+        &earlier,
+        records,
+        files,
+        this_run.columns,
+        this_run.retry_gave_up,
+    )
+    .map_err(cannot_resume)?;
+    notes.push(format!(
+        "resume: kept {} row(s) of {}, continuing after index {}",
+        kept.rows,
+        earlier.path().display(),
+        kept.last_index
+            .map_or("(none)".to_string(), |i| i.to_string())
+    ));
+    Ok(Resumed {
+        output: earlier.append(kept.keep_bytes)?,
+        rows: kept.rows,
+        summary: kept.summary,
+        needs_header: kept.keep_bytes == 0,
+    })
+}
+
+/// What `--resume` kept of an interrupted run.
+#[derive(Default)]
+struct Kept {
+    rows: u64,
+    keep_bytes: u64,
+    last_index: Option<u64>,
+    summary: RateSummary,
+}
+
+/// A reader that remembers the last byte it gave: whether the text ends with a line end.
+struct LastByte<R> {
+    inner: R,
+    last: Option<u8>,
+}
+
+impl<R: Read> Read for LastByte<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n > 0 {
+            self.last = Some(buf[n - 1]);
+        }
+        Ok(n)
+    }
+}
+
+/// One row of the earlier output, read ahead: a row is only kept once the text after it
+/// shows it was complete (ended by a line end).
+struct Row {
+    record: csv::ByteRecord,
+    /// Its 1-based line in the file.
+    line: u64,
+    /// The byte offset just past it.
+    end: u64,
+}
+
+/// Reads the earlier rows in step with the input records and keeps them while they match and
+/// are right. A torn last line is dropped. A row that does not match its record is an error:
+/// the input changed, and appending to those rows would mix two runs.
+fn keep_rows(
+    earlier: &Earlier,
+    records: &mut ShardedRecords,
+    files: &mut [String],
+    columns: &[RateColumn],
+    retry_gave_up: bool,
+) -> Result<Kept> {
+    let partial = earlier.path().to_path_buf();
+    let error = |message: String| Error::Input {
+        path: partial.clone(),
+        message,
+    };
+    let read_error = |e: csv::Error| error(format!("not a result file: {e}"));
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(LastByte {
+            inner: earlier.rows()?,
+            last: None,
+        });
+    let mut kept = Kept::default();
+    let mut rows = Vec::new();
+    let mut record = csv::ByteRecord::new();
+    while reader.read_byte_record(&mut record).map_err(read_error)? {
+        let end = reader.position().byte();
+        rows.push(Row {
+            record: record.clone(),
+            line: record.position().map_or(0, |p| p.line()),
+            end,
+        });
+        if rows.len() == 2 {
+            break;
+        }
+    }
+    let header = RateColumn::header(columns);
+    let complete =
+        |reader: &csv::Reader<LastByte<Box<dyn Read + Send>>>| reader.get_ref().last == Some(b'\n');
+    // The header: this run's, or the start of it (a run stopped while writing it).
+    let Some(first) = rows.first() else {
+        return Ok(kept);
+    };
+    let found: Vec<&[u8]> = first.record.iter().collect();
+    let expected: Vec<&[u8]> = columns.iter().map(|c| c.name().as_bytes()).collect();
+    if found != expected {
+        let torn = rows.len() == 1 && !complete(&reader);
+        let text = found.join(&b","[..]);
+        if torn && header.as_bytes().starts_with(&text) {
+            return Ok(kept);
+        }
+        return Err(error(format!(
+            "its header ({}) is not that of this run's output ({})",
+            String::from_utf8_lossy(&text),
+            header.trim_end()
+        )));
+    }
+    kept.keep_bytes = first.end;
+    let slot = |column: RateColumn| columns.iter().position(|&c| c == column);
+    let slots: [Option<usize>; RateColumn::COUNT] = RateColumn::ALL.map(slot);
+    let mut pending = rows.into_iter().nth(1);
+    while let Some(row) = pending.take() {
+        // Read ahead: the row is complete if another follows or the text ends with `\n`.
+        let mut next = csv::ByteRecord::new();
+        if reader.read_byte_record(&mut next).map_err(read_error)? {
+            pending = Some(Row {
+                line: next.position().map_or(0, |p| p.line()),
+                record: next,
+                end: reader.position().byte(),
+            });
+        } else if !complete(&reader) {
+            break;
+        }
+        let field = |column: RateColumn| -> &[u8] {
+            slots[column as usize]
+                .and_then(|i| row.record.get(i))
+                .unwrap_or_default()
+        };
+        let at = |message: String| error(format!("line {}: {message}", row.line));
+        if row.record.len() != columns.len() {
+            return Err(at(format!(
+                "{} field(s) where the header has {}",
+                row.record.len(),
+                columns.len()
+            )));
+        }
+        let status = std::str::from_utf8(field(RateColumn::Status))
+            .ok()
+            .and_then(|s| s.parse::<RateStatus>().ok())
+            .ok_or_else(|| {
+                at(format!(
+                    "status {:?} is not a rate status",
+                    String::from_utf8_lossy(field(RateColumn::Status))
+                ))
+            })?;
+        if retry_gave_up && status == RateStatus::GaveUp {
+            // Rated again from here: this row and every later one are dropped.
+            break;
+        }
+        let Some((index, input)) = records.next()? else {
+            return Err(at(
+                "has no matching input record (the input has fewer records)".into(),
+            ));
+        };
+        let found_file = field(RateColumn::File);
+        if let Some(name) = files.get_mut(input.file as usize) {
+            if name.as_bytes() != found_file && same_file(name, found_file) {
+                *name = String::from_utf8_lossy(found_file).into_owned();
+            }
+        }
+        let file = files.get(input.file as usize).map_or("-", String::as_str);
+        let puzzle = match &input.body {
+            Body::Puzzle { puzzle, .. } => puzzle.to_string(),
+            Body::Invalid { text, .. } => text.clone(),
+        };
+        let expected: [(RateColumn, String); 4] = [
+            (RateColumn::Index, index.to_string()),
+            (RateColumn::Line, input.line.to_string()),
+            (RateColumn::Puzzle, puzzle.clone()),
+            (RateColumn::File, file.to_string()),
+        ];
+        for (column, want) in expected {
+            let found = field(column);
+            if slots[column as usize].is_some() && want.as_bytes() != found {
+                return Err(at(format!(
+                    "{column} {:?} but the input record at line {} has {want:?}; the input \
+                     changed since the interrupted run",
+                    String::from_utf8_lossy(found),
+                    input.line,
+                )));
+            }
+        }
+        let er = check_row(status, &input.body, &field, &slots).map_err(at)?;
+        kept.summary.add(index, &puzzle, status, er);
+        kept.rows += 1;
+        kept.last_index = Some(index);
+        kept.keep_bytes = row.end;
+    }
+    Ok(kept)
+}
+
+/// Checks a kept row of status `status` against its record's `body`; its ER in tenths, if it
+/// has one.
+fn check_row<'a>(
+    status: RateStatus,
+    body: &Body,
+    field: &dyn Fn(RateColumn) -> &'a [u8],
+    slots: &[Option<usize>; RateColumn::COUNT],
+) -> std::result::Result<Option<u16>, String> {
+    let truth = match body {
+        Body::Invalid { .. } => RateStatus::Invalid,
+        Body::Puzzle { puzzle, .. } => {
+            let options = JudgeOptions {
+                solver: SolverKind::default(),
+                unique: true,
+                budget: Budget::new(None, None),
+            };
+            match crate::verdict::judge(puzzle, None, &options).status {
+                Status::Solved | Status::GaveUp => RateStatus::Rated,
+                Status::Unsolvable => RateStatus::Unsolvable,
+                Status::Multiple => RateStatus::Multiple,
+                Status::Invalid | Status::Mismatch => RateStatus::Invalid,
+            }
+        }
+    };
+    let unique = matches!(truth, RateStatus::Rated | RateStatus::GaveUp);
+    if status != truth && !(unique && matches!(status, RateStatus::Rated | RateStatus::GaveUp)) {
+        return Err(format!(
+            "status {} but the puzzle is {}",
+            status.as_str(),
+            match truth {
+                RateStatus::Invalid => "not a valid record",
+                RateStatus::Unsolvable => "unsolvable",
+                RateStatus::Multiple => "not unique",
+                _ => "unique",
+            }
+        ));
+    }
+    let tenths = |column: RateColumn| -> std::result::Result<Option<u16>, String> {
+        let text = field(column);
+        if text.is_empty() {
+            return Ok(None);
+        }
+        std::str::from_utf8(text)
+            .ok()
+            .and_then(|t| super::parse_er(t).ok())
+            .map(Some)
+            .ok_or_else(|| {
+                format!(
+                    "{column} {:?} is not a rating",
+                    String::from_utf8_lossy(text)
+                )
+            })
+    };
+    let er = tenths(RateColumn::Er)?;
+    let (ep, ed) = (tenths(RateColumn::Ep)?, tenths(RateColumn::Ed)?);
+    let rated = status == RateStatus::Rated;
+    if rated && slots[RateColumn::Er as usize].is_some() && er.is_none() {
+        return Err("status rated without an er".into());
+    }
+    if !unique && (er.is_some() || ep.is_some() || ed.is_some()) {
+        return Err(format!("a rating for a puzzle that is {}", status.as_str()));
+    }
+    if let (Some(er), Some(low)) = (er, ep.max(ed)) {
+        if low > er {
+            return Err(format!(
+                "ep/ed {:.1} above er {:.1}",
+                f32::from(low) / 10.0,
+                f32::from(er) / 10.0
+            ));
+        }
+    }
+    Ok(er)
+}
+
+/// Whether the `file` column text `found` names the file `name` another way.
+fn same_file(name: &str, found: &[u8]) -> bool {
+    let Ok(found) = std::str::from_utf8(found) else {
+        return false;
+    };
+    if name == "-" || found == "-" {
+        return false;
+    }
+    match (std::fs::canonicalize(name), std::fs::canonicalize(found)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Says that a refusal is `--resume`'s: `FILE.partial: cannot resume: ...`.
+fn cannot_resume(error: Error) -> Error {
+    match error {
+        Error::Input { path, message } => Error::Input {
+            path,
+            message: format!("cannot resume: {message}"),
+        },
+        other => other,
+    }
+}

@@ -1,0 +1,173 @@
+//! The record stream every command's pool works on: records numbered by their position in the
+//! whole input (the `index` column), only one shard's when sharding, cut into chunks of raw
+//! records for the pool's threads to parse.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::Result;
+use crate::io::{RawRecord, Record, RecordReader};
+use crate::shard::Shard;
+
+/// Raw records read for one pool task with their global index. Lines and CSV fields are still
+/// text: the pool's threads parse them, so the reading thread only cuts them out.
+#[derive(Default)]
+pub(crate) struct Chunk {
+    /// The records' text, which `records` point into.
+    pub(crate) text: Vec<u8>,
+    /// (global index, raw record), in input order.
+    pub(crate) records: Vec<(u64, RawRecord)>,
+}
+
+impl Chunk {
+    /// An empty chunk with room for `records` records of about 96 bytes.
+    pub(crate) fn with_capacity(records: usize) -> Chunk {
+        Chunk {
+            text: Vec::with_capacity(records * 96),
+            records: Vec::with_capacity(records),
+        }
+    }
+
+    /// Empties the chunk, keeping its buffers.
+    pub(crate) fn clear(&mut self) {
+        self.text.clear();
+        self.records.clear();
+    }
+}
+
+/// Records with their global stream position, only those of one shard when sharding.
+pub(crate) struct ShardedRecords {
+    /// The reader over every input.
+    pub(crate) reader: RecordReader,
+    shard: Option<Shard>,
+    next_index: u64,
+    /// The input has ended.
+    done: bool,
+}
+
+impl ShardedRecords {
+    /// The records of `reader`, only those of `shard` if one is given.
+    pub(crate) fn new(reader: RecordReader, shard: Option<Shard>) -> ShardedRecords {
+        ShardedRecords {
+            reader,
+            shard,
+            next_index: 0,
+            done: false,
+        }
+    }
+
+    /// Records read so far from the whole input stream (every shard's, not only this one's).
+    pub(crate) fn records_read(&self) -> u64 {
+        self.next_index
+    }
+
+    /// The next record of the shard, parsed, with its index.
+    pub(crate) fn next(&mut self) -> Result<Option<(u64, Record)>> {
+        while let Some(record) = self.reader.next_record()? {
+            if let Some(index) = self.take_index() {
+                return Ok(Some((index, record)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The next record of the shard, its line text (if it is not parsed yet) appended to `text`.
+    pub(crate) fn next_raw(&mut self, text: &mut Vec<u8>) -> Result<Option<(u64, RawRecord)>> {
+        loop {
+            let start = text.len();
+            let Some(record) = self.reader.next_raw(text)? else {
+                return Ok(None);
+            };
+            match self.take_index() {
+                Some(index) => return Ok(Some((index, record))),
+                None => text.truncate(start),
+            }
+        }
+    }
+
+    /// Fills the emptied `chunk` with up to `records` records or about `text` bytes of text;
+    /// `None` once the input has ended and no record is left. Every command's producer.
+    pub(crate) fn next_chunk(
+        &mut self,
+        mut chunk: Chunk,
+        records: usize,
+        text: usize,
+    ) -> Result<Option<Chunk>> {
+        while !self.done && chunk.records.len() < records && chunk.text.len() < text {
+            match self.next_raw(&mut chunk.text)? {
+                Some(item) => chunk.records.push(item),
+                None => self.done = true,
+            }
+        }
+        Ok((!chunk.records.is_empty()).then_some(chunk))
+    }
+
+    /// Numbers the record just read: its index, if it belongs to the shard.
+    fn take_index(&mut self) -> Option<u64> {
+        let index = self.next_index;
+        self.next_index += 1;
+        self.shard
+            .is_none_or(|s| s.contains(index))
+            .then_some(index)
+    }
+}
+
+/// How many records the next chunk gets: about `target_ns` of work at the mean time per record
+/// seen so far, between `min` and `max`. The first chunks, read before any is done, get
+/// `4 × min`, so short inputs still use every thread.
+pub(crate) struct ChunkSize {
+    min: usize,
+    max: usize,
+    target_ns: u64,
+    work_ns: AtomicU64,
+    records: AtomicU64,
+}
+
+impl ChunkSize {
+    /// Chunks of `min` to `max` records, each about `target_ns` of work.
+    pub(crate) fn new(min: usize, max: usize, target_ns: u64) -> ChunkSize {
+        ChunkSize {
+            min,
+            max,
+            target_ns,
+            work_ns: AtomicU64::new(0),
+            records: AtomicU64::new(0),
+        }
+    }
+
+    /// Records that a chunk of `records` records took `work_ns`.
+    pub(crate) fn record(&self, work_ns: u64, records: u64) {
+        self.work_ns.fetch_add(work_ns, Ordering::Relaxed);
+        self.records.fetch_add(records, Ordering::Relaxed);
+    }
+
+    /// The size of the next chunk.
+    pub(crate) fn next(&self) -> usize {
+        let records = self.records.load(Ordering::Relaxed);
+        if records == 0 {
+            return (self.min * 4).min(self.max);
+        }
+        let mean = (self.work_ns.load(Ordering::Relaxed) / records).max(1);
+        usize::try_from(self.target_ns / mean)
+            .unwrap_or(self.max)
+            .clamp(self.min, self.max)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_hold_about_the_target_work_within_the_bounds() {
+        let size = ChunkSize::new(16, 2048, 4_000_000);
+        assert_eq!(size.next(), 64);
+        size.record(1_000_000, 1000); // 1 µs a record: the most
+        assert_eq!(size.next(), 2048);
+        size.record(999_000_000_000, 0); // now ~1 ms a record: the fewest
+        assert_eq!(size.next(), 16);
+        let size = ChunkSize::new(1, 32, 50_000_000);
+        assert_eq!(size.next(), 4);
+        size.record(20_000_000, 2); // 10 ms a record
+        assert_eq!(size.next(), 5);
+    }
+}
