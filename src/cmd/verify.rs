@@ -443,7 +443,7 @@ fn check_chunk(chunk: &Chunk, config: &VerifyConfig) -> ChunkOut {
         failures: Vec::new(),
         first_skipped: None,
     };
-    for (_, record) in &chunk.records {
+    for (_, record) in chunk.iter() {
         let verdict = record.with_fields(&chunk.text, |fields| {
             check_row(&RowContent::from_fields(fields), &config.check_options())
         });

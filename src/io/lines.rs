@@ -85,7 +85,93 @@ pub(super) struct LineSource {
     pub(super) path: std::path::PathBuf,
 }
 
+/// Cuts the complete lines at the start of `buf` into records of file `file` (their ranges
+/// offset by `base`, where `buf` will be appended to the text; `line` counts the lines),
+/// stopping before a line that is not ended within `buf`, is longer than [`MAX_LINE`], or ends
+/// with a `\r` that is `buf`'s last byte (its `\n` may come next): the line-at-a-time path reads
+/// those. Stops after `max` records in `out` or once `room` bytes are covered. Returns how many
+/// bytes of `buf` the lines cut cover.
+fn cut_lines(
+    buf: &[u8],
+    (file, line): (u32, &mut u64),
+    base: usize,
+    out: &mut Vec<RawRecord>,
+    (max, room): (usize, usize),
+) -> usize {
+    let mut start = 0;
+    let limit = buf.len().min(room);
+    while out.len() < max && start < limit {
+        let Some(at) = memchr::memchr2(b'\n', b'\r', &buf[start..]) else {
+            break;
+        };
+        let end = start + at;
+        let next = match buf[end] {
+            b'\n' => end + 1,
+            _ => match buf.get(end + 1) {
+                Some(b'\n') => end + 2,
+                Some(_) => end + 1,
+                None => break,
+            },
+        };
+        if end - start > MAX_LINE {
+            break;
+        }
+        *line += 1;
+        if !is_skipped_line(&buf[start..end]) {
+            out.push(RawRecord {
+                file,
+                line: *line,
+                body: RawBody::Line(base + start..base + end),
+            });
+        }
+        start = next;
+    }
+    start
+}
+
 impl Layout for LineSource {
+    /// Cuts every complete line of the read buffer at once (one copy of their text), falling
+    /// back to [`next_raw`](Layout::next_raw) for a line the buffer does not hold whole.
+    fn next_batch(
+        &mut self,
+        text: &mut Vec<u8>,
+        out: &mut Vec<RawRecord>,
+        max: usize,
+        text_limit: usize,
+    ) -> Result<bool> {
+        while out.len() < max && text.len() < text_limit {
+            let buf = loop {
+                match self.stream.fill_buf() {
+                    Ok(buf) => break buf,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(cause) => {
+                        return Err(Error::Read {
+                            path: self.path.clone(),
+                            cause,
+                        })
+                    }
+                }
+            };
+            if buf.is_empty() {
+                return Ok(false);
+            }
+            let base = text.len();
+            let room = text_limit - text.len();
+            let used = cut_lines(buf, (self.file, &mut self.line), base, out, (max, room));
+            text.extend_from_slice(&buf[..used]);
+            if used > 0 {
+                self.stream.consume(used);
+                continue;
+            }
+            // A line the buffer does not hold whole (or a lone `\r` at its end).
+            match self.next_raw(text)? {
+                Some(record) => out.push(record),
+                None => return Ok(false),
+            }
+        }
+        Ok(true)
+    }
+
     /// The next record, its line appended to `text` uncut into fields (blank and comment lines
     /// are skipped here; an overlong line comes back as a bad record).
     fn next_raw(&mut self, text: &mut Vec<u8>) -> Result<Option<RawRecord>> {

@@ -75,6 +75,25 @@ pub(crate) trait Layout {
     /// The next raw record, its text appended to `text` uncut into fields, or `None` at the end
     /// of the input.
     fn next_raw(&mut self, text: &mut Vec<u8>) -> Result<Option<RawRecord>>;
+
+    /// Appends raw records to `out` (their text to `text`) until `out` holds `max` or `text`
+    /// about `text_limit` bytes; false once the input has ended. A layout that can cut many
+    /// records out of its read buffer at once overrides it.
+    fn next_batch(
+        &mut self,
+        text: &mut Vec<u8>,
+        out: &mut Vec<RawRecord>,
+        max: usize,
+        text_limit: usize,
+    ) -> Result<bool> {
+        while out.len() < max && text.len() < text_limit {
+            match self.next_raw(text)? {
+                Some(record) => out.push(record),
+                None => return Ok(false),
+            }
+        }
+        Ok(true)
+    }
 }
 
 /// A raw record whose fields are still to be cut out of the text it was read into: a line of a

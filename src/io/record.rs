@@ -241,28 +241,61 @@ impl RecordReader {
                     self.records_in_current += 1;
                     return Ok(Some(record));
                 }
-                None => {
-                    self.current = None;
-                    let input = &self.inputs[self.next_input - 1];
-                    // A file that shrank or was replaced while it was read: its rows are not
-                    // those of the file the run started on (one that grew was read as it was).
-                    if let Some(snapshot) = self.snapshot.take() {
-                        if let Some(why) = snapshot.changed(&self.bytes_read) {
-                            return Err(Error::Input {
-                                path: input.path(),
-                                message: format!(
-                                    "{why}; the rows read from it are not those of one file: \
-                                     run again on a file that does not change"
-                                ),
-                            });
-                        }
-                    }
-                    if self.records_in_current == 0 {
-                        self.empty_inputs.push(input.display_name());
-                    }
-                }
+                None => self.end_current()?,
             }
         }
+    }
+
+    /// Appends raw records to `out` (their text to `text`, as [`next_raw`](Self::next_raw)
+    /// does) until `out` holds `max` or `text` about `text_limit` bytes; false once the last
+    /// input has ended. The same records as `next_raw` one at a time, cut a read buffer at a
+    /// time where the layout can (line files).
+    pub fn next_batch(
+        &mut self,
+        text: &mut Vec<u8>,
+        out: &mut Vec<RawRecord>,
+        max: usize,
+        text_limit: usize,
+    ) -> Result<bool> {
+        while out.len() < max && text.len() < text_limit {
+            if self.current.is_none() && !self.open_next()? {
+                return Ok(false);
+            }
+            let before = out.len();
+            let more = match self.current.as_mut() {
+                Some(layout) => layout.next_batch(text, out, max, text_limit)?,
+                None => false,
+            };
+            self.records_in_current += (out.len() - before) as u64;
+            if !more {
+                self.end_current()?;
+            }
+        }
+        Ok(true)
+    }
+
+    /// After the current input's last record: checks that it did not change while it was read,
+    /// and notes it if it held no record.
+    fn end_current(&mut self) -> Result<()> {
+        self.current = None;
+        let input = &self.inputs[self.next_input - 1];
+        // A file that shrank or was replaced while it was read: its rows are not those of the
+        // file the run started on (one that grew was read as it was).
+        if let Some(snapshot) = self.snapshot.take() {
+            if let Some(why) = snapshot.changed(&self.bytes_read) {
+                return Err(Error::Input {
+                    path: input.path(),
+                    message: format!(
+                        "{why}; the rows read from it are not those of one file: run again on a \
+                         file that does not change"
+                    ),
+                });
+            }
+        }
+        if self.records_in_current == 0 {
+            self.empty_inputs.push(input.display_name());
+        }
+        Ok(())
     }
 }
 
@@ -368,6 +401,58 @@ mod tests {
         }
         let records = raw.into_iter().map(|r| r.parse(&buffer)).collect();
         (buffer, records)
+    }
+
+    /// Every record of `text` read in batches of at most `max` records or `text_limit` bytes,
+    /// through a read buffer of `capacity` bytes, then parsed.
+    fn read_batches(text: &[u8], format: Format, capacity: usize, max: usize) -> Vec<Record> {
+        let options = ReadOptions {
+            format,
+            column: None,
+        };
+        let stream =
+            std::io::BufReader::with_capacity(capacity, std::io::Cursor::new(text.to_vec()));
+        let mut reader = RecordReader::from_stream(Box::new(stream), options);
+        let mut records = Vec::new();
+        loop {
+            let (mut buffer, mut raw) = (Vec::new(), Vec::new());
+            let more = reader.next_batch(&mut buffer, &mut raw, max, 300).unwrap();
+            assert!(raw.len() <= max);
+            records.extend(raw.into_iter().map(|r| r.parse(&buffer)));
+            if !more {
+                return records;
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Batches are the records read one at a time, whatever the line ends (`\n`, `\r\n`,
+        /// a lone `\r`), blank, comment and overlong lines, a missing last line end, and where
+        /// the read buffer and the batches break.
+        #[test]
+        fn batches_are_the_records_one_at_a_time(
+            parts in proptest::collection::vec(0usize..9, 0..40),
+            capacity in 1usize..300,
+            max in 1usize..12,
+        ) {
+            let pieces: [&[u8]; 9] = [
+                P.as_bytes(),
+                b"\n",
+                b"\r\n",
+                b"\r",
+                b"# comment",
+                b"  ",
+                b"12345",
+                S.as_bytes(),
+                b"x",
+            ];
+            let mut text: Vec<u8> = parts.iter().flat_map(|&i| pieces[i].to_vec()).collect();
+            if parts.first() == Some(&8) {
+                text.extend(std::iter::repeat_n(b'7', MAX_LINE + 3));
+            }
+            let one_at_a_time = read_all(&text, Format::Lines);
+            proptest::prop_assert_eq!(read_batches(&text, Format::Lines, capacity, max), one_at_a_time);
+        }
     }
 
     #[test]

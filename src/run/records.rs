@@ -8,14 +8,20 @@ use crate::error::Result;
 use crate::io::{RawRecord, Record, RecordReader};
 use crate::shard::Shard;
 
-/// Raw records read for one pool task with their global index. Lines and CSV fields are still
-/// text: the pool's threads parse them, so the reading thread only cuts them out.
+/// Raw records read for one pool task: consecutive records of the input stream from
+/// `first_index` on. Lines and CSV fields are still text: the pool's threads parse them, so
+/// the reading thread only cuts them out. When sharding, the chunk holds every record of its
+/// stretch and [`Chunk::iter`] gives the shard's.
 #[derive(Default)]
 pub(crate) struct Chunk {
     /// The records' text, which `records` point into.
     pub(crate) text: Vec<u8>,
-    /// (global index, raw record), in input order.
-    pub(crate) records: Vec<(u64, RawRecord)>,
+    /// The raw records, in input order.
+    pub(crate) records: Vec<RawRecord>,
+    /// The global index of the first record.
+    pub(crate) first_index: u64,
+    /// The shard whose records are the chunk's work, if sharding.
+    pub(crate) shard: Option<Shard>,
 }
 
 impl Chunk {
@@ -24,6 +30,8 @@ impl Chunk {
         Chunk {
             text: Vec::with_capacity(records * 96),
             records: Vec::with_capacity(records),
+            first_index: 0,
+            shard: None,
         }
     }
 
@@ -31,6 +39,25 @@ impl Chunk {
     pub(crate) fn clear(&mut self) {
         self.text.clear();
         self.records.clear();
+    }
+
+    /// The chunk's work: (global index, raw record) of each record of the shard.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (u64, &RawRecord)> {
+        let first = self.first_index;
+        let shard = self.shard;
+        self.records
+            .iter()
+            .enumerate()
+            .map(move |(i, record)| (first + i as u64, record))
+            .filter(move |&(index, _)| shard.is_none_or(|s| s.contains(index)))
+    }
+
+    /// How many records [`Chunk::iter`] gives.
+    pub(crate) fn work(&self) -> usize {
+        match self.shard {
+            None => self.records.len(),
+            Some(_) => self.iter().count(),
+        }
     }
 }
 
@@ -70,35 +97,37 @@ impl ShardedRecords {
         Ok(None)
     }
 
-    /// The next record of the shard, its line text (if it is not parsed yet) appended to `text`.
-    pub(crate) fn next_raw(&mut self, text: &mut Vec<u8>) -> Result<Option<(u64, RawRecord)>> {
-        loop {
-            let start = text.len();
-            let Some(record) = self.reader.next_raw(text)? else {
-                return Ok(None);
-            };
-            match self.take_index() {
-                Some(index) => return Ok(Some((index, record))),
-                None => text.truncate(start),
-            }
-        }
-    }
-
-    /// Fills the emptied `chunk` with up to `records` records or about `text` bytes of text;
-    /// `None` once the input has ended and no record is left. Every command's producer.
+    /// Fills the emptied `chunk` with the next records of the input stream, up to `records`
+    /// of them (of the shard's, when sharding) or about `text` bytes; `None` once the input has
+    /// ended and no record is left. Every command's producer.
     pub(crate) fn next_chunk(
         &mut self,
         mut chunk: Chunk,
         records: usize,
         text: usize,
     ) -> Result<Option<Chunk>> {
-        while !self.done && chunk.records.len() < records && chunk.text.len() < text {
-            match self.next_raw(&mut chunk.text)? {
-                Some(item) => chunk.records.push(item),
-                None => self.done = true,
+        let stride = self
+            .shard
+            .map_or(1, |s| usize::try_from(s.count()).unwrap_or(1));
+        let max = records.saturating_mul(stride);
+        loop {
+            chunk.clear();
+            chunk.first_index = self.next_index;
+            chunk.shard = self.shard;
+            if !self.done {
+                self.done =
+                    !self
+                        .reader
+                        .next_batch(&mut chunk.text, &mut chunk.records, max, text)?;
+            }
+            self.next_index += chunk.records.len() as u64;
+            if chunk.work() > 0 {
+                return Ok(Some(chunk));
+            }
+            if self.done {
+                return Ok(None);
             }
         }
-        Ok((!chunk.records.is_empty()).then_some(chunk))
     }
 
     /// Numbers the record just read: its index, if it belongs to the shard.

@@ -303,7 +303,7 @@ fn rate_chunk(chunk: &Chunk, config: &RateConfig, files: &[String]) -> ChunkOut 
         rated: Vec::with_capacity(chunk.records.len()),
         cut: false,
     };
-    for &(index, ref record) in &chunk.records {
+    for (index, record) in chunk.iter() {
         if interrupt::requested() {
             out.cut = true;
             break;

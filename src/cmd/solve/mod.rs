@@ -280,7 +280,7 @@ fn solve_chunk(chunk: &Chunk, out: &mut ChunkOut, options: &JudgeOptions<'_>, fo
     let mut solve_ns = 0u64;
     out.rows.reserve(chunk.records.len() * 220);
     out.scores.reserve(chunk.records.len());
-    for (index, record) in &chunk.records {
+    for (index, record) in chunk.iter() {
         let body = record.with_fields(&chunk.text, Body::from_fields);
         let verdict = judge(&body, options);
         if verdict.stopped {
@@ -294,7 +294,7 @@ fn solve_chunk(chunk: &Chunk, out: &mut ChunkOut, options: &JudgeOptions<'_>, fo
         format.write(
             &mut out.rows,
             &RowValues {
-                index: *index,
+                index,
                 line: record.line,
                 puzzle,
                 solution: verdict.solution.map_or(GridText::Text(b""), GridText::Grid),
