@@ -112,11 +112,11 @@ fi
 if [[ -z $work ]]; then
     work=$(mktemp -d "${TMPDIR:-/tmp}/peers.XXXXXX")
 fi
-mkdir -p "$work"
-work=$(cd "$work" && pwd -P)
+work=$(realpath -m "$work")
 case "$work/" in
     "$repo"/*) die "the work folder $work is inside the repository; the peers' code must stay out of it" ;;
 esac
+mkdir -p "$work"
 out=${out:-$work/peers.md}
 log "work folder: $work"
 
