@@ -4,6 +4,7 @@
 # The peers are built in a work folder outside the repository (never copied into it) and
 # measured on the same permuted puzzle files as ours. Run with --help for the details.
 set -euo pipefail
+trap 'echo "peers.sh: stopped: a command failed (exit $?) at line $LINENO" >&2' ERR
 
 usage() {
     cat <<'EOF'
@@ -221,8 +222,8 @@ for file in "${sets[@]}"; do
     "$binary" solve "$file" -q -j 1 --unique --columns puzzle,status -o "$work/sets/$name.status.csv" ||
         true
     [[ -s $work/sets/$name.status.csv ]] || { log "$file: no readable puzzles, skipped"; continue; }
-    awk -F, 'NR > 1 && ($2 == "solved" || $2 == "multiple") { print $1 }' \
-        "$work/sets/$name.status.csv" | head -n "$take" >"$plain"
+    awk -F, -v take="$take" 'NR > 1 && ($2 == "solved" || $2 == "multiple") { print $1; if (++n == take) exit }' \
+        "$work/sets/$name.status.csv" >"$plain"
     distinct=$(wc -l <"$plain")
     [[ $distinct -gt 0 ]] || { log "$file: no solvable puzzles, skipped"; continue; }
     copies=$(((min_puzzles + distinct - 1) / distinct))
@@ -446,7 +447,7 @@ EOF
     echo "- Started $started; load average (1, 5, 15 min) $load_before before, $load_after after;"
     echo "  $(nproc) logical cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')."
     echo "- sudoku-batch: $binary ($("$binary" --version)), git $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)."
-    echo "- tdoku: $tdoku_origin; clang $(clang --version | head -1 | sed 's/.*version \([^ ]*\).*/\1/'), -O3 -march=native."
+    echo "- tdoku: $tdoku_origin; clang $(clang --version | sed -n '1s/.*version \([^ ]*\).*/\1/p'), -O3 -march=native."
     echo "- fastdoku: $fastdoku_origin; $(rustc --version), RUSTFLAGS=\"-C target-cpu=native\"."
     echo "- Work folder: $work (WORK below)."
     echo
