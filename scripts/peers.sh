@@ -14,10 +14,13 @@ Builds tdoku and fastdoku in a work folder outside the repository and compares t
 sudoku-batch's `bands` solver on every puzzle set in data/ and ../shared/data/ (missing
 folders are skipped, identical files counted once), single thread:
 
-  1. Pure solver rates, puzzles/s: tdoku's own `run_benchmark`, fastdoku's `bench` and our
-     in-process `sudoku-batch bench`, in first-solution mode and in unique mode (solution
-     limit 2; fastdoku's bench has no such mode). The solvers take turns (A B C A B C ...),
-     each ratio is taken within one round, and the table gives medians and min-max ranges.
+  1. Pure solver rates, puzzles per CPU second: tdoku's own `run_benchmark`, fastdoku's
+     `bench` and our in-process `sudoku-batch bench`, in first-solution mode and in unique
+     mode (solution limit 2; fastdoku's bench has no such mode). The solvers take turns
+     (A B C A B C ...), each ratio is taken within one round, and the table gives medians and
+     min-max ranges. CPU time, not wall time, so other processes on a shared machine count
+     less: fastdoku and ours from the CPU seconds between a run of P and one of 2P timed
+     passes, tdoku's wall-clock rate divided by the CPU share of its process.
   2. Whole-process rates (first solution): `sudoku-batch bench --external` running tdoku's
      example loop (example/solve.c), `fastdoku solve -` and `sudoku-batch solve` itself, with
      every printed solution checked.
@@ -42,7 +45,7 @@ Options:
   --min-puzzles N    Repeat a smaller set's puzzles (each copy transformed differently) to at
                      least N, so no pass is timer noise [default: 1000]
   --rounds N         Alternating rounds per set and mode [default: 3]
-  --seconds S        Timed seconds per run of each solver's benchmark (integer) [default: 2]
+  --seconds S        Seconds of solving per solver, mode and round (integer) [default: 2]
   --seed N           Permutation seed [default: 1]
   --no-whole         Skip the whole-process comparison
   -h, --help         This help
@@ -252,11 +255,11 @@ results=$work/raw/pure.tsv
 record() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7" >>"$results"; }
 
 # tdoku's benchmark on the file as given (-r0: no sampling or permutation of its own; -n the
-# file's size, so one pass is the file once), warm-up 1 s then --seconds timed. Its rate is
-# puzzles over wall time, so on a busy machine it counts the time other processes held the CPU,
-# where the best passes of fastdoku and of ours mostly do not: it is divided by the share of
-# the CPU the process got (its CPU time over its wall time, warm-up included, which lasts about
-# as long as the timed part). Prints "rate share".
+# file's size, so one pass is the file once), warm-up 1 s then --seconds timed. It reports
+# puzzles over wall time, which on a busy machine counts the time other processes held the CPU;
+# like the others it is turned into a rate per CPU second, here by dividing by the share of the
+# CPU its process got (CPU time over wall time, warm-up included, which lasts about as long as
+# the timed part). Prints "rate share".
 run_tdoku() { # file mode -> puzzles/s share
     local file=$1 mode=$2 n flags=() TIMEFORMAT='%R %U %S'
     n=$(wc -l <"$file")
@@ -273,40 +276,79 @@ run_tdoku() { # file mode -> puzzles/s share
         die "no tdoku result for $file: $(head -c 300 "$work/raw/last-tdoku.txt")"
 }
 
-# fastdoku's bench: a verification pass, a warm-up pass, then the best of PASSES passes (its
-# own protocol). PASSES is set from a first one-pass run so the timed part takes about --seconds.
+# CPU seconds (user + system) of a command, its output kept in a file.
+cpu_seconds() { # outfile command...
+    local out=$1 TIMEFORMAT='%U %S'
+    shift
+    { time "$@" >"$out" 2>&1; } 2>"$out.time" || return 1
+    awk '{ printf "%.3f\n", $1 + $2 }' "$out.time"
+}
+
+# Rate from two runs that differ only in their number of timed passes (P and 2P): start-up,
+# loading, the checking pass and the warm-up cancel out, and CPU time does not count the time
+# other processes held the CPU.
+two_point() { # puzzles passes cpu1 cpu2 -> puzzles/s
+    awk -v n="$1" -v p="$2" -v a="$3" -v b="$4" 'BEGIN { if (b <= a) exit 1; printf "%.1f\n", n * p / (b - a) }'
+}
+passes_for() { # rate puzzles -> passes lasting about --seconds / 2
+    awk -v r="$1" -v n="$2" -v s="$seconds" 'BEGIN { p = int(s / 2 * r / n); if (p < 3) p = 3; if (p > 100000) p = 100000; print p }'
+}
+
+# fastdoku's bench: a verification pass, a warm-up pass, then PASSES timed passes of which it
+# prints the best. Run with P and 2P passes; its best pass is kept in the raw results.
 fastdoku_rate() { # output line -> puzzles/s
     awk '{ v = $2; u = $3; if (u == "ns") r = 1e9 / v; else if (u == "us") r = 1e6 / v; else exit 1; printf "%.1f\n", r }' <<<"$1"
 }
-fastdoku_passes() { # file -> passes
-    local file=$1 n line rate
-    n=$(wc -l <"$file")
+fastdoku_passes() { # file -> P
+    local file=$1 line rate
     line=$("$fastdoku" bench "$file" --rounds 1) || die "fastdoku bench failed on $file"
     rate=$(fastdoku_rate "$line") || die "cannot read fastdoku's output: $line"
-    awk -v r="$rate" -v n="$n" -v s="$seconds" 'BEGIN { p = int(s * r / n); if (p < 3) p = 3; if (p > 100000) p = 100000; print p }'
+    passes_for "$rate" "$(wc -l <"$file")"
 }
-run_fastdoku() { # file passes -> puzzles/s
-    local file=$1 passes=$2 n line rate
+run_fastdoku() { # file P -> "puzzles/s - best-pass-rate"
+    local file=$1 passes=$2 n cpu1 cpu2 line rate best
     n=$(wc -l <"$file")
-    line=$("$fastdoku" bench "$file" --rounds "$passes") || die "fastdoku bench failed on $file"
-    [[ $line == *"$n puzzles, $n ok"* ]] || die "fastdoku did not solve every puzzle of $file: $line"
-    rate=$(fastdoku_rate "$line") || die "cannot read fastdoku's output: $line"
-    echo "$rate -"
+    cpu1=$(cpu_seconds "$work/raw/last-fastdoku1.txt" "$fastdoku" bench "$file" --rounds "$passes") ||
+        die "fastdoku bench failed on $file"
+    cpu2=$(cpu_seconds "$work/raw/last-fastdoku2.txt" "$fastdoku" bench "$file" --rounds $((2 * passes))) ||
+        die "fastdoku bench failed on $file"
+    for line in "$(cat "$work/raw/last-fastdoku1.txt")" "$(cat "$work/raw/last-fastdoku2.txt")"; do
+        [[ $line == *"$n puzzles, $n ok"* ]] || die "fastdoku did not solve every puzzle of $file: $line"
+    done
+    best=$(fastdoku_rate "$line") || die "cannot read fastdoku's output: $line"
+    rate=$(two_point "$n" "$passes" "$cpu1" "$cpu2") || die "fastdoku on $file: no CPU time between P and 2P passes"
+    echo "$rate - $best"
 }
 
-# Ours: the in-process bench on the same file as given (--no-permute). Its best pass is taken,
-# as fastdoku's is: on a busy machine the median pass of a large set includes time other
-# processes held the CPU. Prints "best-pass-rate cpu-share median-pass-rate".
-run_bands() { # file mode -> puzzles/s
-    local file=$1 mode=$2 flags=()
-    [[ $mode == unique ]] && flags=(--unique)
-    rm -f "$work/raw/last-bands.csv"
-    "$binary" bench "$file" --solvers bands -j 1 --no-permute --warmup 1 --min-time "$seconds" \
-        --runs 3 --max-pass 600 -q --csv "$work/raw/last-bands.csv" "${flags[@]}" >/dev/null ||
+# Ours: the in-process bench on the same file as given (--no-permute), no warm-up and exactly
+# P or 2P timed passes. bench's CPU share and median pass of the second run are kept in the raw
+# results.
+bands_bench() { # file mode passes csv
+    local flags=()
+    [[ $2 == unique ]] && flags=(--unique)
+    rm -f "$4"
+    "$binary" bench "$1" --solvers bands -j 1 --no-permute --warmup 0 --min-time 0 --runs "$3" \
+        --max-pass 600 -q --csv "$4" "${flags[@]}"
+}
+bands_column() { # csv column -> value (columns before the free-text note, the 22nd, hold no commas)
+    awk -F, -v c="$2" 'NR == 2 && $9 == "ok" { print $c; found = 1 } END { exit !found }' "$1"
+}
+bands_passes() { # file mode -> P
+    local csv=$work/raw/last-bands0.csv rate
+    bands_bench "$1" "$2" 3 "$csv" >/dev/null || die "sudoku-batch bench failed on $1"
+    rate=$(bands_column "$csv" 12) || die "no bands result for $1"
+    passes_for "$rate" "$(wc -l <"$1")"
+}
+run_bands() { # file mode P -> "puzzles/s cpu-share median-pass-rate"
+    local file=$1 mode=$2 passes=$3 n cpu1 cpu2 rate
+    n=$(wc -l <"$file")
+    cpu1=$(cpu_seconds "$work/raw/last-bands1.md" bands_bench "$file" "$mode" "$passes" "$work/raw/last-bands1.csv") ||
         die "sudoku-batch bench failed on $file"
-    # Columns before the free-text `note` (22nd) hold no commas.
-    awk -F, 'NR == 2 && $9 == "ok" { print $14, $21, $12; found = 1 } END { exit !found }' "$work/raw/last-bands.csv" ||
-        die "no bands result for $file"
+    cpu2=$(cpu_seconds "$work/raw/last-bands2.md" bands_bench "$file" "$mode" $((2 * passes)) "$work/raw/last-bands2.csv") ||
+        die "sudoku-batch bench failed on $file"
+    bands_column "$work/raw/last-bands1.csv" 12 >/dev/null || die "no bands result for $file"
+    rate=$(two_point "$n" "$passes" "$cpu1" "$cpu2") || die "bands on $file: no CPU time between P and 2P passes"
+    echo "$rate $(bands_column "$work/raw/last-bands2.csv" 21) $(bands_column "$work/raw/last-bands2.csv" 12)"
 }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -320,14 +362,16 @@ measure() { # set round solver mode command...
 }
 for name in "${names[@]}"; do
     file=$work/sets/$name.txt
-    passes=$(fastdoku_passes "$file")
+    fastdoku_p=$(fastdoku_passes "$file")
+    bands_first_p=$(bands_passes "$file" first)
+    bands_unique_p=$(bands_passes "$file" unique)
     for ((round = 1; round <= rounds; round++)); do
         log "$name: round $round of $rounds"
         measure "$name" "$round" tdoku first run_tdoku "$file" first
-        measure "$name" "$round" fastdoku first run_fastdoku "$file" "$passes"
-        measure "$name" "$round" bands first run_bands "$file" first
+        measure "$name" "$round" fastdoku first run_fastdoku "$file" "$fastdoku_p"
+        measure "$name" "$round" bands first run_bands "$file" first "$bands_first_p"
         measure "$name" "$round" tdoku unique run_tdoku "$file" unique
-        measure "$name" "$round" bands unique run_bands "$file" unique
+        measure "$name" "$round" bands unique run_bands "$file" unique "$bands_unique_p"
     done
 done
 
@@ -384,8 +428,9 @@ r2 = lambda x: f"{x:.2f}"
 print("## Pure solver rates, single thread (puzzles/s)")
 print()
 print(f"Median of {rounds} alternating rounds (min–max); ratios are bands ÷ peer within each round.")
-print("tdoku: its benchmark's wall-clock rate ÷ the CPU share its process got; fastdoku and bands:")
-print("the best pass. CPU share, median (min–max): " + ", ".join(
+print("Rates per CPU second: fastdoku and bands from the CPU time between a run of P and one of 2P")
+print("passes of their benchmarks, tdoku its benchmark's wall-clock rate ÷ its process's CPU share.")
+print("CPU share (CPU time ÷ wall time), median (min–max): " + ", ".join(
     f"{s} {statistics.median(v):.2f} ({min(v):.2f}–{max(v):.2f})" for s, v in sorted(shares.items())) + ".")
 print()
 print("| set | puzzles | tdoku first | fastdoku first | bands first | × tdoku | × fastdoku | tdoku unique | bands unique | unique × tdoku |")
@@ -460,8 +505,8 @@ EOF
     echo "    --external \"keep=tee SET | sudoku-batch solve - -q -j 1 --columns solution | tail -n +2\""
     echo "# pure rates, in turn, $rounds rounds"
     echo "WORK/tdoku/build/run_benchmark -s tdoku -r0 -n N -w 1 -t $seconds -c1 [-f] SET   # -f: first solution"
-    echo "WORK/fastdoku/target/release/fastdoku bench SET --rounds PASSES   # PASSES: about $seconds s"
-    echo "sudoku-batch bench SET --solvers bands -j 1 --no-permute --warmup 1 --min-time $seconds --runs 3 [--unique]"
+    echo "WORK/fastdoku/target/release/fastdoku bench SET --rounds P        # and --rounds 2P; P: about $seconds/2 s"
+    echo "sudoku-batch bench SET --solvers bands -j 1 --no-permute --warmup 0 --min-time 0 --runs P [--unique]   # and 2P"
     if [[ $whole -eq 1 ]]; then
         echo "# whole process"
         echo "sudoku-batch bench SET --solvers bands -j 1 --no-permute --warmup 1 --min-time $seconds --runs $rounds \\"
@@ -470,10 +515,11 @@ EOF
     fi
     echo '```'
     echo
-    echo "tdoku's rate is its benchmark's mean over the timed seconds divided by its process's CPU"
-    echo "share; fastdoku's and ours are the best pass (fastdoku's own protocol; bench's max column),"
-    echo "which on a busy machine drops passes other processes interrupted, and favours both slightly"
-    echo "over tdoku's mean. WORK/raw/pure.tsv also has bench's median pass (last column)."
+    echo "Every rate is per CPU second, so time other processes held the CPU does not count: fastdoku's"
+    echo "and ours are n x P / (CPU seconds of the 2P-pass run - those of the P-pass run), which"
+    echo "cancels start-up, loading, checking and warm-up; tdoku's is its benchmark's wall-clock mean"
+    echo "divided by its process's CPU share. WORK/raw/pure.tsv has the CPU shares, fastdoku's best"
+    echo "pass and bench's median pass (last column) as well."
 } >>"$out"
 
 cat "$out"
