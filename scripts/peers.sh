@@ -376,27 +376,47 @@ for name in "${names[@]}"; do
 done
 
 # --- whole-process rates ---------------------------------------------------------------------
+# bench --external gives wall time (and checks every solution); the same commands are then timed
+# by hand in CPU seconds (user + system of every process of the command), in turns.
 whole_csv=$work/raw/whole.csv
-rm -f "$whole_csv"
+whole_cpu=$work/raw/whole-cpu.tsv
+rm -f "$whole_csv" "$whole_cpu"
+declare -A whole_command=(
+    [tdoku]="'$tdoku_solve' 1"
+    [fastdoku]="'$fastdoku' solve - 2>/dev/null"
+    [sudoku-batch]="'$binary' solve - -q -j 1 --columns solution | tail -n +2"
+)
 if [[ $whole -eq 1 ]]; then
     for name in "${names[@]}"; do
         log "$name: whole-process runs"
-        "$binary" bench "$work/sets/$name.txt" --solvers bands -j 1 --no-permute --warmup 1 \
+        file=$work/sets/$name.txt
+        "$binary" bench "$file" --solvers bands -j 1 --no-permute --warmup 1 \
             --min-time "$seconds" --runs "$rounds" --max-pass 600 -q --csv "$whole_csv" \
-            --external "tdoku=$tdoku_solve 1" \
-            --external "fastdoku=$fastdoku solve - 2>/dev/null" \
-            --external "sudoku-batch=$binary solve - -q -j 1 --columns solution | tail -n +2" \
+            --external "tdoku=${whole_command[tdoku]}" \
+            --external "fastdoku=${whole_command[fastdoku]}" \
+            --external "sudoku-batch=${whole_command[sudoku-batch]}" \
             >"$work/raw/whole-$name.md" || log "$name: a whole-process row failed; see $work/raw/whole-$name.md"
+        n=$(wc -l <"$file")
+        for ((round = 1; round <= rounds; round++)); do
+            for solver in tdoku fastdoku sudoku-batch; do
+                cpu=$(cpu_seconds "$work/raw/last-whole.txt" sh -c "exec <'$file'; ${whole_command[$solver]}") ||
+                    die "$solver failed on $file: $(head -c 300 "$work/raw/last-whole.txt")"
+                lines=$(wc -l <"$work/raw/last-whole.txt")
+                [[ $lines -eq $n ]] || die "$solver printed $lines lines for the $n puzzles of $file"
+                printf '%s\t%s\t%s\t%s\n' "$name" "$round" "$solver" \
+                    "$(awk -v n="$n" -v c="$cpu" 'BEGIN { printf "%.1f", (c > 0 ? n / c : 0) }')" >>"$whole_cpu"
+            done
+        done
     done
 fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- report ----------------------------------------------------------------------------------
-python3 - "$work" "$results" "$whole_csv" "$rounds" <<'EOF' >"$out"
+python3 - "$work" "$results" "$whole_csv" "$rounds" "$whole_cpu" <<'EOF' >"$out"
 import csv, os, statistics, sys
 from collections import defaultdict
 
-work, results, whole_csv, rounds = sys.argv[1:5]
+work, results, whole_csv, rounds, whole_cpu = sys.argv[1:6]
 sets = [line.rstrip("\n").split("\t") for line in open(os.path.join(work, "sets.tsv"))]
 rate = defaultdict(dict)  # (set, solver, mode) -> {round: rate}
 shares = defaultdict(list)  # solver -> CPU shares
@@ -477,6 +497,29 @@ if os.path.exists(whole_csv):
     for note in notes:
         print(note)
 
+if os.path.exists(whole_cpu):
+    cpu = defaultdict(dict)  # (set, solver) -> {round: rate}
+    for line in open(whole_cpu):
+        name, rnd, solver, value = line.split()
+        cpu[(name, solver)][int(rnd)] = float(value)
+    def cratio(name, a, b):
+        ra, rb = cpu.get((name, a), {}), cpu.get((name, b), {})
+        return [ra[k] / rb[k] for k in sorted(ra) if k in rb and rb[k] > 0]
+    print()
+    print("## Whole process, first solution, single thread (puzzles per CPU second)")
+    print()
+    print(f"The same three commands timed by hand, {rounds} alternating rounds: puzzles over the CPU time")
+    print("(user + system) of every process of the command, median (min–max).")
+    print()
+    print("| set | tdoku loop | fastdoku solve | sudoku-batch solve | × tdoku | × fastdoku |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, distinct, copies, path in sets:
+        print(f"| {name} | {spread(list(cpu[(name, 'tdoku')].values()))} | "
+              f"{spread(list(cpu[(name, 'fastdoku')].values()))} | "
+              f"{spread(list(cpu[(name, 'sudoku-batch')].values()))} | "
+              f"{spread(cratio(name, 'sudoku-batch', 'tdoku'), r2)} | "
+              f"{spread(cratio(name, 'sudoku-batch', 'fastdoku'), r2)} |")
+
 print()
 print("## Sets")
 print()
@@ -512,6 +555,8 @@ EOF
         echo "sudoku-batch bench SET --solvers bands -j 1 --no-permute --warmup 1 --min-time $seconds --runs $rounds \\"
         echo "    --external \"tdoku=WORK/tdoku/build/solve 1\" --external \"fastdoku=WORK/fastdoku/target/release/fastdoku solve - 2>/dev/null\" \\"
         echo "    --external \"sudoku-batch=sudoku-batch solve - -q -j 1 --columns solution | tail -n +2\""
+        echo "# the same three commands by hand, in CPU seconds (bash's time: user + system), $rounds rounds"
+        echo "sh -c \"exec < SET; COMMAND\""
     fi
     echo '```'
     echo
