@@ -29,6 +29,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::cmd::solve::manifest::{grouped, sidecar_path, Compare, RunManifest};
+use crate::cmd::Finish;
 use crate::error::{Error, Result};
 use crate::grid::Grid;
 use crate::io::output::Output;
@@ -72,6 +73,33 @@ pub struct MergeReport {
     pub written: bool,
     /// The combined summary with what only a merge knows (span, summed solver CPU time).
     pub merged: MergedSummary,
+}
+
+impl MergeReport {
+    /// Prints the report on stderr as the command line does (notes; what is missing when
+    /// nothing was written; else the summary) and returns the outcome: all good only when the
+    /// merge was written, whole, and every puzzle in it solved.
+    pub fn finish(&self) -> Result<Finish> {
+        self.notes.iter().for_each(|note| eprintln!("{note}"));
+        if !self.written {
+            for problem in &self.incomplete {
+                eprintln!("merge: incomplete: {problem}");
+            }
+            eprintln!(
+                "merge: nothing written: shards are missing or cut off; re-run them, or pass \
+                 --allow-incomplete to merge what there is"
+            );
+            return Ok(Finish::SomeFailed);
+        }
+        eprint!("{}", self.summary.to_text());
+        let s = &self.summary;
+        let whole = self.missing == 0 && self.incomplete.is_empty();
+        Ok(if whole && s.solved == s.puzzles {
+            Finish::AllGood
+        } else {
+            Finish::SomeFailed
+        })
+    }
 }
 
 /// The combined summary as `merge --summary` writes it: a run's summary (its `wall_seconds`

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::cmd::Finish;
 use crate::error::Result;
 use crate::io::compress::Codec;
 use crate::io::output::{write_json, Output, OutputOptions};
@@ -207,6 +208,37 @@ pub struct RateReport {
     pub empty_inputs: Vec<String>,
     /// The run was stopped by a signal; the rows so far are in `FILE.partial`.
     pub interrupted: bool,
+}
+
+impl RateReport {
+    /// Prints the report on stderr as the command line does (warnings always; where the
+    /// partial rows are and the summary unless `quiet`) and returns the outcome: all good when
+    /// every puzzle was rated.
+    pub fn finish(&self, config: &RateConfig) -> Result<Finish> {
+        for name in &self.empty_inputs {
+            eprintln!("warning: {name}: no puzzles found");
+        }
+        if !config.quiet {
+            if self.interrupted {
+                if let Some(path) = &config.output {
+                    eprintln!(
+                        "interrupted: the rows so far are in {}",
+                        crate::io::targets::partial_path(path).display()
+                    );
+                }
+            }
+            eprint!("{}", self.summary.to_text());
+        }
+        let s = &self.summary;
+        let rated = s.statuses.get("rated").copied().unwrap_or(0);
+        Ok(if self.interrupted {
+            Finish::Interrupted
+        } else if s.puzzles > 0 && rated == s.puzzles {
+            Finish::AllGood
+        } else {
+            Finish::SomeFailed
+        })
+    }
 }
 
 /// Raw records read for one pool task, with their global index.

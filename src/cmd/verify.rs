@@ -26,7 +26,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::error::Result;
+use crate::cmd::Finish;
+use crate::error::{Error, Result};
 use crate::grid::Grid;
 use crate::io::output::{write_json, Output};
 use crate::io::targets::{check_targets, Target, WriteKind};
@@ -364,6 +365,28 @@ impl VerifyReport {
     /// True when every row that was checked passed and at least one was checked.
     pub fn all_good(&self) -> bool {
         self.summary.failed == 0 && self.summary.valid > 0
+    }
+
+    /// Prints the report as the command line does (warnings on stderr always, the text
+    /// summary on stdout unless `quiet`) and returns the outcome of [`all_good`](Self::all_good).
+    pub fn finish(&self, config: &VerifyConfig) -> Result<Finish> {
+        for name in &self.empty_inputs {
+            eprintln!("warning: {name}: no rows found");
+        }
+        if !config.quiet {
+            use std::io::Write;
+            std::io::stdout()
+                .write_all(self.to_text().as_bytes())
+                .map_err(|source| Error::Write {
+                    path: "-".into(),
+                    cause: source,
+                })?;
+        }
+        Ok(if self.all_good() {
+            Finish::AllGood
+        } else {
+            Finish::SomeFailed
+        })
     }
 
     /// The text summary: counts, then the first failures as `file:line: kind: reason`.

@@ -20,6 +20,7 @@ mod row;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::cmd::{print_stdout, Finish};
 use crate::error::Result;
 use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::Input;
@@ -147,6 +148,26 @@ pub struct BenchReport {
     pub interrupted: bool,
     /// The Markdown report (table and notes) printed on stdout.
     pub markdown: String,
+}
+
+impl BenchReport {
+    /// Prints the Markdown report on stdout and returns the outcome: some failed when a
+    /// solver gave a wrong answer, failed or timed out in the check pass.
+    pub fn finish(&self) -> Result<Finish> {
+        print_stdout(&self.markdown)?;
+        Ok(if self.interrupted {
+            Finish::Interrupted
+        } else if self.rows.iter().any(|row| {
+            matches!(
+                row.status,
+                BenchStatus::Wrong | BenchStatus::Failed | BenchStatus::Timeout
+            )
+        }) {
+            Finish::SomeFailed
+        } else {
+            Finish::AllGood
+        })
+    }
 }
 
 /// Whether Ctrl-C asked the run to stop after the current pass.

@@ -28,6 +28,7 @@ mod resume;
 pub use crate::verdict::Verdict;
 pub use judge::judge;
 
+use crate::cmd::Finish;
 use crate::error::{Error, Result};
 use crate::io::compress::Codec;
 use crate::io::output::{write_json, Output, OutputOptions};
@@ -162,6 +163,29 @@ pub struct SolveReport {
     pub resumed_rows: u64,
     /// Remarks for stderr: the shard in effect, what `--resume` kept.
     pub notes: Vec<String>,
+}
+
+impl SolveReport {
+    /// Prints the report on stderr as the command line does (warnings always, notes and the
+    /// summary unless `quiet`) and returns the run's outcome: every puzzle solved, some not, or
+    /// stopped by a signal.
+    pub fn finish(&self, config: &SolveConfig) -> Result<Finish> {
+        for name in &self.empty_inputs {
+            eprintln!("warning: {name}: no puzzles found");
+        }
+        if !config.quiet {
+            self.notes.iter().for_each(|note| eprintln!("{note}"));
+            eprint!("{}", self.summary.to_text());
+        }
+        let s = &self.summary;
+        Ok(if self.interrupted {
+            Finish::Interrupted
+        } else if s.puzzles > 0 && s.solved == s.puzzles {
+            Finish::AllGood
+        } else {
+            Finish::SomeFailed
+        })
+    }
 }
 
 /// Records with their global stream position, only those of one shard when sharding.
