@@ -146,15 +146,19 @@ pub enum CliCommand {
 /// `rate` options.
 #[derive(Debug, Clone, Args)]
 pub struct RateArgs {
+    /// Where the puzzles come from and how they are read.
     #[command(flatten)]
     pub input: InputArgs,
 
+    /// Where the result rows go.
     #[command(flatten)]
     pub output: OutputArgs,
 
+    /// How the output is compressed.
     #[command(flatten)]
     pub compress: CompressArgs,
 
+    /// How many worker threads run.
     #[command(flatten)]
     pub threads: ThreadArgs,
 
@@ -179,9 +183,11 @@ pub struct RateArgs {
     #[arg(long)]
     pub explain: bool,
 
+    /// Where the JSON summary goes.
     #[command(flatten)]
     pub summary: SummaryArgs,
 
+    /// Whether the progress bar and summary are left out.
     #[command(flatten)]
     pub quiet: QuietArgs,
 }
@@ -259,6 +265,7 @@ pub struct InputArgs {
     #[arg(long, value_enum, default_value_t = FormatArg::from(Format::default()))]
     pub format: FormatArg,
 
+    /// The CSV column that holds the puzzle (`--column`).
     #[arg(long, value_name = "NAME|N", help = column_help("puzzle", PUZZLE_COLUMNS))]
     pub column: Option<String>,
 }
@@ -373,6 +380,7 @@ impl ThreadArgs {
 /// `--solver NAME`: `solve`, `verify` and `generate`.
 #[derive(Debug, Clone, Args)]
 pub struct SolverArgs {
+    /// The solver named by `--solver`; the default solver when absent.
     #[arg(long, value_name = "NAME", value_parser = parse_solver, help = solver_help())]
     pub solver: Option<SolverKind>,
 }
@@ -441,18 +449,23 @@ fn solver_help() -> String {
 /// `solve` options.
 #[derive(Debug, Clone, Args)]
 pub struct SolveArgs {
+    /// Where the puzzles come from and how they are read.
     #[command(flatten)]
     pub input: InputArgs,
 
+    /// Where the result rows go.
     #[command(flatten)]
     pub output: OutputArgs,
 
+    /// How the output is compressed.
     #[command(flatten)]
     pub compress: CompressArgs,
 
+    /// How many worker threads run.
     #[command(flatten)]
     pub threads: ThreadArgs,
 
+    /// Which solver runs.
     #[command(flatten)]
     pub solver: SolverArgs,
 
@@ -460,12 +473,15 @@ pub struct SolveArgs {
     #[arg(long)]
     pub unique: bool,
 
+    /// The per-puzzle guess limit.
     #[command(flatten)]
     pub guesses: GuessLimitArgs,
 
+    /// Where the JSON summary goes.
     #[command(flatten)]
     pub summary: SummaryArgs,
 
+    /// Whether the progress bar and summary are left out.
     #[command(flatten)]
     pub quiet: QuietArgs,
 
@@ -487,6 +503,7 @@ pub struct SolveArgs {
     #[arg(long, requires = "resume")]
     pub retry_gave_up: bool,
 
+    /// The result columns to write, in order (`--columns`).
     #[arg(long, value_name = "LIST", value_parser = parse_columns, help = columns_help())]
     pub columns: Option<ColumnList>,
 }
@@ -550,9 +567,11 @@ pub struct MergeArgs {
     #[arg(value_name = "SHARD_CSV", required = true)]
     pub inputs: Vec<PathBuf>,
 
+    /// Where the result rows go.
     #[command(flatten)]
     pub output: OutputArgs,
 
+    /// Where the JSON summary goes.
     #[command(flatten)]
     pub summary: SummaryArgs,
 
@@ -627,6 +646,7 @@ fn parse_positive(text: &str) -> Result<usize, String> {
     mut_arg("quiet", |a| a.help("No progress bar (the table is still printed)"))
 )]
 pub struct BenchArgs {
+    /// Where the puzzles come from and how they are read.
     #[command(flatten)]
     pub input: InputArgs,
 
@@ -669,6 +689,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub unique: bool,
 
+    /// The per-puzzle guess limit.
     #[command(flatten)]
     pub guesses: GuessLimitArgs,
 
@@ -696,9 +717,11 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
 
+    /// Where the JSON summary goes.
     #[command(flatten)]
     pub summary: SummaryArgs,
 
+    /// Whether the progress bar and summary are left out.
     #[command(flatten)]
     pub quiet: QuietArgs,
 }
@@ -848,9 +871,11 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "N", conflicts_with_all = ["min_clues", "max_clues"])]
     pub clues: Option<usize>,
 
+    /// The fewest clues a generated puzzle may have (`--min-clues`).
     #[arg(long, value_name = "N", help = min_clues_help())]
     pub min_clues: Option<usize>,
 
+    /// The most clues a generated puzzle may have (`--max-clues`).
     #[arg(long, value_name = "N", help = max_clues_help())]
     pub max_clues: Option<usize>,
 
@@ -860,6 +885,7 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub minimal: bool,
 
+    /// The symmetry of the clue pattern (`--symmetry`).
     #[arg(long, value_name = "NAME", value_parser = parse_symmetry, help = symmetry_help())]
     pub symmetry: Option<Symmetry>,
 
@@ -877,15 +903,19 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub with_solution: bool,
 
+    /// Where the result rows go.
     #[command(flatten)]
     pub output: OutputArgs,
 
+    /// How the output is compressed.
     #[command(flatten)]
     pub compress: CompressArgs,
 
+    /// How many worker threads run.
     #[command(flatten)]
     pub threads: ThreadArgs,
 
+    /// Which solver runs.
     #[command(flatten)]
     pub solver: SolverArgs,
 
@@ -895,6 +925,7 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "N")]
     pub max_guesses: Option<u64>,
 
+    /// Whether the progress bar and summary are left out.
     #[command(flatten)]
     pub quiet: QuietArgs,
 }
@@ -964,9 +995,11 @@ fn show_help() -> String {
 #[derive(Debug, Clone, Args)]
 #[command(mut_arg("summary", |a| a.alias("json")))]
 pub struct VerifyArgs {
+    /// Where the puzzles come from and how they are read.
     #[command(flatten)]
     pub input: InputArgs,
 
+    /// The CSV column that holds the solution (`--solution-column`).
     #[arg(long, value_name = "NAME|N", help = column_help("solution", SOLUTION_COLUMNS))]
     pub solution_column: Option<String>,
 
@@ -974,6 +1007,7 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub unique: bool,
 
+    /// The per-puzzle guess limit.
     #[command(flatten)]
     pub guesses: GuessLimitArgs,
 
@@ -985,18 +1019,23 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
 
+    /// Where the JSON summary goes.
     #[command(flatten)]
     pub summary: SummaryArgs,
 
+    /// How many failures to print (`--show`).
     #[arg(long, value_name = "N", help = show_help())]
     pub show: Option<usize>,
 
+    /// How many worker threads run.
     #[command(flatten)]
     pub threads: ThreadArgs,
 
+    /// Which solver runs.
     #[command(flatten)]
     pub solver: SolverArgs,
 
+    /// Whether the progress bar and summary are left out.
     #[command(flatten)]
     pub quiet: QuietArgs,
 }

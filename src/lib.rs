@@ -16,7 +16,7 @@
 //! assert!(outcome.solution.unwrap().is_solution_of(&puzzle));
 //! ```
 
-#![warn(clippy::undocumented_unsafe_blocks, unreachable_pub)]
+#![warn(clippy::undocumented_unsafe_blocks, missing_docs, unreachable_pub)]
 
 // The core: depends on nothing above it and builds without the CLI's crates.
 pub mod error;
