@@ -194,7 +194,7 @@ pub struct RateArgs {
 
 impl RateArgs {
     /// The library's configuration, with what was given on the command line.
-    pub fn into_config(self) -> crate::cmd::rate::RateConfig {
+    pub(crate) fn into_config(self) -> crate::cmd::rate::RateConfig {
         let (inputs, read) = self.input.to_inputs();
         let mut config = crate::cmd::rate::RateConfig::new(inputs);
         config.read = read;
@@ -289,7 +289,7 @@ impl InputArgs {
     }
 
     /// The inputs, standard input when none were given.
-    pub fn files_or_stdin(&self) -> Vec<Input> {
+    pub(crate) fn files_or_stdin(&self) -> Vec<Input> {
         if self.inputs.is_empty() {
             vec![Input::Stdin]
         } else {
@@ -298,7 +298,7 @@ impl InputArgs {
     }
 
     /// How to read them.
-    pub fn read_options(&self) -> ReadOptions {
+    pub(crate) fn read_options(&self) -> ReadOptions {
         ReadOptions {
             format: self.format.into(),
             column: self.column.clone(),
@@ -306,7 +306,7 @@ impl InputArgs {
     }
 
     /// The inputs (stdin when none) and read options.
-    pub fn to_inputs(&self) -> (Vec<Input>, ReadOptions) {
+    pub(crate) fn to_inputs(&self) -> (Vec<Input>, ReadOptions) {
         (self.files_or_stdin(), self.read_options())
     }
 }
@@ -421,7 +421,7 @@ pub struct QuietArgs {
 }
 
 /// Parses a solver name, listing the valid ones on error.
-pub fn parse_solver(name: &str) -> Result<SolverKind, String> {
+pub(crate) fn parse_solver(name: &str) -> Result<SolverKind, String> {
     SolverKind::from_name(name).ok_or_else(|| {
         let names: Vec<&str> = SolverKind::ALL.iter().map(|k| k.name()).collect();
         format!(
@@ -529,7 +529,7 @@ fn parse_columns(list: &str) -> Result<ColumnList, String> {
 
 impl SolveArgs {
     /// The library's configuration, with what was given on the command line.
-    pub fn into_config(self) -> SolveConfig {
+    pub(crate) fn into_config(self) -> SolveConfig {
         let (inputs, read) = self.input.to_inputs();
         let mut config = SolveConfig::new(inputs);
         config.read = read;
@@ -588,7 +588,7 @@ pub struct MergeArgs {
 
 impl MergeArgs {
     /// The library's configuration, with what was given on the command line.
-    pub fn into_config(self) -> MergeConfig {
+    pub(crate) fn into_config(self) -> MergeConfig {
         // Every field comes from the command line: merge has no defaults of its own.
         MergeConfig {
             inputs: self.inputs,
@@ -728,7 +728,7 @@ pub struct BenchArgs {
 
 impl BenchArgs {
     /// The library's configuration, with what was given on the command line.
-    pub fn into_config(self) -> BenchConfig {
+    pub(crate) fn into_config(self) -> BenchConfig {
         // No INPUT means the built-in suite, not standard input.
         let mut config = BenchConfig::new(self.input.files());
         config.read = self.input.read_options();
@@ -809,7 +809,7 @@ pub struct ReportArgs {
 
 impl ReportArgs {
     /// The library's configuration, with what was given on the command line.
-    pub fn into_config(self) -> ReportConfig {
+    pub(crate) fn into_config(self) -> ReportConfig {
         let mut config = ReportConfig::new(self.files);
         config.baseline = self.baseline;
         config.format = self.format.into();
@@ -821,7 +821,7 @@ impl ReportArgs {
 }
 
 /// Parses a symmetry name, listing the valid ones on error.
-pub fn parse_symmetry(name: &str) -> Result<Symmetry, String> {
+pub(crate) fn parse_symmetry(name: &str) -> Result<Symmetry, String> {
     Symmetry::from_name(name).ok_or_else(|| {
         let names: Vec<&str> = Symmetry::ALL.iter().map(|s| s.name()).collect();
         format!(
@@ -932,7 +932,7 @@ pub struct GenerateArgs {
 
 impl GenerateArgs {
     /// The library's configuration, with what was given on the command line.
-    pub fn into_config(self) -> GenerateConfig {
+    pub(crate) fn into_config(self) -> GenerateConfig {
         // `GenerateConfig::new` takes a seed; the command line's may be absent (drawn later).
         let mut config = GenerateConfig::new(self.count, 0);
         config.seed = self.seed;
@@ -1042,7 +1042,7 @@ pub struct VerifyArgs {
 
 impl VerifyArgs {
     /// The library's configuration, with what was given on the command line.
-    pub fn into_config(self) -> VerifyConfig {
+    pub(crate) fn into_config(self) -> VerifyConfig {
         let (inputs, read) = self.input.to_inputs();
         let mut config = VerifyConfig::new(inputs);
         config.format = read.format;
@@ -1084,7 +1084,7 @@ impl Cli {
 
 impl CliCommand {
     /// Converts the parsed subcommand into the library's command.
-    pub fn into_command(self) -> Command {
+    pub(crate) fn into_command(self) -> Command {
         match self {
             CliCommand::Solve(args) => Command::Solve(args.into_config()),
             CliCommand::Bench(args) => Command::Bench(args.into_config()),

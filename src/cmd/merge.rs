@@ -132,7 +132,7 @@ const MERGE_COLUMNS: [Column; 4] = [
 ];
 
 /// One shard's rows, read one at a time; the row last read stays in the reader.
-struct Shard {
+struct ShardReader {
     reader: ResultReader<File>,
     /// The index of the row last read.
     last: Option<u64>,
@@ -140,8 +140,8 @@ struct Shard {
     rows: u64,
 }
 
-impl Shard {
-    fn open(path: &Path) -> Result<Shard> {
+impl ShardReader {
+    fn open(path: &Path) -> Result<ShardReader> {
         let reader = ResultReader::open(path)?.ok_or_else(|| Error::Input {
             path: path.to_path_buf(),
             message: format!(
@@ -150,7 +150,7 @@ impl Shard {
             ),
         })?;
         reader.require(&MERGE_COLUMNS, "merge")?;
-        Ok(Shard {
+        Ok(ShardReader {
             reader,
             last: None,
             rows: 0,
@@ -419,10 +419,10 @@ fn check_merge_targets(config: &MergeConfig) -> Result<()> {
 
 /// Opens the shards (at least one) and returns them with their common columns: rows are
 /// copied as they are, so every shard must have the same columns in one order.
-fn open_shards(inputs: &[PathBuf]) -> Result<(Vec<Shard>, Vec<Column>)> {
+fn open_shards(inputs: &[PathBuf]) -> Result<(Vec<ShardReader>, Vec<Column>)> {
     let shards = inputs
         .iter()
-        .map(|p| Shard::open(p))
+        .map(|p| ShardReader::open(p))
         .collect::<Result<Vec<_>>>()?;
     let columns = shards[0].reader.columns().to_vec();
     if let Some(other) = shards.iter().find(|s| s.reader.columns() != columns) {

@@ -99,7 +99,11 @@ impl RateConfig {
 }
 
 /// Rates one record's body ([`verdict::judge`]); with `steps`, the solving path is recorded.
-pub fn rate_body(body: &Body, config: &RateConfig, steps: Option<&mut Vec<rater::Step>>) -> Rated {
+pub(crate) fn rate_body(
+    body: &Body,
+    config: &RateConfig,
+    steps: Option<&mut Vec<rater::Step>>,
+) -> Rated {
     let puzzle = match body {
         Body::Invalid { message, .. } => return Rated::invalid(message.clone()),
         Body::Puzzle { puzzle, .. } => puzzle,
@@ -469,7 +473,7 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
 }
 
 /// Parses an ER such as `7.2` into tenths.
-pub fn parse_er(text: &str) -> std::result::Result<u16, String> {
+pub(crate) fn parse_er(text: &str) -> std::result::Result<u16, String> {
     let value: f32 = text
         .trim()
         .parse()

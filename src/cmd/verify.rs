@@ -82,7 +82,7 @@ pub struct VerifyConfig {
 
 impl VerifyConfig {
     /// How each row is checked.
-    pub fn check_options(&self) -> CheckOptions {
+    pub(crate) fn check_options(&self) -> CheckOptions {
         CheckOptions {
             unique: self.unique,
             require_solution: self.require_solution,
@@ -491,7 +491,7 @@ fn check_chunk(chunk: &Chunk, config: &VerifyConfig) -> ChunkOut {
 }
 
 /// The header of the `--report` CSV.
-pub const REPORT_COLUMNS: [&str; 4] = ["file", "line", "kind", "reason"];
+pub(crate) const REPORT_COLUMNS: [&str; 4] = ["file", "line", "kind", "reason"];
 
 /// Runs `verify`: reads every input, checks the rows on `config.threads` threads, writes the
 /// failure report in input order, and returns the summary. Failed rows are counts, not errors;

@@ -89,7 +89,11 @@ fn io_error(path: &std::path::Path, cause: std::io::Error) -> Error {
 }
 
 /// Runs `external` on `puzzles` (one pass) and checks what it prints.
-pub fn run_once(external: &External, puzzles: &[Grid], timeout: Duration) -> Result<Outcome> {
+pub(crate) fn run_once(
+    external: &External,
+    puzzles: &[Grid],
+    timeout: Duration,
+) -> Result<Outcome> {
     let input = TempFile::new("in.txt");
     let output = TempFile::new("out.txt");
     {

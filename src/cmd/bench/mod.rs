@@ -31,12 +31,13 @@ use crate::sysinfo::{self, Machine};
 use crate::transform::TransformStream;
 
 use append::CsvAppender;
-pub use datasets::{builtin_suite, load_dataset, puzzle_list_sha256, Dataset, SUITE_HELP};
+pub(crate) use datasets::{builtin_suite, load_dataset, SUITE_HELP};
+pub use datasets::{puzzle_list_sha256, Dataset};
 use markdown::markdown_report;
 pub use markdown::MARKDOWN_COLUMNS;
 use measure::{check_pass, measure, round};
 use row::empty_row;
-pub use row::{csv_header, BenchMode, BenchRow, BenchStatus};
+pub use row::{BenchMode, BenchRow, BenchStatus};
 
 /// The permutation seed used unless `--permute SEED` or `--no-permute` says otherwise.
 pub const DEFAULT_SEED: u64 = 1;

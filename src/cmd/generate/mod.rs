@@ -203,7 +203,7 @@ fn make_chunk(
 }
 
 /// The CSV header written with `--with-solution`.
-pub const CSV_HEADER: &str = "puzzle,solution,clues\n";
+pub(crate) const CSV_HEADER: &str = "puzzle,solution,clues\n";
 
 /// Runs `generate`: makes `config.count` puzzles on `config.threads` threads and writes them in
 /// index order.

@@ -15,7 +15,7 @@ use crate::SolverKind;
 
 /// The hue of each solver in [`SolverKind::ALL`] order, so a solver keeps its colour from
 /// chart to chart.
-pub const SOLVER_COLORS: [RGBColor; 4] = [
+pub(crate) const SOLVER_COLORS: [RGBColor; 4] = [
     RGBColor(0x8c, 0x56, 0x4b),
     RGBColor(0x1f, 0x77, 0xb4),
     RGBColor(0xff, 0x7f, 0x0e),
@@ -23,7 +23,7 @@ pub const SOLVER_COLORS: [RGBColor; 4] = [
 ];
 
 /// Hues for solvers this build does not know, in order of appearance (repeating).
-pub const OTHER_COLORS: [RGBColor; 4] = [
+pub(crate) const OTHER_COLORS: [RGBColor; 4] = [
     RGBColor(0x94, 0x67, 0xbd),
     RGBColor(0xd6, 0x27, 0x28),
     RGBColor(0x17, 0xbe, 0xcf),
@@ -34,7 +34,7 @@ pub const OTHER_COLORS: [RGBColor; 4] = [
 pub const MACHINE_SWATCH: RGBColor = RGBColor(0xa0, 0xa0, 0xa0);
 
 /// Chart width when everything fits: the README's width.
-pub const WIDTH: u32 = 800;
+pub(crate) const WIDTH: u32 = 800;
 
 const MARGIN: i32 = 16;
 const PLOT_LEFT: i32 = 64;
@@ -232,7 +232,7 @@ fn fit(text: &str, px: f64, width: f64) -> String {
 /// appearance, which for `bench` output is the suite's order), one colour per series, one
 /// bar per machine with a rate within each colour, a legend of the series and, when there
 /// are several machines, of the machines' hatching.
-pub fn draw_svg(comparison: &Comparison, path: &Path, title: &str, log: bool) -> Result<()> {
+pub(crate) fn draw_svg(comparison: &Comparison, path: &Path, title: &str, log: bool) -> Result<()> {
     let fail = |e: &dyn std::fmt::Display| Error::Write {
         path: path.to_path_buf(),
         cause: std::io::Error::other(e.to_string()),
@@ -549,7 +549,7 @@ pub fn draw_svg(comparison: &Comparison, path: &Path, title: &str, log: bool) ->
 }
 
 /// A rate with a k/M suffix: 950, 12.5k, 1.2M.
-pub fn format_rate(rate: f64) -> String {
+pub(crate) fn format_rate(rate: f64) -> String {
     if rate >= 1e6 {
         let text = format!("{:.1}M", rate / 1e6);
         text.replace(".0M", "M")

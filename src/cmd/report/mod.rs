@@ -132,7 +132,7 @@ pub struct Comparison {
 }
 
 /// Reads every row of the results files, in order.
-pub fn load_rows(files: &[PathBuf]) -> Result<Vec<BenchRow>> {
+pub(crate) fn load_rows(files: &[PathBuf]) -> Result<Vec<BenchRow>> {
     let mut rows = Vec::new();
     for path in files {
         let file = std::fs::File::open(path).map_err(|source| Error::Open {

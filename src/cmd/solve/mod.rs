@@ -104,7 +104,7 @@ pub struct SolveConfig {
 impl SolveConfig {
     /// How each puzzle is judged: this run's solver, uniqueness and guess bound, giving up when
     /// `stop` is set.
-    pub fn judge_options<'a>(&self, stop: Option<&'a AtomicBool>) -> JudgeOptions<'a> {
+    pub(crate) fn judge_options<'a>(&self, stop: Option<&'a AtomicBool>) -> JudgeOptions<'a> {
         JudgeOptions {
             solver: self.solver,
             unique: self.unique,
@@ -418,7 +418,7 @@ fn solve_chunk(chunk: &Chunk, out: &mut ChunkOut, options: &JudgeOptions<'_>, fo
 }
 
 /// The sequential oracle: the same rows as [`run`] without threads, as (index, verdict).
-pub fn solve_sequential(config: &SolveConfig) -> Result<Vec<(Record, Verdict)>> {
+pub(crate) fn solve_sequential(config: &SolveConfig) -> Result<Vec<(Record, Verdict)>> {
     let reader = RecordReader::new(config.inputs.clone(), config.read.clone(), Arc::default());
     reader
         .map(|record| {
