@@ -20,6 +20,7 @@ use crate::cmd::merge::MergeConfig;
 use crate::cmd::report::{ReportConfig, ReportFormat};
 use crate::cmd::solve::SolveConfig;
 use crate::cmd::verify::VerifyConfig;
+use crate::cmd::RunOptions;
 use crate::io::compress::Codec;
 use crate::io::results::Column;
 use crate::io::Input;
@@ -195,21 +196,16 @@ pub struct RateArgs {
 impl RateArgs {
     /// The library's configuration, with what was given on the command line.
     pub(crate) fn into_config(self) -> crate::cmd::rate::RateConfig {
-        let (inputs, read) = self.input.to_inputs();
-        let mut config = crate::cmd::rate::RateConfig::new(inputs);
-        config.read = read;
+        let mut config = crate::cmd::rate::RateConfig::new(Vec::new());
+        config.run = run_options(&self.input, self.summary, &self.threads, &self.quiet);
         config.output = self.output.output;
         config.compress = self.compress.codec();
-        config.summary = self.summary.summary;
-        self.threads
-            .apply(&mut config.threads, &mut config.allow_oversubscribe);
         config.max_er = self.max_er;
         config.timeout = self.timeout_ms.map(std::time::Duration::from_millis);
         if self.se121 {
             config.flavor = crate::rate::Flavor::Se121;
         }
         config.explain = self.explain;
-        config.quiet = self.quiet.quiet;
         config
     }
 }
@@ -309,6 +305,23 @@ impl InputArgs {
     pub(crate) fn to_inputs(&self) -> (Vec<Input>, ReadOptions) {
         (self.files_or_stdin(), self.read_options())
     }
+}
+
+/// The options `solve`, `rate` and `verify` share, from their flag groups: the inputs (stdin
+/// when none) and how to read them, `--summary`, `-j` with `--allow-oversubscribe`, and `-q`.
+fn run_options(
+    input: &InputArgs,
+    summary: SummaryArgs,
+    threads: &ThreadArgs,
+    quiet: &QuietArgs,
+) -> RunOptions {
+    let (inputs, read) = input.to_inputs();
+    let mut run = RunOptions::new(inputs);
+    run.read = read;
+    run.summary = summary.summary;
+    threads.apply(&mut run.threads, &mut run.allow_oversubscribe);
+    run.quiet = quiet.quiet;
+    run
 }
 
 /// `-o FILE`: `solve`, `merge` and `generate`.
@@ -530,19 +543,14 @@ fn parse_columns(list: &str) -> Result<ColumnList, String> {
 impl SolveArgs {
     /// The library's configuration, with what was given on the command line.
     pub(crate) fn into_config(self) -> SolveConfig {
-        let (inputs, read) = self.input.to_inputs();
-        let mut config = SolveConfig::new(inputs);
-        config.read = read;
+        let mut config = SolveConfig::new(Vec::new());
+        config.run = run_options(&self.input, self.summary, &self.threads, &self.quiet);
         config.output = self.output.output;
         config.compress = self.compress.codec();
-        config.summary = self.summary.summary;
-        self.threads
-            .apply(&mut config.threads, &mut config.allow_oversubscribe);
         self.solver.apply(&mut config.solver);
         config.unique = self.unique;
         config.max_guesses = self.guesses.max_guesses;
         config.retry_gave_up = self.retry_gave_up;
-        config.quiet = self.quiet.quiet;
         // The command line looks at Slurm's and Kubernetes' variables; the library does not
         // unless asked to.
         config.shard = self
@@ -1043,23 +1051,17 @@ pub struct VerifyArgs {
 impl VerifyArgs {
     /// The library's configuration, with what was given on the command line.
     pub(crate) fn into_config(self) -> VerifyConfig {
-        let (inputs, read) = self.input.to_inputs();
-        let mut config = VerifyConfig::new(inputs);
-        config.format = read.format;
-        config.puzzle_column = read.column;
+        let mut config = VerifyConfig::new(Vec::new());
+        config.run = run_options(&self.input, self.summary, &self.threads, &self.quiet);
         config.solution_column = self.solution_column;
         config.unique = self.unique;
         config.max_guesses = self.guesses.max_guesses;
         config.require_solution = self.require_solution;
         config.report = self.report;
-        config.summary = self.summary.summary;
         if let Some(show) = self.show {
             config.show = show;
         }
-        self.threads
-            .apply(&mut config.threads, &mut config.allow_oversubscribe);
         self.solver.apply(&mut config.solver);
-        config.quiet = self.quiet.quiet;
         config
     }
 }
@@ -1171,12 +1173,12 @@ mod tests {
             panic!("expected solve");
         };
         assert_eq!(
-            config.inputs,
+            config.run.inputs,
             vec![Input::File("a.txt".into()), Input::Stdin]
         );
-        assert_eq!(config.threads, 3);
+        assert_eq!(config.run.threads, 3);
         assert!(config.unique);
-        assert_eq!(config.read.format, Format::Csv);
+        assert_eq!(config.run.read.format, Format::Csv);
         assert!(Cli::try_parse_from(["sudoku-batch", "solve", "--solver", "nope"]).is_err());
         assert!(Cli::try_parse_from(["sudoku-batch", "solve", "-j", "0"]).is_err());
     }
@@ -1196,17 +1198,17 @@ mod tests {
             panic!("expected solve");
         };
         let library = SolveConfig::new(Vec::new());
-        assert_eq!(solve.threads, library.threads);
+        assert_eq!(solve.run.threads, library.run.threads);
         assert_eq!(solve.solver, library.solver);
-        assert_eq!(solve.read.format, library.read.format);
+        assert_eq!(solve.run.read.format, library.run.read.format);
 
         let Command::Verify(verify) = parse(&["verify", "a.csv"]) else {
             panic!("expected verify");
         };
         let library = VerifyConfig::new(Vec::new());
         assert_eq!(verify.show, library.show);
-        assert_eq!(verify.threads, library.threads);
-        assert_eq!(verify.format, library.format);
+        assert_eq!(verify.run.threads, library.run.threads);
+        assert_eq!(verify.run.read.format, library.run.read.format);
 
         let Command::Generate(generate) = parse(&["generate", "-n", "3"]) else {
             panic!("expected generate");
@@ -1297,9 +1299,9 @@ mod tests {
                 args.push("shard.csv");
             }
             let summary = match parse(&args) {
-                Command::Solve(c) => c.summary,
+                Command::Solve(c) => c.run.summary,
                 Command::Merge(c) => c.summary,
-                Command::Verify(c) => c.summary,
+                Command::Verify(c) => c.run.summary,
                 Command::Bench(c) => c.summary,
                 other => panic!("{other:?}"),
             };
@@ -1308,7 +1310,7 @@ mod tests {
         let Command::Verify(verify) = parse(&["verify", "--json", "v.json"]) else {
             panic!("expected verify");
         };
-        assert_eq!(verify.summary, Some(PathBuf::from("v.json")));
+        assert_eq!(verify.run.summary, Some(PathBuf::from("v.json")));
         let Command::Bench(bench) = parse(&["bench", "--json", "b.json"]) else {
             panic!("expected bench");
         };

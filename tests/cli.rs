@@ -434,7 +434,7 @@ fn parallel_pipeline_matches_the_sequential_oracle() {
 
     let out = dir.path().join("out.csv");
     let mut config = SolveConfig::new(vec![Input::File(lines), Input::File(csv)]);
-    config.threads = 2;
+    config.run.threads = 2;
     config.unique = true;
     config.output = Some(out.clone());
     solve::run(&config).unwrap();

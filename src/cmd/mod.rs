@@ -8,7 +8,45 @@ pub mod report;
 pub mod solve;
 pub mod verify;
 
+use std::path::PathBuf;
+
 use crate::error::Result;
+use crate::io::{Input, ReadOptions};
+
+/// What every command that reads records on a pool of threads (`solve`, `rate`, `verify`) is
+/// given alike: the inputs and how to read them, where the JSON summary goes, the thread count
+/// and whether to stay quiet.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Inputs, read in order.
+    pub inputs: Vec<Input>,
+    /// How to read them: the layout (auto-detected per input by default) and the CSV column
+    /// that holds the puzzle.
+    pub read: ReadOptions,
+    /// Where to write the JSON summary, if anywhere.
+    pub summary: Option<PathBuf>,
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// Allow more than 4 threads per logical core (`--allow-oversubscribe`).
+    pub allow_oversubscribe: bool,
+    /// No progress bar and no summary.
+    pub quiet: bool,
+}
+
+impl RunOptions {
+    /// Defaults for everything but the inputs: detected layout, no JSON summary, every logical
+    /// core, quiet (a library caller asks for the progress bar).
+    pub fn new(inputs: Vec<Input>) -> Self {
+        RunOptions {
+            inputs,
+            read: ReadOptions::default(),
+            summary: None,
+            threads: crate::run::default_threads(),
+            allow_oversubscribe: false,
+            quiet: true,
+        }
+    }
+}
 
 /// A command, built from the command line, ready to run.
 #[derive(Debug, Clone)]

@@ -13,13 +13,13 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::cmd::Finish;
+use crate::cmd::{Finish, RunOptions};
 use crate::error::Result;
 use crate::io::compress::Codec;
 use crate::io::output::{write_json, Output, OutputOptions};
 use crate::io::results::push_csv_record;
 use crate::io::targets::{check_targets, Target, WriteKind};
-use crate::io::{Body, Input, RawRecord, ReadOptions, RecordReader};
+use crate::io::{Body, Input, RawRecord, RecordReader};
 use crate::rate::verdict::{self, RateStatus, RateVerdict as Rated};
 use crate::rate::{self as rater, Flavor, Limits};
 use crate::run::{build_pool, check_threads, interrupt, ordered_map, Progress};
@@ -52,20 +52,12 @@ pub const COLUMNS: [&str; 12] = [
 /// Everything `rate` needs, built from the command line.
 #[derive(Debug, Clone)]
 pub struct RateConfig {
-    /// Inputs, read in order.
-    pub inputs: Vec<Input>,
-    /// How to read them.
-    pub read: ReadOptions,
+    /// The inputs, how to read them, the JSON summary, worker threads and quiet.
+    pub run: RunOptions,
     /// Output file; `None` for stdout.
     pub output: Option<PathBuf>,
     /// The output's encoding; `None` follows its extension.
     pub compress: Option<Codec>,
-    /// Where to write the JSON summary, if anywhere.
-    pub summary: Option<PathBuf>,
-    /// Worker threads (at least 1).
-    pub threads: usize,
-    /// Allow a thread count above the bound.
-    pub allow_oversubscribe: bool,
     /// Stop rating a puzzle once a step above this ER (tenths) is needed.
     pub max_er: Option<u16>,
     /// Stop rating a puzzle after this long.
@@ -74,26 +66,19 @@ pub struct RateConfig {
     pub flavor: Flavor,
     /// Write each puzzle's solving path in words instead of CSV rows.
     pub explain: bool,
-    /// No progress bar and no summary on stderr.
-    pub quiet: bool,
 }
 
 impl RateConfig {
     /// A configuration with defaults for everything but the inputs.
     pub fn new(inputs: Vec<Input>) -> Self {
         RateConfig {
-            inputs,
-            read: ReadOptions::default(),
+            run: RunOptions::new(inputs),
             output: None,
             compress: None,
-            summary: None,
-            threads: crate::run::default_threads(),
-            allow_oversubscribe: false,
             max_er: None,
             timeout: None,
             flavor: Flavor::default(),
             explain: false,
-            quiet: true,
         }
     }
 }
@@ -222,7 +207,7 @@ impl RateReport {
         for name in &self.empty_inputs {
             eprintln!("warning: {name}: no puzzles found");
         }
-        if !config.quiet {
+        if !config.run.quiet {
             if self.interrupted {
                 if let Some(path) = &config.output {
                     eprintln!(
@@ -364,30 +349,30 @@ fn rate_chunk(chunk: &Chunk, config: &RateConfig, files: &[String]) -> ChunkOut 
     out
 }
 
-/// Runs `rate`: reads every input, rates on `config.threads` threads, writes the rows in input
+/// Runs `rate`: reads every input, rates on `config.run.threads` threads, writes the rows in input
 /// order and returns the summary. Bad records are rows, not errors; errors are usage and I/O.
 pub fn run(config: &RateConfig) -> Result<RateReport> {
-    for input in &config.inputs {
+    for input in &config.run.inputs {
         input.check()?;
     }
-    let inputs: Vec<PathBuf> = config.inputs.iter().map(Input::path).collect();
+    let inputs: Vec<PathBuf> = config.run.inputs.iter().map(Input::path).collect();
     let mut targets = Vec::new();
     if let Some(path) = &config.output {
         targets.push(Target::new("-o", path, WriteKind::Replaced));
     }
-    if let Some(path) = &config.summary {
+    if let Some(path) = &config.run.summary {
         targets.push(Target::new("--summary", path, WriteKind::Replaced));
     }
     check_targets(&inputs, &targets)?;
-    let threads = config.threads.max(1);
-    check_threads(threads, config.allow_oversubscribe)?;
+    let threads = config.run.threads.max(1);
+    check_threads(threads, config.run.allow_oversubscribe)?;
     let pool = build_pool(threads)?;
-    let files: Vec<String> = config.inputs.iter().map(Input::display_name).collect();
+    let files: Vec<String> = config.run.inputs.iter().map(Input::display_name).collect();
     let bytes_read = Arc::new(AtomicU64::new(0));
-    let total_bytes: Option<u64> = config.inputs.iter().map(Input::size).sum();
+    let total_bytes: Option<u64> = config.run.inputs.iter().map(Input::size).sum();
     let mut reader = RecordReader::new(
-        config.inputs.clone(),
-        config.read.clone(),
+        config.run.inputs.clone(),
+        config.run.read.clone(),
         bytes_read.clone(),
     );
     // A bad input or option is an error before the output exists.
@@ -402,7 +387,7 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
         output.write_all(format!("{}\n", COLUMNS.join(",")).as_bytes())?;
     }
     interrupt::arm(None);
-    let mut progress = Progress::new(total_bytes, config.quiet);
+    let mut progress = Progress::new(total_bytes, config.run.quiet);
     let started = Instant::now();
 
     let mut next_index = 0u64;
@@ -462,7 +447,7 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     }
     summary.wall_seconds = started.elapsed().as_secs_f64();
     summary.puzzles_per_second = summary.puzzles as f64 / summary.wall_seconds.max(1e-9);
-    if let Some(path) = &config.summary {
+    if let Some(path) = &config.run.summary {
         write_json(path, &summary)?;
     }
     Ok(RateReport {

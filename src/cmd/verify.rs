@@ -26,12 +26,12 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::cmd::Finish;
+use crate::cmd::{Finish, RunOptions};
 use crate::error::{Error, Result};
 use crate::grid::Grid;
 use crate::io::output::{write_json, Output};
 use crate::io::targets::{check_targets, Target, WriteKind};
-use crate::io::{Columns, Fields, Format, Input, RawRecord, ReadOptions, RecordReader};
+use crate::io::{Columns, Fields, Input, RawRecord, RecordReader};
 use crate::run::{build_pool, check_threads, ordered_map, Progress};
 use crate::solver::SolverKind;
 use crate::verdict::{self, CheckOptions};
@@ -50,12 +50,9 @@ const MAX_FIELD: usize = 1024;
 /// Everything `verify` needs, built from the command line.
 #[derive(Debug, Clone)]
 pub struct VerifyConfig {
-    /// Inputs, read in order.
-    pub inputs: Vec<Input>,
-    /// Input layout (auto-detected per input by default).
-    pub format: Format,
-    /// CSV puzzle column by name or 1-based number (default: a known puzzle column name).
-    pub puzzle_column: Option<String>,
+    /// The inputs, how to read them (layout and puzzle column), the JSON summary, worker
+    /// threads and quiet.
+    pub run: RunOptions,
     /// CSV solution column by name or 1-based number (default: `solution` or `solutions`).
     pub solution_column: Option<String>,
     /// Also prove that each puzzle has exactly one solution (and prove puzzle-only records).
@@ -64,20 +61,12 @@ pub struct VerifyConfig {
     pub require_solution: bool,
     /// Write every failure as CSV `file,line,kind,reason` here.
     pub report: Option<PathBuf>,
-    /// Write the summary as JSON here.
-    pub summary: Option<PathBuf>,
     /// How many failures to print after the summary.
     pub show: usize,
-    /// Worker threads (at least 1).
-    pub threads: usize,
-    /// Allow more than 4 threads per logical core (`--allow-oversubscribe`).
-    pub allow_oversubscribe: bool,
     /// The solver for `--unique`.
     pub solver: SolverKind,
     /// A uniqueness proof that needs more guesses fails as `gave_up`.
     pub max_guesses: Option<u64>,
-    /// No progress bar and no summary.
-    pub quiet: bool,
 }
 
 impl VerifyConfig {
@@ -94,31 +83,22 @@ impl VerifyConfig {
     /// A configuration with defaults for everything but the inputs.
     pub fn new(inputs: Vec<Input>) -> Self {
         VerifyConfig {
-            inputs,
-            format: Format::Auto,
-            puzzle_column: None,
+            run: RunOptions::new(inputs),
             solution_column: None,
             unique: false,
             require_solution: false,
             report: None,
-            summary: None,
             show: 10,
-            threads: crate::run::default_threads(),
-            allow_oversubscribe: false,
             solver: SolverKind::default(),
             max_guesses: None,
-            quiet: true,
         }
     }
 
     /// The record reader over this run's inputs, asking CSV files for a solution column (one is
     /// required unless `--unique` proves puzzles alone) and `solve`'s status column.
     fn reader(&self, bytes_read: Arc<AtomicU64>) -> RecordReader {
-        let read = ReadOptions {
-            format: self.format,
-            column: self.puzzle_column.clone(),
-        };
-        RecordReader::new(self.inputs.clone(), read, bytes_read).with_columns(Columns {
+        let (inputs, read) = (self.run.inputs.clone(), self.run.read.clone());
+        RecordReader::new(inputs, read, bytes_read).with_columns(Columns {
             solution: self.solution_column.clone(),
             need_solution: !self.unique,
             check_solution: true,
@@ -373,7 +353,7 @@ impl VerifyReport {
         for name in &self.empty_inputs {
             eprintln!("warning: {name}: no rows found");
         }
-        if !config.quiet {
+        if !config.run.quiet {
             use std::io::Write;
             std::io::stdout()
                 .write_all(self.to_text().as_bytes())
@@ -493,27 +473,27 @@ fn check_chunk(chunk: &Chunk, config: &VerifyConfig) -> ChunkOut {
 /// The header of the `--report` CSV.
 pub(crate) const REPORT_COLUMNS: [&str; 4] = ["file", "line", "kind", "reason"];
 
-/// Runs `verify`: reads every input, checks the rows on `config.threads` threads, writes the
+/// Runs `verify`: reads every input, checks the rows on `config.run.threads` threads, writes the
 /// failure report in input order, and returns the summary. Failed rows are counts, not errors;
 /// errors are usage and I/O failures.
 pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
-    for input in &config.inputs {
+    for input in &config.run.inputs {
         input.check()?;
     }
     let mut targets = Vec::new();
     if let Some(path) = &config.report {
         targets.push(Target::new("--report", path, WriteKind::Replaced));
     }
-    if let Some(path) = &config.summary {
+    if let Some(path) = &config.run.summary {
         targets.push(Target::new("--summary", path, WriteKind::Replaced));
     }
-    let inputs: Vec<PathBuf> = config.inputs.iter().map(Input::path).collect();
+    let inputs: Vec<PathBuf> = config.run.inputs.iter().map(Input::path).collect();
     check_targets(&inputs, &targets)?;
     let mut report = match &config.report {
         Some(path) => {
             // The report may not overwrite one of the files it checks.
             let options = crate::io::output::OutputOptions {
-                inputs: config.inputs.iter().map(Input::path).collect(),
+                inputs: config.run.inputs.iter().map(Input::path).collect(),
                 ..Default::default()
             };
             let mut output = Output::create_with(Some(path), &options)?;
@@ -522,13 +502,13 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
         }
         None => None,
     };
-    let threads = config.threads.max(1);
-    check_threads(threads, config.allow_oversubscribe)?;
+    let threads = config.run.threads.max(1);
+    check_threads(threads, config.run.allow_oversubscribe)?;
     let pool = build_pool(threads)?;
-    let files: Vec<String> = config.inputs.iter().map(Input::display_name).collect();
+    let files: Vec<String> = config.run.inputs.iter().map(Input::display_name).collect();
     let bytes_read = Arc::new(AtomicU64::new(0));
-    let total_bytes: Option<u64> = config.inputs.iter().map(Input::size).sum();
-    let mut progress = Progress::new(total_bytes, config.quiet);
+    let total_bytes: Option<u64> = config.run.inputs.iter().map(Input::size).sum();
+    let mut progress = Progress::new(total_bytes, config.run.quiet);
     let started = Instant::now();
 
     let mut reader = config.reader(bytes_read.clone());
@@ -554,7 +534,7 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     };
     let work = |chunk: Chunk| check_chunk(&chunk, config);
     let mut summary = VerifySummary {
-        files: config.inputs.len(),
+        files: config.run.inputs.len(),
         rows: 0,
         valid: 0,
         skipped: 0,
@@ -618,7 +598,7 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     summary.failed = summary.failures.total();
     summary.wall_seconds = started.elapsed().as_secs_f64();
     summary.rows_per_second = summary.rows as f64 / summary.wall_seconds.max(1e-9);
-    if let Some(path) = &config.summary {
+    if let Some(path) = &config.run.summary {
         write_json(path, &summary)?;
     }
     Ok(VerifyReport {

@@ -265,17 +265,18 @@ impl RunManifest {
             kind: KIND.to_string(),
             version: VERSION,
             inputs: config
+                .run
                 .inputs
                 .iter()
                 .map(InputId::of)
                 .collect::<Result<_>>()?,
-            format: format!("{:?}", config.read.format).to_lowercase(),
-            column: config.read.column.clone(),
+            format: format!("{:?}", config.run.read.format).to_lowercase(),
+            column: config.run.read.column.clone(),
             unique: config.unique,
             solver: config.solver.name().to_string(),
             shard: shard.map(|s| s.to_string()),
             columns: columns.iter().map(|c| c.name().to_string()).collect(),
-            threads: config.threads.max(1),
+            threads: config.run.threads.max(1),
             started_unix: now_unix(),
             finished: None,
         })
