@@ -480,28 +480,7 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     for input in &config.run.inputs {
         input.check()?;
     }
-    let mut targets = Vec::new();
-    if let Some(path) = &config.report {
-        targets.push(Target::new("--report", path, WriteKind::Replaced));
-    }
-    if let Some(path) = &config.run.summary {
-        targets.push(Target::new("--summary", path, WriteKind::Replaced));
-    }
-    let inputs: Vec<PathBuf> = config.run.inputs.iter().map(Input::path).collect();
-    check_targets(&inputs, &targets)?;
-    let mut report = match &config.report {
-        Some(path) => {
-            // The report may not overwrite one of the files it checks.
-            let options = crate::io::output::OutputOptions {
-                inputs: config.run.inputs.iter().map(Input::path).collect(),
-                ..Default::default()
-            };
-            let mut output = Output::create_with(Some(path), &options)?;
-            output.write_all(format!("{}\n", REPORT_COLUMNS.join(",")).as_bytes())?;
-            Some(output)
-        }
-        None => None,
-    };
+    let mut report = open_report(config)?;
     let threads = config.run.threads.max(1);
     check_threads(threads, config.run.allow_oversubscribe)?;
     let pool = build_pool(threads)?;
@@ -533,19 +512,7 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
         Ok((!chunk.records.is_empty()).then_some(chunk))
     };
     let work = |chunk: Chunk| check_chunk(&chunk, config);
-    let mut summary = VerifySummary {
-        files: config.run.inputs.len(),
-        rows: 0,
-        valid: 0,
-        skipped: 0,
-        failed: 0,
-        failures: FailureCounts::default(),
-        unique: config.unique,
-        threads,
-        solver: config.solver.name().to_string(),
-        wall_seconds: 0.0,
-        rows_per_second: 0.0,
-    };
+    let mut summary = VerifySummary::new(config, threads);
     let mut first_failures = Vec::new();
     let mut first_skipped = None;
     let name = |file: u32| files.get(file as usize).map_or("-", String::as_str);
@@ -562,18 +529,7 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
                 .map(|(file, line)| format!("{}:{line}", name(file)));
         }
         if let Some(output) = report.as_mut() {
-            let mut rows = Vec::new();
-            let mut number = itoa::Buffer::new();
-            for (file, line, kind, reason) in &chunk.failures {
-                let fields: [&[u8]; 4] = [
-                    name(*file).as_bytes(),
-                    number.format(*line).as_bytes(),
-                    kind.as_str().as_bytes(),
-                    reason.as_bytes(),
-                ];
-                crate::io::results::push_csv_record(&mut rows, fields);
-            }
-            output.write_all(&rows)?;
+            output.write_all(&report_rows(&chunk.failures, name))?;
         }
         for (file, line, kind, reason) in chunk.failures {
             if first_failures.len() >= config.show {
@@ -595,9 +551,7 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     if let Some(output) = report {
         output.finish()?;
     }
-    summary.failed = summary.failures.total();
-    summary.wall_seconds = started.elapsed().as_secs_f64();
-    summary.rows_per_second = summary.rows as f64 / summary.wall_seconds.max(1e-9);
+    summary.finish(started.elapsed());
     if let Some(path) = &config.run.summary {
         write_json(path, &summary)?;
     }
@@ -607,6 +561,76 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
         first_skipped,
         empty_inputs: reader.empty_inputs().to_vec(),
     })
+}
+
+/// Checks every file the run writes (`--report`, `--summary`) before anything is read, then
+/// opens the `--report` file, if asked for, with its header written.
+fn open_report(config: &VerifyConfig) -> Result<Option<Output>> {
+    let mut targets = Vec::new();
+    if let Some(path) = &config.report {
+        targets.push(Target::new("--report", path, WriteKind::Replaced));
+    }
+    if let Some(path) = &config.run.summary {
+        targets.push(Target::new("--summary", path, WriteKind::Replaced));
+    }
+    let inputs: Vec<PathBuf> = config.run.inputs.iter().map(Input::path).collect();
+    check_targets(&inputs, &targets)?;
+    let Some(path) = &config.report else {
+        return Ok(None);
+    };
+    // The report may not overwrite one of the files it checks.
+    let options = crate::io::output::OutputOptions {
+        inputs,
+        ..Default::default()
+    };
+    let mut output = Output::create_with(Some(path), &options)?;
+    output.write_all(format!("{}\n", REPORT_COLUMNS.join(",")).as_bytes())?;
+    Ok(Some(output))
+}
+
+/// The `--report` rows of `failures`: `file,line,kind,reason`, the file by name.
+fn report_rows<'a>(
+    failures: &[(u32, u64, FailureKind, String)],
+    name: impl Fn(u32) -> &'a str,
+) -> Vec<u8> {
+    let mut rows = Vec::new();
+    let mut number = itoa::Buffer::new();
+    for (file, line, kind, reason) in failures {
+        let fields: [&[u8]; 4] = [
+            name(*file).as_bytes(),
+            number.format(*line).as_bytes(),
+            kind.as_str().as_bytes(),
+            reason.as_bytes(),
+        ];
+        crate::io::results::push_csv_record(&mut rows, fields);
+    }
+    rows
+}
+
+impl VerifySummary {
+    /// The counts of a run that has checked nothing yet.
+    fn new(config: &VerifyConfig, threads: usize) -> Self {
+        VerifySummary {
+            files: config.run.inputs.len(),
+            rows: 0,
+            valid: 0,
+            skipped: 0,
+            failed: 0,
+            failures: FailureCounts::default(),
+            unique: config.unique,
+            threads,
+            solver: config.solver.name().to_string(),
+            wall_seconds: 0.0,
+            rows_per_second: 0.0,
+        }
+    }
+
+    /// Totals the failures and sets the rates of a run that took `wall`.
+    fn finish(&mut self, wall: std::time::Duration) {
+        self.failed = self.failures.total();
+        self.wall_seconds = wall.as_secs_f64();
+        self.rows_per_second = self.rows as f64 / self.wall_seconds.max(1e-9);
+    }
 }
 
 #[cfg(test)]

@@ -178,37 +178,8 @@ fn interrupted() -> bool {
 
 /// Runs the benchmark and returns its rows and Markdown report.
 pub fn run(config: &BenchConfig) -> Result<BenchReport> {
-    let mut targets = Vec::new();
-    if let Some(path) = &config.csv {
-        targets.push(Target::new("--csv", path, WriteKind::InPlace));
-    }
-    if let Some(path) = &config.summary {
-        targets.push(Target::new("--summary", path, WriteKind::Replaced));
-    }
-    let inputs: Vec<PathBuf> = config.inputs.iter().map(Input::path).collect();
-    check_targets(&inputs, &targets)?;
-    for &threads in &config.threads() {
-        run::check_threads(threads, config.allow_oversubscribe)?;
-    }
-    let datasets = if config.inputs.is_empty() {
-        builtin_suite()
-    } else {
-        config
-            .inputs
-            .iter()
-            .map(|input| load_dataset(input, &config.read))
-            .collect::<Result<Vec<_>>>()?
-    };
-    for dataset in &datasets {
-        if dataset.invalid > 0 {
-            eprintln!(
-                "note: {}: {} invalid records skipped, {} puzzles kept",
-                dataset.name,
-                dataset.invalid,
-                dataset.puzzles.len()
-            );
-        }
-    }
+    check_bench_targets(config)?;
+    let datasets = load_datasets(config)?;
     let mut csv = config.csv.as_deref().map(CsvAppender::open).transpose()?;
     let machine = Machine::detect();
     let solvers = config.solvers();
@@ -287,6 +258,49 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
         interrupted,
         markdown,
     })
+}
+
+/// Checks every file the run writes (`--csv`, `--summary`) and every thread count before
+/// anything is measured.
+fn check_bench_targets(config: &BenchConfig) -> Result<()> {
+    let mut targets = Vec::new();
+    if let Some(path) = &config.csv {
+        targets.push(Target::new("--csv", path, WriteKind::InPlace));
+    }
+    if let Some(path) = &config.summary {
+        targets.push(Target::new("--summary", path, WriteKind::Replaced));
+    }
+    let inputs: Vec<PathBuf> = config.inputs.iter().map(Input::path).collect();
+    check_targets(&inputs, &targets)?;
+    for &threads in &config.threads() {
+        run::check_threads(threads, config.allow_oversubscribe)?;
+    }
+    Ok(())
+}
+
+/// The datasets to measure: the inputs, or the built-in suite when there are none. Invalid
+/// records skipped are noted on stderr.
+fn load_datasets(config: &BenchConfig) -> Result<Vec<Dataset>> {
+    let datasets = if config.inputs.is_empty() {
+        builtin_suite()
+    } else {
+        config
+            .inputs
+            .iter()
+            .map(|input| load_dataset(input, &config.read))
+            .collect::<Result<Vec<_>>>()?
+    };
+    for dataset in &datasets {
+        if dataset.invalid > 0 {
+            eprintln!(
+                "note: {}: {} invalid records skipped, {} puzzles kept",
+                dataset.name,
+                dataset.invalid,
+                dataset.puzzles.len()
+            );
+        }
+    }
+    Ok(datasets)
 }
 
 /// A row for `solver` on `dataset` with `threads`, its measurements still to fill in.
