@@ -32,7 +32,6 @@ pub mod verdict;
 // Records in, results out (the `io` feature: csv, gzip, zstd, zip).
 #[cfg(feature = "io")]
 pub mod io;
-#[cfg(feature = "io")]
 pub mod testing;
 
 // The commands and the machinery they share (the `cli` feature, on by default).
