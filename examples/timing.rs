@@ -6,21 +6,10 @@
 use std::time::Instant;
 use sudoku_batch::{Grid, SolverKind};
 
+/// The puzzles of a data file.
 fn load(path: &str) -> Vec<Grid> {
-    let text = std::fs::read_to_string(path).expect("read data file");
-    let csv = path.ends_with(".csv");
-    text.lines()
-        .skip(csv as usize)
-        .filter_map(|line| {
-            let token = if csv {
-                line.split(',').nth(1)?
-            } else {
-                line.split(|c: char| c.is_whitespace() || c == ':')
-                    .find(|t| t.len() == 81)?
-            };
-            Grid::from_bytes(token.as_bytes()).ok()
-        })
-        .collect()
+    let records = sudoku_batch::testing::load_puzzles(path).expect("read data file");
+    records.into_iter().map(|(grid, _)| grid).collect()
 }
 
 /// Nanoseconds this thread has spent on a CPU (Linux), so time stolen by other processes on a

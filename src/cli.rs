@@ -21,6 +21,7 @@ use crate::cmd::rate::RateColumn;
 use crate::cmd::report::{ReportConfig, ReportFormat};
 use crate::cmd::solve::SolveConfig;
 use crate::cmd::verify::VerifyConfig;
+use crate::cmd::RunOptions;
 use crate::io::compress::Codec;
 use crate::io::results::Column;
 use crate::io::Input;
@@ -147,15 +148,19 @@ pub enum CliCommand {
 /// `rate` options.
 #[derive(Debug, Clone, Args)]
 pub struct RateArgs {
+    /// Where the puzzles come from and how they are read.
     #[command(flatten)]
     pub input: InputArgs,
 
+    /// Where the result rows go.
     #[command(flatten)]
     pub output: OutputArgs,
 
+    /// How the output is compressed.
     #[command(flatten)]
     pub compress: CompressArgs,
 
+    /// How many worker threads run.
     #[command(flatten)]
     pub threads: ThreadArgs,
 
@@ -180,9 +185,11 @@ pub struct RateArgs {
     #[arg(long, conflicts_with_all = ["resume", "columns"])]
     pub explain: bool,
 
+    /// Where the JSON summary goes.
     #[command(flatten)]
     pub summary: SummaryArgs,
 
+    /// Whether the progress bar and summary are left out.
     #[command(flatten)]
     pub quiet: QuietArgs,
 
@@ -204,6 +211,7 @@ pub struct RateArgs {
     #[arg(long, requires = "resume")]
     pub retry_gave_up: bool,
 
+    /// The rate columns to write, in order (`--columns`).
     #[arg(long, value_name = "LIST", value_parser = parse_rate_columns, help = rate_columns_help())]
     pub columns: Option<RateColumnList>,
 }
@@ -228,22 +236,17 @@ fn parse_rate_columns(list: &str) -> Result<RateColumnList, String> {
 
 impl RateArgs {
     /// The library's configuration, with what was given on the command line.
-    pub fn into_config(self) -> crate::cmd::rate::RateConfig {
-        let (inputs, read) = self.input.to_inputs();
-        let mut config = crate::cmd::rate::RateConfig::new(inputs);
-        config.read = read;
+    pub(crate) fn into_config(self) -> crate::cmd::rate::RateConfig {
+        let mut config = crate::cmd::rate::RateConfig::new(Vec::new());
+        config.run = run_options(&self.input, self.summary, &self.threads, &self.quiet);
         config.output = self.output.output;
         config.compress = self.compress.codec();
-        config.summary = self.summary.summary;
-        self.threads
-            .apply(&mut config.threads, &mut config.allow_oversubscribe);
         config.max_er = self.max_er;
         config.timeout = self.timeout_ms.map(std::time::Duration::from_millis);
         if self.se121 {
             config.flavor = crate::rate::Flavor::Se121;
         }
         config.explain = self.explain;
-        config.quiet = self.quiet.quiet;
         config.shard = self
             .shard
             .map_or(ShardChoice::FromEnvironment, ShardChoice::Only);
@@ -307,6 +310,7 @@ pub struct InputArgs {
     #[arg(long, value_enum, default_value_t = FormatArg::from(Format::default()))]
     pub format: FormatArg,
 
+    /// The CSV column that holds the puzzle (`--column`).
     #[arg(long, value_name = "NAME|N", help = column_help("puzzle", PUZZLE_COLUMNS))]
     pub column: Option<String>,
 }
@@ -330,7 +334,7 @@ impl InputArgs {
     }
 
     /// The inputs, standard input when none were given.
-    pub fn files_or_stdin(&self) -> Vec<Input> {
+    pub(crate) fn files_or_stdin(&self) -> Vec<Input> {
         if self.inputs.is_empty() {
             vec![Input::Stdin]
         } else {
@@ -339,7 +343,7 @@ impl InputArgs {
     }
 
     /// How to read them.
-    pub fn read_options(&self) -> ReadOptions {
+    pub(crate) fn read_options(&self) -> ReadOptions {
         ReadOptions {
             format: self.format.into(),
             column: self.column.clone(),
@@ -347,9 +351,26 @@ impl InputArgs {
     }
 
     /// The inputs (stdin when none) and read options.
-    pub fn to_inputs(&self) -> (Vec<Input>, ReadOptions) {
+    pub(crate) fn to_inputs(&self) -> (Vec<Input>, ReadOptions) {
         (self.files_or_stdin(), self.read_options())
     }
+}
+
+/// The options `solve`, `rate` and `verify` share, from their flag groups: the inputs (stdin
+/// when none) and how to read them, `--summary`, `-j` with `--allow-oversubscribe`, and `-q`.
+fn run_options(
+    input: &InputArgs,
+    summary: SummaryArgs,
+    threads: &ThreadArgs,
+    quiet: &QuietArgs,
+) -> RunOptions {
+    let (inputs, read) = input.to_inputs();
+    let mut run = RunOptions::new(inputs);
+    run.read = read;
+    run.summary = summary.summary;
+    threads.apply(&mut run.threads, &mut run.allow_oversubscribe);
+    run.quiet = quiet.quiet;
+    run
 }
 
 /// `-o FILE`: `solve`, `merge` and `generate`.
@@ -421,6 +442,7 @@ impl ThreadArgs {
 /// `--solver NAME`: `solve`, `verify` and `generate`.
 #[derive(Debug, Clone, Args)]
 pub struct SolverArgs {
+    /// The solver named by `--solver`; the default solver when absent.
     #[arg(long, value_name = "NAME", value_parser = parse_solver, help = solver_help())]
     pub solver: Option<SolverKind>,
 }
@@ -461,7 +483,7 @@ pub struct QuietArgs {
 }
 
 /// Parses a solver name, listing the valid ones on error.
-pub fn parse_solver(name: &str) -> Result<SolverKind, String> {
+pub(crate) fn parse_solver(name: &str) -> Result<SolverKind, String> {
     SolverKind::from_name(name).ok_or_else(|| {
         let names: Vec<&str> = SolverKind::ALL.iter().map(|k| k.name()).collect();
         format!(
@@ -489,18 +511,23 @@ fn solver_help() -> String {
 /// `solve` options.
 #[derive(Debug, Clone, Args)]
 pub struct SolveArgs {
+    /// Where the puzzles come from and how they are read.
     #[command(flatten)]
     pub input: InputArgs,
 
+    /// Where the result rows go.
     #[command(flatten)]
     pub output: OutputArgs,
 
+    /// How the output is compressed.
     #[command(flatten)]
     pub compress: CompressArgs,
 
+    /// How many worker threads run.
     #[command(flatten)]
     pub threads: ThreadArgs,
 
+    /// Which solver runs.
     #[command(flatten)]
     pub solver: SolverArgs,
 
@@ -508,12 +535,15 @@ pub struct SolveArgs {
     #[arg(long)]
     pub unique: bool,
 
+    /// The per-puzzle guess limit.
     #[command(flatten)]
     pub guesses: GuessLimitArgs,
 
+    /// Where the JSON summary goes.
     #[command(flatten)]
     pub summary: SummaryArgs,
 
+    /// Whether the progress bar and summary are left out.
     #[command(flatten)]
     pub quiet: QuietArgs,
 
@@ -535,6 +565,7 @@ pub struct SolveArgs {
     #[arg(long, requires = "resume")]
     pub retry_gave_up: bool,
 
+    /// The result columns to write, in order (`--columns`).
     #[arg(long, value_name = "LIST", value_parser = parse_columns, help = columns_help())]
     pub columns: Option<ColumnList>,
 }
@@ -560,20 +591,15 @@ fn parse_columns(list: &str) -> Result<ColumnList, String> {
 
 impl SolveArgs {
     /// The library's configuration, with what was given on the command line.
-    pub fn into_config(self) -> SolveConfig {
-        let (inputs, read) = self.input.to_inputs();
-        let mut config = SolveConfig::new(inputs);
-        config.read = read;
+    pub(crate) fn into_config(self) -> SolveConfig {
+        let mut config = SolveConfig::new(Vec::new());
+        config.run = run_options(&self.input, self.summary, &self.threads, &self.quiet);
         config.output = self.output.output;
         config.compress = self.compress.codec();
-        config.summary = self.summary.summary;
-        self.threads
-            .apply(&mut config.threads, &mut config.allow_oversubscribe);
         self.solver.apply(&mut config.solver);
         config.unique = self.unique;
         config.max_guesses = self.guesses.max_guesses;
         config.retry_gave_up = self.retry_gave_up;
-        config.quiet = self.quiet.quiet;
         // The command line looks at Slurm's and Kubernetes' variables; the library does not
         // unless asked to.
         config.shard = self
@@ -598,9 +624,11 @@ pub struct MergeArgs {
     #[arg(value_name = "SHARD_CSV", required = true)]
     pub inputs: Vec<PathBuf>,
 
+    /// Where the result rows go.
     #[command(flatten)]
     pub output: OutputArgs,
 
+    /// Where the JSON summary goes.
     #[command(flatten)]
     pub summary: SummaryArgs,
 
@@ -617,7 +645,7 @@ pub struct MergeArgs {
 
 impl MergeArgs {
     /// The library's configuration, with what was given on the command line.
-    pub fn into_config(self) -> MergeConfig {
+    pub(crate) fn into_config(self) -> MergeConfig {
         // Every field comes from the command line: merge has no defaults of its own.
         MergeConfig {
             inputs: self.inputs,
@@ -675,6 +703,7 @@ fn parse_positive(text: &str) -> Result<usize, String> {
     mut_arg("quiet", |a| a.help("No progress bar (the table is still printed)"))
 )]
 pub struct BenchArgs {
+    /// Where the puzzles come from and how they are read.
     #[command(flatten)]
     pub input: InputArgs,
 
@@ -717,6 +746,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub unique: bool,
 
+    /// The per-puzzle guess limit.
     #[command(flatten)]
     pub guesses: GuessLimitArgs,
 
@@ -744,16 +774,18 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
 
+    /// Where the JSON summary goes.
     #[command(flatten)]
     pub summary: SummaryArgs,
 
+    /// Whether the progress bar and summary are left out.
     #[command(flatten)]
     pub quiet: QuietArgs,
 }
 
 impl BenchArgs {
     /// The library's configuration, with what was given on the command line.
-    pub fn into_config(self) -> BenchConfig {
+    pub(crate) fn into_config(self) -> BenchConfig {
         // No INPUT means the built-in suite, not standard input.
         let mut config = BenchConfig::new(self.input.files());
         config.read = self.input.read_options();
@@ -834,7 +866,7 @@ pub struct ReportArgs {
 
 impl ReportArgs {
     /// The library's configuration, with what was given on the command line.
-    pub fn into_config(self) -> ReportConfig {
+    pub(crate) fn into_config(self) -> ReportConfig {
         let mut config = ReportConfig::new(self.files);
         config.baseline = self.baseline;
         config.format = self.format.into();
@@ -846,7 +878,7 @@ impl ReportArgs {
 }
 
 /// Parses a symmetry name, listing the valid ones on error.
-pub fn parse_symmetry(name: &str) -> Result<Symmetry, String> {
+pub(crate) fn parse_symmetry(name: &str) -> Result<Symmetry, String> {
     Symmetry::from_name(name).ok_or_else(|| {
         let names: Vec<&str> = Symmetry::ALL.iter().map(|s| s.name()).collect();
         format!(
@@ -896,9 +928,11 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "N", conflicts_with_all = ["min_clues", "max_clues"])]
     pub clues: Option<usize>,
 
+    /// The fewest clues a generated puzzle may have (`--min-clues`).
     #[arg(long, value_name = "N", help = min_clues_help())]
     pub min_clues: Option<usize>,
 
+    /// The most clues a generated puzzle may have (`--max-clues`).
     #[arg(long, value_name = "N", help = max_clues_help())]
     pub max_clues: Option<usize>,
 
@@ -908,6 +942,7 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub minimal: bool,
 
+    /// The symmetry of the clue pattern (`--symmetry`).
     #[arg(long, value_name = "NAME", value_parser = parse_symmetry, help = symmetry_help())]
     pub symmetry: Option<Symmetry>,
 
@@ -925,15 +960,19 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub with_solution: bool,
 
+    /// Where the result rows go.
     #[command(flatten)]
     pub output: OutputArgs,
 
+    /// How the output is compressed.
     #[command(flatten)]
     pub compress: CompressArgs,
 
+    /// How many worker threads run.
     #[command(flatten)]
     pub threads: ThreadArgs,
 
+    /// Which solver runs.
     #[command(flatten)]
     pub solver: SolverArgs,
 
@@ -943,13 +982,14 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "N")]
     pub max_guesses: Option<u64>,
 
+    /// Whether the progress bar and summary are left out.
     #[command(flatten)]
     pub quiet: QuietArgs,
 }
 
 impl GenerateArgs {
     /// The library's configuration, with what was given on the command line.
-    pub fn into_config(self) -> GenerateConfig {
+    pub(crate) fn into_config(self) -> GenerateConfig {
         // `GenerateConfig::new` takes a seed; the command line's may be absent (drawn later).
         let mut config = GenerateConfig::new(self.count, 0);
         config.seed = self.seed;
@@ -1012,9 +1052,11 @@ fn show_help() -> String {
 #[derive(Debug, Clone, Args)]
 #[command(mut_arg("summary", |a| a.alias("json")))]
 pub struct VerifyArgs {
+    /// Where the puzzles come from and how they are read.
     #[command(flatten)]
     pub input: InputArgs,
 
+    /// The CSV column that holds the solution (`--solution-column`).
     #[arg(long, value_name = "NAME|N", help = column_help("solution", SOLUTION_COLUMNS))]
     pub solution_column: Option<String>,
 
@@ -1022,6 +1064,7 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub unique: bool,
 
+    /// The per-puzzle guess limit.
     #[command(flatten)]
     pub guesses: GuessLimitArgs,
 
@@ -1033,42 +1076,41 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
 
+    /// Where the JSON summary goes.
     #[command(flatten)]
     pub summary: SummaryArgs,
 
+    /// How many failures to print (`--show`).
     #[arg(long, value_name = "N", help = show_help())]
     pub show: Option<usize>,
 
+    /// How many worker threads run.
     #[command(flatten)]
     pub threads: ThreadArgs,
 
+    /// Which solver runs.
     #[command(flatten)]
     pub solver: SolverArgs,
 
+    /// Whether the progress bar and summary are left out.
     #[command(flatten)]
     pub quiet: QuietArgs,
 }
 
 impl VerifyArgs {
     /// The library's configuration, with what was given on the command line.
-    pub fn into_config(self) -> VerifyConfig {
-        let (inputs, read) = self.input.to_inputs();
-        let mut config = VerifyConfig::new(inputs);
-        config.format = read.format;
-        config.puzzle_column = read.column;
+    pub(crate) fn into_config(self) -> VerifyConfig {
+        let mut config = VerifyConfig::new(Vec::new());
+        config.run = run_options(&self.input, self.summary, &self.threads, &self.quiet);
         config.solution_column = self.solution_column;
         config.unique = self.unique;
         config.max_guesses = self.guesses.max_guesses;
         config.require_solution = self.require_solution;
         config.report = self.report;
-        config.summary = self.summary.summary;
         if let Some(show) = self.show {
             config.show = show;
         }
-        self.threads
-            .apply(&mut config.threads, &mut config.allow_oversubscribe);
         self.solver.apply(&mut config.solver);
-        config.quiet = self.quiet.quiet;
         config
     }
 }
@@ -1093,7 +1135,7 @@ impl Cli {
 
 impl CliCommand {
     /// Converts the parsed subcommand into the library's command.
-    pub fn into_command(self) -> Command {
+    pub(crate) fn into_command(self) -> Command {
         match self {
             CliCommand::Solve(args) => Command::Solve(args.into_config()),
             CliCommand::Bench(args) => Command::Bench(args.into_config()),
@@ -1180,12 +1222,12 @@ mod tests {
             panic!("expected solve");
         };
         assert_eq!(
-            config.inputs,
+            config.run.inputs,
             vec![Input::File("a.txt".into()), Input::Stdin]
         );
-        assert_eq!(config.threads, 3);
+        assert_eq!(config.run.threads, 3);
         assert!(config.unique);
-        assert_eq!(config.read.format, Format::Csv);
+        assert_eq!(config.run.read.format, Format::Csv);
         assert!(Cli::try_parse_from(["sudoku-batch", "solve", "--solver", "nope"]).is_err());
         assert!(Cli::try_parse_from(["sudoku-batch", "solve", "-j", "0"]).is_err());
     }
@@ -1205,17 +1247,17 @@ mod tests {
             panic!("expected solve");
         };
         let library = SolveConfig::new(Vec::new());
-        assert_eq!(solve.threads, library.threads);
+        assert_eq!(solve.run.threads, library.run.threads);
         assert_eq!(solve.solver, library.solver);
-        assert_eq!(solve.read.format, library.read.format);
+        assert_eq!(solve.run.read.format, library.run.read.format);
 
         let Command::Verify(verify) = parse(&["verify", "a.csv"]) else {
             panic!("expected verify");
         };
         let library = VerifyConfig::new(Vec::new());
         assert_eq!(verify.show, library.show);
-        assert_eq!(verify.threads, library.threads);
-        assert_eq!(verify.format, library.format);
+        assert_eq!(verify.run.threads, library.run.threads);
+        assert_eq!(verify.run.read.format, library.run.read.format);
 
         let Command::Generate(generate) = parse(&["generate", "-n", "3"]) else {
             panic!("expected generate");
@@ -1306,9 +1348,9 @@ mod tests {
                 args.push("shard.csv");
             }
             let summary = match parse(&args) {
-                Command::Solve(c) => c.summary,
+                Command::Solve(c) => c.run.summary,
                 Command::Merge(c) => c.summary,
-                Command::Verify(c) => c.summary,
+                Command::Verify(c) => c.run.summary,
                 Command::Bench(c) => c.summary,
                 other => panic!("{other:?}"),
             };
@@ -1317,7 +1359,7 @@ mod tests {
         let Command::Verify(verify) = parse(&["verify", "--json", "v.json"]) else {
             panic!("expected verify");
         };
-        assert_eq!(verify.summary, Some(PathBuf::from("v.json")));
+        assert_eq!(verify.run.summary, Some(PathBuf::from("v.json")));
         let Command::Bench(bench) = parse(&["bench", "--json", "b.json"]) else {
             panic!("expected bench");
         };

@@ -16,7 +16,7 @@
 //! assert!(outcome.solution.unwrap().is_solution_of(&puzzle));
 //! ```
 
-#![warn(clippy::undocumented_unsafe_blocks, unreachable_pub)]
+#![warn(clippy::undocumented_unsafe_blocks, missing_docs, unreachable_pub)]
 
 // The core: depends on nothing above it and builds without the CLI's crates.
 pub mod error;
@@ -32,6 +32,7 @@ pub mod verdict;
 // Records in, results out (the `io` feature: csv, gzip, zstd, zip).
 #[cfg(feature = "io")]
 pub mod io;
+pub mod testing;
 
 // The commands and the machinery they share (the `cli` feature, on by default).
 #[cfg(feature = "cli")]

@@ -130,7 +130,7 @@ pub enum ShardChoice {
 
 impl ShardChoice {
     /// The shard in effect (`None` for all records) and a note saying where it came from.
-    pub fn resolve(self) -> Result<Option<(Shard, String)>, String> {
+    pub(crate) fn resolve(self) -> Result<Option<(Shard, String)>, String> {
         match self {
             ShardChoice::All => Ok(None),
             ShardChoice::Only(shard) if shard.count() == 1 => Ok(None),

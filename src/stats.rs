@@ -212,7 +212,7 @@ pub struct Summary {
 impl Summary {
     /// Sets [`Summary::cpu_seconds`] from the process's CPU time (`None`: not measured) and
     /// [`Summary::solve_share`] from the solver's estimated CPU time in nanoseconds.
-    pub fn set_cpu(&mut self, process: Option<Duration>, solver_cpu_ns: u64) {
+    pub(crate) fn set_cpu(&mut self, process: Option<Duration>, solver_cpu_ns: u64) {
         let Some(process) = process else {
             return;
         };

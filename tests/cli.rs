@@ -407,8 +407,9 @@ fn closed_stdout_pipe_ends_quietly() {
 /// decides, record for record, across two inputs of different formats with bad records mixed in.
 #[test]
 fn parallel_pipeline_matches_the_sequential_oracle() {
-    use sudoku_batch::cmd::solve::{self, solve_sequential, SolveConfig};
+    use sudoku_batch::cmd::solve::{self, SolveConfig};
     use sudoku_batch::io::Input;
+    use sudoku_batch::testing::solve_sequential;
 
     let dir = tempfile::tempdir().unwrap();
     let lines = dir.path().join("hard.txt");
@@ -433,7 +434,7 @@ fn parallel_pipeline_matches_the_sequential_oracle() {
 
     let out = dir.path().join("out.csv");
     let mut config = SolveConfig::new(vec![Input::File(lines), Input::File(csv)]);
-    config.threads = 2;
+    config.run.threads = 2;
     config.unique = true;
     config.output = Some(out.clone());
     solve::run(&config).unwrap();

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use crate::support::{bin, data};
 use predicates::prelude::*;
 use proptest::prelude::*;
-use sudoku_batch::io::results::{row_writer, Column, GridText, RowFormat, RowValues, Status};
+use sudoku_batch::io::results::{Column, GridText, RowFormat, RowValues, Status};
+use sudoku_batch::testing::row_writer;
 use sudoku_batch::Grid;
 
 /// [`mixed_input`](crate::support::mixed_input) under this module's file name.

@@ -1,7 +1,6 @@
-//! Outputs: compressed output (`.gz`, `.zst`, `--compress`) read by the standard tools, killed
-//! compressed runs resumed, non-regular outputs (FIFOs, devices) written directly, one run per
-//! output at a time, bad `-o` paths refused before any work, and files that appear whole or not
-//! at all.
+//! Outputs: compressed output (`.gz`, `.zst`, `--compress`) read by the standard tools,
+//! non-regular outputs (FIFOs, devices) written directly, one run per output at a time, bad `-o`
+//! paths refused before any work, and files that appear whole or not at all.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -140,56 +139,6 @@ fn generate_and_merge_write_gz_and_zst() {
         gunzip(&std::fs::read(&merged_gz).unwrap()),
         std::fs::read(&merged).unwrap()
     );
-}
-
-#[test]
-fn killed_compressed_runs_resume_to_the_same_rows() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = repeated_puzzles(dir.path(), 30, "puzzles30.txt"); // 30,000 rows
-    let full = dir.path().join("full.csv");
-    solve_to(&input, &full, &[]);
-    let want = rows(&std::fs::read(&full).unwrap());
-    for (name, decode) in [
-        ("out.csv.gz", gunzip as fn(&[u8]) -> Vec<u8>),
-        ("out.csv.zst", unzstd),
-    ] {
-        let out = dir.path().join(name);
-        let partial = dir.path().join(format!("{name}.partial"));
-        let mut child = spawn_solve(&input, &out, &["-q", "-j", "2"]);
-        wait_for_growth(&mut child, &partial, 40_000);
-        child.kill().unwrap(); // SIGKILL
-        child.wait().unwrap();
-        assert!(
-            !out.exists(),
-            "{name}: a killed run leaves no finished file"
-        );
-        // Cut the file inside its last member, as a kill during a write would.
-        let len = std::fs::metadata(&partial).unwrap().len();
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&partial)
-            .unwrap();
-        file.set_len(len - 7).unwrap();
-        drop(file);
-        let resumed = bin()
-            .args(["solve", "-j", "1", "--resume", "-o"])
-            .arg(&out)
-            .arg(&input)
-            .output()
-            .unwrap();
-        let note = String::from_utf8_lossy(&resumed.stderr);
-        assert_eq!(resumed.status.code(), Some(0), "{name}: {note}");
-        assert!(note.contains("resume: kept "), "{note}");
-        assert!(!note.contains("kept 0 row"), "{name}: {note}");
-        assert!(!partial.exists());
-        let got = std::fs::read(&out).unwrap();
-        assert_eq!(rows(&decode(&got)), want, "{name}");
-        if let Some(text) =
-            tool_decompress(if name.ends_with("gz") { "gzip" } else { "zstd" }, &out)
-        {
-            assert_eq!(rows(&text), want, "{name} by the standard tool");
-        }
-    }
 }
 
 #[cfg(unix)]

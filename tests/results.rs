@@ -1,6 +1,6 @@
 //! Resume and merge read result CSVs through the one reader, `ResultReader`: a `.partial` cut
-//! mid-row resumes to a clean run's rows, three shards merge to one run's rows, and both refuse
-//! a file that is not a result file in the reader's words.
+//! mid-row resumes to a clean run's rows, and both refuse a file that is not a result file in
+//! the reader's words. [`read_rows`] is how the other modules compare result files.
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +16,7 @@ fn mixed_input(dir: &Path) -> PathBuf {
 
 /// The rows of a result file read through `ResultReader`, `solve_ns` zeroed (it differs
 /// between runs), and their tally's counts.
-fn read_rows(path: &Path) -> (Vec<ResultRow>, [u64; 6]) {
+pub(crate) fn read_rows(path: &Path) -> (Vec<ResultRow>, [u64; 6]) {
     let mut reader = ResultReader::open(path).unwrap().expect("a header");
     assert_eq!(reader.columns(), Column::ALL);
     let mut rows = Vec::new();
@@ -170,70 +170,4 @@ fn resume_refuses_what_the_reader_refuses() {
         "cannot resume: its header (line,index,puzzle,solution,status,guesses,solve_ns,message,\
          file) is not that of this run's output (index,line,",
     );
-}
-
-#[test]
-fn three_shards_merge_to_one_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = mixed_input(dir.path());
-    let one = dir.path().join("one.csv");
-    bin()
-        .args(["solve", "-q", "--unique", "-o"])
-        .arg(&one)
-        .arg(&input)
-        .assert()
-        .code(1);
-    let shards: Vec<PathBuf> = (1..=3)
-        .map(|k| {
-            let out = dir.path().join(format!("shard{k}.csv"));
-            bin()
-                .args([
-                    "solve",
-                    "-q",
-                    "--unique",
-                    "--shard",
-                    &format!("{k}/3"),
-                    "-o",
-                ])
-                .arg(&out)
-                .arg(&input)
-                .assert()
-                .code(predicate::in_iter([0, 1]));
-            out
-        })
-        .collect();
-    let merged = dir.path().join("merged.csv");
-    bin()
-        .arg("merge")
-        .args(shards.iter().rev())
-        .arg("-o")
-        .arg(&merged)
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains("missing").not());
-    let (one_rows, one_counts) = read_rows(&one);
-    let (merged_rows, merged_counts) = read_rows(&merged);
-    assert_eq!(merged_rows, one_rows);
-    assert_eq!(merged_counts, one_counts);
-    // Each shard's rows are those of its indices, read through the same reader.
-    for (k, shard) in shards.iter().enumerate() {
-        let (rows, _) = read_rows(shard);
-        assert!(!rows.is_empty() && rows.iter().all(|r| r.index % 3 == k as u64));
-    }
-    // A shard with a bad row is refused with its file and line.
-    let text = std::fs::read_to_string(&shards[1]).unwrap();
-    std::fs::write(&shards[1], text.replacen(",solved,", ",sovled,", 1)).unwrap();
-    bin()
-        .arg("merge")
-        .args(&shards)
-        .arg("-o")
-        .arg(&merged)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "shard2.csv: not a result row: line ",
-        ))
-        .stderr(predicate::str::contains(
-            "status \"sovled\" is not one of solved, unsolvable",
-        ));
 }

@@ -7,26 +7,7 @@ use sudoku_batch::{Grid, Outcome, SolverKind};
 /// Puzzle records of a data file: `(puzzle, rest of the line after the puzzle token)`.
 fn load(path: &str) -> Vec<(Grid, String)> {
     let full = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"));
-    let csv = path.ends_with(".csv");
-    text.lines()
-        .skip(usize::from(csv))
-        .filter_map(|line| {
-            let (token, rest) = if csv {
-                let mut fields = line.split(',');
-                let _id = fields.next()?;
-                let puzzle = fields.next()?;
-                (puzzle, fields.next().unwrap_or("").to_string())
-            } else {
-                let token = line
-                    .split(|c: char| c.is_whitespace() || c == ':')
-                    .find(|t| t.len() == 81)?;
-                let at = line.find(token)? + 81;
-                (token, line[at..].trim_start_matches(':').trim().to_string())
-            };
-            Some((Grid::from_bytes(token.as_bytes()).ok()?, rest))
-        })
-        .collect()
+    sudoku_batch::testing::load_puzzles(&full).unwrap_or_else(|e| panic!("{full}: {e}"))
 }
 
 /// Runs `kinds` on `puzzle` with `limit`, checks each result against the validator and that all

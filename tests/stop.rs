@@ -1,6 +1,7 @@
-//! Stopping: SIGTERM and SIGHUP stop a run as Ctrl-C does (rows flushed, a message, the
-//! summary, a resumable `.partial`, exit 128 + the signal), a stop lands within a slow puzzle,
-//! and `--max-guesses` bounds what one puzzle may cost (`gave_up`, kept or retried on resume).
+//! Stopping: SIGINT (Ctrl-C), SIGTERM and SIGHUP stop a run alike (rows flushed in order, a
+//! message, the summary, a resumable `.partial`, exit 128 + the signal), a stop lands within a
+//! slow puzzle, and `--max-guesses` bounds what one puzzle may cost (`gave_up`, kept or retried
+//! on resume).
 
 use std::process::Command as StdCommand;
 use std::time::{Duration, Instant};
@@ -38,7 +39,7 @@ fn kill(signal: &str, pid: u32) {
 }
 
 #[test]
-fn sigterm_and_sighup_stop_like_ctrl_c_and_resume() {
+fn sigint_sigterm_and_sighup_flush_print_the_summary_and_resume() {
     let dir = tempfile::tempdir().unwrap();
     let input = repeated_puzzles(dir.path(), 30, "big.txt");
     let whole = bin()
@@ -47,9 +48,13 @@ fn sigterm_and_sighup_stop_like_ctrl_c_and_resume() {
         .output()
         .unwrap()
         .stdout;
-    for (signal, name, code) in [("TERM", "SIGTERM", 143), ("HUP", "SIGHUP", 129)] {
-        let out = dir.path().join(format!("{name}.csv"));
-        let partial = dir.path().join(format!("{name}.csv.partial"));
+    for (signal, name, code) in [
+        ("INT", "interrupt", 130),
+        ("TERM", "SIGTERM", 143),
+        ("HUP", "SIGHUP", 129),
+    ] {
+        let out = dir.path().join(format!("{signal}.csv"));
+        let partial = dir.path().join(format!("{signal}.csv.partial"));
         let mut child = spawn_solve(&input, &out, &["-j", "2"]);
         wait_for_growth(&mut child, &partial, 300_000);
         kill(signal, child.id());
@@ -63,8 +68,13 @@ fn sigterm_and_sighup_stop_like_ctrl_c_and_resume() {
         );
         assert!(stderr.contains("puzzles: "), "summary printed: {stderr}");
         assert!(!out.exists());
-        let rows = rows_without_time(&std::fs::read(&partial).unwrap());
+        let written = std::fs::read(&partial).unwrap();
+        assert_eq!(written.last(), Some(&b'\n'), "{name}: flushed whole rows");
+        let rows = rows_without_time(&written);
         assert!(!rows.is_empty() && rows.len() < 30_000, "{}", rows.len());
+        for (i, row) in rows.iter().enumerate() {
+            assert_eq!(row[0], i.to_string(), "{name}: rows in order, none lost");
+        }
         bin()
             .args(["solve", "-q", "--resume", "-o"])
             .arg(&out)

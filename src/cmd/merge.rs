@@ -29,6 +29,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::cmd::solve::manifest::{grouped, sidecar_path, Compare, RunManifest};
+use crate::cmd::Finish;
 use crate::error::{Error, Result};
 use crate::grid::Grid;
 use crate::io::output::Output;
@@ -74,6 +75,33 @@ pub struct MergeReport {
     pub merged: MergedSummary,
 }
 
+impl MergeReport {
+    /// Prints the report on stderr as the command line does (notes; what is missing when
+    /// nothing was written; else the summary) and returns the outcome: all good only when the
+    /// merge was written, whole, and every puzzle in it solved.
+    pub fn finish(&self) -> Result<Finish> {
+        self.notes.iter().for_each(|note| eprintln!("{note}"));
+        if !self.written {
+            for problem in &self.incomplete {
+                eprintln!("merge: incomplete: {problem}");
+            }
+            eprintln!(
+                "merge: nothing written: shards are missing or cut off; re-run them, or pass \
+                 --allow-incomplete to merge what there is"
+            );
+            return Ok(Finish::SomeFailed);
+        }
+        eprint!("{}", self.summary.to_text());
+        let s = &self.summary;
+        let whole = self.missing == 0 && self.incomplete.is_empty();
+        Ok(if whole && s.solved == s.puzzles {
+            Finish::AllGood
+        } else {
+            Finish::SomeFailed
+        })
+    }
+}
+
 /// The combined summary as `merge --summary` writes it: a run's summary (its `wall_seconds`
 /// and `puzzles_per_second` over the span when the shards have sidecars), and the span and
 /// solver CPU time, which do not assume that the shards ran side by side.
@@ -104,7 +132,7 @@ const MERGE_COLUMNS: [Column; 4] = [
 ];
 
 /// One shard's rows, read one at a time; the row last read stays in the reader.
-struct Shard {
+struct ShardReader {
     reader: ResultReader<File>,
     /// The index of the row last read.
     last: Option<u64>,
@@ -112,8 +140,8 @@ struct Shard {
     rows: u64,
 }
 
-impl Shard {
-    fn open(path: &Path) -> Result<Shard> {
+impl ShardReader {
+    fn open(path: &Path) -> Result<ShardReader> {
         let reader = ResultReader::open(path)?.ok_or_else(|| Error::Input {
             path: path.to_path_buf(),
             message: format!(
@@ -122,7 +150,7 @@ impl Shard {
             ),
         })?;
         reader.require(&MERGE_COLUMNS, "merge")?;
-        Ok(Shard {
+        Ok(ShardReader {
             reader,
             last: None,
             rows: 0,
@@ -205,64 +233,8 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     output.write_all(header_of(&columns).as_bytes())?;
     // `multiple` rows come only from runs with `--unique`; without sidecars it cannot be told.
     let unique = sidecars.iter().flatten().all(|m| m.unique);
-    let mut heap = BinaryHeap::new();
-    for (i, shard) in shards.iter_mut().enumerate() {
-        if let Some(index) = shard.advance()? {
-            heap.push(Reverse((index, i)));
-        }
-    }
-    let mut rows = Vec::with_capacity(128 * 1024);
-    let mut tally = Tally::default();
-    let mut cpu_ns = 0u128;
-    let mut expected = 0u64;
-    let mut missing = 0u64;
-    let mut last: Option<(u64, usize)> = None;
-    while let Some(Reverse((index, i))) = heap.pop() {
-        if let Some((previous, j)) = last.filter(|&(p, _)| p == index) {
-            return Err(Error::Input {
-                path: shards[i].path().to_path_buf(),
-                message: format!(
-                    "index {previous} is also in {}; each index must come from one shard",
-                    shards[j].path().display()
-                ),
-            });
-        }
-        missing += index - expected;
-        expected = index + 1;
-        last = Some((index, i));
-        let shard = &mut shards[i];
-        // `advance` returned `index`, so the shard's row is there.
-        if let Some(row) = shard.reader.row() {
-            if let Some(why) = check_row(&row, unique) {
-                return Err(row.error(format!(
-                    "{why}; the shard was changed after its run wrote it (re-run that shard)"
-                )));
-            }
-            tally.add_row(&row)?;
-            cpu_ns += u128::from(row.solve_ns.unwrap_or(0));
-            push_csv_record(&mut rows, row.fields());
-        }
-        if rows.len() >= 64 * 1024 {
-            output.write_all(&rows)?;
-            rows.clear();
-        }
-        if let Some(next) = shard.advance()? {
-            heap.push(Reverse((next, i)));
-        }
-    }
-    // A shard with other rows than its run wrote, though of the right size.
-    for (shard, sidecar) in shards.iter().zip(&sidecars) {
-        if let Some(finished) = sidecar.as_ref().and_then(|m| m.finished) {
-            if shard.rows != finished.rows {
-                incomplete.push(format!(
-                    "{}: {} row(s), but its run wrote {}",
-                    shard.path().display(),
-                    grouped(shard.rows),
-                    grouped(finished.rows)
-                ));
-            }
-        }
-    }
+    let merged_rows = interleave(&mut shards, &mut output, unique)?;
+    incomplete.extend(rows_unlike_sidecars(&shards, &sidecars));
     if !incomplete.is_empty() && !config.allow_incomplete {
         drop(output);
         if let Some(path) = config.output.as_deref().filter(|p| p.as_os_str() != "-") {
@@ -270,52 +242,13 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
         }
         return Ok(nothing_written(notes, incomplete));
     }
-    output.write_all(&rows)?;
+    output.write_all(&merged_rows.unwritten)?;
     output.finish()?;
 
-    let all_sidecars: Option<Vec<&RunManifest>> = sidecars.iter().map(Option::as_ref).collect();
-    let solver_cpu_seconds = cpu_ns as f64 / 1e9;
-    let merged = match all_sidecars {
-        Some(runs) => {
-            let first_start = runs.iter().map(|m| m.started_unix).reduce(f64::min);
-            let last_end = runs
-                .iter()
-                .filter_map(|m| m.finished.map(|f| f.ended_unix))
-                .reduce(f64::max);
-            let span = first_start
-                .zip(last_end)
-                .map(|(start, end)| (end - start).max(0.0));
-            let threads = runs.iter().map(|m| m.threads).sum();
-            let mut solvers: Vec<&str> = runs.iter().map(|m| m.solver.as_str()).collect();
-            solvers.dedup();
-            let wall = Duration::from_secs_f64(span.unwrap_or(0.0));
-            let summary = tally.summary(wall, threads, &solvers.join("+"));
-            notes.push(format!(
-                "merged {} shard(s): {:.3} s from the first shard's start to the last one's end \
-                 (wall time and puzzles/s are over this span); solver CPU time {:.3} s, summed \
-                 over the rows",
-                runs.len(),
-                span.unwrap_or(0.0),
-                solver_cpu_seconds
-            ));
-            MergedSummary {
-                summary,
-                shards: runs.len(),
-                span_seconds: span,
-                first_start_unix: first_start,
-                last_end_unix: last_end,
-                solver_cpu_seconds,
-            }
-        }
-        None => MergedSummary {
-            summary: summary_from_shard_summaries(&tally, &shard_summaries, &mut notes),
-            shards: shards.len(),
-            span_seconds: None,
-            first_start_unix: None,
-            last_end_unix: None,
-            solver_cpu_seconds,
-        },
-    };
+    let merged = merged_summary(&merged_rows, &sidecars, &shard_summaries, &mut notes);
+    let MergedRows {
+        missing, expected, ..
+    } = merged_rows;
     if missing > 0 {
         notes.push(format!(
             "warning: {missing} index(es) missing between 0 and {}: a shard's output is missing \
@@ -348,6 +281,143 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
         written: true,
         merged,
     })
+}
+
+/// What interleaving the shards' rows found.
+struct MergedRows {
+    /// The last rows, not yet written (the output is written only once the shards are known to
+    /// be whole).
+    unwritten: Vec<u8>,
+    /// The rows' counts.
+    tally: Tally,
+    /// The rows' `solve_ns`, summed.
+    cpu_ns: u128,
+    /// One past the last index.
+    expected: u64,
+    /// Indices missing between the first and the last.
+    missing: u64,
+}
+
+/// Writes the shards' rows to `output` in index order, checking each row, and counts them. An
+/// index in two shards is an error; gaps are counted.
+fn interleave(shards: &mut [ShardReader], output: &mut Output, unique: bool) -> Result<MergedRows> {
+    let mut heap = BinaryHeap::new();
+    for (i, shard) in shards.iter_mut().enumerate() {
+        if let Some(index) = shard.advance()? {
+            heap.push(Reverse((index, i)));
+        }
+    }
+    let mut merged = MergedRows {
+        unwritten: Vec::with_capacity(128 * 1024),
+        tally: Tally::default(),
+        cpu_ns: 0,
+        expected: 0,
+        missing: 0,
+    };
+    let mut last: Option<(u64, usize)> = None;
+    while let Some(Reverse((index, i))) = heap.pop() {
+        if let Some((previous, j)) = last.filter(|&(p, _)| p == index) {
+            return Err(Error::Input {
+                path: shards[i].path().to_path_buf(),
+                message: format!(
+                    "index {previous} is also in {}; each index must come from one shard",
+                    shards[j].path().display()
+                ),
+            });
+        }
+        merged.missing += index - merged.expected;
+        merged.expected = index + 1;
+        last = Some((index, i));
+        let shard = &mut shards[i];
+        // `advance` returned `index`, so the shard's row is there.
+        if let Some(row) = shard.reader.row() {
+            if let Some(why) = check_row(&row, unique) {
+                return Err(row.error(format!(
+                    "{why}; the shard was changed after its run wrote it (re-run that shard)"
+                )));
+            }
+            merged.tally.add_row(&row)?;
+            merged.cpu_ns += u128::from(row.solve_ns.unwrap_or(0));
+            push_csv_record(&mut merged.unwritten, row.fields());
+        }
+        if merged.unwritten.len() >= 64 * 1024 {
+            output.write_all(&merged.unwritten)?;
+            merged.unwritten.clear();
+        }
+        if let Some(next) = shard.advance()? {
+            heap.push(Reverse((next, i)));
+        }
+    }
+    Ok(merged)
+}
+
+/// Shards with other rows than their run wrote, though of the right size, each in a sentence.
+fn rows_unlike_sidecars(shards: &[ShardReader], sidecars: &[Option<RunManifest>]) -> Vec<String> {
+    let mut unlike = Vec::new();
+    for (shard, sidecar) in shards.iter().zip(sidecars) {
+        if let Some(finished) = sidecar.as_ref().and_then(|m| m.finished) {
+            if shard.rows != finished.rows {
+                unlike.push(format!(
+                    "{}: {} row(s), but its run wrote {}",
+                    shard.path().display(),
+                    grouped(shard.rows),
+                    grouped(finished.rows)
+                ));
+            }
+        }
+    }
+    unlike
+}
+
+/// The combined summary: over the span the shards ran in when every shard has a sidecar (with
+/// a note saying so), else from the shards' summaries.
+fn merged_summary(
+    rows: &MergedRows,
+    sidecars: &[Option<RunManifest>],
+    shard_summaries: &[Summary],
+    notes: &mut Vec<String>,
+) -> MergedSummary {
+    let solver_cpu_seconds = rows.cpu_ns as f64 / 1e9;
+    let all_sidecars: Option<Vec<&RunManifest>> = sidecars.iter().map(Option::as_ref).collect();
+    let Some(runs) = all_sidecars else {
+        return MergedSummary {
+            summary: summary_from_shard_summaries(&rows.tally, shard_summaries, notes),
+            shards: sidecars.len(),
+            span_seconds: None,
+            first_start_unix: None,
+            last_end_unix: None,
+            solver_cpu_seconds,
+        };
+    };
+    let first_start = runs.iter().map(|m| m.started_unix).reduce(f64::min);
+    let last_end = runs
+        .iter()
+        .filter_map(|m| m.finished.map(|f| f.ended_unix))
+        .reduce(f64::max);
+    let span = first_start
+        .zip(last_end)
+        .map(|(start, end)| (end - start).max(0.0));
+    let threads = runs.iter().map(|m| m.threads).sum();
+    let mut solvers: Vec<&str> = runs.iter().map(|m| m.solver.as_str()).collect();
+    solvers.dedup();
+    let wall = Duration::from_secs_f64(span.unwrap_or(0.0));
+    let summary = rows.tally.summary(wall, threads, &solvers.join("+"));
+    notes.push(format!(
+        "merged {} shard(s): {:.3} s from the first shard's start to the last one's end \
+         (wall time and puzzles/s are over this span); solver CPU time {:.3} s, summed \
+         over the rows",
+        runs.len(),
+        span.unwrap_or(0.0),
+        solver_cpu_seconds
+    ));
+    MergedSummary {
+        summary,
+        shards: runs.len(),
+        span_seconds: span,
+        first_start_unix: first_start,
+        last_end_unix: last_end,
+        solver_cpu_seconds,
+    }
 }
 
 /// What is wrong with a shard's row, or `None`; the check `--resume` makes of the rows it
@@ -391,10 +461,10 @@ fn check_merge_targets(config: &MergeConfig) -> Result<()> {
 
 /// Opens the shards (at least one) and returns them with their common columns: rows are
 /// copied as they are, so every shard must have the same columns in one order.
-fn open_shards(inputs: &[PathBuf]) -> Result<(Vec<Shard>, Vec<Column>)> {
+fn open_shards(inputs: &[PathBuf]) -> Result<(Vec<ShardReader>, Vec<Column>)> {
     let shards = inputs
         .iter()
-        .map(|p| Shard::open(p))
+        .map(|p| ShardReader::open(p))
         .collect::<Result<Vec<_>>>()?;
     let columns = shards[0].reader.columns().to_vec();
     if let Some(other) = shards.iter().find(|s| s.reader.columns() != columns) {

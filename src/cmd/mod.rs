@@ -8,7 +8,45 @@ pub mod report;
 pub mod solve;
 pub mod verify;
 
-use crate::error::{Error, Result};
+use std::path::PathBuf;
+
+use crate::error::Result;
+use crate::io::{Input, ReadOptions};
+
+/// What every command that reads records on a pool of threads (`solve`, `rate`, `verify`) is
+/// given alike: the inputs and how to read them, where the JSON summary goes, the thread count
+/// and whether to stay quiet.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Inputs, read in order.
+    pub inputs: Vec<Input>,
+    /// How to read them: the layout (auto-detected per input by default) and the CSV column
+    /// that holds the puzzle.
+    pub read: ReadOptions,
+    /// Where to write the JSON summary, if anywhere.
+    pub summary: Option<PathBuf>,
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// Allow more than 4 threads per logical core (`--allow-oversubscribe`).
+    pub allow_oversubscribe: bool,
+    /// No progress bar and no summary.
+    pub quiet: bool,
+}
+
+impl RunOptions {
+    /// Defaults for everything but the inputs: detected layout, no JSON summary, every logical
+    /// core, quiet (a library caller asks for the progress bar).
+    pub fn new(inputs: Vec<Input>) -> Self {
+        RunOptions {
+            inputs,
+            read: ReadOptions::default(),
+            summary: None,
+            threads: crate::run::default_threads(),
+            allow_oversubscribe: false,
+            quiet: true,
+        }
+    }
+}
 
 /// A command, built from the command line, ready to run.
 #[derive(Debug, Clone)]
@@ -52,124 +90,22 @@ impl Finish {
     }
 }
 
-/// Runs a command. Errors are usage or I/O failures (exit 2); bad puzzles are rows, not errors.
+/// Runs a command, prints its report as the command line does and returns its outcome.
+/// Errors are usage or I/O failures (exit 2); bad puzzles are rows, not errors.
 pub fn run(command: Command) -> Result<Finish> {
     match command {
-        Command::Solve(config) => {
-            let report = solve::run(&config)?;
-            for name in &report.empty_inputs {
-                eprintln!("warning: {name}: no puzzles found");
-            }
-            if !config.quiet {
-                report.notes.iter().for_each(|note| eprintln!("{note}"));
-                eprint!("{}", report.summary.to_text());
-            }
-            let s = &report.summary;
-            Ok(if report.interrupted {
-                Finish::Interrupted
-            } else if s.puzzles > 0 && s.solved == s.puzzles {
-                Finish::AllGood
-            } else {
-                Finish::SomeFailed
-            })
-        }
-        Command::Merge(config) => {
-            let report = merge::run(&config)?;
-            report.notes.iter().for_each(|note| eprintln!("{note}"));
-            if !report.written {
-                for problem in &report.incomplete {
-                    eprintln!("merge: incomplete: {problem}");
-                }
-                eprintln!(
-                    "merge: nothing written: shards are missing or cut off; re-run them, or pass \
-                     --allow-incomplete to merge what there is"
-                );
-                return Ok(Finish::SomeFailed);
-            }
-            eprint!("{}", report.summary.to_text());
-            let s = &report.summary;
-            let whole = report.missing == 0 && report.incomplete.is_empty();
-            Ok(if whole && s.solved == s.puzzles {
-                Finish::AllGood
-            } else {
-                Finish::SomeFailed
-            })
-        }
-        Command::Bench(config) => {
-            let report = bench::run(&config)?;
-            print_stdout(&report.markdown)?;
-            Ok(if report.interrupted {
-                Finish::Interrupted
-            } else if report.rows.iter().any(|row| {
-                matches!(
-                    row.status,
-                    bench::BenchStatus::Wrong
-                        | bench::BenchStatus::Failed
-                        | bench::BenchStatus::Timeout
-                )
-            }) {
-                // A solver returned a bad solution in the check pass.
-                Finish::SomeFailed
-            } else {
-                Finish::AllGood
-            })
-        }
-        Command::Report(config) => {
-            let text = report::run(&config)?;
-            print_stdout(&text)?;
-            Ok(Finish::AllGood)
-        }
-        Command::Generate(config) => {
-            let report = generate::run(&config)?;
-            if !config.quiet {
-                eprint!("{}", report.to_text(&config.shape));
-            }
-            Ok(Finish::AllGood)
-        }
-        Command::Rate(config) => {
-            let report = rate::run(&config)?;
-            for name in &report.empty_inputs {
-                eprintln!("warning: {name}: no puzzles found");
-            }
-            if !config.quiet {
-                report.notes.iter().for_each(|note| eprintln!("{note}"));
-                eprint!("{}", report.summary.to_text());
-            }
-            let s = &report.summary;
-            let rated = s.statuses.get("rated").copied().unwrap_or(0);
-            Ok(if report.interrupted {
-                Finish::Interrupted
-            } else if s.puzzles > 0 && rated == s.puzzles {
-                Finish::AllGood
-            } else {
-                Finish::SomeFailed
-            })
-        }
-        Command::Verify(config) => {
-            let report = verify::run(&config)?;
-            for name in &report.empty_inputs {
-                eprintln!("warning: {name}: no rows found");
-            }
-            if !config.quiet {
-                use std::io::Write;
-                std::io::stdout()
-                    .write_all(report.to_text().as_bytes())
-                    .map_err(|source| Error::Write {
-                        path: "-".into(),
-                        cause: source,
-                    })?;
-            }
-            Ok(if report.all_good() {
-                Finish::AllGood
-            } else {
-                Finish::SomeFailed
-            })
-        }
+        Command::Solve(config) => solve::run(&config)?.finish(&config),
+        Command::Merge(config) => merge::run(&config)?.finish(),
+        Command::Bench(config) => bench::run(&config)?.finish(),
+        Command::Report(config) => report::finish(&report::run(&config)?),
+        Command::Generate(config) => generate::run(&config)?.finish(&config),
+        Command::Rate(config) => rate::run(&config)?.finish(&config),
+        Command::Verify(config) => verify::run(&config)?.finish(&config),
     }
 }
 
 /// Writes a command's text result to stdout, naming stdout in errors.
-fn print_stdout(text: &str) -> Result<()> {
+pub(crate) fn print_stdout(text: &str) -> Result<()> {
     let mut out = crate::io::output::Output::create(None)?;
     out.write_all(text.as_bytes())?;
     out.finish()

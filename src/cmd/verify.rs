@@ -26,11 +26,12 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::error::Result;
+use crate::cmd::{Finish, RunOptions};
+use crate::error::{Error, Result};
 use crate::grid::Grid;
 use crate::io::output::{write_json, Output};
 use crate::io::targets::{check_targets, Target, WriteKind};
-use crate::io::{Columns, Fields, Format, Input, ReadOptions, RecordReader};
+use crate::io::{Columns, Fields, Input, RecordReader};
 use crate::run::records::{Chunk, ShardedRecords};
 use crate::run::{build_pool, check_threads, ordered_map, Progress};
 use crate::solver::SolverKind;
@@ -50,12 +51,9 @@ const MAX_FIELD: usize = 1024;
 /// Everything `verify` needs, built from the command line.
 #[derive(Debug, Clone)]
 pub struct VerifyConfig {
-    /// Inputs, read in order.
-    pub inputs: Vec<Input>,
-    /// Input layout (auto-detected per input by default).
-    pub format: Format,
-    /// CSV puzzle column by name or 1-based number (default: a known puzzle column name).
-    pub puzzle_column: Option<String>,
+    /// The inputs, how to read them (layout and puzzle column), the JSON summary, worker
+    /// threads and quiet.
+    pub run: RunOptions,
     /// CSV solution column by name or 1-based number (default: `solution` or `solutions`).
     pub solution_column: Option<String>,
     /// Also prove that each puzzle has exactly one solution (and prove puzzle-only records).
@@ -64,25 +62,17 @@ pub struct VerifyConfig {
     pub require_solution: bool,
     /// Write every failure as CSV `file,line,kind,reason` here.
     pub report: Option<PathBuf>,
-    /// Write the summary as JSON here.
-    pub summary: Option<PathBuf>,
     /// How many failures to print after the summary.
     pub show: usize,
-    /// Worker threads (at least 1).
-    pub threads: usize,
-    /// Allow more than 4 threads per logical core (`--allow-oversubscribe`).
-    pub allow_oversubscribe: bool,
     /// The solver for `--unique`.
     pub solver: SolverKind,
     /// A uniqueness proof that needs more guesses fails as `gave_up`.
     pub max_guesses: Option<u64>,
-    /// No progress bar and no summary.
-    pub quiet: bool,
 }
 
 impl VerifyConfig {
     /// How each row is checked.
-    pub fn check_options(&self) -> CheckOptions {
+    pub(crate) fn check_options(&self) -> CheckOptions {
         CheckOptions {
             unique: self.unique,
             require_solution: self.require_solution,
@@ -94,31 +84,22 @@ impl VerifyConfig {
     /// A configuration with defaults for everything but the inputs.
     pub fn new(inputs: Vec<Input>) -> Self {
         VerifyConfig {
-            inputs,
-            format: Format::Auto,
-            puzzle_column: None,
+            run: RunOptions::new(inputs),
             solution_column: None,
             unique: false,
             require_solution: false,
             report: None,
-            summary: None,
             show: 10,
-            threads: crate::run::default_threads(),
-            allow_oversubscribe: false,
             solver: SolverKind::default(),
             max_guesses: None,
-            quiet: true,
         }
     }
 
     /// The record reader over this run's inputs, asking CSV files for a solution column (one is
     /// required unless `--unique` proves puzzles alone) and `solve`'s status column.
     fn reader(&self, bytes_read: Arc<AtomicU64>) -> RecordReader {
-        let read = ReadOptions {
-            format: self.format,
-            column: self.puzzle_column.clone(),
-        };
-        RecordReader::new(self.inputs.clone(), read, bytes_read).with_columns(Columns {
+        let (inputs, read) = (self.run.inputs.clone(), self.run.read.clone());
+        RecordReader::new(inputs, read, bytes_read).with_columns(Columns {
             solution: self.solution_column.clone(),
             need_solution: !self.unique,
             check_solution: true,
@@ -367,6 +348,28 @@ impl VerifyReport {
         self.summary.failed == 0 && self.summary.valid > 0
     }
 
+    /// Prints the report as the command line does (warnings on stderr always, the text
+    /// summary on stdout unless `quiet`) and returns the outcome of [`all_good`](Self::all_good).
+    pub fn finish(&self, config: &VerifyConfig) -> Result<Finish> {
+        for name in &self.empty_inputs {
+            eprintln!("warning: {name}: no rows found");
+        }
+        if !config.run.quiet {
+            use std::io::Write;
+            std::io::stdout()
+                .write_all(self.to_text().as_bytes())
+                .map_err(|source| Error::Write {
+                    path: "-".into(),
+                    cause: source,
+                })?;
+        }
+        Ok(if self.all_good() {
+            Finish::AllGood
+        } else {
+            Finish::SomeFailed
+        })
+    }
+
     /// The text summary: counts, then the first failures as `file:line: kind: reason`.
     pub fn to_text(&self) -> String {
         let s = &self.summary;
@@ -463,62 +466,29 @@ fn check_chunk(chunk: &Chunk, config: &VerifyConfig) -> ChunkOut {
 }
 
 /// The header of the `--report` CSV.
-pub const REPORT_COLUMNS: [&str; 4] = ["file", "line", "kind", "reason"];
+pub(crate) const REPORT_COLUMNS: [&str; 4] = ["file", "line", "kind", "reason"];
 
-/// Runs `verify`: reads every input, checks the rows on `config.threads` threads, writes the
+/// Runs `verify`: reads every input, checks the rows on `config.run.threads` threads, writes the
 /// failure report in input order, and returns the summary. Failed rows are counts, not errors;
 /// errors are usage and I/O failures.
 pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
-    for input in &config.inputs {
+    for input in &config.run.inputs {
         input.check()?;
     }
-    let mut targets = Vec::new();
-    if let Some(path) = &config.report {
-        targets.push(Target::new("--report", path, WriteKind::Replaced));
-    }
-    if let Some(path) = &config.summary {
-        targets.push(Target::new("--summary", path, WriteKind::Replaced));
-    }
-    let inputs: Vec<PathBuf> = config.inputs.iter().map(Input::path).collect();
-    check_targets(&inputs, &targets)?;
-    let mut report = match &config.report {
-        Some(path) => {
-            // The report may not overwrite one of the files it checks.
-            let options = crate::io::output::OutputOptions {
-                inputs: config.inputs.iter().map(Input::path).collect(),
-                ..Default::default()
-            };
-            let mut output = Output::create_with(Some(path), &options)?;
-            output.write_all(format!("{}\n", REPORT_COLUMNS.join(",")).as_bytes())?;
-            Some(output)
-        }
-        None => None,
-    };
-    let threads = config.threads.max(1);
-    check_threads(threads, config.allow_oversubscribe)?;
+    let mut report = open_report(config)?;
+    let threads = config.run.threads.max(1);
+    check_threads(threads, config.run.allow_oversubscribe)?;
     let pool = build_pool(threads)?;
-    let files: Vec<String> = config.inputs.iter().map(Input::display_name).collect();
+    let files: Vec<String> = config.run.inputs.iter().map(Input::display_name).collect();
     let bytes_read = Arc::new(AtomicU64::new(0));
-    let total_bytes: Option<u64> = config.inputs.iter().map(Input::size).sum();
-    let mut progress = Progress::new(total_bytes, config.quiet);
+    let total_bytes: Option<u64> = config.run.inputs.iter().map(Input::size).sum();
+    let mut progress = Progress::new(total_bytes, config.run.quiet);
     let started = Instant::now();
 
     let mut records = ShardedRecords::new(config.reader(bytes_read.clone()), None);
     let produce = || records.next_chunk(Chunk::with_capacity(CHUNK), CHUNK, CHUNK_TEXT);
     let work = |chunk: Chunk| check_chunk(&chunk, config);
-    let mut summary = VerifySummary {
-        files: config.inputs.len(),
-        rows: 0,
-        valid: 0,
-        skipped: 0,
-        failed: 0,
-        failures: FailureCounts::default(),
-        unique: config.unique,
-        threads,
-        solver: config.solver.name().to_string(),
-        wall_seconds: 0.0,
-        rows_per_second: 0.0,
-    };
+    let mut summary = VerifySummary::new(config, threads);
     let mut first_failures = Vec::new();
     let mut first_skipped = None;
     let name = |file: u32| files.get(file as usize).map_or("-", String::as_str);
@@ -535,18 +505,7 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
                 .map(|(file, line)| format!("{}:{line}", name(file)));
         }
         if let Some(output) = report.as_mut() {
-            let mut rows = Vec::new();
-            let mut number = itoa::Buffer::new();
-            for (file, line, kind, reason) in &chunk.failures {
-                let fields: [&[u8]; 4] = [
-                    name(*file).as_bytes(),
-                    number.format(*line).as_bytes(),
-                    kind.as_str().as_bytes(),
-                    reason.as_bytes(),
-                ];
-                crate::io::results::push_csv_record(&mut rows, fields);
-            }
-            output.write_all(&rows)?;
+            output.write_all(&report_rows(&chunk.failures, name))?;
         }
         for (file, line, kind, reason) in chunk.failures {
             if first_failures.len() >= config.show {
@@ -568,10 +527,8 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     if let Some(output) = report {
         output.finish()?;
     }
-    summary.failed = summary.failures.total();
-    summary.wall_seconds = started.elapsed().as_secs_f64();
-    summary.rows_per_second = summary.rows as f64 / summary.wall_seconds.max(1e-9);
-    if let Some(path) = &config.summary {
+    summary.finish(started.elapsed());
+    if let Some(path) = &config.run.summary {
         write_json(path, &summary)?;
     }
     Ok(VerifyReport {
@@ -580,6 +537,76 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
         first_skipped,
         empty_inputs: records.reader.empty_inputs().to_vec(),
     })
+}
+
+/// Checks every file the run writes (`--report`, `--summary`) before anything is read, then
+/// opens the `--report` file, if asked for, with its header written.
+fn open_report(config: &VerifyConfig) -> Result<Option<Output>> {
+    let mut targets = Vec::new();
+    if let Some(path) = &config.report {
+        targets.push(Target::new("--report", path, WriteKind::Replaced));
+    }
+    if let Some(path) = &config.run.summary {
+        targets.push(Target::new("--summary", path, WriteKind::Replaced));
+    }
+    let inputs: Vec<PathBuf> = config.run.inputs.iter().map(Input::path).collect();
+    check_targets(&inputs, &targets)?;
+    let Some(path) = &config.report else {
+        return Ok(None);
+    };
+    // The report may not overwrite one of the files it checks.
+    let options = crate::io::output::OutputOptions {
+        inputs,
+        ..Default::default()
+    };
+    let mut output = Output::create_with(Some(path), &options)?;
+    output.write_all(format!("{}\n", REPORT_COLUMNS.join(",")).as_bytes())?;
+    Ok(Some(output))
+}
+
+/// The `--report` rows of `failures`: `file,line,kind,reason`, the file by name.
+fn report_rows<'a>(
+    failures: &[(u32, u64, FailureKind, String)],
+    name: impl Fn(u32) -> &'a str,
+) -> Vec<u8> {
+    let mut rows = Vec::new();
+    let mut number = itoa::Buffer::new();
+    for (file, line, kind, reason) in failures {
+        let fields: [&[u8]; 4] = [
+            name(*file).as_bytes(),
+            number.format(*line).as_bytes(),
+            kind.as_str().as_bytes(),
+            reason.as_bytes(),
+        ];
+        crate::io::results::push_csv_record(&mut rows, fields);
+    }
+    rows
+}
+
+impl VerifySummary {
+    /// The counts of a run that has checked nothing yet.
+    fn new(config: &VerifyConfig, threads: usize) -> Self {
+        VerifySummary {
+            files: config.run.inputs.len(),
+            rows: 0,
+            valid: 0,
+            skipped: 0,
+            failed: 0,
+            failures: FailureCounts::default(),
+            unique: config.unique,
+            threads,
+            solver: config.solver.name().to_string(),
+            wall_seconds: 0.0,
+            rows_per_second: 0.0,
+        }
+    }
+
+    /// Totals the failures and sets the rates of a run that took `wall`.
+    fn finish(&mut self, wall: std::time::Duration) {
+        self.failed = self.failures.total();
+        self.wall_seconds = wall.as_secs_f64();
+        self.rows_per_second = self.rows as f64 / self.wall_seconds.max(1e-9);
+    }
 }
 
 #[cfg(test)]

@@ -47,7 +47,7 @@ impl Codec {
     }
 
     /// The codec whose magic bytes start `head`, when they are gzip's or zstd's.
-    pub fn from_magic(head: &[u8]) -> Option<Codec> {
+    pub(crate) fn from_magic(head: &[u8]) -> Option<Codec> {
         match crate::io::Compression::detect(head) {
             crate::io::Compression::Gzip => Some(Codec::Gzip),
             crate::io::Compression::Zstd => Some(Codec::Zstd),
@@ -65,7 +65,7 @@ impl Codec {
     }
 
     /// True for plain output.
-    pub fn is_plain(self) -> bool {
+    pub(crate) fn is_plain(self) -> bool {
         self == Codec::None
     }
 
@@ -82,7 +82,7 @@ impl Codec {
 
     /// Appends `plain` to `out` as one complete member (gzip) or frame (zstd); plain output
     /// is appended as it is.
-    pub fn encode_member(self, plain: &[u8], out: &mut Vec<u8>) {
+    pub(crate) fn encode_member(self, plain: &[u8], out: &mut Vec<u8>) {
         match self {
             Codec::None => out.extend_from_slice(plain),
             Codec::Gzip => gzip_member(plain, out),
@@ -253,7 +253,7 @@ pub fn read_members(codec: Codec, path: &Path, end: u64) -> io::Result<Box<dyn R
 }
 
 /// The plain bytes of one member of the `codec` file `file`.
-pub fn member_bytes(codec: Codec, file: &mut File, member: &Member) -> io::Result<Vec<u8>> {
+pub(crate) fn member_bytes(codec: Codec, file: &mut File, member: &Member) -> io::Result<Vec<u8>> {
     file.seek(SeekFrom::Start(member.start))?;
     let mut source = BufReader::new(file.take(member.end - member.start));
     let mut plain = Vec::with_capacity((member.plain_end - member.plain_start) as usize);

@@ -75,6 +75,12 @@ impl CsvState {
 /// start of each record and its line.
 pub(super) struct CsvCap<R> {
     inner: R,
+    scan: CapScan,
+}
+
+/// What [`CsvCap`] knows of the bytes it has seen: the CSV state, the record being passed on
+/// or cut, and where records start and were cut.
+struct CapScan {
     limit: usize,
     state: CsvState,
     record_len: usize,
@@ -101,23 +107,33 @@ impl<R: BufRead> CsvCap<R> {
     fn new(inner: R, limit: usize) -> Self {
         CsvCap {
             inner,
-            limit,
-            state: CsvState::FieldStart,
-            record_len: 0,
-            cutting: false,
-            close_quote: false,
-            pending_quote: false,
-            pending_end: None,
-            passed: 0,
-            line: 1,
-            after_cr: false,
-            cuts: VecDeque::new(),
-            starts: VecDeque::new(),
-            runs: true,
-            bom_checked: false,
+            scan: CapScan {
+                limit,
+                state: CsvState::FieldStart,
+                record_len: 0,
+                cutting: false,
+                close_quote: false,
+                pending_quote: false,
+                pending_end: None,
+                passed: 0,
+                line: 1,
+                after_cr: false,
+                cuts: VecDeque::new(),
+                starts: VecDeque::new(),
+                runs: true,
+                bom_checked: false,
+            },
         }
     }
 
+    /// Forgets what lies before `offset`; then whether a record in `offset..end` was cut, and
+    /// the line where it starts.
+    fn record_at(&mut self, offset: u64, end: u64) -> (bool, Option<u64>) {
+        self.scan.record_at(offset, end)
+    }
+}
+
+impl CapScan {
     /// Ends a cut: queue the closing quote and the record's end.
     fn end_cut(&mut self, end: Option<u8>) {
         self.cutting = false;
@@ -166,6 +182,78 @@ impl<R: BufRead> CsvCap<R> {
             .map(|&(_, line)| line);
         (cut, line)
     }
+
+    /// Passes bytes of `input` on into `out`, cutting records at the limit, until either is
+    /// used up or a cut record ends (so its closing quote and end go out first). Returns the
+    /// input bytes used and the bytes written.
+    #[inline]
+    fn pass(&mut self, input: &[u8], out: &mut [u8]) -> (usize, usize) {
+        let mut used = 0;
+        let mut written = 0;
+        while used < input.len() && written < out.len() {
+            if self.runs && !self.cutting && self.record_len > 0 && self.state != CsvState::Quoted {
+                let run = self.copy_run(&input[used..], &mut out[written..]);
+                if run > 0 {
+                    used += run;
+                    written += run;
+                    continue;
+                }
+            }
+            let byte = input[used];
+            used += 1;
+            let before = self.state;
+            let (after, ends_record) = before.step(byte);
+            self.state = after;
+            let line = self.line;
+            // `\n`, `\r\n` and a lone `\r` each end one line.
+            self.line += u64::from(byte == b'\r' || (byte == b'\n' && !self.after_cr));
+            self.after_cr = byte == b'\r';
+            if self.cutting {
+                if ends_record {
+                    self.end_cut(Some(byte));
+                    break;
+                }
+                continue;
+            }
+            if ends_record {
+                self.record_len = 0;
+            } else {
+                if self.record_len == 0 {
+                    self.starts.push_back((self.passed + written as u64, line));
+                }
+                self.record_len += 1;
+                if self.record_len > self.limit {
+                    self.cutting = true;
+                    self.close_quote = before == CsvState::Quoted;
+                    self.cuts.push_back(self.passed + written as u64);
+                    continue;
+                }
+            }
+            out[written] = byte;
+            written += 1;
+        }
+        self.passed += written as u64;
+        (used, written)
+    }
+
+    /// Inside a record, outside quotes: bytes other than a quote or a line end change nothing
+    /// but the field state, so a run of them (up to the limit) is copied from `rest` at once.
+    /// Returns its length, 0 when `rest` starts with a quote or a line end.
+    #[inline]
+    fn copy_run(&mut self, rest: &[u8], out: &mut [u8]) -> usize {
+        let max = rest.len().min(out.len()).min(self.limit - self.record_len);
+        let run = memchr::memchr3(b'"', b'\n', b'\r', &rest[..max]).unwrap_or(max);
+        if run > 0 {
+            out[..run].copy_from_slice(&rest[..run]);
+            self.state = match rest[run - 1] {
+                b',' => CsvState::FieldStart,
+                _ => CsvState::Unquoted,
+            };
+            self.record_len += run;
+            self.after_cr = false;
+        }
+        run
+    }
 }
 
 impl<R: BufRead> Read for CsvCap<R> {
@@ -174,7 +262,7 @@ impl<R: BufRead> Read for CsvCap<R> {
             return Ok(0);
         }
         loop {
-            let n = self.drain_pending(out);
+            let n = self.scan.drain_pending(out);
             if n > 0 {
                 return Ok(n);
             }
@@ -183,87 +271,25 @@ impl<R: BufRead> Read for CsvCap<R> {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             };
-            if !self.bom_checked {
+            if !self.scan.bom_checked {
                 // A byte order mark opens the file, not its first field (as for the `csv`
                 // reader). `open_next` has buffered the first line (`gather_head`), so a BOM is
                 // whole here.
-                self.bom_checked = true;
+                self.scan.bom_checked = true;
                 if input.starts_with(BOM) {
                     self.inner.consume(BOM.len());
                     continue;
                 }
             }
             if input.is_empty() {
-                if self.cutting {
-                    self.end_cut(None);
+                if self.scan.cutting {
+                    self.scan.end_cut(None);
                     continue;
                 }
                 return Ok(0);
             }
-            let mut used = 0;
-            let mut written = 0;
-            while used < input.len() && written < out.len() {
-                if self.runs
-                    && !self.cutting
-                    && self.record_len > 0
-                    && self.state != CsvState::Quoted
-                {
-                    // Inside a record, outside quotes: bytes other than a quote or a line end
-                    // change nothing but the field state, so a run of them is copied at once.
-                    let rest = &input[used..];
-                    let max = rest
-                        .len()
-                        .min(out.len() - written)
-                        .min(self.limit - self.record_len);
-                    let run = memchr::memchr3(b'"', b'\n', b'\r', &rest[..max]).unwrap_or(max);
-                    if run > 0 {
-                        out[written..written + run].copy_from_slice(&rest[..run]);
-                        self.state = match rest[run - 1] {
-                            b',' => CsvState::FieldStart,
-                            _ => CsvState::Unquoted,
-                        };
-                        self.record_len += run;
-                        self.after_cr = false;
-                        used += run;
-                        written += run;
-                        continue;
-                    }
-                }
-                let byte = input[used];
-                used += 1;
-                let before = self.state;
-                let (after, ends_record) = before.step(byte);
-                self.state = after;
-                let line = self.line;
-                // `\n`, `\r\n` and a lone `\r` each end one line.
-                self.line += u64::from(byte == b'\r' || (byte == b'\n' && !self.after_cr));
-                self.after_cr = byte == b'\r';
-                if self.cutting {
-                    if ends_record {
-                        self.end_cut(Some(byte));
-                        break;
-                    }
-                    continue;
-                }
-                if ends_record {
-                    self.record_len = 0;
-                } else {
-                    if self.record_len == 0 {
-                        self.starts.push_back((self.passed + written as u64, line));
-                    }
-                    self.record_len += 1;
-                    if self.record_len > self.limit {
-                        self.cutting = true;
-                        self.close_quote = before == CsvState::Quoted;
-                        self.cuts.push_back(self.passed + written as u64);
-                        continue;
-                    }
-                }
-                out[written] = byte;
-                written += 1;
-            }
+            let (used, written) = self.scan.pass(input, out);
             self.inner.consume(used);
-            self.passed += written as u64;
             if written > 0 {
                 return Ok(written);
             }
@@ -834,7 +860,7 @@ mod tests {
             }
             out.extend_from_slice(&small[..n]);
         }
-        (out, cap.cuts.into_iter().collect())
+        (out, cap.scan.cuts.into_iter().collect())
     }
 
     #[test]
@@ -874,20 +900,20 @@ mod tests {
         );
         let pass = |text: &[u8], limit: usize, read: usize, runs: bool| {
             let mut cap = CsvCap::new(std::io::Cursor::new(text.to_vec()), limit);
-            cap.runs = runs;
+            cap.scan.runs = runs;
             let mut out = Vec::new();
             let mut buf = vec![0u8; read];
             let mut starts = Vec::new();
             loop {
                 let n = cap.read(&mut buf).unwrap();
                 // Record starts are consumed as the parser advances; collect them per read.
-                starts.extend(cap.starts.drain(..));
+                starts.extend(cap.scan.starts.drain(..));
                 if n == 0 {
                     break;
                 }
                 out.extend_from_slice(&buf[..n]);
             }
-            (out, Vec::from(cap.cuts), starts, cap.line)
+            (out, Vec::from(cap.scan.cuts), starts, cap.scan.line)
         };
         TestRunner::new(Config::with_cases(2000))
             .run(&case, |(text, limit, read)| {

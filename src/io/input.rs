@@ -444,89 +444,18 @@ fn open_zip(
     })?;
     let mut archive = zip::ZipArchive::new(BufReader::new(file))
         .map_err(|e| input_error(format!("unreadable zip archive: {e}")))?;
-    let files = zip_files(&archive);
-    let listing = || {
-        let mut names: Vec<&str> = files.iter().map(String::as_str).take(10).collect();
-        if files.len() > 10 {
-            names.push("...");
-        }
-        names.join(", ")
-    };
-    let name = match member {
-        Some(wanted) => files
-            .iter()
-            .find(|n| n.as_str() == wanted)
-            .cloned()
-            .ok_or_else(|| {
-                input_error(format!(
-                    "no member {wanted:?} in the zip archive (it holds: {})",
-                    listing()
-                ))
-            })?,
-        None => {
-            let data: Vec<String> = files
-                .iter()
-                .filter(|n| {
-                    let lower = n.to_ascii_lowercase();
-                    lower.ends_with(".csv") || lower.ends_with(".txt")
-                })
-                .cloned()
-                .collect();
-            match (files.as_slice(), data.as_slice()) {
-                ([only], _) | (_, [only]) => only.clone(),
-                ([], _) => return Err(input_error("the zip archive holds no files".into())),
-                _ => {
-                    return Err(input_error(format!(
-                        "the zip archive holds several files ({}); name one as {}:MEMBER",
-                        listing(),
-                        disk.display()
-                    )))
-                }
-            }
-        }
-    };
-    let (method, header_start, compressed, size, crc) = {
-        let entry = archive
-            .by_name(&name)
-            .map_err(|e| input_error(format!("zip member {name:?}: {e}")))?;
-        if entry.encrypted() {
-            return Err(input_error(format!("zip member {name:?} is encrypted")));
-        }
-        (
-            entry.compression(),
-            entry.header_start(),
-            entry.compressed_size(),
-            entry.size(),
-            entry.crc32(),
-        )
-    };
+    let name = choose_member(&zip_files(&archive), member, disk).map_err(input_error)?;
+    let entry = ZipEntry::of(&mut archive, &name).map_err(input_error)?;
     let mut file = archive.into_inner().into_inner();
-    let read_error = |source| Error::Read {
-        path: shown.to_path_buf(),
-        cause: source,
-    };
-    // The local header: 30 fixed bytes, then the name and the extra field; the data follows.
-    let mut local = [0u8; 30];
-    file.seek(SeekFrom::Start(header_start))
-        .and_then(|_| file.read_exact(&mut local))
-        .map_err(read_error)?;
-    if local[..4] != *b"PK\x03\x04" {
-        return Err(input_error(format!(
-            "zip member {name:?}: bad local header"
-        )));
-    }
-    let skip = u64::from(u16::from_le_bytes([local[26], local[27]]))
-        + u64::from(u16::from_le_bytes([local[28], local[29]]));
-    file.seek(SeekFrom::Start(header_start + 30 + skip))
-        .map_err(read_error)?;
+    entry.seek_to_data(&mut file, shown)?;
     let raw = BufReader::with_capacity(
         READ_BUFFER,
         CountingReader {
-            inner: file.take(compressed),
+            inner: file.take(entry.compressed),
             counter,
         },
     );
-    let data: Box<dyn Read + Send> = match method {
+    let data: Box<dyn Read + Send> = match entry.method {
         zip::CompressionMethod::Stored => Box::new(raw),
         zip::CompressionMethod::Deflated => Box::new(flate2::bufread::DeflateDecoder::new(raw)),
         other => {
@@ -540,10 +469,112 @@ fn open_zip(
         CrcCheck {
             inner: data,
             crc: flate2::Crc::new(),
-            expected_crc: crc,
-            expected_size: size,
+            expected_crc: entry.crc,
+            expected_size: entry.size,
         },
     )))
+}
+
+/// The member of a zip archive holding `files` to read: `member` when named, else the only
+/// file, else the only `.csv`/`.txt` file. The error says what the archive holds.
+fn choose_member(
+    files: &[String],
+    member: Option<&str>,
+    disk: &Path,
+) -> std::result::Result<String, String> {
+    let listing = || {
+        let mut names: Vec<&str> = files.iter().map(String::as_str).take(10).collect();
+        if files.len() > 10 {
+            names.push("...");
+        }
+        names.join(", ")
+    };
+    if let Some(wanted) = member {
+        return files
+            .iter()
+            .find(|n| n.as_str() == wanted)
+            .cloned()
+            .ok_or_else(|| {
+                format!(
+                    "no member {wanted:?} in the zip archive (it holds: {})",
+                    listing()
+                )
+            });
+    }
+    let data: Vec<String> = files
+        .iter()
+        .filter(|n| {
+            let lower = n.to_ascii_lowercase();
+            lower.ends_with(".csv") || lower.ends_with(".txt")
+        })
+        .cloned()
+        .collect();
+    match (files, data.as_slice()) {
+        ([only], _) | (_, [only]) => Ok(only.clone()),
+        ([], _) => Err("the zip archive holds no files".into()),
+        _ => Err(format!(
+            "the zip archive holds several files ({}); name one as {}:MEMBER",
+            listing(),
+            disk.display()
+        )),
+    }
+}
+
+/// Where a zip member's data is and how to check it, from the central directory.
+struct ZipEntry {
+    name: String,
+    method: zip::CompressionMethod,
+    header_start: u64,
+    compressed: u64,
+    size: u64,
+    crc: u32,
+}
+
+impl ZipEntry {
+    /// The entry of member `name`; an error message when it is missing or encrypted.
+    fn of<R: Read + Seek>(
+        archive: &mut zip::ZipArchive<R>,
+        name: &str,
+    ) -> std::result::Result<ZipEntry, String> {
+        let entry = archive
+            .by_name(name)
+            .map_err(|e| format!("zip member {name:?}: {e}"))?;
+        if entry.encrypted() {
+            return Err(format!("zip member {name:?} is encrypted"));
+        }
+        Ok(ZipEntry {
+            name: name.to_string(),
+            method: entry.compression(),
+            header_start: entry.header_start(),
+            compressed: entry.compressed_size(),
+            size: entry.size(),
+            crc: entry.crc32(),
+        })
+    }
+
+    /// Moves `file` (the archive `shown`) to the member's first data byte, past its local
+    /// header: 30 fixed bytes, then the name and the extra field.
+    fn seek_to_data(&self, file: &mut File, shown: &Path) -> Result<()> {
+        let read_error = |source| Error::Read {
+            path: shown.to_path_buf(),
+            cause: source,
+        };
+        let mut local = [0u8; 30];
+        file.seek(SeekFrom::Start(self.header_start))
+            .and_then(|_| file.read_exact(&mut local))
+            .map_err(read_error)?;
+        if local[..4] != *b"PK\x03\x04" {
+            return Err(Error::Input {
+                path: shown.to_path_buf(),
+                message: format!("zip member {:?}: bad local header", self.name),
+            });
+        }
+        let skip = u64::from(u16::from_le_bytes([local[26], local[27]]))
+            + u64::from(u16::from_le_bytes([local[28], local[29]]));
+        file.seek(SeekFrom::Start(self.header_start + 30 + skip))
+            .map_err(read_error)?;
+        Ok(())
+    }
 }
 
 /// Checks a zip member's CRC-32 and size when its data ends.

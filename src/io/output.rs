@@ -42,7 +42,7 @@ pub struct OutputOptions {
 
 impl OutputOptions {
     /// The encoding for `path` (`None` for stdout).
-    pub fn codec_for(&self, path: Option<&Path>) -> Codec {
+    pub(crate) fn codec_for(&self, path: Option<&Path>) -> Codec {
         self.compress.unwrap_or_else(|| {
             path.filter(|p| !is_stdout(p))
                 .map_or(Codec::None, Codec::from_path)
@@ -211,7 +211,7 @@ impl Output {
 
     /// Opens stdout (`None` or `-`), a non-regular `path` directly, or the locked in-progress
     /// file of a regular `path` (emptied), after checking `path` (see the module's text).
-    pub fn create_with(path: Option<&Path>, options: &OutputOptions) -> Result<Output> {
+    pub(crate) fn create_with(path: Option<&Path>, options: &OutputOptions) -> Result<Output> {
         let codec = options.codec_for(path);
         let Some(path) = path.filter(|p| !is_stdout(p)) else {
             return Ok(Output::new(
@@ -541,7 +541,7 @@ impl Drop for Earlier {
 /// Writes `value` as pretty JSON to `path`, whole or not at all (through `FILE.partial`, like
 /// every output file).
 #[cfg(feature = "cli")]
-pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
+pub(crate) fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
     let text = serde_json::to_string_pretty(value).map_err(|e| Error::Write {
         path: path.to_path_buf(),
         cause: io::Error::other(e),

@@ -163,7 +163,7 @@ pub struct ResultRow {
 }
 
 /// A CSV writer for result rows without a header (the header is written once, separately).
-pub fn row_writer<W: std::io::Write>(sink: W) -> csv::Writer<W> {
+pub(crate) fn row_writer<W: std::io::Write>(sink: W) -> csv::Writer<W> {
     csv::WriterBuilder::new()
         .has_headers(false)
         .from_writer(sink)

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 
 /// The suffix of the file a run writes into before it is complete.
-pub const PARTIAL_SUFFIX: &str = ".partial";
+pub(crate) const PARTIAL_SUFFIX: &str = ".partial";
 
 /// The path of the in-progress file for `path`.
 pub fn partial_path(path: &Path) -> PathBuf {

@@ -108,12 +108,12 @@ const SUITE: &[Builtin] = &[
 ];
 
 /// What each built-in dataset is, for `--help` and the README.
-pub const SUITE_HELP: &str = "easy = data/kaggle3m_radcliffe_first1000.csv (1,000); \
+pub(crate) const SUITE_HELP: &str = "easy = data/kaggle3m_radcliffe_first1000.csv (1,000); \
      moderate = first 10,000 of data/sudokuexchange_diabolical_2020_39719.txt; \
      hard = data/magictour_top1465.txt (1,465); hardest = data/norvig_sudokus_hard_375.txt (375)";
 
 /// The built-in graded suite: easy, moderate, hard, hardest.
-pub fn builtin_suite() -> Vec<Dataset> {
+pub(crate) fn builtin_suite() -> Vec<Dataset> {
     SUITE
         .iter()
         .map(|b| {
@@ -125,7 +125,7 @@ pub fn builtin_suite() -> Vec<Dataset> {
 }
 
 /// Loads one input file as a dataset: its valid puzzles, in order.
-pub fn load_dataset(input: &Input, read: &ReadOptions) -> Result<Dataset> {
+pub(crate) fn load_dataset(input: &Input, read: &ReadOptions) -> Result<Dataset> {
     input.check()?;
     let reader = RecordReader::new(vec![input.clone()], read.clone(), Arc::default());
     let mut bodies = Vec::new();

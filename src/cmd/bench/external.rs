@@ -9,8 +9,8 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
-use std::path::PathBuf;
-use std::process::{Command as Process, ExitStatus, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command as Process, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
@@ -89,57 +89,19 @@ fn io_error(path: &std::path::Path, cause: std::io::Error) -> Error {
 }
 
 /// Runs `external` on `puzzles` (one pass) and checks what it prints.
-pub fn run_once(external: &External, puzzles: &[Grid], timeout: Duration) -> Result<Outcome> {
+pub(crate) fn run_once(
+    external: &External,
+    puzzles: &[Grid],
+    timeout: Duration,
+) -> Result<Outcome> {
     let input = TempFile::new("in.txt");
     let output = TempFile::new("out.txt");
-    {
-        let mut text = Vec::with_capacity(puzzles.len() * 82);
-        for puzzle in puzzles {
-            text.extend_from_slice(&puzzle.to_bytes());
-            text.push(b'\n');
-        }
-        std::fs::write(&input.0, text).map_err(|e| io_error(&input.0, e))?;
-    }
+    write_puzzles(&input.0, puzzles)?;
     let stdin = File::open(&input.0).map_err(|e| io_error(&input.0, e))?;
     let stdout = File::create(&output.0).map_err(|e| io_error(&output.0, e))?;
-    let mut command = Process::new("sh");
-    command
-        .arg("-c")
-        .arg(&external.command)
-        .stdin(Stdio::from(stdin))
-        .stdout(Stdio::from(stdout))
-        .stderr(Stdio::piped());
-    #[cfg(unix)]
-    {
-        // Its own process group, so a timeout kills what the shell started too.
-        use std::os::unix::process::CommandExt;
-        command.process_group(0);
-    }
     let started = Instant::now();
-    let mut child = command.spawn().map_err(|cause| {
-        Error::Usage(format!(
-            "--external {}: cannot start `sh -c {}`: {cause}",
-            external.name, external.command
-        ))
-    })?;
-    // Its error output is kept (the start of it) for the note, read as it comes so a chatty
-    // program cannot block on a full pipe.
-    let mut stderr = child.stderr.take();
-    let reader = std::thread::spawn(move || {
-        let mut kept = Vec::new();
-        if let Some(stderr) = stderr.as_mut() {
-            let mut chunk = [0u8; 4096];
-            while let Ok(n) = stderr.read(&mut chunk) {
-                if n == 0 {
-                    break;
-                }
-                if kept.len() < 2000 {
-                    kept.extend_from_slice(&chunk[..n]);
-                }
-            }
-        }
-        kept
-    });
+    let mut child = spawn(external, stdin, stdout)?;
+    let reader = keep_stderr(&mut child);
     let status: ExitStatus = loop {
         if let Some(status) = child
             .try_wait()
@@ -158,22 +120,81 @@ pub fn run_once(external: &External, puzzles: &[Grid], timeout: Duration) -> Res
     let wall = started.elapsed();
     let stderr = reader.join().unwrap_or_default();
     if !status.success() {
-        let text = String::from_utf8_lossy(&stderr);
-        let first = text.lines().next().unwrap_or("").trim();
-        return Ok(Outcome::Failed(format!(
-            "exited with {status}{}",
-            if first.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", first.chars().take(200).collect::<String>())
-            }
-        )));
+        return Ok(Outcome::Failed(failure(status, &stderr)));
     }
     let file = File::open(&output.0).map_err(|e| io_error(&output.0, e))?;
     Ok(match check_output(BufReader::new(file), puzzles) {
         Some(why) => Outcome::Wrong(why),
         None => Outcome::Solved(wall),
     })
+}
+
+/// Writes `puzzles` to `path`, one a line.
+fn write_puzzles(path: &Path, puzzles: &[Grid]) -> Result<()> {
+    let mut text = Vec::with_capacity(puzzles.len() * 82);
+    for puzzle in puzzles {
+        text.extend_from_slice(&puzzle.to_bytes());
+        text.push(b'\n');
+    }
+    std::fs::write(path, text).map_err(|e| io_error(path, e))
+}
+
+/// Starts `sh -c COMMAND` reading `stdin` and writing `stdout`, its error output piped.
+fn spawn(external: &External, stdin: File, stdout: File) -> Result<Child> {
+    let mut command = Process::new("sh");
+    command
+        .arg("-c")
+        .arg(&external.command)
+        .stdin(Stdio::from(stdin))
+        .stdout(Stdio::from(stdout))
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        // Its own process group, so a timeout kills what the shell started too.
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+    }
+    command.spawn().map_err(|cause| {
+        Error::Usage(format!(
+            "--external {}: cannot start `sh -c {}`: {cause}",
+            external.name, external.command
+        ))
+    })
+}
+
+/// Reads the child's error output on another thread as it comes, so a chatty program cannot
+/// block on a full pipe; the thread returns the start of it, for the note.
+fn keep_stderr(child: &mut Child) -> std::thread::JoinHandle<Vec<u8>> {
+    let mut stderr = child.stderr.take();
+    std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        if let Some(stderr) = stderr.as_mut() {
+            let mut chunk = [0u8; 4096];
+            while let Ok(n) = stderr.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                if kept.len() < 2000 {
+                    kept.extend_from_slice(&chunk[..n]);
+                }
+            }
+        }
+        kept
+    })
+}
+
+/// The note for a program that failed: its exit status and the first line of its error output.
+fn failure(status: ExitStatus, stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let first = text.lines().next().unwrap_or("").trim();
+    format!(
+        "exited with {status}{}",
+        if first.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", first.chars().take(200).collect::<String>())
+        }
+    )
 }
 
 /// What is wrong with the printed lines, or `None` when each is a solution of its puzzle.

@@ -39,8 +39,20 @@ pub(super) fn markdown_report(
     config: &BenchConfig,
     interrupted: bool,
 ) -> String {
-    let mut out = String::new();
-    out.push_str(&format!(
+    let mut out = preamble(rows, machine, config);
+    out.push_str(&table(rows));
+    let notes = notes(rows, datasets, interrupted);
+    if !notes.is_empty() {
+        out.push('\n');
+        out.push_str(&notes.join("\n"));
+        out.push('\n');
+    }
+    out
+}
+
+/// The two lines over the table: the machine and build, then the settings and the load.
+fn preamble(rows: &[BenchRow], machine: &Machine, config: &BenchConfig) -> String {
+    let mut out = format!(
         "**{}**: {}, {} logical / {} physical cores, {} {}; sudoku-batch {} ({}), {}.  \n",
         machine.hostname,
         machine.cpu,
@@ -51,7 +63,7 @@ pub(super) fn markdown_report(
         machine.version,
         machine.git_commit,
         machine.rustc,
-    ));
+    );
     let load = match rows.first().and_then(|r| r.load_1m) {
         Some(load) => format!(" Load average (1 min) after the first row: {load:.2}."),
         None => String::new(),
@@ -68,7 +80,12 @@ pub(super) fn markdown_report(
         config.runs.max(1),
         seconds(config.max_pass),
     ));
-    out.push_str(&format!("| {} |\n", MARKDOWN_COLUMNS.join(" | ")));
+    out
+}
+
+/// The table: header, alignment row, and a line per row.
+fn table(rows: &[BenchRow]) -> String {
+    let mut out = format!("| {} |\n", MARKDOWN_COLUMNS.join(" | "));
     let aligns: Vec<&str> = MARKDOWN_COLUMNS
         .iter()
         .map(|c| match *c {
@@ -78,33 +95,43 @@ pub(super) fn markdown_report(
         .collect();
     out.push_str(&format!("|{}|\n", aligns.join("|")));
     for row in rows {
-        let rate = match row.status {
-            BenchStatus::Ok => opt(row.puzzles_per_s, 0),
-            other => other.to_string(),
-        };
-        let spread = match (row.min_puzzles_per_s, row.max_puzzles_per_s) {
-            (Some(lo), Some(hi)) => format!("{lo:.0}–{hi:.0}"),
-            _ => "–".to_string(),
-        };
-        let cells = [
-            row.dataset.clone(),
-            row.puzzles.to_string(),
-            row.sha256.chars().take(12).collect(),
-            row.solver.clone(),
-            row.mode.to_string(),
-            row.threads.to_string(),
-            rate,
-            spread,
-            opt(row.us_per_puzzle, 2),
-            opt(row.p50_us, 2),
-            opt(row.p99_us, 2),
-            opt(row.guesses_per_puzzle, 2),
-            opt(row.no_guess_pct, 1),
-            opt(row.efficiency, 2),
-            opt(row.cpu_share, 2),
-        ];
-        out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        out.push_str(&format!("| {} |\n", table_cells(row).join(" | ")));
     }
+    out
+}
+
+/// One row's cells, in [`MARKDOWN_COLUMNS`] order.
+fn table_cells(row: &BenchRow) -> [String; 15] {
+    let rate = match row.status {
+        BenchStatus::Ok => opt(row.puzzles_per_s, 0),
+        other => other.to_string(),
+    };
+    let spread = match (row.min_puzzles_per_s, row.max_puzzles_per_s) {
+        (Some(lo), Some(hi)) => format!("{lo:.0}–{hi:.0}"),
+        _ => "–".to_string(),
+    };
+    [
+        row.dataset.clone(),
+        row.puzzles.to_string(),
+        row.sha256.chars().take(12).collect(),
+        row.solver.clone(),
+        row.mode.to_string(),
+        row.threads.to_string(),
+        rate,
+        spread,
+        opt(row.us_per_puzzle, 2),
+        opt(row.p50_us, 2),
+        opt(row.p99_us, 2),
+        opt(row.guesses_per_puzzle, 2),
+        opt(row.no_guess_pct, 1),
+        opt(row.efficiency, 2),
+        opt(row.cpu_share, 2),
+    ]
+}
+
+/// The notes under the table: each distinct row note, skipped invalid records, and an
+/// interruption.
+fn notes(rows: &[BenchRow], datasets: &[Dataset], interrupted: bool) -> Vec<String> {
     let mut notes = Vec::new();
     for row in rows.iter().filter(|r| !r.note.is_empty()) {
         let note = format!(
@@ -124,10 +151,5 @@ pub(super) fn markdown_report(
     if interrupted {
         notes.push("- interrupted by Ctrl-C: the rows above are what was measured".to_string());
     }
-    if !notes.is_empty() {
-        out.push('\n');
-        out.push_str(&notes.join("\n"));
-        out.push('\n');
-    }
-    out
+    notes
 }

@@ -20,6 +20,7 @@ mod row;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::cmd::{print_stdout, Finish};
 use crate::error::Result;
 use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::Input;
@@ -30,12 +31,13 @@ use crate::sysinfo::{self, Machine};
 use crate::transform::TransformStream;
 
 use append::CsvAppender;
-pub use datasets::{builtin_suite, load_dataset, puzzle_list_sha256, Dataset, SUITE_HELP};
+pub(crate) use datasets::{builtin_suite, load_dataset, SUITE_HELP};
+pub use datasets::{puzzle_list_sha256, Dataset};
 use markdown::markdown_report;
 pub use markdown::MARKDOWN_COLUMNS;
 use measure::{check_pass, measure, round};
 use row::empty_row;
-pub use row::{csv_header, BenchMode, BenchRow, BenchStatus};
+pub use row::{BenchMode, BenchRow, BenchStatus};
 
 /// The permutation seed used unless `--permute SEED` or `--no-permute` says otherwise.
 pub const DEFAULT_SEED: u64 = 1;
@@ -149,6 +151,26 @@ pub struct BenchReport {
     pub markdown: String,
 }
 
+impl BenchReport {
+    /// Prints the Markdown report on stdout and returns the outcome: some failed when a
+    /// solver gave a wrong answer, failed or timed out in the check pass.
+    pub fn finish(&self) -> Result<Finish> {
+        print_stdout(&self.markdown)?;
+        Ok(if self.interrupted {
+            Finish::Interrupted
+        } else if self.rows.iter().any(|row| {
+            matches!(
+                row.status,
+                BenchStatus::Wrong | BenchStatus::Failed | BenchStatus::Timeout
+            )
+        }) {
+            Finish::SomeFailed
+        } else {
+            Finish::AllGood
+        })
+    }
+}
+
 /// Whether Ctrl-C asked the run to stop after the current pass.
 fn interrupted() -> bool {
     crate::run::interrupt::requested()
@@ -156,37 +178,8 @@ fn interrupted() -> bool {
 
 /// Runs the benchmark and returns its rows and Markdown report.
 pub fn run(config: &BenchConfig) -> Result<BenchReport> {
-    let mut targets = Vec::new();
-    if let Some(path) = &config.csv {
-        targets.push(Target::new("--csv", path, WriteKind::InPlace));
-    }
-    if let Some(path) = &config.summary {
-        targets.push(Target::new("--summary", path, WriteKind::Replaced));
-    }
-    let inputs: Vec<PathBuf> = config.inputs.iter().map(Input::path).collect();
-    check_targets(&inputs, &targets)?;
-    for &threads in &config.threads() {
-        run::check_threads(threads, config.allow_oversubscribe)?;
-    }
-    let datasets = if config.inputs.is_empty() {
-        builtin_suite()
-    } else {
-        config
-            .inputs
-            .iter()
-            .map(|input| load_dataset(input, &config.read))
-            .collect::<Result<Vec<_>>>()?
-    };
-    for dataset in &datasets {
-        if dataset.invalid > 0 {
-            eprintln!(
-                "note: {}: {} invalid records skipped, {} puzzles kept",
-                dataset.name,
-                dataset.invalid,
-                dataset.puzzles.len()
-            );
-        }
-    }
+    check_bench_targets(config)?;
+    let datasets = load_datasets(config)?;
     let mut csv = config.csv.as_deref().map(CsvAppender::open).transpose()?;
     let machine = Machine::detect();
     let solvers = config.solvers();
@@ -265,6 +258,49 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
         interrupted,
         markdown,
     })
+}
+
+/// Checks every file the run writes (`--csv`, `--summary`) and every thread count before
+/// anything is measured.
+fn check_bench_targets(config: &BenchConfig) -> Result<()> {
+    let mut targets = Vec::new();
+    if let Some(path) = &config.csv {
+        targets.push(Target::new("--csv", path, WriteKind::InPlace));
+    }
+    if let Some(path) = &config.summary {
+        targets.push(Target::new("--summary", path, WriteKind::Replaced));
+    }
+    let inputs: Vec<PathBuf> = config.inputs.iter().map(Input::path).collect();
+    check_targets(&inputs, &targets)?;
+    for &threads in &config.threads() {
+        run::check_threads(threads, config.allow_oversubscribe)?;
+    }
+    Ok(())
+}
+
+/// The datasets to measure: the inputs, or the built-in suite when there are none. Invalid
+/// records skipped are noted on stderr.
+fn load_datasets(config: &BenchConfig) -> Result<Vec<Dataset>> {
+    let datasets = if config.inputs.is_empty() {
+        builtin_suite()
+    } else {
+        config
+            .inputs
+            .iter()
+            .map(|input| load_dataset(input, &config.read))
+            .collect::<Result<Vec<_>>>()?
+    };
+    for dataset in &datasets {
+        if dataset.invalid > 0 {
+            eprintln!(
+                "note: {}: {} invalid records skipped, {} puzzles kept",
+                dataset.name,
+                dataset.invalid,
+                dataset.puzzles.len()
+            );
+        }
+    }
+    Ok(datasets)
 }
 
 /// A row for `solver` on `dataset` with `threads`, its measurements still to fill in.

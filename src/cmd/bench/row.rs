@@ -157,7 +157,7 @@ pub struct BenchRow {
 }
 
 /// The CSV header line `bench --csv` writes.
-pub fn csv_header() -> String {
+pub(crate) fn csv_header() -> String {
     let mut writer = csv::Writer::from_writer(Vec::new());
     // Serializing a row writes the header first; the row is dropped.
     let _ = writer.serialize(empty_row(&Machine::detect()));

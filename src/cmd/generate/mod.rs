@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use crate::cmd::Finish;
 use crate::error::Result;
 use crate::grid::CELLS;
 use crate::io::output::Output;
@@ -100,6 +101,14 @@ pub struct GenerateReport {
 }
 
 impl GenerateReport {
+    /// Prints the summary on stderr unless `quiet`; a generate run that ended is all good.
+    pub fn finish(&self, config: &GenerateConfig) -> Result<Finish> {
+        if !config.quiet {
+            eprint!("{}", self.to_text(&config.shape));
+        }
+        Ok(Finish::AllGood)
+    }
+
     /// The summary printed on stderr.
     pub fn to_text(&self, shape: &Shape) -> String {
         let rate = self.puzzles as f64 / self.wall_seconds.max(1e-9);
@@ -194,7 +203,7 @@ fn make_chunk(
 }
 
 /// The CSV header written with `--with-solution`.
-pub const CSV_HEADER: &str = "puzzle,solution,clues\n";
+pub(crate) const CSV_HEADER: &str = "puzzle,solution,clues\n";
 
 /// Runs `generate`: makes `config.count` puzzles on `config.threads` threads and writes them in
 /// index order.

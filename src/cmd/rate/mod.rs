@@ -21,11 +21,12 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::cmd::solve::manifest::{wants_sidecar, RunDefinition, RunManifest, RATE_KIND};
+use crate::cmd::{Finish, RunOptions};
 use crate::error::{Error, Result};
 use crate::io::compress::Codec;
 use crate::io::output::{write_json, Output, OutputOptions};
 use crate::io::targets::{check_targets, partial_path, Target, WriteKind};
-use crate::io::{Body, Input, ReadOptions, RecordReader};
+use crate::io::{Body, Input, RecordReader};
 use crate::rate::verdict::{self, RateStatus, RateVerdict as Rated};
 use crate::rate::{self as rater, Flavor, Limits};
 use crate::run::records::{Chunk, ChunkSize, ShardedRecords};
@@ -50,20 +51,12 @@ const HARDEST: usize = 5;
 /// Everything `rate` needs, built from the command line.
 #[derive(Debug, Clone)]
 pub struct RateConfig {
-    /// Inputs, read in order.
-    pub inputs: Vec<Input>,
-    /// How to read them.
-    pub read: ReadOptions,
+    /// The inputs, how to read them, the JSON summary, worker threads and quiet.
+    pub run: RunOptions,
     /// Output file; `None` for stdout.
     pub output: Option<PathBuf>,
     /// The output's encoding; `None` follows its extension.
     pub compress: Option<Codec>,
-    /// Where to write the JSON summary, if anywhere.
-    pub summary: Option<PathBuf>,
-    /// Worker threads (at least 1).
-    pub threads: usize,
-    /// Allow a thread count above the bound.
-    pub allow_oversubscribe: bool,
     /// Stop rating a puzzle once a step above this ER (tenths) is needed.
     pub max_er: Option<u16>,
     /// Stop rating a puzzle after this long.
@@ -72,8 +65,6 @@ pub struct RateConfig {
     pub flavor: Flavor,
     /// Write each puzzle's solving path in words instead of CSV rows.
     pub explain: bool,
-    /// No progress bar and no summary on stderr.
-    pub quiet: bool,
     /// Which records to rate: every one, one shard's, or the scheduler's shard.
     pub shard: ShardChoice,
     /// Continue an interrupted run into `output`.
@@ -88,18 +79,13 @@ impl RateConfig {
     /// A configuration with defaults for everything but the inputs.
     pub fn new(inputs: Vec<Input>) -> Self {
         RateConfig {
-            inputs,
-            read: ReadOptions::default(),
+            run: RunOptions::new(inputs),
             output: None,
             compress: None,
-            summary: None,
-            threads: crate::run::default_threads(),
-            allow_oversubscribe: false,
             max_er: None,
             timeout: None,
             flavor: Flavor::default(),
             explain: false,
-            quiet: true,
             shard: ShardChoice::All,
             resume: false,
             retry_gave_up: false,
@@ -117,7 +103,11 @@ impl RateConfig {
 }
 
 /// Rates one record's body ([`verdict::judge`]); with `steps`, the solving path is recorded.
-pub fn rate_body(body: &Body, config: &RateConfig, steps: Option<&mut Vec<rater::Step>>) -> Rated {
+pub(crate) fn rate_body(
+    body: &Body,
+    config: &RateConfig,
+    steps: Option<&mut Vec<rater::Step>>,
+) -> Rated {
     let puzzle = match body {
         Body::Invalid { message, .. } => return Rated::invalid(message.clone()),
         Body::Puzzle { puzzle, .. } => puzzle,
@@ -249,8 +239,33 @@ pub struct RateReport {
     pub interrupted: bool,
     /// Rows kept from an interrupted run (`--resume`); they count in the summary.
     pub resumed_rows: u64,
-    /// Remarks for stderr: the shard in effect, what `--resume` kept.
+    /// Remarks for stderr: the shard in effect, what `--resume` kept, where the rows of a
+    /// stopped run are.
     pub notes: Vec<String>,
+}
+
+impl RateReport {
+    /// Prints the report on stderr as the command line does (warnings always; the notes and
+    /// the summary unless `quiet`) and returns the outcome: all good when every puzzle was
+    /// rated.
+    pub fn finish(&self, config: &RateConfig) -> Result<Finish> {
+        for name in &self.empty_inputs {
+            eprintln!("warning: {name}: no puzzles found");
+        }
+        if !config.run.quiet {
+            self.notes.iter().for_each(|note| eprintln!("{note}"));
+            eprint!("{}", self.summary.to_text());
+        }
+        let s = &self.summary;
+        let rated = s.statuses.get("rated").copied().unwrap_or(0);
+        Ok(if self.interrupted {
+            Finish::Interrupted
+        } else if s.puzzles > 0 && rated == s.puzzles {
+            Finish::AllGood
+        } else {
+            Finish::SomeFailed
+        })
+    }
 }
 
 /// One chunk's rows (or explanations) and what the summary needs of them.
@@ -348,7 +363,7 @@ fn open_output(
 ) -> Result<Resumed> {
     let options = OutputOptions {
         compress: config.compress,
-        inputs: config.inputs.iter().map(Input::path).collect(),
+        inputs: config.run.inputs.iter().map(Input::path).collect(),
         resumable: false,
     };
     match (config.resume, config.output.as_deref()) {
@@ -379,22 +394,22 @@ fn check_config(config: &RateConfig) -> Result<()> {
             "--explain writes text, not rows: it cannot --resume".into(),
         ));
     }
-    for input in &config.inputs {
+    for input in &config.run.inputs {
         input.check()?;
     }
-    let inputs: Vec<PathBuf> = config.inputs.iter().map(Input::path).collect();
+    let inputs: Vec<PathBuf> = config.run.inputs.iter().map(Input::path).collect();
     let mut targets = Vec::new();
     if let Some(path) = &config.output {
         targets.push(Target::new("-o", path, WriteKind::Replaced));
     }
-    if let Some(path) = &config.summary {
+    if let Some(path) = &config.run.summary {
         targets.push(Target::new("--summary", path, WriteKind::Replaced));
     }
     check_targets(&inputs, &targets)?;
-    check_threads(config.threads.max(1), config.allow_oversubscribe)
+    check_threads(config.run.threads.max(1), config.run.allow_oversubscribe)
 }
 
-/// Runs `rate`: reads every input, rates on `config.threads` threads, writes the rows in input
+/// Runs `rate`: reads every input, rates on `config.run.threads` threads, writes the rows in input
 /// order and returns the summary. Bad records are rows, not errors; errors are usage and I/O.
 ///
 /// With a shard, only that shard's records are rated (rows keep their global `index`). With
@@ -410,15 +425,15 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
             notes.push(note);
             shard
         });
-    let threads = config.threads.max(1);
+    let threads = config.run.threads.max(1);
     let pool = build_pool(threads)?;
-    let mut files: Vec<String> = config.inputs.iter().map(Input::display_name).collect();
+    let mut files: Vec<String> = config.run.inputs.iter().map(Input::display_name).collect();
     let bytes_read = Arc::new(AtomicU64::new(0));
-    let total_bytes: Option<u64> = config.inputs.iter().map(Input::size).sum();
+    let total_bytes: Option<u64> = config.run.inputs.iter().map(Input::size).sum();
     let mut records = ShardedRecords::new(
         RecordReader::new(
-            config.inputs.clone(),
-            config.read.clone(),
+            config.run.inputs.clone(),
+            config.run.read.clone(),
             bytes_read.clone(),
         ),
         shard,
@@ -431,8 +446,8 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
         false => Some(RunManifest::of_run(
             RunDefinition {
                 kind: RATE_KIND,
-                inputs: &config.inputs,
-                read: &config.read,
+                inputs: &config.run.inputs,
+                read: &config.run.read,
                 unique: true,
                 solver: config.scale(),
                 columns: &column_names,
@@ -469,7 +484,7 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
         Ok(())
     };
     interrupt::arm(None);
-    let mut progress = Progress::new(total_bytes, config.quiet);
+    let mut progress = Progress::new(total_bytes, config.run.quiet);
     let started = Instant::now();
 
     let chunk_size = ChunkSize::new(1, CHUNK, CHUNK_RATE_NS);
@@ -533,7 +548,7 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     summary.merge(kept.take());
     summary.wall_seconds = started.elapsed().as_secs_f64();
     summary.puzzles_per_second = rated_now as f64 / summary.wall_seconds.max(1e-9);
-    if let Some(path) = &config.summary {
+    if let Some(path) = &config.run.summary {
         write_json(path, &summary)?;
     }
     Ok(RateReport {
@@ -546,7 +561,7 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
 }
 
 /// Parses an ER such as `7.2` into tenths.
-pub fn parse_er(text: &str) -> std::result::Result<u16, String> {
+pub(crate) fn parse_er(text: &str) -> std::result::Result<u16, String> {
     let value: f32 = text
         .trim()
         .parse()

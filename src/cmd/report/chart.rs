@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -15,7 +16,7 @@ use crate::SolverKind;
 
 /// The hue of each solver in [`SolverKind::ALL`] order, so a solver keeps its colour from
 /// chart to chart.
-pub const SOLVER_COLORS: [RGBColor; 4] = [
+pub(crate) const SOLVER_COLORS: [RGBColor; 4] = [
     RGBColor(0x8c, 0x56, 0x4b),
     RGBColor(0x1f, 0x77, 0xb4),
     RGBColor(0xff, 0x7f, 0x0e),
@@ -23,7 +24,7 @@ pub const SOLVER_COLORS: [RGBColor; 4] = [
 ];
 
 /// Hues for solvers this build does not know, in order of appearance (repeating).
-pub const OTHER_COLORS: [RGBColor; 4] = [
+pub(crate) const OTHER_COLORS: [RGBColor; 4] = [
     RGBColor(0x94, 0x67, 0xbd),
     RGBColor(0xd6, 0x27, 0x28),
     RGBColor(0x17, 0xbe, 0xcf),
@@ -34,7 +35,7 @@ pub const OTHER_COLORS: [RGBColor; 4] = [
 pub const MACHINE_SWATCH: RGBColor = RGBColor(0xa0, 0xa0, 0xa0);
 
 /// Chart width when everything fits: the README's width.
-pub const WIDTH: u32 = 800;
+pub(crate) const WIDTH: u32 = 800;
 
 const MARGIN: i32 = 16;
 const PLOT_LEFT: i32 = 64;
@@ -228,45 +229,129 @@ fn fit(text: &str, px: f64, width: f64) -> String {
     short
 }
 
-/// Draws the chart of `comparison` to `path`: one group per dataset (in order of first
-/// appearance, which for `bench` output is the suite's order), one colour per series, one
-/// bar per machine with a rate within each colour, a legend of the series and, when there
-/// are several machines, of the machines' hatching.
-pub fn draw_svg(comparison: &Comparison, path: &Path, title: &str, log: bool) -> Result<()> {
-    let fail = |e: &dyn std::fmt::Display| Error::Write {
-        path: path.to_path_buf(),
-        cause: std::io::Error::other(e.to_string()),
-    };
-    let rows: Vec<&ComparisonRow> = comparison
-        .rows
-        .iter()
-        .filter(|r| r.cells.iter().any(|c| c.rate().is_some()))
-        .collect();
-    let mut datasets: Vec<&str> = Vec::new();
-    for row in &rows {
-        if !datasets.contains(&row.dataset.as_str()) {
-            datasets.push(&row.dataset);
+/// Title text size in pixels.
+const TITLE_PX: f64 = 18.0;
+/// Legend text size in pixels.
+const LEGEND_PX: f64 = 13.0;
+/// The top of the plot area: room for the title and the rate axis's name.
+const PLOT_TOP: i32 = 76;
+/// The bars' common baseline.
+const PLOT_BOTTOM: i32 = PLOT_TOP + PLOT_HEIGHT;
+/// The top of the legends: room under the plot for the dataset labels.
+const LEGEND_TOP: i32 = PLOT_BOTTOM + 40;
+/// One legend line.
+const LINE_HEIGHT: i32 = 22;
+
+/// What the chart shows: the rows with a rate, their datasets in order of first appearance,
+/// the series, and the machines (columns of the comparison) with a rate somewhere.
+struct ChartData<'a> {
+    comparison: &'a Comparison,
+    rows: Vec<&'a ComparisonRow>,
+    datasets: Vec<&'a str>,
+    series: Vec<Series>,
+    machines: Vec<usize>,
+}
+
+impl<'a> ChartData<'a> {
+    fn of(comparison: &'a Comparison) -> Self {
+        let rows: Vec<&ComparisonRow> = comparison
+            .rows
+            .iter()
+            .filter(|r| r.cells.iter().any(|c| c.rate().is_some()))
+            .collect();
+        let mut datasets: Vec<&str> = Vec::new();
+        for row in &rows {
+            if !datasets.contains(&row.dataset.as_str()) {
+                datasets.push(&row.dataset);
+            }
+        }
+        let series = series_of(&rows);
+        let machines: Vec<usize> = (0..comparison.machines.len())
+            .filter(|&m| {
+                rows.iter()
+                    .any(|r| r.cells.get(m).and_then(|c| c.rate()).is_some())
+            })
+            .collect();
+        ChartData {
+            comparison,
+            rows,
+            datasets,
+            series,
+            machines,
         }
     }
-    let series = series_of(&rows);
-    let machines: Vec<usize> = (0..comparison.machines.len())
-        .filter(|&m| {
-            rows.iter()
-                .any(|r| r.cells.get(m).and_then(|c| c.rate()).is_some())
-        })
-        .collect();
-    let machine_label = |m: usize| {
-        let note = if m == comparison.baseline && machines.len() > 1 {
+
+    /// Machine `m`'s legend text, marked as the baseline when there are several.
+    fn machine_label(&self, m: usize) -> String {
+        let note = if m == self.comparison.baseline && self.machines.len() > 1 {
             " (baseline)"
         } else {
             ""
         };
-        format!("{}{note}", comparison.machines[m].label())
-    };
+        format!("{}{note}", self.comparison.machines[m].label())
+    }
 
-    // Horizontal layout, in units of one series' width: a small gap between the thread
-    // counts of a solver, a wider one between solvers. At least 4 px a bar, else the chart
-    // grows past the README width.
+    /// Every measured rate.
+    fn rates(&self) -> impl Iterator<Item = f64> + '_ {
+        self.rows
+            .iter()
+            .flat_map(|r| r.cells.iter().filter_map(|c| c.rate()))
+    }
+}
+
+/// Where everything goes, in pixels: the chart's size, the series' places within a dataset's
+/// group, and the legend's grid.
+struct Layout {
+    width: i32,
+    height: i32,
+    plot_right: i32,
+    plot_width: f64,
+    /// Each series' left edge within a group, in series widths.
+    offsets: Vec<f64>,
+    /// A group's width in series widths, gaps included.
+    units: f64,
+    /// Each series' legend cell: (column, line).
+    cells: Vec<(usize, usize)>,
+    column_width: f64,
+    series_lines: i32,
+}
+
+impl Layout {
+    fn of(data: &ChartData<'_>, title: &str) -> Layout {
+        let (offsets, units) = series_offsets(&data.series);
+        let groups = data.datasets.len().max(1);
+        let min_plot = groups as f64 * units * (data.machines.len() as f64 * 4.0 + 1.0) / 0.9;
+        let width = (f64::from(WIDTH)
+            .max(min_plot + f64::from(PLOT_LEFT + MARGIN))
+            .max(text_width(title, TITLE_PX) + 2.0 * f64::from(MARGIN)))
+        .min(4000.0)
+        .round() as i32;
+        let plot_right = width - MARGIN;
+        let cells = legend_cells(&data.series, width);
+        let columns = cells.iter().map(|c| c.0 + 1).max().unwrap_or(1);
+        let series_lines = cells.iter().map(|c| c.1 as i32 + 1).max().unwrap_or(1);
+        let machine_lines = if data.machines.len() > 1 {
+            data.machines.len()
+        } else {
+            1
+        } as i32;
+        Layout {
+            width,
+            height: LEGEND_TOP + (series_lines + machine_lines) * LINE_HEIGHT + 8 + MARGIN,
+            plot_right,
+            plot_width: f64::from(plot_right - PLOT_LEFT),
+            offsets,
+            units,
+            cells,
+            column_width: f64::from(width - 2 * MARGIN) / columns as f64,
+            series_lines,
+        }
+    }
+}
+
+/// Horizontal layout, in units of one series' width: a small gap between the thread counts of
+/// a solver, a wider one between solvers. Each series' offset, and the total.
+fn series_offsets(series: &[Series]) -> (Vec<f64>, f64) {
     let mut offsets = Vec::with_capacity(series.len());
     let mut units = 0.0;
     for (s, one) in series.iter().enumerate() {
@@ -280,27 +365,18 @@ pub fn draw_svg(comparison: &Comparison, path: &Path, title: &str, log: bool) ->
         offsets.push(units);
         units += 1.0;
     }
-    let groups = datasets.len().max(1);
-    let min_plot = groups as f64 * units * (machines.len() as f64 * 4.0 + 1.0) / 0.9;
-    let title_px = 18.0;
-    let width = (f64::from(WIDTH)
-        .max(min_plot + f64::from(PLOT_LEFT + MARGIN))
-        .max(text_width(title, title_px) + 2.0 * f64::from(MARGIN)))
-    .min(4000.0)
-    .round() as i32;
-    let plot_right = width - MARGIN;
-    let plot_width = f64::from(plot_right - PLOT_LEFT);
+    (offsets, units)
+}
 
-    // Legends: series in columns (a multiple of the variants per solver when it fits), then
-    // machines, one a line.
-    let legend_px = 13.0;
+/// The series legend's grid, as (column, line) per series: a column per solver when they fit
+/// across `width`, else entries left to right, line by line.
+fn legend_cells(series: &[Series], width: i32) -> Vec<(usize, usize)> {
     let entry_width = series
         .iter()
-        .map(|s| text_width(&s.label, legend_px))
+        .map(|s| text_width(&s.label, LEGEND_PX))
         .fold(0.0, f64::max)
         + 36.0;
     let fit_columns = ((f64::from(width - 2 * MARGIN) / entry_width) as usize).max(1);
-    // A column per solver when they fit, else entries left to right, line by line.
     let mut solver_of = Vec::with_capacity(series.len());
     let mut within = Vec::with_capacity(series.len());
     for (s, one) in series.iter().enumerate() {
@@ -312,108 +388,194 @@ pub fn draw_svg(comparison: &Comparison, path: &Path, title: &str, log: bool) ->
         solver_of.push(column);
     }
     let solver_columns = solver_of.last().map_or(1, |&c| c + 1);
-    let cells: Vec<(usize, usize)> = if solver_columns <= fit_columns {
-        solver_of
-            .iter()
-            .copied()
-            .zip(within.iter().copied())
-            .collect()
+    if solver_columns <= fit_columns {
+        solver_of.into_iter().zip(within).collect()
     } else {
         (0..series.len())
             .map(|i| (i % fit_columns, i / fit_columns))
             .collect()
-    };
-    let columns = cells.iter().map(|c| c.0 + 1).max().unwrap_or(1);
-    let column_width = f64::from(width - 2 * MARGIN) / columns as f64;
-    let series_lines = cells.iter().map(|c| c.1 as i32 + 1).max().unwrap_or(1);
-    let machine_lines = if machines.len() > 1 {
-        machines.len()
-    } else {
-        1
-    } as i32;
+    }
+}
 
-    let plot_top = 76;
-    let plot_bottom = plot_top + PLOT_HEIGHT;
-    let legend_top = plot_bottom + 40;
-    let line_height = 22;
-    let height = legend_top + (series_lines + machine_lines) * line_height + 8 + MARGIN;
+/// The rate axis as drawn: its ends and ticks in axis units (log10 of the rate on a log
+/// scale), and the mapping from a rate to a height in pixels.
+struct RateAxis {
+    low: f64,
+    high: f64,
+    ticks: Vec<f64>,
+    log: bool,
+}
 
-    let root = SVGBackend::new(path, (width as u32, height as u32)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| fail(&e))?;
-    let draw_text = |text: &str, at: (i32, i32), px: f64, color: RGBColor, pos: Pos| {
-        let style = TextStyle::from(font(px)).color(&color).pos(pos);
-        root.draw(&Text::new(text.to_string(), at, style))
-            .map_err(|e| fail(&e))
-    };
-    let left_top = Pos::new(HPos::Left, VPos::Top);
-    let centre_top = Pos::new(HPos::Center, VPos::Top);
-    draw_text(title, (width / 2, MARGIN), title_px, BLACK, centre_top)?;
-
-    if series.is_empty() || machines.is_empty() {
-        draw_text(
-            "no measured rates to chart",
-            (width / 2, plot_top + PLOT_HEIGHT / 2),
-            14.0,
-            AXIS_TEXT,
-            centre_top,
-        )?;
-        root.present().map_err(|e| fail(&e))?;
-        return Ok(());
+impl RateAxis {
+    fn new(data: &ChartData<'_>, log: bool) -> Self {
+        let max_rate = data.rates().fold(0.0f64, f64::max).max(1.0);
+        let min_rate = data
+            .rates()
+            .fold(f64::INFINITY, f64::min)
+            .clamp(1e-3, max_rate);
+        let (low, high, ticks) = rate_axis(min_rate, max_rate, log);
+        RateAxis {
+            low,
+            high,
+            ticks,
+            log,
+        }
     }
 
-    // The rate axis: horizontal grid lines with their labels, its name above it.
-    let rates = || {
-        rows.iter()
-            .flat_map(|r| r.cells.iter().filter_map(|c| c.rate()))
-    };
-    let max_rate = rates().fold(0.0f64, f64::max).max(1.0);
-    let min_rate = rates().fold(f64::INFINITY, f64::min).clamp(1e-3, max_rate);
-    let (low, high, ticks) = rate_axis(min_rate, max_rate, log);
-    let to_axis = |rate: f64| if log { rate.max(1e-3).log10() } else { rate };
-    let to_px = |v: f64| {
-        let share = ((v - low) / (high - low)).clamp(0.0, 1.0);
-        (f64::from(plot_bottom) - share * f64::from(PLOT_HEIGHT)).round() as i32
-    };
-    let axis_name = if log {
+    /// A rate in axis units.
+    fn to_axis(&self, rate: f64) -> f64 {
+        if self.log {
+            rate.max(1e-3).log10()
+        } else {
+            rate
+        }
+    }
+
+    /// The height in pixels of `v` in axis units.
+    fn y(&self, v: f64) -> i32 {
+        let share = ((v - self.low) / (self.high - self.low)).clamp(0.0, 1.0);
+        (f64::from(PLOT_BOTTOM) - share * f64::from(PLOT_HEIGHT)).round() as i32
+    }
+}
+
+/// The SVG drawing area and the file it writes, which every drawing error names.
+struct Canvas<'a> {
+    root: DrawingArea<SVGBackend<'a>, Shift>,
+    path: &'a Path,
+}
+
+impl<'a> Canvas<'a> {
+    fn new(path: &'a Path, width: i32, height: i32) -> Self {
+        let root = SVGBackend::new(path, (width as u32, height as u32)).into_drawing_area();
+        Canvas { root, path }
+    }
+
+    fn fail(&self, error: impl std::fmt::Display) -> Error {
+        Error::Write {
+            path: self.path.to_path_buf(),
+            cause: std::io::Error::other(error.to_string()),
+        }
+    }
+
+    fn fill(&self, color: RGBColor) -> Result<()> {
+        self.root.fill(&color).map_err(|e| self.fail(e))
+    }
+
+    fn text(&self, text: &str, at: (i32, i32), px: f64, color: RGBColor, pos: Pos) -> Result<()> {
+        let style = TextStyle::from(font(px)).color(&color).pos(pos);
+        self.root
+            .draw(&Text::new(text.to_string(), at, style))
+            .map_err(|e| self.fail(e))
+    }
+
+    fn line(&self, points: Vec<(i32, i32)>, style: impl Into<ShapeStyle>) -> Result<()> {
+        self.root
+            .draw(&PathElement::new(points, style))
+            .map_err(|e| self.fail(e))
+    }
+
+    fn rect(&self, corners: [(i32, i32); 2], style: ShapeStyle) -> Result<()> {
+        self.root
+            .draw(&Rectangle::new(corners, style))
+            .map_err(|e| self.fail(e))
+    }
+
+    /// Machine `k`'s hatching over the rectangle `from`–`to`.
+    fn hatch(&self, k: usize, from: (i32, i32), to: (i32, i32)) -> Result<()> {
+        for line in hatch_lines(k, from, to) {
+            self.line(line.to_vec(), WHITE.stroke_width(2))?;
+        }
+        Ok(())
+    }
+
+    fn present(&self) -> Result<()> {
+        self.root.present().map_err(|e| self.fail(e))
+    }
+}
+
+/// Text anchored at its top left.
+fn left_top() -> Pos {
+    Pos::new(HPos::Left, VPos::Top)
+}
+
+/// Text anchored at its top centre.
+fn centre_top() -> Pos {
+    Pos::new(HPos::Center, VPos::Top)
+}
+
+/// Text anchored at the middle of its left edge.
+fn left_centre() -> Pos {
+    Pos::new(HPos::Left, VPos::Center)
+}
+
+/// Draws the chart of `comparison` to `path`: one group per dataset (in order of first
+/// appearance, which for `bench` output is the suite's order), one colour per series, one
+/// bar per machine with a rate within each colour, a legend of the series and, when there
+/// are several machines, of the machines' hatching.
+pub(crate) fn draw_svg(comparison: &Comparison, path: &Path, title: &str, log: bool) -> Result<()> {
+    let data = ChartData::of(comparison);
+    let layout = Layout::of(&data, title);
+    let canvas = Canvas::new(path, layout.width, layout.height);
+    canvas.fill(WHITE)?;
+    canvas.text(
+        title,
+        (layout.width / 2, MARGIN),
+        TITLE_PX,
+        BLACK,
+        centre_top(),
+    )?;
+    if data.series.is_empty() || data.machines.is_empty() {
+        canvas.text(
+            "no measured rates to chart",
+            (layout.width / 2, PLOT_TOP + PLOT_HEIGHT / 2),
+            14.0,
+            AXIS_TEXT,
+            centre_top(),
+        )?;
+        return canvas.present();
+    }
+    let axis = RateAxis::new(&data, log);
+    draw_rate_axis(&canvas, &layout, &axis)?;
+    draw_bars(&canvas, &data, &layout, &axis)?;
+    draw_legends(&canvas, &data, &layout)?;
+    canvas.present()
+}
+
+/// The rate axis: its name above it, minor grid lines on a log scale, and the horizontal grid
+/// lines with their labels.
+fn draw_rate_axis(canvas: &Canvas<'_>, layout: &Layout, axis: &RateAxis) -> Result<()> {
+    let axis_name = if axis.log {
         "puzzles per second (log scale, higher is better)"
     } else {
         "puzzles per second (higher is better)"
     };
-    draw_text(
+    canvas.text(
         axis_name,
-        (MARGIN, plot_top - 28),
+        (MARGIN, PLOT_TOP - 28),
         13.0,
         AXIS_TEXT,
-        left_top,
+        left_top(),
     )?;
-    if log {
-        for decade in low as i32..high.ceil() as i32 {
+    let across = |y: i32| vec![(PLOT_LEFT, y), (layout.plot_right, y)];
+    if axis.log {
+        for decade in axis.low as i32..axis.high.ceil() as i32 {
             for minor in [2.0f64, 5.0] {
                 let v = f64::from(decade) + minor.log10();
-                if v < high - 1e-9 {
-                    let y = to_px(v);
-                    root.draw(&PathElement::new(
-                        vec![(PLOT_LEFT, y), (plot_right, y)],
-                        MINOR_GRID,
-                    ))
-                    .map_err(|e| fail(&e))?;
+                if v < axis.high - 1e-9 {
+                    canvas.line(across(axis.y(v)), MINOR_GRID)?;
                 }
             }
         }
     }
-    for (i, &tick) in ticks.iter().enumerate() {
-        let y = to_px(tick);
-        root.draw(&PathElement::new(
-            vec![(PLOT_LEFT, y), (plot_right, y)],
-            GRID,
-        ))
-        .map_err(|e| fail(&e))?;
+    for (i, &tick) in axis.ticks.iter().enumerate() {
+        let y = axis.y(tick);
+        canvas.line(across(y), GRID)?;
         // A log axis's top (2 or 5 × 10^k) goes unlabelled when it would crowd the decade.
-        if log && i > 0 && tick - ticks[i - 1] < 0.5 {
+        if axis.log && i > 0 && tick - axis.ticks[i - 1] < 0.5 {
             continue;
         }
-        let rate = if log { 10f64.powf(tick) } else { tick };
-        draw_text(
+        let rate = if axis.log { 10f64.powf(tick) } else { tick };
+        canvas.text(
             &format_rate(rate),
             (PLOT_LEFT - 8, y),
             12.0,
@@ -421,17 +583,29 @@ pub fn draw_svg(comparison: &Comparison, path: &Path, title: &str, log: bool) ->
             Pos::new(HPos::Right, VPos::Center),
         )?;
     }
+    Ok(())
+}
 
-    // The bars: groups of series, each series a run of adjacent machine bars.
-    let group_width = plot_width / groups as f64;
-    let series_width = group_width * 0.9 / units;
+/// The bars: a group per dataset with its label under it, in each a run of adjacent machine
+/// bars per series, each bar hatched by machine and, when every value fits over its bar,
+/// labelled with its rate; then the baseline.
+fn draw_bars(
+    canvas: &Canvas<'_>,
+    data: &ChartData<'_>,
+    layout: &Layout,
+    axis: &RateAxis,
+) -> Result<()> {
+    let machines = &data.machines;
+    let group_width = layout.plot_width / data.datasets.len().max(1) as f64;
+    let series_width = group_width * 0.9 / layout.units;
     let bar_width = series_width / machines.len() as f64;
     let machine_gap = if machines.len() > 1 { 1 } else { 0 };
     let label_px = 14.0;
     // Values over the bars when every one fits over its bar (the gap between thread counts
     // is the least room between two labels).
     let value_px = 9.5;
-    let values = rows
+    let values = data
+        .rows
         .iter()
         .flat_map(|r| machines.iter().filter_map(|&m| r.cells.get(m)?.rate()))
         // Digits are wider than the average character.
@@ -444,10 +618,11 @@ pub fn draw_svg(comparison: &Comparison, path: &Path, title: &str, log: bool) ->
                 0.12 * series_width
             }
             - 2.0;
-    for (g, dataset) in datasets.iter().enumerate() {
+    for (g, dataset) in data.datasets.iter().enumerate() {
         let group_left = f64::from(PLOT_LEFT) + g as f64 * group_width + group_width * 0.05;
-        for (one, offset) in series.iter().zip(&offsets) {
-            let Some(row) = rows
+        for (one, offset) in data.series.iter().zip(&layout.offsets) {
+            let Some(row) = data
+                .rows
                 .iter()
                 .find(|r| r.dataset == *dataset && one.matches(r))
             else {
@@ -461,18 +636,11 @@ pub fn draw_svg(comparison: &Comparison, path: &Path, title: &str, log: bool) ->
                 let x0 = (series_left + k as f64 * bar_width).round() as i32;
                 let x1 = ((series_left + (k + 1) as f64 * bar_width).round() as i32 - machine_gap)
                     .max(x0 + 1);
-                let top = to_px(to_axis(rate)).min(plot_bottom - 1);
-                root.draw(&Rectangle::new(
-                    [(x0, top), (x1, plot_bottom)],
-                    one.color.filled(),
-                ))
-                .map_err(|e| fail(&e))?;
-                for line in hatch_lines(k, (x0, top), (x1, plot_bottom)) {
-                    root.draw(&PathElement::new(line.to_vec(), WHITE.stroke_width(2)))
-                        .map_err(|e| fail(&e))?;
-                }
+                let top = axis.y(axis.to_axis(rate)).min(PLOT_BOTTOM - 1);
+                canvas.rect([(x0, top), (x1, PLOT_BOTTOM)], one.color.filled())?;
+                canvas.hatch(k, (x0, top), (x1, PLOT_BOTTOM))?;
                 if values {
-                    draw_text(
+                    canvas.text(
                         &format_rate(rate),
                         ((x0 + x1) / 2, top - 2),
                         value_px,
@@ -483,73 +651,52 @@ pub fn draw_svg(comparison: &Comparison, path: &Path, title: &str, log: bool) ->
             }
         }
         let centre = (f64::from(PLOT_LEFT) + (g as f64 + 0.5) * group_width).round() as i32;
-        draw_text(
+        canvas.text(
             &fit(dataset, label_px, group_width * 0.95),
-            (centre, plot_bottom + 8),
+            (centre, PLOT_BOTTOM + 8),
             label_px,
             BLACK,
-            centre_top,
+            centre_top(),
         )?;
     }
-    root.draw(&PathElement::new(
-        vec![(PLOT_LEFT, plot_bottom), (plot_right, plot_bottom)],
+    canvas.line(
+        vec![(PLOT_LEFT, PLOT_BOTTOM), (layout.plot_right, PLOT_BOTTOM)],
         BLACK,
-    ))
-    .map_err(|e| fail(&e))?;
+    )
+}
 
-    // The legends.
-    for (one, &(column, line)) in series.iter().zip(&cells) {
-        let x = MARGIN + (column_width * column as f64).round() as i32;
-        let y = legend_top + line as i32 * line_height;
-        root.draw(&Rectangle::new(
-            [(x, y), (x + 14, y + 14)],
-            one.color.filled(),
-        ))
-        .map_err(|e| fail(&e))?;
-        draw_text(
-            &one.label,
-            (x + 20, y + 7),
-            legend_px,
-            BLACK,
-            Pos::new(HPos::Left, VPos::Center),
-        )?;
+/// The legends: a swatch per series in the layout's grid, then a hatched swatch per machine
+/// when there are several, else the one machine's name.
+fn draw_legends(canvas: &Canvas<'_>, data: &ChartData<'_>, layout: &Layout) -> Result<()> {
+    for (one, &(column, line)) in data.series.iter().zip(&layout.cells) {
+        let x = MARGIN + (layout.column_width * column as f64).round() as i32;
+        let y = LEGEND_TOP + line as i32 * LINE_HEIGHT;
+        canvas.rect([(x, y), (x + 14, y + 14)], one.color.filled())?;
+        canvas.text(&one.label, (x + 20, y + 7), LEGEND_PX, BLACK, left_centre())?;
     }
-    let machines_top = legend_top + series_lines * line_height + 8;
-    if machines.len() > 1 {
-        for (k, &m) in machines.iter().enumerate() {
-            let (x, y) = (MARGIN, machines_top + k as i32 * line_height);
-            root.draw(&Rectangle::new(
-                [(x, y), (x + 14, y + 14)],
-                MACHINE_SWATCH.filled(),
-            ))
-            .map_err(|e| fail(&e))?;
-            for line in hatch_lines(k, (x, y), (x + 14, y + 14)) {
-                root.draw(&PathElement::new(line.to_vec(), WHITE.stroke_width(2)))
-                    .map_err(|e| fail(&e))?;
-            }
-            draw_text(
-                &machine_label(m),
-                (x + 20, y + 7),
-                legend_px,
-                BLACK,
-                Pos::new(HPos::Left, VPos::Center),
-            )?;
+    let machines_top = LEGEND_TOP + layout.series_lines * LINE_HEIGHT + 8;
+    if data.machines.len() > 1 {
+        for (k, &m) in data.machines.iter().enumerate() {
+            let (x, y) = (MARGIN, machines_top + k as i32 * LINE_HEIGHT);
+            canvas.rect([(x, y), (x + 14, y + 14)], MACHINE_SWATCH.filled())?;
+            canvas.hatch(k, (x, y), (x + 14, y + 14))?;
+            let label = data.machine_label(m);
+            canvas.text(&label, (x + 20, y + 7), LEGEND_PX, BLACK, left_centre())?;
         }
+        Ok(())
     } else {
-        draw_text(
-            &format!("machine: {}", machine_label(machines[0])),
+        canvas.text(
+            &format!("machine: {}", data.machine_label(data.machines[0])),
             (MARGIN, machines_top),
-            legend_px,
+            LEGEND_PX,
             AXIS_TEXT,
-            left_top,
-        )?;
+            left_top(),
+        )
     }
-    root.present().map_err(|e| fail(&e))?;
-    Ok(())
 }
 
 /// A rate with a k/M suffix: 950, 12.5k, 1.2M.
-pub fn format_rate(rate: f64) -> String {
+pub(crate) fn format_rate(rate: f64) -> String {
     if rate >= 1e6 {
         let text = format!("{:.1}M", rate / 1e6);
         text.replace(".0M", "M")

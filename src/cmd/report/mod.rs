@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::cmd::bench::{BenchMode, BenchRow, BenchStatus};
+use crate::cmd::{print_stdout, Finish};
 use crate::error::{Error, Result};
 use crate::io::targets::{check_targets, Target, WriteKind};
 
@@ -131,7 +132,7 @@ pub struct Comparison {
 }
 
 /// Reads every row of the results files, in order.
-pub fn load_rows(files: &[PathBuf]) -> Result<Vec<BenchRow>> {
+pub(crate) fn load_rows(files: &[PathBuf]) -> Result<Vec<BenchRow>> {
     let mut rows = Vec::new();
     for path in files {
         let file = std::fs::File::open(path).map_err(|source| Error::Open {
@@ -415,6 +416,12 @@ pub fn run(config: &ReportConfig) -> Result<String> {
         ReportFormat::Markdown => comparison.to_markdown(),
         ReportFormat::Csv => comparison.to_csv(),
     })
+}
+
+/// Prints the table text on stdout; a comparison that was made is all good.
+pub fn finish(text: &str) -> Result<Finish> {
+    print_stdout(text)?;
+    Ok(Finish::AllGood)
 }
 
 pub mod chart;

@@ -304,12 +304,12 @@ impl RunManifest {
         RunManifest::of_run(
             RunDefinition {
                 kind: KIND,
-                inputs: &config.inputs,
-                read: &config.read,
+                inputs: &config.run.inputs,
+                read: &config.run.read,
                 unique: config.unique,
                 solver: config.solver.name(),
                 columns: &columns,
-                threads: config.threads,
+                threads: config.run.threads,
             },
             shard,
         )

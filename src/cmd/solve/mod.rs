@@ -28,15 +28,16 @@ mod resume;
 pub use crate::verdict::Verdict;
 pub use judge::judge;
 
+use crate::cmd::{Finish, RunOptions};
 use crate::error::{Error, Result};
 use crate::io::compress::Codec;
 use crate::io::output::{write_json, Output, OutputOptions};
 use crate::io::results::{Column, GridText, RowFormat, RowValues, Status};
 use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::Input;
-use crate::io::{Body, ReadOptions, Record, RecordReader};
+use crate::io::{Body, Record, RecordReader};
 use crate::run::records::{Chunk, ChunkSize, ShardedRecords};
-use crate::run::{build_pool, check_threads, default_threads, interrupt, ordered_map, Progress};
+use crate::run::{build_pool, check_threads, interrupt, ordered_map, Progress};
 use crate::shard::ShardChoice;
 use crate::solver::{Budget, SolverKind};
 use crate::stats::{Summary, Tally};
@@ -69,20 +70,12 @@ const MAX_IN_FLIGHT: usize = 48;
 /// Everything `solve` needs, built from the command line.
 #[derive(Debug, Clone)]
 pub struct SolveConfig {
-    /// Inputs, read in order.
-    pub inputs: Vec<Input>,
-    /// How to read them.
-    pub read: ReadOptions,
+    /// The inputs, how to read them, the JSON summary, solver threads and quiet.
+    pub run: RunOptions,
     /// Output CSV file; `None` for stdout.
     pub output: Option<PathBuf>,
     /// The output's encoding; `None` follows its extension (`.gz`, `.zst`; stdout is plain).
     pub compress: Option<Codec>,
-    /// Where to write the JSON summary, if anywhere.
-    pub summary: Option<PathBuf>,
-    /// Solver threads (at least 1).
-    pub threads: usize,
-    /// Allow more than 4 threads per logical core (`--allow-oversubscribe`).
-    pub allow_oversubscribe: bool,
     /// Which solver.
     pub solver: SolverKind,
     /// Prove uniqueness (solution limit 2).
@@ -91,8 +84,6 @@ pub struct SolveConfig {
     pub max_guesses: Option<u64>,
     /// With `resume`: solve the kept `gave_up` rows again instead of keeping them.
     pub retry_gave_up: bool,
-    /// No progress bar and no summary on stderr.
-    pub quiet: bool,
     /// Which records to process.
     pub shard: ShardChoice,
     /// Continue an interrupted run: keep the rows of `FILE.partial` that match the input.
@@ -104,7 +95,7 @@ pub struct SolveConfig {
 impl SolveConfig {
     /// How each puzzle is judged: this run's solver, uniqueness and guess bound, giving up when
     /// `stop` is set.
-    pub fn judge_options<'a>(&self, stop: Option<&'a AtomicBool>) -> JudgeOptions<'a> {
+    pub(crate) fn judge_options<'a>(&self, stop: Option<&'a AtomicBool>) -> JudgeOptions<'a> {
         JudgeOptions {
             solver: self.solver,
             unique: self.unique,
@@ -115,18 +106,13 @@ impl SolveConfig {
     /// A configuration with defaults for everything but the inputs.
     pub fn new(inputs: Vec<Input>) -> Self {
         SolveConfig {
-            inputs,
-            read: ReadOptions::default(),
+            run: RunOptions::new(inputs),
             output: None,
             compress: None,
-            summary: None,
-            threads: default_threads(),
-            allow_oversubscribe: false,
             solver: SolverKind::default(),
             unique: false,
             max_guesses: None,
             retry_gave_up: false,
-            quiet: true,
             shard: ShardChoice::All,
             resume: false,
             columns: Column::ALL.to_vec(),
@@ -142,10 +128,10 @@ impl SolveConfig {
         if let Some(path) = &self.output {
             targets.push(Target::new("-o", path, WriteKind::WithSidecar));
         }
-        if let Some(path) = &self.summary {
+        if let Some(path) = &self.run.summary {
             targets.push(Target::new("--summary", path, WriteKind::Replaced));
         }
-        let inputs: Vec<PathBuf> = self.inputs.iter().map(Input::path).collect();
+        let inputs: Vec<PathBuf> = self.run.inputs.iter().map(Input::path).collect();
         check_targets(&inputs, &targets)
     }
 }
@@ -163,6 +149,29 @@ pub struct SolveReport {
     pub resumed_rows: u64,
     /// Remarks for stderr: the shard in effect, what `--resume` kept.
     pub notes: Vec<String>,
+}
+
+impl SolveReport {
+    /// Prints the report on stderr as the command line does (warnings always, notes and the
+    /// summary unless `quiet`) and returns the run's outcome: every puzzle solved, some not, or
+    /// stopped by a signal.
+    pub fn finish(&self, config: &SolveConfig) -> Result<Finish> {
+        for name in &self.empty_inputs {
+            eprintln!("warning: {name}: no puzzles found");
+        }
+        if !config.run.quiet {
+            self.notes.iter().for_each(|note| eprintln!("{note}"));
+            eprint!("{}", self.summary.to_text());
+        }
+        let s = &self.summary;
+        Ok(if self.interrupted {
+            Finish::Interrupted
+        } else if s.puzzles > 0 && s.solved == s.puzzles {
+            Finish::AllGood
+        } else {
+            Finish::SomeFailed
+        })
+    }
 }
 
 /// A solved chunk: its formatted CSV rows and, per record, what the summary needs. The writer
@@ -317,8 +326,12 @@ fn solve_chunk(chunk: &Chunk, out: &mut ChunkOut, options: &JudgeOptions<'_>, fo
 }
 
 /// The sequential oracle: the same rows as [`run`] without threads, as (index, verdict).
-pub fn solve_sequential(config: &SolveConfig) -> Result<Vec<(Record, Verdict)>> {
-    let reader = RecordReader::new(config.inputs.clone(), config.read.clone(), Arc::default());
+pub(crate) fn solve_sequential(config: &SolveConfig) -> Result<Vec<(Record, Verdict)>> {
+    let reader = RecordReader::new(
+        config.run.inputs.clone(),
+        config.run.read.clone(),
+        Arc::default(),
+    );
     reader
         .map(|record| {
             record.map(|r| {
@@ -340,7 +353,7 @@ fn open_output(
 ) -> Result<Resumed> {
     let out_options = OutputOptions {
         compress: config.compress,
-        inputs: config.inputs.iter().map(Input::path).collect(),
+        inputs: config.run.inputs.iter().map(Input::path).collect(),
         // A fresh output is removed if the run fails before its first rows are written; from
         // then on it is kept for `--resume` (`keep_on_failure`).
         resumable: false,
@@ -393,7 +406,7 @@ fn run_summary(
     summary
 }
 
-/// Runs `solve`: reads every input, solves on `config.threads` threads, writes the rows in
+/// Runs `solve`: reads every input, solves on `config.run.threads` threads, writes the rows in
 /// input order, and returns the summary. Bad records are rows, not errors; errors are I/O.
 ///
 /// With a shard, only that shard's records are solved (rows keep their global `index`). With
@@ -404,7 +417,7 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     // The run's CPU time is counted from here: a process started by `exec` (as `cargo run`
     // starts it) inherits the CPU time its predecessor used, half a second for cargo.
     let cpu_at_start = crate::sysinfo::process_cpu_time();
-    for input in &config.inputs {
+    for input in &config.run.inputs {
         input.check()?;
     }
     config.check_targets()?;
@@ -417,19 +430,19 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
             notes.push(note);
             shard
         });
-    let threads = config.threads.max(1);
-    check_threads(threads, config.allow_oversubscribe)?;
+    let threads = config.run.threads.max(1);
+    check_threads(threads, config.run.allow_oversubscribe)?;
     let pool = build_pool(threads)?;
     // Calibrated here (a 2 ms sleep) rather than by the first worker's first puzzle.
     crate::stopwatch::init();
-    let mut files: Vec<String> = config.inputs.iter().map(Input::display_name).collect();
+    let mut files: Vec<String> = config.run.inputs.iter().map(Input::display_name).collect();
     let bytes_read = Arc::new(AtomicU64::new(0));
-    let total_bytes: Option<u64> = config.inputs.iter().map(Input::size).sum();
+    let total_bytes: Option<u64> = config.run.inputs.iter().map(Input::size).sum();
     let started = Instant::now();
     let mut records = ShardedRecords::new(
         RecordReader::new(
-            config.inputs.clone(),
-            config.read.clone(),
+            config.run.inputs.clone(),
+            config.run.read.clone(),
             bytes_read.clone(),
         ),
         shard,
@@ -473,7 +486,7 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
         output.write_all(format.header().as_bytes())?;
     }
     interrupt::arm(None);
-    let mut progress = Progress::new(total_bytes, config.quiet);
+    let mut progress = Progress::new(total_bytes, config.run.quiet);
 
     let buffers = Buffers::default();
     let chunk_size = ChunkSize::new(MIN_CHUNK, CHUNK, CHUNK_SOLVE_NS);
@@ -554,7 +567,7 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
         config.solver,
         (cpu_at_start, solver_cpu_ns),
     );
-    if let Some(path) = &config.summary {
+    if let Some(path) = &config.run.summary {
         write_json(path, &summary)?;
     }
     Ok(SolveReport {

@@ -7,7 +7,7 @@ use super::manifest::{sidecar_path, Compare, RunManifest};
 use crate::error::{Error, Result};
 use crate::io::output::{take_for_resume, Earlier, Output, OutputOptions};
 use crate::io::results::{header_of, Column, ResultReader, ResultRowRef, Status};
-use crate::io::Body;
+use crate::io::{Body, Record};
 use crate::run::records::ShardedRecords;
 use crate::stats::Tally;
 
@@ -178,16 +178,52 @@ fn keep_rows(
     unique: bool,
     retry_gave_up: bool,
 ) -> Result<Kept> {
-    let partial = earlier.path();
     let mut kept = Kept {
         rows: 0,
         keep_bytes: 0,
         last_index: None,
         tally: Tally::default(),
     };
-    let Some(mut rows) = ResultReader::new(earlier.rows()?, partial)? else {
-        check_torn_header(earlier, written)?;
+    let Some(mut rows) = open_kept_rows(earlier, written)? else {
         return Ok(kept); // Empty or torn header: start over.
+    };
+    kept.keep_bytes = rows.header_end();
+    let mut matcher = RecordMatch::new(earlier.path(), &rows);
+    while let Some(row) = rows.next_row()? {
+        if retry_gave_up && row.status == Some(Status::GaveUp) {
+            // Solved again from here: this row and every later one are dropped.
+            break;
+        }
+        let Some((index, record)) = records.next()? else {
+            return Err(matcher.mismatch(format!(
+                "row {} (line {}) has no matching input record (the input has fewer records)",
+                kept.rows + 1,
+                row.at_line
+            )));
+        };
+        matcher.check(&row, index, &record, files)?;
+        if let Some(why) = check_row(&row, &record.body, unique) {
+            return Err(row.error(why));
+        }
+        kept.tally.add_row(&row)?;
+        kept.rows += 1;
+        kept.last_index = Some(index);
+        kept.keep_bytes = row.end;
+    }
+    Ok(kept)
+}
+
+/// The interrupted run's rows, positioned after their header, once the header is checked to be
+/// this run's (`written`) with the columns `--resume` matches and counts by; `None` when the
+/// file is empty or its header torn (then the run starts over).
+fn open_kept_rows(
+    earlier: &Earlier,
+    written: &[Column],
+) -> Result<Option<ResultReader<Box<dyn std::io::Read + Send>>>> {
+    let partial = earlier.path();
+    let Some(rows) = ResultReader::new(earlier.rows()?, partial)? else {
+        check_torn_header(earlier, written)?;
+        return Ok(None);
     };
     // What this run's rows are matched and counted by.
     let needed: Vec<Column> = MATCHED_COLUMNS
@@ -207,30 +243,49 @@ fn keep_rows(
             ),
         });
     }
-    kept.keep_bytes = rows.header_end();
-    let mismatch = |message: String| Error::Input {
-        path: partial.to_path_buf(),
-        message,
-    };
-    let (mut index_text, mut line_text) = (itoa::Buffer::new(), itoa::Buffer::new());
-    // Only the columns the output has are matched (`--columns`).
-    let mut rows_have = [false; Column::COUNT];
-    for column in MATCHED_COLUMNS {
-        rows_have[column as usize] = rows.has(column);
-    }
-    while let Some(row) = rows.next_row()? {
-        if retry_gave_up && row.status == Some(Status::GaveUp) {
-            // Solved again from here: this row and every later one are dropped.
-            break;
+    Ok(Some(rows))
+}
+
+/// Matches kept rows against the input records, on the columns of [`MATCHED_COLUMNS`] the
+/// output has (`--columns`).
+struct RecordMatch<'a> {
+    partial: &'a Path,
+    rows_have: [bool; Column::COUNT],
+    index_text: itoa::Buffer,
+    line_text: itoa::Buffer,
+}
+
+impl<'a> RecordMatch<'a> {
+    fn new<R: std::io::Read>(partial: &'a Path, rows: &ResultReader<R>) -> Self {
+        let mut rows_have = [false; Column::COUNT];
+        for column in MATCHED_COLUMNS {
+            rows_have[column as usize] = rows.has(column);
         }
-        let row_number = kept.rows + 1;
-        let Some((index, record)) = records.next()? else {
-            return Err(mismatch(format!(
-                "row {row_number} (line {}) has no matching input record (the input has fewer \
-                 records)",
-                row.at_line
-            )));
-        };
+        RecordMatch {
+            partial,
+            rows_have,
+            index_text: itoa::Buffer::new(),
+            line_text: itoa::Buffer::new(),
+        }
+    }
+
+    /// The error for a row that does not match the input.
+    fn mismatch(&self, message: String) -> Error {
+        Error::Input {
+            path: self.partial.to_path_buf(),
+            message,
+        }
+    }
+
+    /// Checks that `row` is the row of input record `record` at stream position `index`. A
+    /// `file` column that names the record's file another way takes over its name in `files`.
+    fn check(
+        &mut self,
+        row: &ResultRowRef<'_>,
+        index: u64,
+        record: &Record,
+        files: &mut [String],
+    ) -> Result<()> {
         let found_file = row.raw(Column::File).unwrap_or_default();
         if let Some(name) = files.get_mut(record.file as usize) {
             if name.as_bytes() != found_file && same_file(name, found_file) {
@@ -238,15 +293,20 @@ fn keep_rows(
             }
         }
         let file = files.get(record.file as usize).map_or("-", String::as_str);
+        let partial = self.partial;
+        let mismatch = |message: String| Error::Input {
+            path: partial.to_path_buf(),
+            message,
+        };
         let expected: [(Column, &[u8], &[u8]); 4] = [
             (
                 Column::Index,
-                index_text.format(index).as_bytes(),
+                self.index_text.format(index).as_bytes(),
                 row.raw(Column::Index).unwrap_or_default(),
             ),
             (
                 Column::Line,
-                line_text.format(record.line).as_bytes(),
+                self.line_text.format(record.line).as_bytes(),
                 row.raw(Column::Line).unwrap_or_default(),
             ),
             (
@@ -257,7 +317,7 @@ fn keep_rows(
             (Column::File, file.as_bytes(), found_file),
         ];
         for (column, want, found) in expected {
-            if rows_have[column as usize] && want != found {
+            if self.rows_have[column as usize] && want != found {
                 return Err(mismatch(format!(
                     "line {} (index {}) has {column} {:?} but the input record at line {} has \
                      {:?}; the input changed since the interrupted run",
@@ -269,15 +329,8 @@ fn keep_rows(
                 )));
             }
         }
-        if let Some(why) = check_row(&row, &record.body, unique) {
-            return Err(row.error(why));
-        }
-        kept.tally.add_row(&row)?;
-        kept.rows += 1;
-        kept.last_index = Some(index);
-        kept.keep_bytes = row.end;
+        Ok(())
     }
-    Ok(kept)
 }
 
 /// Whether the `file` column text `found` names the file `name` another way.
