@@ -43,8 +43,9 @@
 //! copy of the whole search, compiled with them, is chosen at run time ([`solve`]); in it
 //! [`clear8`] updates a band's eight boards with AVX2, the column rules run on eight digits at
 //! once ([`State::column_singles_avx2`]), a cell's digits are gathered by one AVX2 shift and
-//! sign-bit mask ([`State::digits`]), and, where `pext` is fast, [`shrink`] is one BMI2 `pext`
-//! instead of three table lookups. All copies give identical results (tested).
+//! sign-bit mask ([`State::digits`]), the solution grid is spread from four bit planes per
+//! band by byte shuffles ([`grid_avx2`]), and, where `pext` is fast, [`shrink`] is one BMI2
+//! `pext` instead of three table lookups. All copies give identical results (tested).
 //!
 //! The copies are the type parameter `C:` [`Cpu`] of the code below, a zero-sized token
 //! carried in the [`State`]. The AVX2 and BMI2 code takes a [`V3`] or [`V3Pext`] token, which
@@ -238,7 +239,47 @@ fn digits_avx2(_: V3, boards: &[u32; 9], i: usize) -> u32 {
     _mm256_movemask_ps(_mm256_castsi256_ps(up)) as u32 | (boards[8] >> i & 1) << 8
 }
 
-/// Each digit's clue cells per band: index `d*3 + band`, bit `row_in_band*9 + col`.
+/// The cells of a solved state (each band cell in exactly one of the band's nine boards):
+/// per band, the digit's four bits as four 27-bit planes (bit `j` of cell `i` set when the
+/// board holding cell `i` belongs to a digit with bit `j`), each spread to one byte per cell
+/// by a byte shuffle and compare, and or-ed together. No branch on the data, against the
+/// bit-scan loop's 81 poorly predicted iterations.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn grid_avx2(_: V3, cand: &[u32; BOARDS]) -> [u8; CELLS] {
+    use std::arch::x86_64::*;
+    // Byte `i` of the band takes byte `i / 8` of the plane and tests bit `i % 8` of it.
+    let pick = _mm256_setr_epi8(
+        0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3,
+        3, 3,
+    );
+    let bit = _mm256_set1_epi64x(0x8040_2010_0804_0201u64 as i64);
+    // Three bands of 27 bytes, the last 32-byte store reaching past cell 81.
+    let mut out = [0u8; 2 * 27 + 32];
+    for (b, boards) in cand.chunks_exact(9).enumerate() {
+        // Digit `d + 1`'s bits: 1 for d = 0, 2, 4, 6, 8; 2 for 1, 2, 5, 6; 4 for 3..=6;
+        // 8 for 7, 8.
+        let planes = [
+            boards[0] | boards[2] | boards[4] | boards[6] | boards[8],
+            boards[1] | boards[2] | boards[5] | boards[6],
+            boards[3] | boards[4] | boards[5] | boards[6],
+            boards[7] | boards[8],
+        ];
+        let mut acc = _mm256_setzero_si256();
+        for (j, &plane) in planes.iter().enumerate() {
+            let bytes = _mm256_shuffle_epi8(_mm256_set1_epi32(plane as i32), pick);
+            let set = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
+            acc = _mm256_or_si256(acc, _mm256_and_si256(set, _mm256_set1_epi8(1 << j)));
+        }
+        // SAFETY: bytes `27 * b .. 27 * b + 32` lie inside `out` (86 bytes); no alignment need.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().add(27 * b).cast(), acc) };
+    }
+    out[..CELLS].try_into().unwrap()
+}
+
+/// Each digit's clue cells per band: index `band*9 + d` (as the boards), bit
+/// `row_in_band*9 + col`.
 #[inline(always)]
 fn clue_masks<C: Cpu>(cpu: C, puzzle: &Grid) -> [u32; 27] {
     #[cfg(target_arch = "x86_64")]
@@ -248,13 +289,14 @@ fn clue_masks<C: Cpu>(cpu: C, puzzle: &Grid) -> [u32; 27] {
             return unsafe { clue_masks_avx2(v3, puzzle.cells()) };
         }
     }
-    // Indices 27..30 collect the blanks, so the loop has no branch on the cell's content.
+    // Index `b*10 + 9` collects band `b`'s blanks, so the loop has no branch on the cell's
+    // content.
     let mut clues = [0u32; 30];
     for (i, &v) in puzzle.cells().iter().enumerate() {
         let d = usize::from(v).wrapping_sub(1).min(9);
-        clues[d * 3 + i / 27] |= 1 << (i % 27);
+        clues[i / 27 * 10 + d] |= 1 << (i % 27);
     }
-    clues[..27].try_into().unwrap()
+    std::array::from_fn(|k| clues[k / 9 * 10 + k % 9])
 }
 
 /// [`clue_masks`] by byte compares: per digit, three 32-byte compares and sign-bit gathers
@@ -283,10 +325,102 @@ fn clue_masks_avx2(_: V3, cells: &[u8; CELLS]) -> [u32; 27] {
             | u128::from(bits(b)) << 32
             | u128::from(bits(c) >> (64 - (CELLS - 32))) << 64;
         for band in 0..3 {
-            clues[d * 3 + band] = (all >> (27 * band)) as u32 & BAND;
+            clues[band * 9 + d] = (all >> (27 * band)) as u32 & BAND;
         }
     }
     clues
+}
+
+/// The boards and open rows of digits 1-8 from their clues ([`State::from_clues`] for eight
+/// digits at once, one AVX2 lane per digit); false when two clues of a digit share a unit.
+/// Per band and row of a digit's clues, with the row as a 9-bit value: two clues in the row
+/// when clearing its lowest bit leaves any; two in a column when the row meets the columns
+/// of the rows before it; two in a box when the row's minirow occupancy meets the band's
+/// rows before it. Then each board is the band's unfilled cells minus the rows, boxes and
+/// columns the digit holds, plus its own clues.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn place_clues8_avx2(
+    _: V3,
+    clues: &[u32; BOARDS],
+    cand: &mut [u32; BOARDS],
+    open: &mut [u8; BOARDS],
+    unsolved: [u32; 3],
+) -> bool {
+    use std::arch::x86_64::*;
+    let set = |v: u32| _mm256_set1_epi32(v as i32);
+    let (or, and) = (|a, b| _mm256_or_si256(a, b), |a, b| _mm256_and_si256(a, b));
+    let (m9, low2, top) = (set(0x1FF), set(0o333), set(0o444));
+    // SAFETY: each band's first eight masks are 32 readable bytes; no alignment need.
+    let x: [__m256i; 3] =
+        std::array::from_fn(|b| unsafe { _mm256_loadu_si256(clues[b * 9..].as_ptr().cast()) });
+    let (mut dup, mut col_once, mut col_twice) = (set(0), set(0), set(0));
+    let mut box_cells = [set(0); 3];
+    let mut row_cells = [set(0); 3];
+    for b in 0..3 {
+        let (mut box_once, mut box_twice) = (set(0), set(0));
+        for r in 0..3 {
+            let row = and(_mm256_srlv_epi32(x[b], set(9 * r)), m9);
+            dup = or(dup, and(row, _mm256_sub_epi32(row, set(1))));
+            col_twice = or(col_twice, and(col_once, row));
+            col_once = or(col_once, row);
+            // Bits 2, 5, 8: the minirows (boxes) of the row that hold a clue.
+            let minis = and(or(_mm256_add_epi32(and(row, low2), low2), row), top);
+            box_twice = or(box_twice, and(box_once, minis));
+            box_once = or(box_once, minis);
+            // The whole row, where it holds a clue.
+            let full = _mm256_cmpeq_epi32(row, set(0));
+            row_cells[b] = or(
+                row_cells[b],
+                _mm256_andnot_si256(full, set(0x1FF << (9 * r))),
+            );
+        }
+        dup = or(dup, box_twice);
+        // Bits 2, 5, 8 to the boxes' cells in all three rows: bit 3k to the minirow's three
+        // cells (times 7), then to each row (times `COL`).
+        let corners = _mm256_srli_epi32::<2>(box_once);
+        let minirow = _mm256_sub_epi32(_mm256_slli_epi32::<3>(corners), corners);
+        box_cells[b] = or(
+            minirow,
+            or(
+                _mm256_slli_epi32::<9>(minirow),
+                _mm256_slli_epi32::<18>(minirow),
+            ),
+        );
+    }
+    dup = or(dup, col_twice);
+    if _mm256_testz_si256(dup, dup) == 0 {
+        return false;
+    }
+    let col_cells = or(
+        col_once,
+        or(
+            _mm256_slli_epi32::<9>(col_once),
+            _mm256_slli_epi32::<18>(col_once),
+        ),
+    );
+    for b in 0..3 {
+        let taken = or(row_cells[b], or(box_cells[b], col_cells));
+        let board = or(_mm256_andnot_si256(taken, set(unsolved[b])), x[b]);
+        // SAFETY: each band's first eight boards are 32 writable bytes; no alignment need.
+        unsafe { _mm256_storeu_si256(cand[b * 9..].as_mut_ptr().cast(), board) };
+        // Open rows: bit r where row r of the band holds no clue of the digit.
+        let mut rows = [0u32; 8];
+        let compact = or(
+            and(row_cells[b], set(1)),
+            or(
+                and(_mm256_srli_epi32::<8>(row_cells[b]), set(2)),
+                and(_mm256_srli_epi32::<16>(row_cells[b]), set(4)),
+            ),
+        );
+        // SAFETY: `rows` is 32 writable bytes; no alignment need.
+        unsafe { _mm256_storeu_si256(rows.as_mut_ptr().cast(), compact) };
+        for (d, &r) in rows.iter().enumerate() {
+            open[b * 9 + d] = (!r & 7) as u8;
+        }
+    }
+    true
 }
 
 /// Minirow occupancy of a band board: bit `row*3 + box`.
@@ -354,14 +488,11 @@ fn fold(x: u32) -> u32 {
     (x | x >> 9 | x >> 18) & 0x1FF
 }
 
-/// The two bands other than `b`.
+/// The two bands other than `b` (below 3), by arithmetic rather than a `match`: `b` is as
+/// good as random where a row single is placed, so a branch on it would often mispredict.
 #[inline(always)]
 fn other_bands(b: usize) -> (usize, usize) {
-    match b {
-        0 => (1, 2),
-        1 => (0, 2),
-        _ => (0, 1),
-    }
+    (usize::from(b == 0), 2 - usize::from(b == 2))
 }
 
 /// The search state, worked on by the copy of the search that `C` names.
@@ -460,7 +591,7 @@ impl<C: Cpu> State<C> {
     /// ([`clue_masks`]) give the rows, columns and boxes it already occupies, then each board
     /// is the band minus the filled cells and minus those units, plus the digit's own clues.
     /// `None` when two clues of one digit share a unit. Nothing is propagated yet (every board
-    /// is dirty).
+    /// is dirty). In the v3 copy, digits 1-8 are done at once ([`place_clues8_avx2`]).
     #[inline(always)]
     fn from_clues(cpu: C, puzzle: &Grid) -> Option<State<C>> {
         let clues = clue_masks(cpu, puzzle);
@@ -474,11 +605,26 @@ impl<C: Cpu> State<C> {
         };
         for b in 0..3 {
             for d in 0..9 {
-                state.unsolved[b] &= !clues[d * 3 + b];
+                state.unsolved[b] &= !clues[b * 9 + d];
             }
         }
-        for d in 0..9 {
-            let bands = [clues[d * 3], clues[d * 3 + 1], clues[d * 3 + 2]];
+        // Digits 1-8 at once in the v3 copy, one AVX2 lane per digit; the ninth (or all
+        // nine) one at a time.
+        let mut first = 0;
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(v3) = cpu.v3() {
+                // SAFETY: a `V3` token exists, so the CPU has AVX2 (see `cpu`).
+                if !unsafe {
+                    place_clues8_avx2(v3, &clues, &mut state.cand, &mut state.open, state.unsolved)
+                } {
+                    return None;
+                }
+                first = 8;
+            }
+        }
+        for d in first..9 {
+            let bands = [clues[d], clues[9 + d], clues[18 + d]];
             let (mut rows, mut boxes, mut cols, mut n) = (0u32, 0u32, 0u32, 0u32);
             for (b, &x) in bands.iter().enumerate() {
                 let f = fold(x);
@@ -856,6 +1002,13 @@ impl<C: Cpu> State<C> {
     }
 
     fn grid(&self) -> Option<Grid> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(v3) = self.cpu.v3() {
+                // SAFETY: a `V3` token exists, so the CPU has AVX2 (see `cpu`).
+                return Grid::from_cells(unsafe { grid_avx2(v3, &self.cand) });
+            }
+        }
         let mut cells = [0u8; CELLS];
         for (band, boards) in cells.chunks_exact_mut(27).zip(self.cand.chunks_exact(9)) {
             for (digit, &board) in (1u8..).zip(boards) {
@@ -886,8 +1039,10 @@ impl<C: Cpu> State<C> {
         // Among bivalue cells, the one with the most unsolved peers (row, column, box): the
         // most constrained neighbourhood, so either branch propagates furthest. Ties go to the
         // last such cell (docs/SOLVER.md has the guesses it saves).
-        let mut best = None;
-        let mut best_score = 0;
+        // The cells are visited in order of band and index, so "the highest score, ties to
+        // the last" is the maximum of `score << 16 | b << 8 | i`: a conditional move per cell
+        // instead of a branch on the scores, which is poorly predicted.
+        let mut best = 0u32;
         for (b, &pairs) in pairs.iter().enumerate() {
             let (b1, b2) = other_bands(b);
             // The two other bands side by side, for one count of a column's cells in both.
@@ -898,13 +1053,12 @@ impl<C: Cpu> State<C> {
                 cells &= cells - 1;
                 let score = (PEERS[i] & self.unsolved[b]).count_ones()
                     + (others & OTHER_COLUMN[i]).count_ones();
-                if score >= best_score {
-                    best_score = score;
-                    best = Some((b, i));
-                }
+                // Bit 24 marks that some bivalue cell was seen.
+                best = best.max(1 << 24 | score << 16 | (b as u32) << 8 | i as u32);
             }
         }
-        if let Some((b, i)) = best {
+        if best != 0 {
+            let (b, i) = ((best >> 8 & 3) as usize, (best & 0x1F) as usize);
             return (b, i, self.digits(b, i));
         }
         // No bivalue cell: the cell with the fewest candidates.
@@ -1190,8 +1344,17 @@ mod tests {
                 );
                 #[cfg(target_arch = "x86_64")]
                 if let Some(v3) = v3 {
-                    // The AVX2 clue masks (every cell, first and last included) agree.
+                    // The AVX2 clue masks (every cell, first and last included) and the
+                    // state built from them eight digits at a time agree.
                     assert_eq!(clue_masks(v3, &g), clue_masks(Portable, &g), "{g}");
+                    fn parts<C: Cpu>(s: State<C>) -> ([u32; BOARDS], [u8; BOARDS], [u32; 3]) {
+                        (s.cand, s.open, s.unsolved)
+                    }
+                    assert_eq!(
+                        State::from_clues(v3, &g).map(parts),
+                        State::from_clues(Portable, &g).map(parts),
+                        "{g}"
+                    );
                 }
             }
         }
