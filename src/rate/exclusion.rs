@@ -115,7 +115,8 @@ fn exclude(b: &Board, trio: &[usize; 3], excl: Cells) -> Option<Step> {
     let see12 = PEERS[trio[1]] & (1u128 << trio[2]) != 0;
     // Only an excluder whose candidates all belong to the trio can be emptied by a combination.
     let all = ms[0] | ms[1] | ms[2];
-    let mut exb = [0u16; 81];
+    // The excluders are common peers of the trio's cells: at most 20.
+    let mut exb = [0u16; 20];
     let mut n = 0;
     for e in cells(excl) {
         if b.cand[e] & !all == 0 {
@@ -141,6 +142,9 @@ fn exclude(b: &Board, trio: &[usize; 3], excl: Cells) -> Option<Step> {
                 ok[0] |= 1 << (d0 - 1);
                 ok[1] |= 1 << (d1 - 1);
                 ok[2] |= 1 << (d2 - 1);
+                if ok == ms {
+                    return None;
+                }
             }
         }
     }

@@ -74,9 +74,14 @@ impl Outcome {
             absurd: None,
         }
     }
-    fn reset(&mut self) {
-        self.on_map.fill(NONE);
-        self.off_map.fill(NONE);
+    /// Empties the outcome; `nodes` must still hold the nodes it lists.
+    fn reset(&mut self, nodes: &[Node]) {
+        for &i in &self.on {
+            self.on_map[nodes[i as usize].cd as usize] = NONE;
+        }
+        for &i in &self.off {
+            self.off_map[nodes[i as usize].cd as usize] = NONE;
+        }
         self.on.clear();
         self.off.clear();
         self.absurd = None;
@@ -112,6 +117,12 @@ impl Pool {
         }
     }
 
+    fn clear(&mut self) {
+        self.nodes.clear();
+        self.parents.clear();
+        self.anc.clear();
+    }
+
     fn add(&mut self, cd: u16, on: bool, parents: &[u32]) -> u32 {
         let pstart = self.parents.len() as u32;
         self.parents.extend_from_slice(parents);
@@ -131,6 +142,10 @@ impl Pool {
         let known = self.anc[root as usize];
         if known != 0 {
             return known as usize;
+        }
+        if self.stamp == u32::MAX {
+            self.seen.fill(0);
+            self.stamp = 0;
         }
         self.stamp += 1;
         let stamp = self.stamp;
@@ -278,7 +293,9 @@ impl Pool {
 struct Runs {
     /// Index into `outs` of each candidate's run, or [`NONE`].
     idx: Vec<u32>,
+    /// The runs (the first `used` are this search's; the rest are kept empty for reuse).
     outs: Vec<Outcome>,
+    used: usize,
 }
 
 impl Runs {
@@ -286,7 +303,17 @@ impl Runs {
         Runs {
             idx: vec![NONE; 729],
             outs: Vec::new(),
+            used: 0,
         }
+    }
+
+    /// Forgets every run; `nodes` must still hold their nodes.
+    fn reset(&mut self, nodes: &[Node]) {
+        for out in &mut self.outs[..self.used] {
+            self.idx[nodes[out.on[0] as usize].cd as usize] = NONE;
+            out.reset(nodes);
+        }
+        self.used = 0;
     }
 
     /// The index of the run from candidate `cd` assumed on, running it the first time.
@@ -295,8 +322,11 @@ impl Runs {
         if known != NONE {
             return known as usize;
         }
-        let i = self.outs.len();
-        self.outs.push(Outcome::new());
+        let i = self.used;
+        if i == self.outs.len() {
+            self.outs.push(Outcome::new());
+        }
+        self.used += 1;
         let out = &mut self.outs[i];
         let ni = pool.add(cd, true, &[]);
         out.on_map[cd as usize] = ni;
@@ -350,15 +380,47 @@ fn target_step(b: &Board, kind: Kind, rating: u16, cd: u16, on: bool) -> Option<
 /// The easiest hint of the forcing-chain rule `kind`, as SE sorts them (rating, complexity,
 /// then double-implication, cell, region and contradiction hints, then discovery order).
 pub fn forcing_chains(b: &Board, kind: Kind) -> Option<Step> {
+    SEARCH.with_borrow_mut(|s| {
+        let Search {
+            pool,
+            runs,
+            off_out,
+        } = s;
+        runs.reset(&pool.nodes);
+        off_out.reset(&pool.nodes);
+        pool.clear();
+        search(b, kind, pool, runs, off_out)
+    })
+}
+
+/// The buffers of a search, kept per thread from one search to the next.
+struct Search {
+    pool: Pool,
+    runs: Runs,
+    off_out: Outcome,
+}
+
+thread_local! {
+    static SEARCH: std::cell::RefCell<Search> = std::cell::RefCell::new(Search {
+        pool: Pool::new(),
+        runs: Runs::new(),
+        off_out: Outcome::new(),
+    });
+}
+
+fn search(
+    b: &Board,
+    kind: Kind,
+    pool: &mut Pool,
+    runs: &mut Runs,
+    off_out: &mut Outcome,
+) -> Option<Step> {
     let base = kind.technique().base();
     let mut best = Best {
         key: (u16::MAX, 0, 0, 0),
         step: None,
         seq: 0,
     };
-    let mut pool = Pool::new();
-    let mut runs = Runs::new();
-    let mut off_out = Outcome::new();
     for c in cells(b.empty) {
         let card = b.cand[c].count_ones();
         if !(card > 2 || (card > 1 && kind.dynamic())) {
@@ -369,7 +431,7 @@ pub fn forcing_chains(b: &Board, kind: Kind) -> Option<Step> {
         for (vi, &d) in vals.iter().enumerate() {
             let cd = (c * 9 + d as usize - 1) as u16;
             // From "on".
-            let oi = runs.on(&mut pool, b, kind, cd);
+            let oi = runs.on(pool, b, kind, cd);
             on_idx[vi] = oi;
             let out = &runs.outs[oi];
             let do_contra = kind.dynamic();
@@ -383,11 +445,11 @@ pub fn forcing_chains(b: &Board, kind: Kind) -> Option<Step> {
                 }
             }
             if kind.dynamic() {
-                off_out.reset();
+                off_out.reset(&pool.nodes);
                 let ni = pool.add(cd, false, &[]);
                 off_out.off_map[cd as usize] = ni;
                 off_out.off.push(ni);
-                pool.run(b, kind, &mut off_out);
+                pool.run(b, kind, off_out);
                 if let Some((a, z)) = off_out.absurd {
                     let n = pool.ancestors(a) + pool.ancestors(z);
                     let rating = base + length_increment(n);
@@ -422,7 +484,7 @@ pub fn forcing_chains(b: &Board, kind: Kind) -> Option<Step> {
                 }
             }
             if kind != Kind::Nishio {
-                region_chains(b, kind, c, d, oi, &mut pool, &mut runs, &mut best);
+                region_chains(b, kind, c, d, oi, pool, runs, &mut best);
             }
         }
         if kind != Kind::Nishio {
