@@ -126,6 +126,9 @@ fn other_digits(front: &[Cells; 9]) -> [Cells; 9] {
 /// Bitboard expansion of a whole layer of "on" nodes into the "off" nodes they imply.
 fn expand_on(b: &Board, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
     for d in 0..9 {
+        if front[d] == 0 {
+            continue;
+        }
         for c in cells(front[d]) {
             out[d] |= PEERS[c] & b.pos[d];
         }
@@ -143,6 +146,9 @@ fn expand_on(b: &Board, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
 /// always used by forcing chains).
 fn expand_off(b: &Board, l: &Links, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
     for d in 0..9 {
+        if front[d] == 0 {
+            continue;
+        }
         for c in cells(front[d]) {
             out[d] |= l.conj[d][c];
         }
@@ -573,6 +579,8 @@ impl Fc {
     /// Explores one more layer and records chains closed through it.
     fn step(&mut self, b: &Board, l: &Links, mode: Mode, arena: &mut Vec<Layer>) {
         let k = self.depth;
+        // Without Y links a search never leaves its digit.
+        let ds = if mode.y { 0..9 } else { self.d..self.d + 1 };
         let last_is_on = (k - 1).is_multiple_of(2) == self.on;
         let mut next = [0u128; 9];
         let prev = &arena[self.last as usize].0;
@@ -588,7 +596,7 @@ impl Fc {
         };
         let mut any = 0;
         let mut meet = 0;
-        for i in 0..9 {
+        for i in ds.clone() {
             next[i] &= !seen[i];
             seen[i] |= next[i];
             any |= next[i];
@@ -606,7 +614,7 @@ impl Fc {
             // Each candidate of `meet` lies in exactly one opposite layer: walk back until all
             // are placed; the last layer holding one is the nearest.
             let mut left = [0u128; 9];
-            for x in 0..9 {
+            for x in ds.clone() {
                 left[x] = next[x] & other[x];
             }
             let mut nearest = None;
@@ -617,7 +625,7 @@ impl Fc {
                 if j % 2 == (k + 1) % 2 {
                     let mut rest = 0;
                     let mut hit = false;
-                    for x in 0..9 {
+                    for x in ds.clone() {
                         hit |= layer[x] & left[x] != 0;
                         left[x] &= !layer[x];
                         rest |= left[x];
