@@ -735,6 +735,11 @@ pub fn static_chains(b: &Board) -> Option<Step> {
         }
         r += 1;
     }
+    // No forcing chain at any length means no cycle eliminates anything either: a cycle that
+    // removes x (seeing an on node a and an off node b of the cycle, same digit) gives the
+    // forcing chain x on -> a off -> (the cycle's contrapositive from not-a to not-b) -> b on
+    // -> x off, with the links the forcing-chain search of the cycle's kind uses.
+    bound?;
     // The easiest forcing chains have the bound's rating; the fewest nodes among them.
     let fewest = bound.map(|r| {
         fcs.iter()
