@@ -5,10 +5,12 @@
 //! how many it gave up on, the Spearman rank correlation of ER, and puzzles per second.
 //!
 //! ```text
-//! cargo run --release --no-default-features --example rate_fidelity -- FILE [--skip N] [--take N] [--every K] [--diff OUT] [--se121]
+//! cargo run --release --no-default-features --example rate_fidelity -- FILE [--skip N] [--take N] [--every K] [--diff OUT] [--dump OUT] [--se121]
 //! ```
 //!
 //! `--se121` follows the original SE 1.2.1 (see `rate::Flavor`) instead of serate 1.2.1.3.
+//! `--dump OUT` writes every puzzle with the engine's `ER/EP/ED`, status and steps, one a line,
+//! so two builds of the engine can be compared rating for rating.
 //!
 //! ```text
 //! ```
@@ -63,7 +65,7 @@ fn spearman(a: &[f64], b: &[f64]) -> f64 {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let path = args.first().expect(
-        "usage: rate_fidelity FILE [--skip N] [--take N] [--every K] [--diff OUT] [--se121]",
+        "usage: rate_fidelity FILE [--skip N] [--take N] [--every K] [--diff OUT] [--dump OUT] [--se121]",
     );
     let get = |name: &str| {
         args.iter()
@@ -75,6 +77,8 @@ fn main() {
     let take: usize = get("--take").map_or(usize::MAX, |s| s.parse().unwrap());
     let every: usize = get("--every").map_or(1, |s| s.parse().unwrap());
     let mut diff = get("--diff").map(|p| std::fs::File::create(p).unwrap());
+    let mut dump =
+        get("--dump").map(|p| std::io::BufWriter::new(std::fs::File::create(p).unwrap()));
     let limits = Limits {
         flavor: if args.iter().any(|a| a == "--se121") {
             Flavor::Se121
@@ -154,6 +158,9 @@ fn main() {
         }
         se.push(*er as f64);
         mine.push(r.er as f64);
+        if let Some(f) = dump.as_mut() {
+            writeln!(f, "{} {} {:?} {}", g, r.se_string(), r.status, r.steps).unwrap();
+        }
         if let Some(f) = diff.as_mut() {
             if r.er != *er || r.status != Status::Rated {
                 let (_, steps) = explain(g, &limits);

@@ -52,6 +52,8 @@ struct Links {
     partner: [[[u8; 3]; 81]; 9],
     /// `conj[d][c]`: all partners of a cell for a digit.
     conj: [[Cells; 81]; 9],
+    /// The cells with two candidates.
+    biv: Cells,
 }
 
 impl Links {
@@ -59,6 +61,7 @@ impl Links {
         let mut l = Box::new(Links {
             partner: [[[255; 3]; 81]; 9],
             conj: [[0; 81]; 9],
+            biv: b.bivalue(),
         });
         for d in 0..9 {
             for h in 0..27 {
@@ -105,37 +108,36 @@ fn on_to_off(b: &Board, p: Pot, mode: Mode, out: &mut Vec<Pot>) {
     }
 }
 
-/// The nodes an "off" node turns on, in SE's order, without duplicates.
-fn off_to_on(b: &Board, l: &Links, p: Pot, mode: Mode, out: &mut Vec<Pot>) {
-    out.clear();
-    let (c, d) = (p.cell(), p.digit());
-    if mode.y && b.cand[c].count_ones() == 2 {
-        let e = (b.cand[c] & !(1 << (d - 1))).trailing_zeros() as u8 + 1;
-        out.push(Pot::new(c, e, true));
+/// For each digit e, the cells of `front` that hold some digit other than e (the cells whose
+/// Y links reach candidate e).
+fn other_digits(front: &[Cells; 9]) -> [Cells; 9] {
+    let (mut any, mut twice) = (0u128, 0u128);
+    for f in front {
+        twice |= any & f;
+        any |= f;
     }
-    if mode.x {
-        let pk = l.partner[d as usize - 1][c];
-        for k in 0..3 {
-            let o = pk[k];
-            if o != 255 && !pk[..k].contains(&o) {
-                out.push(Pot::new(o as usize, d, true));
-            }
-        }
+    let mut out = [0u128; 9];
+    for e in 0..9 {
+        out[e] = (any & !front[e]) | (front[e] & twice);
     }
+    out
 }
 
 /// Bitboard expansion of a whole layer of "on" nodes into the "off" nodes they imply.
 fn expand_on(b: &Board, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
     for d in 0..9 {
+        if front[d] == 0 {
+            continue;
+        }
         for c in cells(front[d]) {
             out[d] |= PEERS[c] & b.pos[d];
-            if mode.y {
-                for e in digits(b.cand[c]) {
-                    if e as usize - 1 != d {
-                        out[e as usize - 1] |= 1 << c;
-                    }
-                }
-            }
+        }
+    }
+    if mode.y {
+        // An on candidate turns off the other candidates of its cell.
+        let other = other_digits(front);
+        for e in 0..9 {
+            out[e] |= b.pos[e] & other[e];
         }
     }
 }
@@ -144,12 +146,18 @@ fn expand_on(b: &Board, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
 /// always used by forcing chains).
 fn expand_off(b: &Board, l: &Links, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
     for d in 0..9 {
+        if front[d] == 0 {
+            continue;
+        }
         for c in cells(front[d]) {
-            if mode.y && b.cand[c].count_ones() == 2 {
-                let e = (b.cand[c] & !(1 << d)).trailing_zeros() as usize;
-                out[e] |= 1 << c;
-            }
             out[d] |= l.conj[d][c];
+        }
+    }
+    if mode.y {
+        // An off candidate of a bivalue cell turns the other one on.
+        let other = other_digits(front);
+        for e in 0..9 {
+            out[e] |= b.pos[e] & l.biv & other[e];
         }
     }
 }
@@ -270,9 +278,10 @@ impl CycleSearch {
 
     /// SE's cycle walk from `src` (on): alternating layers; an off node is skipped only when it
     /// is an ancestor of the node producing it; on nodes are visited once. Collects the pool
-    /// indexes of the chains that return to `src` after at least four half-steps, and stops
-    /// expanding past `max_len` nodes.
-    fn run(&mut self, b: &Board, l: &Links, src: Pot, mode: Mode, max_len: usize) -> bool {
+    /// indexes of the chains that return to `src` after at least four half-steps, up to
+    /// `max_nodes` nodes. A cycle found at one depth that eliminates something beats every
+    /// longer one from the same start, so the walk ends with the layer that finds it.
+    fn run(&mut self, b: &Board, l: &Links, src: Pot, mode: Mode, max_nodes: usize) {
         self.pool.clear();
         self.found.clear();
         self.pend_on.clear();
@@ -303,77 +312,164 @@ impl CycleSearch {
         let mut length = 0;
         while !self.pend_on.is_empty() || !self.pend_off.is_empty() {
             length += 1;
-            if length > max_len {
-                return true;
+            // A return found while expanding this layer closes a cycle of length + 1 nodes.
+            if length + 1 > max_nodes {
+                return;
             }
+            let found_before = self.found.len();
             self.next.clear();
             let pend = std::mem::take(&mut self.pend_on);
             for &i in &pend {
+                let p = self.pool[i as usize].pot;
+                let (c, d) = (p.cell(), p.digit());
+                // The new off nodes, in on_to_off's order: the cell's other digits, then the
+                // digit's places in the box, row and column. Every start partner was reached
+                // from the start itself, so no return is ever a new node.
+                if mode.y {
+                    for e in digits(b.cand[c]) {
+                        let ed = e as usize - 1;
+                        if e != d && expanded_off[ed] & (1 << c) == 0 {
+                            expanded_off[ed] |= 1 << c;
+                            self.pool.push(Node {
+                                pot: Pot::new(c, e, false),
+                                parent: i,
+                            });
+                            self.next.push(self.pool.len() as u32 - 1);
+                        }
+                    }
+                }
+                let dd = d as usize - 1;
+                let hs = houses_of(c);
+                let mut seen: Cells = 1 << c;
+                for k in KINDS {
+                    let o = b.pos[dd] & HOUSES[hs[k]] & !seen;
+                    seen |= o;
+                    let new = o & !expanded_off[dd];
+                    expanded_off[dd] |= new;
+                    for oc in cells(new) {
+                        self.pool.push(Node {
+                            pot: Pot::new(oc, d, false),
+                            parent: i,
+                        });
+                        self.next.push(self.pool.len() as u32 - 1);
+                    }
+                }
+                if length + 1 < 4 {
+                    continue;
+                }
+                let adjacent = partners[..np].iter().any(|q| {
+                    let (qc, qd) = (q.cell(), q.digit());
+                    (qd == d && PEERS[c] & (1 << qc) != 0) || (mode.y && qc == c && qd != d)
+                });
+                if !adjacent {
+                    continue;
+                }
+                // Returns to the start, in on_to_off's order. An ancestor of node i is already
+                // expanded, so SE's ancestor filter only matters for these; mark the ancestors
+                // only when one is possible.
                 let mut buf = std::mem::take(&mut self.buf);
-                on_to_off(b, self.pool[i as usize].pot, mode, &mut buf);
-                // An ancestor of node i is already expanded, so SE's ancestor filter only
-                // matters for returns to the start; mark the ancestors only when one is
-                // possible.
+                on_to_off(b, p, mode, &mut buf);
                 let mut marked = false;
                 for &q in &buf {
-                    let (c, d) = (q.cell(), q.digit() as usize - 1);
-                    let mut qi = u32::MAX;
-                    if length + 1 >= 4 && partners[..np].contains(&q) {
-                        if !marked {
-                            self.mark_ancestors(i);
-                            marked = true;
-                        }
-                        if self.mark[q.cd as usize * 2 + q.on as usize] == self.stamp {
-                            continue;
-                        }
-                        // SE expands every occurrence of an off node, but a repeated one only
-                        // turns on nodes already on; what it can still add is this return to
-                        // the start, recorded in the order SE would find it.
-                        self.pool.push(Node { pot: q, parent: i });
-                        qi = self.pool.len() as u32 - 1;
-                        self.pool.push(Node {
-                            pot: src,
-                            parent: qi,
-                        });
-                        self.found.push(self.pool.len() as u32 - 1);
+                    if !partners[..np].contains(&q) {
+                        continue;
                     }
-                    if expanded_off[d] & (1 << c) == 0 {
-                        expanded_off[d] |= 1 << c;
-                        if qi == u32::MAX {
-                            self.pool.push(Node { pot: q, parent: i });
-                            qi = self.pool.len() as u32 - 1;
-                        }
-                        self.next.push(qi);
+                    if !marked {
+                        self.mark_ancestors(i);
+                        marked = true;
                     }
+                    if self.mark[q.cd as usize * 2 + q.on as usize] == self.stamp {
+                        continue;
+                    }
+                    // SE expands every occurrence of an off node, but a repeated one only
+                    // turns on nodes already on; what it can still add is this return to
+                    // the start, recorded in the order SE would find it.
+                    self.pool.push(Node { pot: q, parent: i });
+                    let qi = self.pool.len() as u32 - 1;
+                    self.pool.push(Node {
+                        pot: src,
+                        parent: qi,
+                    });
+                    self.found.push(self.pool.len() as u32 - 1);
                 }
                 self.buf = buf;
             }
             self.pend_on = pend;
             self.pend_on.clear();
+            if self.found[found_before..]
+                .iter()
+                .any(|&end| self.eliminates(b, end))
+            {
+                return;
+            }
+            // The next "on" layer could only close cycles of length + 3 nodes.
+            if length + 3 > max_nodes {
+                return;
+            }
             std::mem::swap(&mut self.pend_off, &mut self.next);
             self.pend_off.append(&mut self.next);
             length += 1;
             let pend = std::mem::take(&mut self.pend_off);
             for &i in &pend {
-                let mut buf = std::mem::take(&mut self.buf);
-                off_to_on(b, l, self.pool[i as usize].pot, mode, &mut buf);
-                for &q in &buf {
-                    let (c, d) = (q.cell(), q.digit() as usize - 1);
-                    if to_on[d] & (1 << c) == 0 {
-                        to_on[d] |= 1 << c;
-                        self.pool.push(Node { pot: q, parent: i });
+                let p = self.pool[i as usize].pot;
+                let (c, d) = (p.cell(), p.digit());
+                let dd = d as usize - 1;
+                // off_to_on's order: the bivalue cell's other digit, then the conjugates.
+                if mode.y && b.cand[c].count_ones() == 2 {
+                    let e = (b.cand[c] & !(1 << dd)).trailing_zeros() as usize;
+                    if to_on[e] & (1 << c) == 0 {
+                        to_on[e] |= 1 << c;
+                        self.pool.push(Node {
+                            pot: Pot::new(c, e as u8 + 1, true),
+                            parent: i,
+                        });
                         self.pend_on.push(self.pool.len() as u32 - 1);
                     }
                 }
-                self.buf = buf;
+                if mode.x {
+                    for o in l.partner[dd][c] {
+                        if o != 255 && to_on[dd] & (1 << o) == 0 {
+                            to_on[dd] |= 1 << o;
+                            self.pool.push(Node {
+                                pot: Pot::new(o as usize, d, true),
+                                parent: i,
+                            });
+                            self.pend_on.push(self.pool.len() as u32 - 1);
+                        }
+                    }
+                }
             }
             self.pend_off = pend;
             self.pend_off.clear();
         }
-        false
     }
 
-    /// Complexity and eliminations of the cycle ending at pool index `end`.
+    /// Whether the cycle ending at pool index `end` eliminates anything (as [`Self::cycle_hint`]).
+    fn eliminates(&self, b: &Board, end: u32) -> bool {
+        let mut loop_cells: Cells = 0;
+        let mut i = end;
+        while self.pool[i as usize].parent != ROOT {
+            loop_cells |= 1 << self.pool[i as usize].pot.cell();
+            i = self.pool[i as usize].parent;
+        }
+        let mut fw = [0u128; 9];
+        let mut bk = [0u128; 9];
+        let mut i = end;
+        while self.pool[i as usize].parent != ROOT {
+            let p = self.pool[i as usize].pot;
+            let d = p.digit() as usize - 1;
+            let hit = PEERS[p.cell()] & !loop_cells & b.pos[d];
+            if p.on {
+                fw[d] |= hit;
+            } else {
+                bk[d] |= hit;
+            }
+            i = self.pool[i as usize].parent;
+        }
+        (0..9).any(|d| fw[d] & bk[d] != 0)
+    }
+
+    /// Number of nodes of the cycle ending at pool index `end`.
     fn cycle_len(&self, end: u32) -> usize {
         let mut n = 0;
         let mut i = end;
@@ -435,9 +531,12 @@ struct Fc {
     on: bool,
     seen_on: [Cells; 9],
     seen_off: [Cells; 9],
-    /// `layers[k]`: the nodes first reached at distance k (on nodes when k is even and the
-    /// start is on, or k is odd and the start is off).
-    layers: Vec<[Cells; 9]>,
+    /// Index in the [`Layer`] arena of the last layer explored; layer k holds the nodes first
+    /// reached at distance k (on nodes when k is even and the start is on, or k is odd and the
+    /// start is off).
+    last: u32,
+    /// Number of layers explored.
+    depth: usize,
     /// Shortest chain length (edges) found so far.
     best: Option<usize>,
     done: bool,
@@ -445,29 +544,27 @@ struct Fc {
     found: Option<usize>,
 }
 
+/// One layer of a forcing-chain search and the index of the search's previous layer.
+type Layer = ([Cells; 9], u32);
+
 impl Fc {
-    fn new(c: usize, d: u8, on: bool) -> Fc {
+    fn new(c: usize, d: u8, on: bool, arena: &mut Vec<Layer>) -> Fc {
         let d = d as usize - 1;
-        let mut f = Fc {
+        let mut first = [0u128; 9];
+        first[d] |= 1 << c;
+        arena.push((first, u32::MAX));
+        Fc {
             c,
             d,
             on,
-            seen_on: [0; 9],
-            seen_off: [0; 9],
-            layers: Vec::with_capacity(4),
+            seen_on: if on { first } else { [0; 9] },
+            seen_off: if on { [0; 9] } else { first },
+            last: arena.len() as u32 - 1,
+            depth: 1,
             best: None,
             done: false,
             found: None,
-        };
-        let mut first = [0u128; 9];
-        first[d] |= 1 << c;
-        if on {
-            f.seen_on = first;
-        } else {
-            f.seen_off = first;
         }
-        f.layers.push(first);
-        f
     }
 
     /// Longest chain (nodes) already settled: every chain up to this many nodes is known.
@@ -475,53 +572,89 @@ impl Fc {
         if self.done {
             usize::MAX
         } else {
-            2 * (self.layers.len() - 1) + 1
+            2 * (self.depth - 1) + 1
         }
     }
 
     /// Explores one more layer and records chains closed through it.
-    fn step(&mut self, b: &Board, l: &Links, mode: Mode) {
-        let k = self.layers.len();
+    fn step(&mut self, b: &Board, l: &Links, mode: Mode, arena: &mut Vec<Layer>) {
+        let k = self.depth;
+        // Without Y links a search never leaves its digit.
+        let ds = if mode.y { 0..9 } else { self.d..self.d + 1 };
         let last_is_on = (k - 1).is_multiple_of(2) == self.on;
         let mut next = [0u128; 9];
+        let prev = &arena[self.last as usize].0;
         if last_is_on {
-            expand_on(b, &self.layers[k - 1], mode, &mut next);
+            expand_on(b, prev, mode, &mut next);
         } else {
-            expand_off(b, l, &self.layers[k - 1], mode, &mut next);
+            expand_off(b, l, prev, mode, &mut next);
         }
-        let seen = if last_is_on {
-            &mut self.seen_off
+        let (seen, other) = if last_is_on {
+            (&mut self.seen_off, &self.seen_on)
         } else {
-            &mut self.seen_on
+            (&mut self.seen_on, &self.seen_off)
         };
         let mut any = 0;
-        for i in 0..9 {
+        let mut meet = 0;
+        for i in ds.clone() {
             next[i] &= !seen[i];
             seen[i] |= next[i];
             any |= next[i];
+            meet |= next[i] & other[i];
         }
         if any == 0 {
             self.done = true;
             self.found = self.best.map(|e| e + 1);
             return;
         }
-        // Pairs (x, not-x) with not-x in this layer and x in an earlier, opposite layer: the
-        // nearest such layer gives the shortest chain through this one.
-        let mut j = (k + 1) % 2;
-        while j < k {
-            let layer = &self.layers[j];
-            if (0..9).any(|i| layer[i] & next[i] != 0) {
+        // Pairs (x, not-x) with not-x in this layer and x in an earlier, opposite layer (the
+        // opposite layers make up `other`): the nearest such layer gives the shortest chain
+        // through this one.
+        if meet != 0 {
+            // Each candidate of `meet` lies in exactly one opposite layer: walk back until all
+            // are placed; the last layer holding one is the nearest.
+            let mut left = [0u128; 9];
+            for x in ds.clone() {
+                left[x] = next[x] & other[x];
+            }
+            let mut nearest = None;
+            let mut i = self.last;
+            let mut j = k - 1;
+            loop {
+                let (layer, p) = &arena[i as usize];
+                if j % 2 == (k + 1) % 2 {
+                    let mut rest = 0;
+                    let mut hit = false;
+                    for x in ds.clone() {
+                        hit |= layer[x] & left[x] != 0;
+                        left[x] &= !layer[x];
+                        rest |= left[x];
+                    }
+                    if hit {
+                        nearest = Some(j);
+                    }
+                    if rest == 0 {
+                        break;
+                    }
+                }
+                if j == 0 {
+                    break;
+                }
+                i = *p;
+                j -= 1;
+            }
+            if let Some(j) = nearest {
                 let e = k + j;
                 if self.best.is_none_or(|b| e < b) {
                     self.best = Some(e);
                 }
-                break;
             }
-            j += 2;
         }
-        self.layers.push(next);
+        arena.push((next, self.last));
+        self.last = arena.len() as u32 - 1;
+        self.depth += 1;
         if let Some(e) = self.best {
-            if e <= 2 * (self.layers.len() - 1) {
+            if e <= 2 * (self.depth - 1) {
                 self.found = Some(e + 1);
                 self.done = true;
             }
@@ -561,6 +694,7 @@ pub fn static_chains(b: &Board) -> Option<Step> {
     let l = &*links;
     // Forcing chains: X links only (6.6) and both kinds (7.0); from "on" and from "off".
     let mut fcs: Vec<(usize, Fc)> = Vec::with_capacity(4 * 9 * count(b.empty) as usize);
+    let mut arena: Vec<Layer> = Vec::with_capacity(16 * 9 * count(b.empty) as usize);
     for (mi, (mode, _)) in MODES.iter().enumerate() {
         if !mode.x {
             continue;
@@ -570,8 +704,8 @@ pub fn static_chains(b: &Board) -> Option<Step> {
                 continue;
             }
             for d in digits(b.cand[c]) {
-                fcs.push((mi, Fc::new(c, d, true)));
-                fcs.push((mi, Fc::new(c, d, false)));
+                fcs.push((mi, Fc::new(c, d, true, &mut arena)));
+                fcs.push((mi, Fc::new(c, d, false, &mut arena)));
             }
         }
     }
@@ -587,7 +721,7 @@ pub fn static_chains(b: &Board) -> Option<Step> {
             let base = if mode.y { 70 } else { 66 };
             let lim = lims[*mi];
             while !f.done && f.settled() < lim {
-                f.step(b, l, mode);
+                f.step(b, l, mode, &mut arena);
             }
             alive |= !f.done;
             if let Some(n) = f.found {
@@ -601,6 +735,21 @@ pub fn static_chains(b: &Board) -> Option<Step> {
         }
         r += 1;
     }
+    // No forcing chain at any length means no cycle eliminates anything either: a cycle that
+    // removes x (seeing an on node a and an off node b of the cycle, same digit) gives the
+    // forcing chain x on -> a off -> (the cycle's contrapositive from not-a to not-b) -> b on
+    // -> x off, with the links the forcing-chain search of the cycle's kind uses.
+    bound?;
+    // The easiest forcing chains have the bound's rating; the fewest nodes among them.
+    let fewest = bound.map(|r| {
+        fcs.iter()
+            .filter_map(|(mi, f)| {
+                let base = if MODES[*mi].0.y { 70 } else { 66 };
+                f.found.filter(|&n| base + length_increment(n) == r)
+            })
+            .min()
+            .unwrap_or(usize::MAX)
+    });
     let mut best: Option<(Key, Step)> = None;
     // Phase 2: cycles no longer than the bound allows.
     let mut cs = CycleSearch::new();
@@ -612,7 +761,14 @@ pub fn static_chains(b: &Board) -> Option<Step> {
         } else {
             (Technique::YCycle, 65)
         };
-        let lim = bound.map_or(usize::MAX / 4, |r| max_nodes(base, r));
+        // A cycle must not sort after that forcing chain: at the bound's rating, it may have
+        // as many nodes at most.
+        let lim = match (bound, fewest) {
+            (Some(r), Some(n)) => {
+                max_nodes(base, r.saturating_sub(1)).max(max_nodes(base, r).min(n))
+            }
+            _ => usize::MAX / 4,
+        };
         if lim < 4 {
             continue;
         }
@@ -627,14 +783,19 @@ pub fn static_chains(b: &Board) -> Option<Step> {
                 if !strong {
                     continue;
                 }
+                // Only a cycle with a smaller (rating, complexity) can beat the best so far:
+                // the starts and modes still to come sort after it.
                 let lim = match &best {
-                    Some((key, _)) => lim.min(max_nodes(base, key.0)),
+                    Some((key, _)) => lim.min(
+                        max_nodes(base, key.0.saturating_sub(1))
+                            .max(max_nodes(base, key.0).min(key.1.saturating_sub(1))),
+                    ),
                     None => lim,
                 };
                 if lim < 4 {
                     continue;
                 }
-                cs.run(b, l, Pot::new(c, d, true), mode, lim + 1);
+                cs.run(b, l, Pot::new(c, d, true), mode, lim);
                 for fi in 0..cs.found.len() {
                     let end = cs.found[fi];
                     let n = cs.cycle_len(end);
@@ -737,9 +898,10 @@ mod tests {
                 for c in cells(b.empty) {
                     for d in digits(b.cand[c]) {
                         for on in [true, false] {
-                            let mut f = Fc::new(c, d, on);
+                            let mut arena = Vec::new();
+                            let mut f = Fc::new(c, d, on, &mut arena);
                             while !f.done {
-                                f.step(&b, &l, mode);
+                                f.step(&b, &l, mode, &mut arena);
                             }
                             let plain = forcing_chain_len(&b, &l, Pot::new(c, d, on), mode, 10_000);
                             assert_eq!(f.found, plain, "r{}c{} {d} on={on}", c / 9 + 1, c % 9 + 1);

@@ -86,11 +86,15 @@ pub fn aligned_triple(b: &Board) -> Option<Step> {
     for i in 0..list.len() {
         for j in i + 1..list.len() {
             let (c0, c1) = (list[i], list[j]);
+            let pair_excl = PEERS[c0] & PEERS[c1] & small;
+            if pair_excl.count_ones() < 2 {
+                continue;
+            }
             let twin =
                 ((PEERS[c0] | PEERS[c1]) & small) & cand_cells & !(1u128 << c0) & !(1u128 << c1);
             for t in cells(twin) {
                 let trio = [c0, c1, t];
-                let excl = PEERS[c0] & PEERS[c1] & PEERS[t] & small;
+                let excl = pair_excl & PEERS[t];
                 if excl.count_ones() < 2 {
                     continue;
                 }
@@ -109,7 +113,18 @@ fn exclude(b: &Board, trio: &[usize; 3], excl: Cells) -> Option<Step> {
     let see01 = PEERS[trio[0]] & (1u128 << trio[1]) != 0;
     let see02 = PEERS[trio[0]] & (1u128 << trio[2]) != 0;
     let see12 = PEERS[trio[1]] & (1u128 << trio[2]) != 0;
-    let ex: Vec<u16> = cells(excl).map(|e| b.cand[e]).collect();
+    // Only an excluder whose candidates all belong to the trio can be emptied by a combination.
+    let all = ms[0] | ms[1] | ms[2];
+    // The excluders are common peers of the trio's cells: at most 20.
+    let mut exb = [0u16; 20];
+    let mut n = 0;
+    for e in cells(excl) {
+        if b.cand[e] & !all == 0 {
+            exb[n] = b.cand[e];
+            n += 1;
+        }
+    }
+    let ex = &exb[..n];
     let mut ok = [0u16; 3];
     for d0 in digits(ms[0]) {
         for d1 in digits(ms[1]) {
@@ -127,6 +142,9 @@ fn exclude(b: &Board, trio: &[usize; 3], excl: Cells) -> Option<Step> {
                 ok[0] |= 1 << (d0 - 1);
                 ok[1] |= 1 << (d1 - 1);
                 ok[2] |= 1 << (d2 - 1);
+                if ok == ms {
+                    return None;
+                }
             }
         }
     }

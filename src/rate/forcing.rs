@@ -74,19 +74,26 @@ impl Outcome {
             absurd: None,
         }
     }
-    fn reset(&mut self) {
-        self.on_map.fill(NONE);
-        self.off_map.fill(NONE);
+    /// Empties the outcome; `nodes` must still hold the nodes it lists.
+    fn reset(&mut self, nodes: &[Node]) {
+        for &i in &self.on {
+            self.on_map[nodes[i as usize].cd as usize] = NONE;
+        }
+        for &i in &self.off {
+            self.off_map[nodes[i as usize].cd as usize] = NONE;
+        }
         self.on.clear();
         self.off.clear();
         self.absurd = None;
     }
 }
 
-/// Node storage shared by the runs of one cell.
+/// Node storage shared by the runs of one search.
 struct Pool {
     nodes: Vec<Node>,
     parents: Vec<u32>,
+    /// Ancestor count of each node once computed (0: not yet).
+    anc: Vec<u32>,
     seen: Vec<u32>,
     stamp: u32,
     stack: Vec<u32>,
@@ -100,6 +107,7 @@ impl Pool {
         Pool {
             nodes: Vec::with_capacity(8192),
             parents: Vec::with_capacity(16384),
+            anc: Vec::with_capacity(8192),
             seen: vec![0; 1458],
             stamp: 0,
             stack: Vec::new(),
@@ -107,6 +115,12 @@ impl Pool {
             pend_off: VecDeque::new(),
             tmp_parents: Vec::new(),
         }
+    }
+
+    fn clear(&mut self) {
+        self.nodes.clear();
+        self.parents.clear();
+        self.anc.clear();
     }
 
     fn add(&mut self, cd: u16, on: bool, parents: &[u32]) -> u32 {
@@ -118,12 +132,21 @@ impl Pool {
             pstart,
             plen: parents.len() as u32,
         });
+        self.anc.push(0);
         self.nodes.len() as u32 - 1
     }
 
     /// Distinct candidates-with-state among the ancestors of `roots` (each root counted too),
     /// summed per root as SE does (each root's ancestry counted separately).
     fn ancestors(&mut self, root: u32) -> usize {
+        let known = self.anc[root as usize];
+        if known != 0 {
+            return known as usize;
+        }
+        if self.stamp == u32::MAX {
+            self.seen.fill(0);
+            self.stamp = 0;
+        }
         self.stamp += 1;
         let stamp = self.stamp;
         self.stack.clear();
@@ -141,6 +164,7 @@ impl Pool {
                 self.stack.push(self.parents[(node.pstart + k) as usize]);
             }
         }
+        self.anc[root as usize] = n as u32;
         n
     }
 
@@ -264,6 +288,55 @@ impl Pool {
     }
 }
 
+/// The "on" run of each candidate, computed once per search: a candidate's run serves its own
+/// cell and every region it shares with a candidate processed earlier.
+struct Runs {
+    /// Index into `outs` of each candidate's run, or [`NONE`].
+    idx: Vec<u32>,
+    /// The runs (the first `used` are this search's; the rest are kept empty for reuse).
+    outs: Vec<Outcome>,
+    used: usize,
+}
+
+impl Runs {
+    fn new() -> Runs {
+        Runs {
+            idx: vec![NONE; 729],
+            outs: Vec::new(),
+            used: 0,
+        }
+    }
+
+    /// Forgets every run; `nodes` must still hold their nodes.
+    fn reset(&mut self, nodes: &[Node]) {
+        for out in &mut self.outs[..self.used] {
+            self.idx[nodes[out.on[0] as usize].cd as usize] = NONE;
+            out.reset(nodes);
+        }
+        self.used = 0;
+    }
+
+    /// The index of the run from candidate `cd` assumed on, running it the first time.
+    fn on(&mut self, pool: &mut Pool, b: &Board, kind: Kind, cd: u16) -> usize {
+        let known = self.idx[cd as usize];
+        if known != NONE {
+            return known as usize;
+        }
+        let i = self.used;
+        if i == self.outs.len() {
+            self.outs.push(Outcome::new());
+        }
+        self.used += 1;
+        let out = &mut self.outs[i];
+        let ni = pool.add(cd, true, &[]);
+        out.on_map[cd as usize] = ni;
+        out.on.push(ni);
+        pool.run(b, kind, out);
+        self.idx[cd as usize] = i as u32;
+        i
+    }
+}
+
 type Key = (u16, usize, u8, u32);
 
 struct Best {
@@ -307,33 +380,60 @@ fn target_step(b: &Board, kind: Kind, rating: u16, cd: u16, on: bool) -> Option<
 /// The easiest hint of the forcing-chain rule `kind`, as SE sorts them (rating, complexity,
 /// then double-implication, cell, region and contradiction hints, then discovery order).
 pub fn forcing_chains(b: &Board, kind: Kind) -> Option<Step> {
+    SEARCH.with_borrow_mut(|s| {
+        let Search {
+            pool,
+            runs,
+            off_out,
+        } = s;
+        runs.reset(&pool.nodes);
+        off_out.reset(&pool.nodes);
+        pool.clear();
+        search(b, kind, pool, runs, off_out)
+    })
+}
+
+/// The buffers of a search, kept per thread from one search to the next.
+struct Search {
+    pool: Pool,
+    runs: Runs,
+    off_out: Outcome,
+}
+
+thread_local! {
+    static SEARCH: std::cell::RefCell<Search> = std::cell::RefCell::new(Search {
+        pool: Pool::new(),
+        runs: Runs::new(),
+        off_out: Outcome::new(),
+    });
+}
+
+fn search(
+    b: &Board,
+    kind: Kind,
+    pool: &mut Pool,
+    runs: &mut Runs,
+    off_out: &mut Outcome,
+) -> Option<Step> {
     let base = kind.technique().base();
     let mut best = Best {
         key: (u16::MAX, 0, 0, 0),
         step: None,
         seq: 0,
     };
-    let mut pool = Pool::new();
-    let mut on_out: Vec<Outcome> = (0..9).map(|_| Outcome::new()).collect();
-    let mut off_out = Outcome::new();
-    let mut other = Outcome::new();
     for c in cells(b.empty) {
         let card = b.cand[c].count_ones();
         if !(card > 2 || (card > 1 && kind.dynamic())) {
             continue;
         }
-        pool.nodes.clear();
-        pool.parents.clear();
         let vals: Vec<u8> = digits(b.cand[c]).collect();
+        let mut on_idx = [0usize; 9];
         for (vi, &d) in vals.iter().enumerate() {
             let cd = (c * 9 + d as usize - 1) as u16;
             // From "on".
-            let out = &mut on_out[vi];
-            out.reset();
-            let ni = pool.add(cd, true, &[]);
-            out.on_map[cd as usize] = ni;
-            out.on.push(ni);
-            pool.run(b, kind, out);
+            let oi = runs.on(pool, b, kind, cd);
+            on_idx[vi] = oi;
+            let out = &runs.outs[oi];
             let do_contra = kind.dynamic();
             if do_contra {
                 if let Some((a, z)) = out.absurd {
@@ -345,11 +445,11 @@ pub fn forcing_chains(b: &Board, kind: Kind) -> Option<Step> {
                 }
             }
             if kind.dynamic() {
-                off_out.reset();
+                off_out.reset(&pool.nodes);
                 let ni = pool.add(cd, false, &[]);
                 off_out.off_map[cd as usize] = ni;
                 off_out.off.push(ni);
-                pool.run(b, kind, &mut off_out);
+                pool.run(b, kind, off_out);
                 if let Some((a, z)) = off_out.absurd {
                     let n = pool.ancestors(a) + pool.ancestors(z);
                     let rating = base + length_increment(n);
@@ -358,7 +458,7 @@ pub fn forcing_chains(b: &Board, kind: Kind) -> Option<Step> {
                     }
                 }
                 if kind == Kind::Dynamic && card >= 3 {
-                    let out = &on_out[vi];
+                    let out = &runs.outs[oi];
                     for &pi in &out.on {
                         let q = pool.nodes[pi as usize].cd;
                         let qi = off_out.on_map[q as usize];
@@ -384,20 +484,21 @@ pub fn forcing_chains(b: &Board, kind: Kind) -> Option<Step> {
                 }
             }
             if kind != Kind::Nishio {
-                region_chains(b, kind, c, d, vi, &mut pool, &on_out, &mut other, &mut best);
+                region_chains(b, kind, c, d, oi, pool, runs, &mut best);
             }
         }
         if kind != Kind::Nishio {
             // Cell reduction: implied by every candidate of the cell.
             for state in [true, false] {
-                let first = &on_out[0];
+                let first = &runs.outs[on_idx[0]];
                 let list = if state { &first.on } else { &first.off };
                 for &pi in list {
                     let q = pool.nodes[pi as usize].cd;
                     let mut total = 0;
                     let mut all = true;
                     let mut ids = [NONE; 9];
-                    for (vi, o) in on_out.iter().enumerate().take(vals.len()) {
+                    for vi in 0..vals.len() {
+                        let o = &runs.outs[on_idx[vi]];
                         let m = if state {
                             o.on_map[q as usize]
                         } else {
@@ -442,10 +543,9 @@ fn region_chains(
     kind: Kind,
     c: usize,
     d: u8,
-    vi: usize,
+    mine: usize,
     pool: &mut Pool,
-    on_out: &[Outcome],
-    other: &mut Outcome,
+    runs: &mut Runs,
     best: &mut Best,
 ) {
     let base = kind.technique().base();
@@ -456,19 +556,16 @@ fn region_chains(
             continue;
         }
         // Outcomes of the other places, computed one at a time; intersect as we go.
-        let mine = &on_out[vi];
+        let mine = &runs.outs[mine];
         let mut common_on: Vec<(u32, usize)> = mine.on.iter().map(|&i| (i, 0)).collect();
         let mut common_off: Vec<(u32, usize)> = mine.off.iter().map(|&i| (i, 0)).collect();
         for e in common_on.iter_mut().chain(common_off.iter_mut()) {
             e.1 = pool.ancestors(e.0);
         }
         for oc in cells(p & !(1u128 << c)) {
-            other.reset();
             let cd = (oc * 9 + d as usize - 1) as u16;
-            let ni = pool.add(cd, true, &[]);
-            other.on_map[cd as usize] = ni;
-            other.on.push(ni);
-            pool.run(b, kind, other);
+            let oi = runs.on(pool, b, kind, cd);
+            let other = &runs.outs[oi];
             common_on.retain_mut(|(i, n)| {
                 let q = pool.nodes[*i as usize].cd;
                 let m = other.on_map[q as usize];
