@@ -3,7 +3,6 @@
 
 mod bench;
 mod cli;
-mod columns;
 mod generate;
 mod golden;
 mod inputs;
