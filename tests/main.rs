@@ -4,11 +4,9 @@
 mod bench;
 mod cli;
 mod generate;
-mod golden;
 mod inputs;
 mod outputs;
 mod rate;
-mod records;
 mod resume;
 mod robust;
 mod solvers;
