@@ -3,16 +3,11 @@
 
 mod bench;
 mod cli;
-mod columns;
 mod generate;
-mod golden;
 mod inputs;
-mod integrity;
 mod outputs;
 mod rate;
-mod records;
-mod report;
-mod results;
+mod resume;
 mod robust;
 mod solvers;
 mod stop;

@@ -1,6 +1,9 @@
-//! Outputs: compressed output (`.gz`, `.zst`, `--compress`) read by the standard tools,
-//! non-regular outputs (FIFOs, devices) written directly, one run per output at a time, bad `-o`
-//! paths refused before any work, and files that appear whole or not at all.
+//! Outputs: `--columns` (the hand-written row formatter quotes exactly as the csv crate does;
+//! the header and rows follow the list; `verify`, `--resume` and `merge` work with the columns
+//! they need and refuse clearly without them), the summary's account of CPU time, compressed
+//! output (`.gz`, `.zst`, `--compress`) read by the standard tools, non-regular outputs (FIFOs,
+//! devices) written directly, one run per output at a time, bad `-o` paths refused before any
+//! work, and files that appear whole or not at all.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -8,6 +11,523 @@ use std::process::{Command as StdCommand, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::{bin, bin_path, data, mkfifo, repeated_puzzles, spawn_solve, wait_for_growth};
+use predicates::prelude::*;
+use proptest::prelude::*;
+use sudoku_batch::io::results::{Column, GridText, RowFormat, RowValues, Status};
+use sudoku_batch::testing::row_writer;
+use sudoku_batch::Grid;
+
+/// [`mixed_input`](crate::support::mixed_input) under this module's file name.
+fn mixed_input(dir: &Path) -> PathBuf {
+    crate::support::mixed_input(dir, "mixed, \"odd\" name.txt")
+}
+
+/// A CSV file's header and rows, as strings.
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_path(path)
+        .unwrap();
+    let mut records = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect::<Vec<_>>());
+    let header = records.next().unwrap();
+    (header, records.collect())
+}
+
+/// The rows of `path` as `columns` of `reference`'s rows (`solve_ns` blanked: it differs
+/// between runs).
+fn project(header: &[String], rows: &[Vec<String>], columns: &[&str]) -> Vec<Vec<String>> {
+    let at: Vec<usize> = columns
+        .iter()
+        .map(|c| header.iter().position(|h| h == c).expect("column present"))
+        .collect();
+    rows.iter()
+        .map(|row| {
+            at.iter()
+                .zip(columns)
+                .map(|(&i, &c)| {
+                    if c == "solve_ns" {
+                        String::new()
+                    } else {
+                        row[i].clone()
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn solve(args: &[&str], input: &Path, out: &Path) -> std::process::Output {
+    bin()
+        .arg("solve")
+        .args(args)
+        .arg("-o")
+        .arg(out)
+        .arg(input)
+        .output()
+        .unwrap()
+}
+
+// ---- the formatter ----
+
+/// What `csv::Writer` (the crate's defaults, as `solve` used before) writes for one row.
+fn csv_crate_row(fields: &[&[u8]]) -> Vec<u8> {
+    let mut writer = row_writer(Vec::new());
+    writer.write_record(fields).unwrap();
+    writer.into_inner().unwrap()
+}
+
+fn values_of<'a>(v: &RowValues<'a>, file: &'a [u8], columns: &[Column]) -> Vec<Vec<u8>> {
+    columns
+        .iter()
+        .map(|c| match c {
+            Column::Index => v.index.to_string().into_bytes(),
+            Column::Line => v.line.to_string().into_bytes(),
+            Column::Puzzle => v.puzzle.to_vec(),
+            Column::Solution => v.solution.to_vec(),
+            Column::Status => v.status.as_str().as_bytes().to_vec(),
+            Column::Guesses => v.guesses.to_string().into_bytes(),
+            Column::SolveNs => v.solve_ns.to_string().into_bytes(),
+            Column::Message => v.message.as_bytes().to_vec(),
+            Column::File => file.to_vec(),
+        })
+        .collect()
+}
+
+fn check_formatter(values: &RowValues<'_>, file: &str, columns: &[Column]) {
+    let format = RowFormat::new(columns, &[file.to_string()]);
+    let mut mine = b"before|".to_vec();
+    format.write(&mut mine, values);
+    let fields = values_of(values, file.as_bytes(), columns);
+    let refs: Vec<&[u8]> = fields.iter().map(Vec::as_slice).collect();
+    let mut expected = b"before|".to_vec();
+    expected.extend(csv_crate_row(&refs));
+    assert_eq!(
+        String::from_utf8_lossy(&mine),
+        String::from_utf8_lossy(&expected),
+        "{columns:?}"
+    );
+}
+
+const TRICKY: [&str; 12] = [
+    "",
+    "plain",
+    "a,b",
+    "say \"hi\"",
+    "\"",
+    "line\nbreak",
+    "cr\rhere",
+    "crlf\r\nend",
+    "ünïcödé, “curly” 数独",
+    " leading and trailing ",
+    "#comment-like",
+    ",,\"\"\n",
+];
+
+#[test]
+fn the_formatter_quotes_exactly_as_the_csv_crate_does() {
+    let puzzle: Grid = format!("{}{}", ".".repeat(80), "5").parse().unwrap();
+    let solution: Grid = "123456789".repeat(9).parse().unwrap();
+    for message in TRICKY {
+        for file in TRICKY {
+            for bad_text in TRICKY {
+                for text in [GridText::Grid(puzzle), GridText::Text(bad_text.as_bytes())] {
+                    let values = RowValues {
+                        index: 12_345_678_901,
+                        line: 7,
+                        puzzle: text,
+                        solution: GridText::Grid(solution),
+                        status: Status::Invalid,
+                        guesses: 0,
+                        solve_ns: u64::MAX,
+                        message,
+                        file: 0,
+                    };
+                    check_formatter(&values, file, &Column::ALL);
+                }
+            }
+        }
+    }
+    // One column: an empty field is written `""`, so that the row is not an empty line.
+    for column in Column::ALL {
+        let values = RowValues {
+            index: 0,
+            line: 0,
+            puzzle: GridText::Text(b""),
+            solution: GridText::Text(b""),
+            status: Status::Solved,
+            guesses: 0,
+            solve_ns: 0,
+            message: "",
+            file: 0,
+        };
+        check_formatter(&values, "", &[column]);
+        check_formatter(&values, "", &[column, Column::Message]);
+    }
+}
+
+fn arb_columns() -> impl Strategy<Value = Vec<Column>> {
+    Just(Column::ALL.to_vec())
+        .prop_shuffle()
+        .prop_flat_map(|all| (1..=all.len()).prop_map(move |n| all[..n].to_vec()))
+}
+
+fn arb_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z ,\"\r\n]{0,12}",
+        "\\PC{0,20}",
+        any::<String>(),
+        Just(String::new()),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn any_row_formats_as_the_csv_crate_writes_it(
+        columns in arb_columns(),
+        message in arb_text(),
+        file in arb_text(),
+        puzzle in prop_oneof![arb_text(), "[0-9.]{81}"],
+        grid_puzzle in any::<bool>(),
+        solution in "[1-9]{81}|",
+        numbers in any::<(u64, u64, u64, u64)>(),
+        status in 0usize..5,
+    ) {
+        // A solution is a grid or nothing; a puzzle is text (a bad record) or, when it parses, a
+        // grid.
+        let solution = match solution.parse::<Grid>() {
+            Ok(grid) => GridText::Grid(grid),
+            Err(_) => GridText::Text(b""),
+        };
+        let puzzle = match puzzle.parse::<Grid>() {
+            Ok(grid) if grid_puzzle => GridText::Grid(grid),
+            _ => GridText::Text(puzzle.as_bytes()),
+        };
+        let values = RowValues {
+            index: numbers.0,
+            line: numbers.1,
+            puzzle,
+            solution,
+            status: Status::ALL[status],
+            guesses: numbers.2,
+            solve_ns: numbers.3,
+            message: &message,
+            file: 0,
+        };
+        check_formatter(&values, &file, &columns);
+    }
+}
+
+// ---- the command ----
+
+#[test]
+fn columns_choose_and_order_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = mixed_input(dir.path());
+    let full = dir.path().join("full.csv");
+    assert_eq!(
+        solve(&["-q", "-j", "2"], &input, &full).status.code(),
+        Some(1)
+    );
+    let (full_header, full_rows) = read_csv(&full);
+    assert_eq!(full_header, Column::ALL.map(|c| c.name()));
+    let mut lists: Vec<Vec<&str>> = Column::ALL.iter().map(|c| vec![c.name()]).collect();
+    lists.push(vec!["puzzle", "solution"]);
+    lists.push(vec![
+        "file", "message", "solve_ns", "guesses", "status", "solution", "puzzle", "line", "index",
+    ]);
+    lists.push(vec!["status", "index", "file"]);
+    for list in lists {
+        let out = dir.path().join("out.csv");
+        let joined = list.join(",");
+        let run = solve(&["-q", "-j", "2", "--columns", &joined], &input, &out);
+        assert_eq!(run.status.code(), Some(1), "{joined}");
+        let (header, rows) = read_csv(&out);
+        assert_eq!(header, list, "{joined}");
+        assert_eq!(rows.len(), full_rows.len(), "{joined}");
+        assert_eq!(
+            project(&header, &rows, &list),
+            project(&full_header, &full_rows, &list),
+            "{joined}"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_column_is_a_usage_error_listing_the_names() {
+    let dir = tempfile::tempdir().unwrap();
+    bin()
+        .args(["solve", "--columns", "puzzle,answer"])
+        .arg(data("norvig_easy50.txt"))
+        .arg("-o")
+        .arg(dir.path().join("o.csv"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown column \"answer\""))
+        .stderr(predicate::str::contains(
+            "index, line, puzzle, solution, status, guesses, solve_ns, message, file",
+        ));
+    bin()
+        .args(["solve", "--columns", "puzzle,puzzle"])
+        .arg(data("norvig_easy50.txt"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("named twice"));
+}
+
+#[test]
+fn verify_passes_a_kaggle_style_puzzle_solution_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("kaggle.csv");
+    let run = solve(
+        &["-q", "--columns", "puzzle,solution"],
+        &data("kaggle3m_radcliffe_first1000.csv"),
+        &out,
+    );
+    assert_eq!(run.status.code(), Some(0));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.starts_with("puzzle,solution\n"), "{}", &text[..40]);
+    assert_eq!(text.lines().count(), 1001);
+    bin().arg("verify").arg(&out).assert().success();
+}
+
+#[test]
+fn resume_works_with_the_columns_it_needs_and_refuses_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = mixed_input(dir.path());
+    for list in [
+        "puzzle,status,guesses,solve_ns",
+        "solve_ns,guesses,status,index,solution",
+    ] {
+        let clean = dir.path().join("clean.csv");
+        let args = ["-q", "-j", "2", "--columns", list];
+        assert_eq!(solve(&args, &input, &clean).status.code(), Some(1));
+        let clean_bytes = std::fs::read(&clean).unwrap();
+        let (header, clean_rows) = read_csv(&clean);
+        let names: Vec<&str> = header.iter().map(String::as_str).collect();
+        // Cut mid-row, two thirds in.
+        let cut = clean_bytes.len() * 2 / 3;
+        // One output per choice: a finished run's sidecar (`FILE.run.json`) records its
+        // columns, and a resume under other columns is rightly refused.
+        let name = format!("out-{}.csv", list.len());
+        let out = dir.path().join(&name);
+        std::fs::write(
+            dir.path().join(format!("{name}.partial")),
+            &clean_bytes[..cut],
+        )
+        .unwrap();
+        let kept = clean_bytes[..cut].iter().filter(|&&b| b == b'\n').count() - 1;
+        bin()
+            .args(["solve", "-j", "2", "--resume", "--columns", list, "-o"])
+            .arg(&out)
+            .arg(&input)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(format!(
+                "resume: kept {kept} row(s)"
+            )));
+        let (got_header, rows) = read_csv(&out);
+        assert_eq!(got_header, header);
+        assert_eq!(
+            project(&header, &rows, &names),
+            project(&header, &clean_rows, &names)
+        );
+        // The same partial resumed with other columns is refused: the header would not match.
+        std::fs::rename(&out, dir.path().join(format!("{name}.partial"))).unwrap();
+        bin()
+            .args([
+                "solve",
+                "--resume",
+                "--columns",
+                "index,status,guesses,solve_ns",
+                "-o",
+            ])
+            .arg(&out)
+            .arg(&input)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("cannot resume:"));
+    }
+    // Without the columns it counts or checks by, --resume refuses before reading anything.
+    for (list, missing) in [
+        (
+            "puzzle,solution",
+            "status, guesses, solve_ns (to count the kept rows)",
+        ),
+        ("status,guesses,solve_ns,file", "one of index, line, puzzle"),
+    ] {
+        bin()
+            .args(["solve", "--resume", "--columns", list, "-o"])
+            .arg(dir.path().join("x.csv"))
+            .arg(&input)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "--resume needs the column(s) {missing}"
+            )));
+    }
+}
+
+#[test]
+fn merge_works_with_the_columns_it_needs_and_refuses_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = mixed_input(dir.path());
+    let list = "solution,index,status,guesses,solve_ns";
+    let names: Vec<&str> = list.split(',').collect();
+    let whole = dir.path().join("whole.csv");
+    solve(&["-q", "--columns", list], &input, &whole);
+    let mut shards = Vec::new();
+    for k in 1..=3 {
+        let shard = dir.path().join(format!("s{k}.csv"));
+        let shard_arg = format!("{k}/3");
+        solve(
+            &["-q", "--columns", list, "--shard", &shard_arg],
+            &input,
+            &shard,
+        );
+        shards.push(shard);
+    }
+    let merged = dir.path().join("merged.csv");
+    bin()
+        .args(["merge", "-o"])
+        .arg(&merged)
+        .args(&shards)
+        .assert()
+        .code(1); // the input has unsolvable puzzles
+    let (header, rows) = read_csv(&merged);
+    let (whole_header, whole_rows) = read_csv(&whole);
+    assert_eq!(header, names);
+    assert_eq!(
+        project(&header, &rows, &names),
+        project(&whole_header, &whole_rows, &names)
+    );
+    // Kaggle-style shards lack what merge orders and counts by.
+    let kaggle = dir.path().join("k.csv");
+    solve(&["-q", "--columns", "puzzle,solution"], &input, &kaggle);
+    bin()
+        .args(["merge", "-o"])
+        .arg(dir.path().join("m2.csv"))
+        .arg(&kaggle)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "merge needs the column(s) index, status, guesses, solve_ns, which its header \
+             (puzzle,solution) lacks",
+        ));
+}
+
+#[test]
+fn the_summary_says_where_the_cpu_time_went() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("s.json");
+    let out = dir.path().join("o.csv");
+    let run = bin()
+        .args(["solve", "-j", "1", "--summary"])
+        .arg(&json)
+        .arg("-o")
+        .arg(&out)
+        .arg(data("sudokuexchange_diabolical_2020_39719.txt"))
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("% of it in the solver"), "{stderr}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let cpu = summary["cpu_seconds"].as_f64().unwrap();
+    let share = summary["solve_share"].as_f64().unwrap();
+    assert!(cpu > 0.0, "{summary}");
+    assert!(share > 0.0 && share <= 1.0, "{summary}");
+}
+
+#[test]
+fn solve_ns_agrees_between_the_counter_and_the_os_clock() {
+    // Each run's solve_ns summed: positive, below the run's own wall time, and of the same size
+    // whichever clock measured it (a wrongly calibrated counter would be off by a large factor).
+    let dir = tempfile::tempdir().unwrap();
+    let input = data("magictour_top1465.txt");
+    let total = |clock: Option<&str>| {
+        let out = dir.path().join("t.csv");
+        let mut cmd = bin();
+        cmd.args([
+            "solve",
+            "-q",
+            "-j",
+            "1",
+            "--columns",
+            "index,solve_ns",
+            "-o",
+        ])
+        .arg(&out)
+        .arg(&input);
+        if let Some(clock) = clock {
+            cmd.env("SUDOKU_BATCH_CLOCK", clock);
+        }
+        let started = std::time::Instant::now();
+        assert!(cmd.output().unwrap().status.success());
+        let wall = started.elapsed().as_nanos() as f64;
+        let (header, rows) = read_csv(&out);
+        assert_eq!(header, ["index", "solve_ns"]);
+        assert_eq!(rows.len(), 1465);
+        let sum: f64 = rows
+            .iter()
+            .map(|r| r[1].parse::<u64>().unwrap() as f64)
+            .sum();
+        assert!(
+            sum > 0.0 && sum < wall,
+            "{clock:?}: solve_ns sum {sum} ns, wall {wall} ns"
+        );
+        sum
+    };
+    // The median of three runs each, so one preempted run does not decide.
+    let median = |clock: Option<&str>| {
+        let mut runs: Vec<f64> = (0..3).map(|_| total(clock)).collect();
+        runs.sort_by(f64::total_cmp);
+        runs[1]
+    };
+    let (counter, os) = (median(None), median(Some("instant")));
+    let ratio = counter / os;
+    assert!(
+        (0.33..3.0).contains(&ratio),
+        "counter {counter} ns, OS clock {os} ns"
+    );
+}
+
+#[test]
+fn cpu_seconds_count_this_run_not_the_process_it_replaced() {
+    // A shell burns CPU, then `exec`s the binary (as `cargo run` does): the process keeps the
+    // shell's CPU time, which the summary must not count.
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("s.json");
+    let script = format!(
+        "i=0; while [ $i -lt 1000000 ]; do i=$((i+1)); done; \
+         exec '{}' solve -q -j 1 --summary '{}' -o '{}' '{}'",
+        crate::support::bin_path().display(),
+        json.display(),
+        dir.path().join("o.csv").display(),
+        data("norvig_top95.txt").display()
+    );
+    let run = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let cpu = summary["cpu_seconds"].as_f64().unwrap();
+    // The shell's loop takes about 0.7 s of CPU here (builtins only, no child processes); the 95
+    // puzzles take a few milliseconds.
+    assert!(
+        cpu < 0.25,
+        "cpu_seconds {cpu} counts the shell's time: {summary}"
+    );
+}
 
 /// Result rows without `solve_ns`, which differs between runs.
 fn rows(csv_text: &[u8]) -> Vec<Vec<String>> {

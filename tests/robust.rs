@@ -1,17 +1,16 @@
-//! Million-puzzle robustness: compressed inputs, the grid format, crash-safe output
-//! with --resume and Ctrl-C, sharding and merge, and hostile inputs with bounded memory.
+//! Million-puzzle robustness: compressed inputs, the grid format, hostile inputs with bounded
+//! memory, fuzz regressions and property tests of the readers and solvers.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::{Command as StdCommand, Stdio};
 
-use crate::results::read_rows;
-use crate::support::{bin, bin_path, data, repeated_puzzles, spawn_solve, wait_for_growth};
+use crate::support::{bin, bin_path, data};
 use predicates::prelude::*;
 
 /// Result rows without the columns that legitimately differ between runs: `solve_ns` (always),
 /// and `file` (when the same records come from differently named files).
-fn rows_without(csv_text: &[u8], drop_file: bool) -> Vec<Vec<String>> {
+pub(crate) fn rows_without(csv_text: &[u8], drop_file: bool) -> Vec<Vec<String>> {
     let mut reader = csv::Reader::from_reader(csv_text);
     let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
     let solve_ns = header.iter().position(|h| h == "solve_ns").unwrap();
@@ -30,7 +29,7 @@ fn rows_without(csv_text: &[u8], drop_file: bool) -> Vec<Vec<String>> {
 }
 
 /// The output of `solve ARGS` on stdout, checked to exit with `code`.
-fn solve_stdout(args: &[&str], code: i32) -> Vec<u8> {
+pub(crate) fn solve_stdout(args: &[&str], code: i32) -> Vec<u8> {
     let output = bin().arg("solve").args(args).arg("-q").output().unwrap();
     assert_eq!(
         output.status.code(),
@@ -39,25 +38,6 @@ fn solve_stdout(args: &[&str], code: i32) -> Vec<u8> {
         String::from_utf8_lossy(&output.stderr)
     );
     output.stdout
-}
-
-fn gunzip(bytes: &[u8]) -> Vec<u8> {
-    let mut plain = Vec::new();
-    flate2::read::MultiGzDecoder::new(bytes)
-        .read_to_end(&mut plain)
-        .unwrap();
-    plain
-}
-
-fn unzstd(bytes: &[u8]) -> Vec<u8> {
-    zstd::stream::decode_all(bytes).unwrap()
-}
-
-/// `tool -dc` on `path`, if the tool is installed.
-fn tool_decompress(tool: &str, path: &Path) -> Option<Vec<u8>> {
-    let out = StdCommand::new(tool).arg("-dc").arg(path).output().ok()?;
-    assert!(out.status.success(), "{tool} -dc {}", path.display());
-    Some(out.stdout)
 }
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {
@@ -218,274 +198,6 @@ fn euler96_grid_blocks_parse_back_to_the_same_puzzles() {
         rows.iter().map(|r| &r[2..]).collect::<Vec<_>>(),
         from_lines[..3].iter().map(|r| &r[2..]).collect::<Vec<_>>()
     );
-}
-
-#[test]
-fn killed_runs_plain_and_compressed_resume_to_the_same_rows() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = repeated_puzzles(dir.path(), 30, "big.txt"); // 30,000 puzzles, about 6 MB of output
-    let full = dir.path().join("full.csv");
-    bin()
-        .args(["solve", "-q", "-o"])
-        .arg(&full)
-        .arg(&input)
-        .assert()
-        .code(0);
-    let out = dir.path().join("out.csv");
-    let partial = dir.path().join("out.csv.partial");
-    let mut child = spawn_solve(&input, &out, &["-j", "2"]);
-    wait_for_growth(&mut child, &partial, 300_000);
-    child.kill().unwrap(); // SIGKILL: no chance to clean up
-    child.wait().unwrap();
-    assert!(
-        !out.exists(),
-        "a killed run must not leave a finished-looking file"
-    );
-    let written = std::fs::read(&partial).unwrap();
-    let total = std::fs::read(&full).unwrap();
-    assert!(written.len() < total.len(), "killed midway");
-    // Simulate a write torn by the kill: half a row at the end.
-    let mut torn = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&partial)
-        .unwrap();
-    torn.write_all(b"123456,7,..3.").unwrap();
-    drop(torn);
-    let resumed = bin()
-        .args(["solve", "-j", "1", "--resume", "-o"])
-        .arg(&out)
-        .arg(&input)
-        .output()
-        .unwrap();
-    assert_eq!(resumed.status.code(), Some(0));
-    let note = String::from_utf8_lossy(&resumed.stderr);
-    assert!(note.contains("resume: kept "), "{note}");
-    assert!(!partial.exists());
-    let got = std::fs::read(&out).unwrap();
-    assert_eq!(rows_without(&got, false), rows_without(&total, false));
-    // Byte-identical apart from solve_ns: the kept prefix is exactly what was written.
-    let kept_len = written.iter().rposition(|&b| b == b'\n').unwrap() + 1;
-    assert_eq!(&got[..kept_len], &written[..kept_len]);
-    // Resuming a finished output keeps everything and solves nothing.
-    bin()
-        .args(["solve", "--resume", "-o"])
-        .arg(&out)
-        .arg(&input)
-        .assert()
-        .code(0)
-        .stderr(predicate::str::contains("kept 30000 row(s)"));
-    assert_eq!(std::fs::read(&out).unwrap(), got);
-    // Rows that do not match the input are refused, not mixed with a new run.
-    std::fs::write(&partial, &got[..kept_len]).unwrap();
-    std::fs::remove_file(&out).unwrap();
-    bin()
-        .args(["solve", "--resume", "-o"])
-        .arg(&out)
-        .arg(data("norvig_top95.txt"))
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("cannot resume: input 1 differs: "));
-
-    // Compressed outputs, cut inside their last member as a kill during a write would cut them.
-    let want = rows_without(&total, false);
-    for (name, decode) in [
-        ("out.csv.gz", gunzip as fn(&[u8]) -> Vec<u8>),
-        ("out.csv.zst", unzstd),
-    ] {
-        let out = dir.path().join(name);
-        let partial = dir.path().join(format!("{name}.partial"));
-        let mut child = spawn_solve(&input, &out, &["-q", "-j", "2"]);
-        wait_for_growth(&mut child, &partial, 40_000);
-        child.kill().unwrap();
-        child.wait().unwrap();
-        assert!(
-            !out.exists(),
-            "{name}: a killed run leaves no finished file"
-        );
-        let len = std::fs::metadata(&partial).unwrap().len();
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&partial)
-            .unwrap();
-        file.set_len(len - 7).unwrap();
-        drop(file);
-        let resumed = bin()
-            .args(["solve", "-j", "1", "--resume", "-o"])
-            .arg(&out)
-            .arg(&input)
-            .output()
-            .unwrap();
-        let note = String::from_utf8_lossy(&resumed.stderr);
-        assert_eq!(resumed.status.code(), Some(0), "{name}: {note}");
-        assert!(note.contains("resume: kept "), "{note}");
-        assert!(!note.contains("kept 0 row"), "{name}: {note}");
-        assert!(!partial.exists());
-        let got = std::fs::read(&out).unwrap();
-        assert_eq!(rows_without(&decode(&got), false), want, "{name}");
-        let tool = if name.ends_with("gz") { "gzip" } else { "zstd" };
-        if let Some(text) = tool_decompress(tool, &out) {
-            assert_eq!(rows_without(&text, false), want, "{name} by {tool}");
-        }
-    }
-}
-
-#[test]
-fn resume_without_earlier_output_starts_over() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out.csv");
-    let input = data("norvig_top95.txt");
-    bin()
-        .args(["solve", "--resume", "-o"])
-        .arg(&out)
-        .arg(&input)
-        .assert()
-        .code(0)
-        .stderr(predicate::str::contains("no earlier output"));
-    let expected = solve_stdout(&[input.to_str().unwrap()], 0);
-    let got = std::fs::read(&out).unwrap();
-    assert_eq!(rows_without(&got, true), rows_without(&expected, true));
-    assert!(got.starts_with(b"index,line,puzzle,"));
-    // A partial output whose header was torn is started over too.
-    std::fs::remove_file(&out).unwrap();
-    std::fs::write(dir.path().join("out.csv.partial"), "index,li").unwrap();
-    bin()
-        .args(["solve", "-q", "--resume", "-o"])
-        .arg(&out)
-        .arg(&input)
-        .assert()
-        .code(0);
-    assert_eq!(
-        rows_without(&std::fs::read(&out).unwrap(), true),
-        rows_without(&expected, true)
-    );
-    bin()
-        .args(["solve", "--resume"])
-        .arg(&input)
-        .assert()
-        .code(2);
-}
-
-#[test]
-fn shards_merged_equal_one_run() {
-    let dir = tempfile::tempdir().unwrap();
-    // Every status: tdoku's set has unsolvable and multiple-solution puzzles; add bad lines.
-    let mut text = std::fs::read_to_string(data("tdoku_test_puzzles.txt")).unwrap();
-    text += "not a puzzle\n12345\n";
-    text += &std::fs::read_to_string(data("norvig_top95.txt")).unwrap();
-    let input = dir.path().join("mixed.txt");
-    std::fs::write(&input, text).unwrap();
-    let input = input.to_str().unwrap();
-    let one = dir.path().join("one.csv");
-    let one_json = dir.path().join("one.json");
-    bin()
-        .args(["solve", "-q", "--unique", input, "-o"])
-        .arg(&one)
-        .arg("--summary")
-        .arg(&one_json)
-        .assert()
-        .code(1);
-    let n = 3;
-    let mut outs = Vec::new();
-    let mut jsons = Vec::new();
-    for k in 1..=n {
-        let out = dir.path().join(format!("shard{k}.csv"));
-        let json = dir.path().join(format!("shard{k}.json"));
-        let mut cmd = bin();
-        cmd.args(["solve", "-q", "--unique", input, "-o"]).arg(&out);
-        cmd.arg("--summary").arg(&json);
-        // Shard 1 from --shard, 2 from Slurm's variables, 3 from a Kubernetes Indexed Job's.
-        match k {
-            1 => cmd.args(["--shard", "1/3"]),
-            2 => cmd
-                .env("SLURM_ARRAY_TASK_ID", "5")
-                .env("SLURM_ARRAY_TASK_MIN", "4")
-                .env("SLURM_ARRAY_TASK_COUNT", "3"),
-            _ => cmd
-                .env("JOB_COMPLETION_INDEX", "2")
-                .env("SUDOKU_BATCH_SHARDS", "3"),
-        };
-        cmd.assert().code(predicate::in_iter([0, 1]));
-        let rows = rows_without(&std::fs::read(&out).unwrap(), false);
-        assert!(rows
-            .iter()
-            .all(|r| r[0].parse::<u64>().unwrap() % n == k - 1));
-        outs.push(out);
-        jsons.push(json);
-    }
-    let merged = dir.path().join("merged.csv");
-    let merged_json = dir.path().join("merged.json");
-    let mut merge = bin();
-    merge
-        .arg("merge")
-        .args(outs.iter().rev())
-        .arg("-o")
-        .arg(&merged);
-    merge.arg("--summary").arg(&merged_json);
-    for json in &jsons {
-        merge.arg("--shard-summary").arg(json);
-    }
-    merge.assert().code(1); // some rows are not `solved`, as in the single run
-    assert_eq!(
-        rows_without(&std::fs::read(&merged).unwrap(), false),
-        rows_without(&std::fs::read(&one).unwrap(), false)
-    );
-    // The same through the one reader of result files, with the counts it tallies; each
-    // shard holds the rows of its indices.
-    let (one_rows, one_counts) = read_rows(&one);
-    let (merged_rows, merged_counts) = read_rows(&merged);
-    assert_eq!(merged_rows, one_rows);
-    assert_eq!(merged_counts, one_counts);
-    for (k, shard) in outs.iter().enumerate() {
-        let (rows, _) = read_rows(shard);
-        assert!(!rows.is_empty() && rows.iter().all(|r| r.index % 3 == k as u64));
-    }
-    let summary = |p: &Path| -> serde_json::Value {
-        serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
-    };
-    let (a, b) = (summary(&one_json), summary(&merged_json));
-    for key in [
-        "puzzles",
-        "solved",
-        "unsolvable",
-        "multiple",
-        "invalid",
-        "mismatch",
-        "solver",
-    ] {
-        assert_eq!(a[key], b[key], "{key}");
-    }
-    assert_eq!(
-        b["threads"].as_u64().unwrap(),
-        3 * a["threads"].as_u64().unwrap()
-    );
-    assert!(b["multiple"].as_u64().unwrap() > 0 && b["invalid"].as_u64().unwrap() >= 2);
-    // A missing shard is reported, not silently merged.
-    bin()
-        .arg("merge")
-        .args(&outs[..2])
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains("missing"));
-    // A shard with a bad row is refused with its file and line.
-    let text = std::fs::read_to_string(&outs[1]).unwrap();
-    std::fs::write(&outs[1], text.replacen(",solved,", ",sovled,", 1)).unwrap();
-    bin()
-        .arg("merge")
-        .args(&outs)
-        .arg("-o")
-        .arg(&merged)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "shard2.csv: not a result row: line ",
-        ))
-        .stderr(predicate::str::contains(
-            "status \"sovled\" is not one of solved, unsolvable",
-        ));
-    bin()
-        .args(["solve", "--shard", "4/3", input])
-        .assert()
-        .code(2);
 }
 
 /// Runs `solve ARGS` with `stdin` fed from a generator on another thread, under

@@ -6,6 +6,7 @@
 
 use std::collections::VecDeque;
 use std::io::{BufRead, Read};
+use std::path::Path;
 
 use super::input::Input;
 use super::raw::{echo, long_tokens, Fields, Format, Layout, RawBody, RawRecord, MAX_LINE};
@@ -395,33 +396,7 @@ impl CsvSource {
     ) -> Result<Self> {
         let path = input.path();
         let mut records = CsvSplitter::new(CsvCap::new(stream, MAX_LINE));
-        let mut header_text = Vec::new();
-        let header = match records
-            .next(&mut header_text)
-            .map_err(|source| Error::Read {
-                path: path.clone(),
-                cause: source,
-            })? {
-            None => Vec::new(),
-            Some(raw) => {
-                if records.record_at(raw).0 {
-                    return Err(Error::Input {
-                        path,
-                        message: format!("the CSV header is longer than {MAX_LINE} bytes"),
-                    });
-                }
-                csv_fields(&header_text)
-            }
-        };
-        let header: Vec<String> = header
-            .iter()
-            .map(|field| {
-                String::from_utf8_lossy(field)
-                    .trim()
-                    .trim_start_matches('\u{feff}')
-                    .to_string()
-            })
-            .collect();
+        let header = read_header(&mut records, &path)?;
         let missing = |what: &str, hint: &str| Error::Input {
             path: path.clone(),
             message: format!(
@@ -664,6 +639,39 @@ impl<R: BufRead> CsvSplitter<R> {
             }
         }
     }
+}
+
+/// The header of the CSV file at `path`: its first record's fields, trimmed, without a byte
+/// order mark; none for an empty file. A header longer than [`MAX_LINE`] is an error.
+fn read_header<R: BufRead>(records: &mut CsvSplitter<R>, path: &Path) -> Result<Vec<String>> {
+    let mut header_text = Vec::new();
+    let raw = records
+        .next(&mut header_text)
+        .map_err(|source| Error::Read {
+            path: path.to_path_buf(),
+            cause: source,
+        })?;
+    let fields = match raw {
+        None => Vec::new(),
+        Some(raw) => {
+            if records.record_at(raw).0 {
+                return Err(Error::Input {
+                    path: path.to_path_buf(),
+                    message: format!("the CSV header is longer than {MAX_LINE} bytes"),
+                });
+            }
+            csv_fields(&header_text)
+        }
+    };
+    Ok(fields
+        .iter()
+        .map(|field| {
+            String::from_utf8_lossy(field)
+                .trim()
+                .trim_start_matches('\u{feff}')
+                .to_string()
+        })
+        .collect())
 }
 
 /// The fields of one CSV record (without its line end), by the `csv` parser's rules.

@@ -1,0 +1,830 @@
+//! Resume and merge: a killed run resumes to the same rows (plain, gzip, zstd), shards merged
+//! equal one run; a run's sidecar (`FILE.run.json`) says what defines its rows; `--resume`
+//! names what differs and re-checks the rows it keeps; `merge` refuses shards of other runs and
+//! writes nothing when a shard is missing or cut off. Both read result CSVs through the one
+//! reader, `ResultReader`: a `.partial` cut mid-row resumes to a clean run's rows, and a file
+//! that is not a result file is refused in the reader's words.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command as StdCommand;
+
+use crate::robust::{rows_without, solve_stdout};
+use crate::support::{bin, data, repeated_puzzles, spawn_solve, wait_for_growth};
+use predicates::prelude::*;
+use sudoku_batch::io::results::{Column, ResultReader, ResultRow};
+use sudoku_batch::stats::Tally;
+
+/// [`mixed_input`](crate::support::mixed_input) under this module's file name.
+fn mixed_input(dir: &Path) -> PathBuf {
+    crate::support::mixed_input(dir, "mixed.txt")
+}
+
+/// The rows of a result file read through `ResultReader`, `solve_ns` zeroed (it differs
+/// between runs), and their tally's counts.
+fn read_rows(path: &Path) -> (Vec<ResultRow>, [u64; 6]) {
+    let mut reader = ResultReader::open(path).unwrap().expect("a header");
+    assert_eq!(reader.columns(), Column::ALL);
+    let mut rows = Vec::new();
+    let mut tally = Tally::default();
+    while let Some(row) = reader.next_row().unwrap() {
+        tally.add_row(&row).unwrap();
+        let full = row.to_row().expect("every column");
+        rows.push(ResultRow {
+            solve_ns: 0,
+            ..full
+        });
+    }
+    assert_eq!(reader.torn_line(), None, "{}", path.display());
+    let s = tally.summary(std::time::Duration::ZERO, 1, "");
+    let counts = [
+        s.puzzles,
+        s.solved,
+        s.unsolvable,
+        s.multiple,
+        s.invalid,
+        s.mismatch,
+    ];
+    (rows, counts)
+}
+
+/// The byte offsets where each row of `path` ends, read through `ResultReader`.
+fn row_ends(path: &Path) -> (u64, Vec<u64>) {
+    let mut reader = ResultReader::open(path).unwrap().unwrap();
+    let mut ends = Vec::new();
+    while let Some(row) = reader.next_row().unwrap() {
+        ends.push(row.end);
+    }
+    (reader.header_end(), ends)
+}
+
+fn gunzip(bytes: &[u8]) -> Vec<u8> {
+    let mut plain = Vec::new();
+    flate2::read::MultiGzDecoder::new(bytes)
+        .read_to_end(&mut plain)
+        .unwrap();
+    plain
+}
+
+fn unzstd(bytes: &[u8]) -> Vec<u8> {
+    zstd::stream::decode_all(bytes).unwrap()
+}
+
+/// `tool -dc` on `path`, if the tool is installed.
+fn tool_decompress(tool: &str, path: &Path) -> Option<Vec<u8>> {
+    let out = StdCommand::new(tool).arg("-dc").arg(path).output().ok()?;
+    assert!(out.status.success(), "{tool} -dc {}", path.display());
+    Some(out.stdout)
+}
+
+#[test]
+fn a_partial_cut_mid_row_resumes_to_a_clean_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = mixed_input(dir.path());
+    let clean = dir.path().join("clean.csv");
+    bin()
+        .args(["solve", "-q", "--unique", "-j", "2", "-o"])
+        .arg(&clean)
+        .arg(&input)
+        .assert()
+        .code(1);
+    let clean_bytes = std::fs::read(&clean).unwrap();
+    let (clean_rows, clean_counts) = read_rows(&clean);
+    assert!(
+        clean_counts[3] > 0 && clean_counts[4] >= 3,
+        "{clean_counts:?}"
+    );
+    let (header_end, ends) = row_ends(&clean);
+    assert_eq!(ends.len(), clean_rows.len());
+    assert_eq!(*ends.last().unwrap(), clean_bytes.len() as u64);
+    // A row with a quoted message: cut inside its quotes too.
+    let quoted = clean_bytes.windows(2).position(|w| w == b",\"").unwrap();
+    let cuts = [
+        5,                                  // inside the header
+        header_end as usize,                // the header only
+        header_end as usize + 7,            // inside the first row
+        (ends[40] + ends[41]) as usize / 2, // mid-row
+        quoted + 3,                         // inside a quoted field
+        ends[ends.len() - 2] as usize + 1,  // the last row just begun
+        ends[ends.len() - 1] as usize - 1,  // all but the last row's line end
+    ];
+    let out = dir.path().join("out.csv");
+    let partial = dir.path().join("out.csv.partial");
+    for cut in cuts {
+        std::fs::write(&partial, &clean_bytes[..cut]).unwrap();
+        let _ = std::fs::remove_file(&out);
+        let kept = ends.iter().filter(|&&end| end <= cut as u64).count();
+        bin()
+            .args(["solve", "--unique", "-j", "2", "--resume", "-o"])
+            .arg(&out)
+            .arg(&input)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(format!(
+                "resume: kept {kept} row(s)"
+            )));
+        assert!(!partial.exists());
+        let (rows, counts) = read_rows(&out);
+        assert_eq!(rows, clean_rows, "cut at {cut}");
+        assert_eq!(counts, clean_counts, "cut at {cut}");
+        // The complete rows were kept byte for byte.
+        let complete = clean_bytes[..cut]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let complete = if complete as u64 >= header_end {
+            complete
+        } else {
+            0
+        };
+        let got = std::fs::read(&out).unwrap();
+        assert_eq!(&got[..complete], &clean_bytes[..complete], "cut at {cut}");
+    }
+}
+
+#[test]
+fn resume_refuses_what_the_reader_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = data("norvig_top95.txt");
+    let clean = dir.path().join("clean.csv");
+    bin()
+        .args(["solve", "-q", "-o"])
+        .arg(&clean)
+        .arg(&input)
+        .assert()
+        .code(0);
+    let text = std::fs::read_to_string(&clean).unwrap();
+    let out = dir.path().join("out.csv");
+    let partial = dir.path().join("out.csv.partial");
+    let resume = |partial_text: &str, message: &str| {
+        std::fs::write(&partial, partial_text).unwrap();
+        bin()
+            .args(["solve", "--resume", "-o"])
+            .arg(&out)
+            .arg(&input)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message));
+    };
+    // A bad status word: the file and line are named.
+    let bad: String = text
+        .lines()
+        .enumerate()
+        .map(|(i, line)| match i {
+            3 => line.replace(",solved,", ",sovled,") + "\n",
+            _ => format!("{line}\n"),
+        })
+        .collect();
+    resume(
+        &bad,
+        "out.csv.partial: cannot resume: not a result row: line 4: status \"sovled\" is not one \
+         of solved, unsolvable, multiple, invalid, mismatch, gave_up",
+    );
+    resume(
+        "quizzes,solutions\n",
+        "out.csv.partial: cannot resume: not a result file: its header names \"quizzes\"",
+    );
+    resume(
+        "index,puzzle,status\n",
+        "cannot resume: --resume needs the column(s) line, file, guesses, solve_ns, which its \
+         header (index,puzzle,status) lacks",
+    );
+    let reordered = text.replacen("index,line,", "line,index,", 1);
+    resume(
+        &reordered,
+        "cannot resume: its header (line,index,puzzle,solution,status,guesses,solve_ns,message,\
+         file) is not that of this run's output (index,line,",
+    );
+}
+
+/// `sudoku-batch ARGS` run in `dir`: (exit code, stderr).
+fn run(dir: &Path, args: &[&str]) -> (i32, String) {
+    let output = bin().current_dir(dir).args(args).output().unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// A directory with `p.txt` (300 generated puzzles) and `out.csv`, its solved output.
+fn solved_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, err) = run(
+        dir.path(),
+        &[
+            "generate", "-n", "300", "--seed", "14", "--clues", "30", "-q", "-o", "p.txt",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = run(dir.path(), &["solve", "p.txt", "-q", "-o", "out.csv"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(dir.path().join("out.csv.run.json").is_file());
+    dir
+}
+
+/// Rows of a result CSV without `solve_ns` (column 7), header included.
+fn rows(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let mut fields: Vec<&str> = line.split(',').collect();
+            fields.remove(6);
+            fields.join(",")
+        })
+        .collect()
+}
+
+/// Leaves `out.csv.partial` with the header and the first `keep` rows of `out.csv`, as an
+/// interrupted run would, and removes `out.csv`.
+fn interrupt(dir: &Path, keep: usize) -> PathBuf {
+    let text = std::fs::read_to_string(dir.join("out.csv")).unwrap();
+    let kept: String = text
+        .lines()
+        .take(keep + 1)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let partial = dir.join("out.csv.partial");
+    std::fs::write(&partial, kept).unwrap();
+    std::fs::remove_file(dir.join("out.csv")).unwrap();
+    partial
+}
+
+#[test]
+fn resume_refuses_other_options_and_inputs_naming_the_difference() {
+    let dir = solved_dir();
+    let d = dir.path();
+    let finished = std::fs::read(d.join("out.csv")).unwrap();
+    let refusals: [(&[&str], &str); 3] = [
+        (
+            &["--unique"],
+            "out.csv: cannot resume: the earlier run did not use --unique, this one does",
+        ),
+        (
+            &["--solver", "singles"],
+            "cannot resume: the earlier run used --solver bands, this one --solver singles",
+        ),
+        (
+            &["--shard", "2/3"],
+            "cannot resume: the earlier run solved every record (no --shard), this one shard 2/3",
+        ),
+    ];
+    for (extra, message) in refusals {
+        let mut args = vec!["solve", "p.txt", "-q", "-o", "out.csv", "--resume"];
+        args.extend_from_slice(extra);
+        let (code, err) = run(d, &args);
+        assert_eq!(code, 2, "{extra:?}: {err}");
+        assert!(err.contains(message), "{extra:?}: {err}");
+        assert!(!err.contains("input changed"), "{err}");
+        // A refusal leaves the finished file as it was.
+        assert_eq!(std::fs::read(d.join("out.csv")).unwrap(), finished);
+        assert!(!d.join("out.csv.partial").exists());
+    }
+
+    // One byte changed, same size.
+    let input = std::fs::read(d.join("p.txt")).unwrap();
+    let mut changed = input.clone();
+    let at = changed.len() - 3;
+    changed[at] = if changed[at] == b'.' { b'1' } else { b'.' };
+    std::fs::write(d.join("p.txt"), &changed).unwrap();
+    let (code, err) = run(d, &["solve", "p.txt", "-q", "-o", "out.csv", "--resume"]);
+    assert_eq!(code, 2, "{err}");
+    let size = format_size(input.len());
+    assert!(
+        err.contains(&format!(
+            "cannot resume: input 1 differs: p.txt has the same size ({size} bytes) but other \
+             content"
+        )),
+        "{err}"
+    );
+    // One byte fewer.
+    std::fs::write(d.join("p.txt"), &input[..input.len() - 1]).unwrap();
+    let (code, err) = run(d, &["solve", "p.txt", "-q", "-o", "out.csv", "--resume"]);
+    assert_eq!(code, 2, "{err}");
+    let smaller = format_size(input.len() - 1);
+    assert!(
+        err.contains(&format!(
+            "cannot resume: input 1 differs: p.txt was {size} bytes, now {smaller}"
+        )),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(d.join("out.csv")).unwrap(), finished);
+}
+
+fn format_size(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[test]
+fn an_absolute_path_resumes_a_relative_one() {
+    let dir = solved_dir();
+    let d = dir.path();
+    let whole = rows(&d.join("out.csv"));
+    let absolute = d.join("p.txt").canonicalize().unwrap();
+    let absolute = absolute.to_str().unwrap();
+    for sidecar in [true, false] {
+        interrupt(d, 120);
+        if !sidecar {
+            std::fs::remove_file(d.join("out.csv.run.json")).unwrap();
+        }
+        let (code, err) = run(d, &["solve", absolute, "-q", "-o", "out.csv", "--resume"]);
+        assert_eq!(code, 0, "sidecar {sidecar}: {err}");
+        // The rows name the file as the earlier run did, the kept and the new alike.
+        assert_eq!(rows(&d.join("out.csv")), whole, "sidecar {sidecar}");
+    }
+}
+
+#[test]
+fn a_kept_row_with_two_digits_swapped_is_refused_naming_its_line() {
+    let dir = solved_dir();
+    let d = dir.path();
+    let partial = interrupt(d, 100);
+    let text = std::fs::read_to_string(&partial).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    // Line 51 of the file (row 50): swap the first two different digits of the solution.
+    let mut fields: Vec<String> = lines[50].split(',').map(String::from).collect();
+    let mut solution: Vec<u8> = fields[3].clone().into_bytes();
+    let j = (1..81).find(|&j| solution[j] != solution[0]).unwrap();
+    solution.swap(0, j);
+    fields[3] = String::from_utf8(solution).unwrap();
+    lines[50] = fields.join(",");
+    let corrupted = lines.join("\n") + "\n";
+    std::fs::write(&partial, &corrupted).unwrap();
+    let (code, err) = run(d, &["solve", "p.txt", "-q", "-o", "out.csv", "--resume"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("out.csv.partial: cannot resume: line 51: status solved but the solution"),
+        "{err}"
+    );
+    assert!(!d.join("out.csv").exists());
+    assert_eq!(std::fs::read_to_string(&partial).unwrap(), corrupted);
+}
+
+#[test]
+fn a_garbage_partial_is_refused_as_garbage() {
+    let dir = solved_dir();
+    let d = dir.path();
+    let partial = interrupt(d, 10);
+    for garbage in [
+        &b"\x00\x01\x7fELF garbage\nmore,garbage\n"[..],
+        &b"\xff\xfe\x00 no line end at all, but not a header either"[..],
+    ] {
+        std::fs::write(&partial, garbage).unwrap();
+        let (code, err) = run(d, &["solve", "p.txt", "-q", "-o", "out.csv", "--resume"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("out.csv.partial: cannot resume: not a result file: ")
+                && err.contains("(this is not the output of a solve run: remove it to start over)"),
+            "{err}"
+        );
+        assert!(!err.contains("input changed"), "{err}");
+        assert_eq!(std::fs::read(&partial).unwrap(), garbage);
+    }
+}
+
+/// Solves `input` as shards K of `n` into `s-K.csv` in `dir`.
+fn shard(dir: &Path, input: &str, k: u64, n: u64) -> String {
+    let name = format!("s-{k}.csv");
+    let shard = format!("{k}/{n}");
+    let (code, err) = run(dir, &["solve", input, "-q", "--shard", &shard, "-o", &name]);
+    assert_eq!(code, 0, "{err}");
+    name
+}
+
+#[test]
+fn a_merge_with_sidecars_spans_the_shards_and_says_what_is_missing() {
+    let dir = solved_dir();
+    let d = dir.path();
+    let names: Vec<String> = (1..=3).map(|k| shard(d, "p.txt", k, 3)).collect();
+    let mut args = vec!["merge"];
+    args.extend(names.iter().rev().map(String::as_str));
+    args.extend(["-o", "all.csv", "--summary", "all.json"]);
+    let (code, err) = run(d, &args);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    assert_eq!(rows(&d.join("all.csv")), rows(&d.join("out.csv")));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("all.json")).unwrap()).unwrap();
+    assert_eq!(json["puzzles"], 300);
+    assert_eq!(json["shards"], 3);
+    let span = json["span_seconds"].as_f64().unwrap();
+    assert!(span >= 0.0 && (span - json["wall_seconds"].as_f64().unwrap()).abs() < 1e-6);
+    assert!(json["solver_cpu_seconds"].as_f64().unwrap() > 0.0);
+    assert!(json["last_end_unix"].as_f64() >= json["first_start_unix"].as_f64());
+
+    // Only two of the three: exit 1, no final file.
+    std::fs::remove_file(d.join("all.csv")).unwrap();
+    let (code, err) = run(d, &["merge", "s-1.csv", "s-3.csv", "-o", "all.csv"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("shard(s) 2 of 3 missing"), "{err}");
+    assert!(!d.join("all.csv").exists() && !d.join("all.csv.partial").exists());
+
+    // Older outputs without sidecars merge as before, with a warning.
+    for name in &names {
+        std::fs::remove_file(d.join(format!("{name}.run.json"))).unwrap();
+    }
+    let (code, err) = run(
+        d,
+        &["merge", "s-1.csv", "s-2.csv", "s-3.csv", "-o", "all.csv"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning: no FILE.run.json beside the shards"),
+        "{err}"
+    );
+    assert_eq!(rows(&d.join("all.csv")), rows(&d.join("out.csv")));
+}
+
+#[test]
+fn merge_refuses_a_shard_of_another_input() {
+    let dir = solved_dir();
+    let d = dir.path();
+    let (code, err) = run(
+        d,
+        &[
+            "generate", "-n", "300", "--seed", "15", "--clues", "30", "-q", "-o", "q.txt",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    shard(d, "p.txt", 1, 2);
+    std::fs::rename(d.join("s-1.csv"), d.join("a.csv")).unwrap();
+    std::fs::rename(d.join("s-1.csv.run.json"), d.join("a.csv.run.json")).unwrap();
+    shard(d, "q.txt", 2, 2);
+    let (code, err) = run(d, &["merge", "a.csv", "s-2.csv", "-o", "all.csv"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "s-2.csv: not a shard of the same run as a.csv: input 1 differs: q.txt (then p.txt)"
+        ),
+        "{err}"
+    );
+    assert!(!d.join("all.csv").exists() && !d.join("all.csv.partial").exists());
+}
+
+#[test]
+fn merge_of_a_shard_cut_short_writes_nothing_unless_allowed() {
+    let dir = solved_dir();
+    let d = dir.path();
+    for k in 1..=3 {
+        shard(d, "p.txt", k, 3);
+    }
+    // The last 5 rows of shard 2 are gone (whole lines: no torn row to notice).
+    let text = std::fs::read_to_string(d.join("s-2.csv")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let cut: String = lines[..lines.len() - 5]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(d.join("s-2.csv"), cut).unwrap();
+    let merge = ["merge", "s-1.csv", "s-2.csv", "s-3.csv", "-o", "all.csv"];
+    let (code, err) = run(d, &merge);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("merge: incomplete: s-2.csv: "), "{err}");
+    assert!(err.contains("but its run wrote"), "{err}");
+    assert!(err.contains("merge: nothing written"), "{err}");
+    assert!(!d.join("all.csv").exists() && !d.join("all.csv.partial").exists());
+
+    let mut allowed = merge.to_vec();
+    allowed.push("--allow-incomplete");
+    let (code, err) = run(d, &allowed);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("warning: incomplete (--allow-incomplete): s-2.csv: "),
+        "{err}"
+    );
+    assert_eq!(rows(&d.join("all.csv")).len(), 1 + 300 - 5);
+
+    // An unfinished shard (its sidecar records no end) is cut off too.
+    std::fs::write(d.join("s-2.csv"), text).unwrap();
+    let sidecar = d.join("s-2.csv.run.json");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sidecar).unwrap()).unwrap();
+    json["finished"] = serde_json::Value::Null;
+    std::fs::write(&sidecar, json.to_string()).unwrap();
+    std::fs::remove_file(d.join("all.csv")).unwrap();
+    let (code, err) = run(d, &merge);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("s-2.csv: its run did not finish"), "{err}");
+    assert!(!d.join("all.csv").exists());
+}
+
+#[test]
+fn merge_rechecks_every_row_and_names_the_shard_and_line_of_a_changed_one() {
+    let dir = solved_dir();
+    let d = dir.path();
+    for k in 1..=4 {
+        let (shard, out) = (format!("{k}/4"), format!("s{k}.csv"));
+        let (code, err) = run(d, &["solve", "p.txt", "-q", "--shard", &shard, "-o", &out]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let merge = [
+        "merge", "s1.csv", "s2.csv", "s3.csv", "s4.csv", "-o", "m.csv",
+    ];
+    assert_eq!(run(d, &merge).0, 0);
+    std::fs::remove_file(d.join("m.csv")).unwrap();
+    // One digit of one solution changed: same size, sidecar kept.
+    let text = std::fs::read_to_string(d.join("s3.csv")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut fields: Vec<String> = lines[5].split(',').map(String::from).collect();
+    let solution = &mut fields[3];
+    let digit = if solution.ends_with('1') { '2' } else { '1' };
+    solution.pop();
+    solution.push(digit);
+    lines[5] = fields.join(",");
+    let changed = lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+    assert_eq!(changed.len(), text.len());
+    std::fs::write(d.join("s3.csv"), changed).unwrap();
+    let (code, err) = run(d, &merge);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("s3.csv: line 6: status solved but the"),
+        "{err}"
+    );
+    assert!(!d.join("m.csv").exists() && !d.join("m.csv.partial").exists());
+    // A status that does not fit the row (`unsolvable` with a solution) is refused even when
+    // merging what there is.
+    std::fs::write(
+        d.join("s3.csv"),
+        text.replacen(",solved,", ",unsolvable,", 1),
+    )
+    .unwrap();
+    let (code, err) = run(d, &[&merge[..], &["--allow-incomplete"]].concat());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("status unsolvable but a solution"), "{err}");
+}
+
+#[test]
+fn killed_runs_plain_and_compressed_resume_to_the_same_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = repeated_puzzles(dir.path(), 30, "big.txt"); // 30,000 puzzles, about 6 MB of output
+    let full = dir.path().join("full.csv");
+    bin()
+        .args(["solve", "-q", "-o"])
+        .arg(&full)
+        .arg(&input)
+        .assert()
+        .code(0);
+    let out = dir.path().join("out.csv");
+    let partial = dir.path().join("out.csv.partial");
+    let mut child = spawn_solve(&input, &out, &["-j", "2"]);
+    wait_for_growth(&mut child, &partial, 300_000);
+    child.kill().unwrap(); // SIGKILL: no chance to clean up
+    child.wait().unwrap();
+    assert!(
+        !out.exists(),
+        "a killed run must not leave a finished-looking file"
+    );
+    let written = std::fs::read(&partial).unwrap();
+    let total = std::fs::read(&full).unwrap();
+    assert!(written.len() < total.len(), "killed midway");
+    // Simulate a write torn by the kill: half a row at the end.
+    let mut torn = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&partial)
+        .unwrap();
+    torn.write_all(b"123456,7,..3.").unwrap();
+    drop(torn);
+    let resumed = bin()
+        .args(["solve", "-j", "1", "--resume", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(resumed.status.code(), Some(0));
+    let note = String::from_utf8_lossy(&resumed.stderr);
+    assert!(note.contains("resume: kept "), "{note}");
+    assert!(!partial.exists());
+    let got = std::fs::read(&out).unwrap();
+    assert_eq!(rows_without(&got, false), rows_without(&total, false));
+    // Byte-identical apart from solve_ns: the kept prefix is exactly what was written.
+    let kept_len = written.iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    assert_eq!(&got[..kept_len], &written[..kept_len]);
+    // Resuming a finished output keeps everything and solves nothing.
+    bin()
+        .args(["solve", "--resume", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("kept 30000 row(s)"));
+    assert_eq!(std::fs::read(&out).unwrap(), got);
+    // Rows that do not match the input are refused, not mixed with a new run.
+    std::fs::write(&partial, &got[..kept_len]).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    bin()
+        .args(["solve", "--resume", "-o"])
+        .arg(&out)
+        .arg(data("norvig_top95.txt"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot resume: input 1 differs: "));
+
+    // Compressed outputs, cut inside their last member as a kill during a write would cut them.
+    let want = rows_without(&total, false);
+    for (name, decode) in [
+        ("out.csv.gz", gunzip as fn(&[u8]) -> Vec<u8>),
+        ("out.csv.zst", unzstd),
+    ] {
+        let out = dir.path().join(name);
+        let partial = dir.path().join(format!("{name}.partial"));
+        let mut child = spawn_solve(&input, &out, &["-q", "-j", "2"]);
+        wait_for_growth(&mut child, &partial, 40_000);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(
+            !out.exists(),
+            "{name}: a killed run leaves no finished file"
+        );
+        let len = std::fs::metadata(&partial).unwrap().len();
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&partial)
+            .unwrap();
+        file.set_len(len - 7).unwrap();
+        drop(file);
+        let resumed = bin()
+            .args(["solve", "-j", "1", "--resume", "-o"])
+            .arg(&out)
+            .arg(&input)
+            .output()
+            .unwrap();
+        let note = String::from_utf8_lossy(&resumed.stderr);
+        assert_eq!(resumed.status.code(), Some(0), "{name}: {note}");
+        assert!(note.contains("resume: kept "), "{note}");
+        assert!(!note.contains("kept 0 row"), "{name}: {note}");
+        assert!(!partial.exists());
+        let got = std::fs::read(&out).unwrap();
+        assert_eq!(rows_without(&decode(&got), false), want, "{name}");
+        let tool = if name.ends_with("gz") { "gzip" } else { "zstd" };
+        if let Some(text) = tool_decompress(tool, &out) {
+            assert_eq!(rows_without(&text, false), want, "{name} by {tool}");
+        }
+    }
+}
+
+#[test]
+fn resume_without_earlier_output_starts_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.csv");
+    let input = data("norvig_top95.txt");
+    bin()
+        .args(["solve", "--resume", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("no earlier output"));
+    let expected = solve_stdout(&[input.to_str().unwrap()], 0);
+    let got = std::fs::read(&out).unwrap();
+    assert_eq!(rows_without(&got, true), rows_without(&expected, true));
+    assert!(got.starts_with(b"index,line,puzzle,"));
+    // A partial output whose header was torn is started over too.
+    std::fs::remove_file(&out).unwrap();
+    std::fs::write(dir.path().join("out.csv.partial"), "index,li").unwrap();
+    bin()
+        .args(["solve", "-q", "--resume", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .code(0);
+    assert_eq!(
+        rows_without(&std::fs::read(&out).unwrap(), true),
+        rows_without(&expected, true)
+    );
+    bin()
+        .args(["solve", "--resume"])
+        .arg(&input)
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn shards_merged_equal_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every status: tdoku's set has unsolvable and multiple-solution puzzles; add bad lines.
+    let mut text = std::fs::read_to_string(data("tdoku_test_puzzles.txt")).unwrap();
+    text += "not a puzzle\n12345\n";
+    text += &std::fs::read_to_string(data("norvig_top95.txt")).unwrap();
+    let input = dir.path().join("mixed.txt");
+    std::fs::write(&input, text).unwrap();
+    let input = input.to_str().unwrap();
+    let one = dir.path().join("one.csv");
+    let one_json = dir.path().join("one.json");
+    bin()
+        .args(["solve", "-q", "--unique", input, "-o"])
+        .arg(&one)
+        .arg("--summary")
+        .arg(&one_json)
+        .assert()
+        .code(1);
+    let n = 3;
+    let mut outs = Vec::new();
+    let mut jsons = Vec::new();
+    for k in 1..=n {
+        let out = dir.path().join(format!("shard{k}.csv"));
+        let json = dir.path().join(format!("shard{k}.json"));
+        let mut cmd = bin();
+        cmd.args(["solve", "-q", "--unique", input, "-o"]).arg(&out);
+        cmd.arg("--summary").arg(&json);
+        // Shard 1 from --shard, 2 from Slurm's variables, 3 from a Kubernetes Indexed Job's.
+        match k {
+            1 => cmd.args(["--shard", "1/3"]),
+            2 => cmd
+                .env("SLURM_ARRAY_TASK_ID", "5")
+                .env("SLURM_ARRAY_TASK_MIN", "4")
+                .env("SLURM_ARRAY_TASK_COUNT", "3"),
+            _ => cmd
+                .env("JOB_COMPLETION_INDEX", "2")
+                .env("SUDOKU_BATCH_SHARDS", "3"),
+        };
+        cmd.assert().code(predicate::in_iter([0, 1]));
+        let rows = rows_without(&std::fs::read(&out).unwrap(), false);
+        assert!(rows
+            .iter()
+            .all(|r| r[0].parse::<u64>().unwrap() % n == k - 1));
+        outs.push(out);
+        jsons.push(json);
+    }
+    let merged = dir.path().join("merged.csv");
+    let merged_json = dir.path().join("merged.json");
+    let mut merge = bin();
+    merge
+        .arg("merge")
+        .args(outs.iter().rev())
+        .arg("-o")
+        .arg(&merged);
+    merge.arg("--summary").arg(&merged_json);
+    for json in &jsons {
+        merge.arg("--shard-summary").arg(json);
+    }
+    merge.assert().code(1); // some rows are not `solved`, as in the single run
+    assert_eq!(
+        rows_without(&std::fs::read(&merged).unwrap(), false),
+        rows_without(&std::fs::read(&one).unwrap(), false)
+    );
+    // The same through the one reader of result files, with the counts it tallies; each
+    // shard holds the rows of its indices.
+    let (one_rows, one_counts) = read_rows(&one);
+    let (merged_rows, merged_counts) = read_rows(&merged);
+    assert_eq!(merged_rows, one_rows);
+    assert_eq!(merged_counts, one_counts);
+    for (k, shard) in outs.iter().enumerate() {
+        let (rows, _) = read_rows(shard);
+        assert!(!rows.is_empty() && rows.iter().all(|r| r.index % 3 == k as u64));
+    }
+    let summary = |p: &Path| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+    };
+    let (a, b) = (summary(&one_json), summary(&merged_json));
+    for key in [
+        "puzzles",
+        "solved",
+        "unsolvable",
+        "multiple",
+        "invalid",
+        "mismatch",
+        "solver",
+    ] {
+        assert_eq!(a[key], b[key], "{key}");
+    }
+    assert_eq!(
+        b["threads"].as_u64().unwrap(),
+        3 * a["threads"].as_u64().unwrap()
+    );
+    assert!(b["multiple"].as_u64().unwrap() > 0 && b["invalid"].as_u64().unwrap() >= 2);
+    // A missing shard is reported, not silently merged.
+    bin()
+        .arg("merge")
+        .args(&outs[..2])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("missing"));
+    // A shard with a bad row is refused with its file and line.
+    let text = std::fs::read_to_string(&outs[1]).unwrap();
+    std::fs::write(&outs[1], text.replacen(",solved,", ",sovled,", 1)).unwrap();
+    bin()
+        .arg("merge")
+        .args(&outs)
+        .arg("-o")
+        .arg(&merged)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "shard2.csv: not a result row: line ",
+        ))
+        .stderr(predicate::str::contains(
+            "status \"sovled\" is not one of solved, unsolvable",
+        ));
+    bin()
+        .args(["solve", "--shard", "4/3", input])
+        .assert()
+        .code(2);
+}
