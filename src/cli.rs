@@ -104,11 +104,11 @@ pub enum CliCommand {
 
     /// Compare `bench --csv` results from many runs and machines in one table (and chart).
     Report(ReportArgs),
-    /// Merge the outputs of `solve --shard` runs back into input order (by the `index` column)
-    /// and combine their summaries.
+    /// Merge the outputs of `solve --shard` (or `rate --shard`) runs back into input order (by
+    /// the `index` column) and combine their summaries.
     ///
-    /// Exit status: 0 when every row is `solved` and no index is missing, 1 otherwise, 2 on
-    /// errors (unreadable input, rows out of order, an index in two inputs).
+    /// Exit status: 0 when every row is `solved` (`rated`) and no index is missing, 1
+    /// otherwise, 2 on errors (unreadable input, rows out of order, an index in two inputs).
     Merge(MergeArgs),
     /// Generate puzzles with exactly one solution, reproducibly from a seed.
     ///

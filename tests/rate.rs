@@ -249,20 +249,75 @@ fn shards_and_columns_give_the_rows_of_one_run() {
     assert_eq!(sidecar["finished"]["rows"], 42);
 
     let mut sharded = Vec::new();
+    let mut shard_files = Vec::new();
     for k in 1..=3 {
-        let out = bin()
-            .args(["rate", "-q", "-j", "1", "--shard", &format!("{k}/3")])
+        let shard = dir.path().join(format!("s{k}.csv"));
+        let run = bin()
+            .args(["rate", "-q", "-j", "1", "--shard", &format!("{k}/3"), "-o"])
+            .arg(&shard)
             .arg(&input)
             .output()
             .unwrap();
-        let rows = rows_without_time(&out.stdout);
+        assert!(matches!(run.status.code(), Some(0 | 1)), "{run:?}");
+        let rows = rows_without_time(&std::fs::read(&shard).unwrap());
         assert!(rows
             .iter()
             .all(|r| r[0].parse::<u64>().unwrap() % 3 == k - 1));
         sharded.extend(rows);
+        shard_files.push(shard);
     }
     sharded.sort_by_key(|r| r[0].parse::<u64>().unwrap());
     assert_eq!(sharded, whole_rows, "the shards hold the rows of one run");
+
+    // merge puts rate shards back together, checking each row; a shard short of one is
+    // incomplete, and a changed status is refused by shard and line.
+    let merged = dir.path().join("merged.csv");
+    let summary = dir.path().join("merged.json");
+    let out = bin()
+        .arg("merge")
+        .args(&shard_files)
+        .arg("-o")
+        .arg(&merged)
+        .arg("--summary")
+        .arg(&summary)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("puzzles: 42 "), "{stderr}");
+    assert_eq!(
+        rows_without_time(&std::fs::read(&merged).unwrap()),
+        whole_rows
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    assert_eq!(json["puzzles"], 42);
+    assert_eq!(json["statuses"]["multiple"], 1);
+    bin()
+        .arg("merge")
+        .args(&shard_files[..2])
+        .arg("-o")
+        .arg(&merged)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("nothing written"));
+    // A same-size change (the size is checked first): the first row's ER below its EP.
+    let text = std::fs::read_to_string(&shard_files[1]).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut fields: Vec<&str> = lines[1].split(',').collect();
+    assert_eq!((fields[4], fields[8]), ("1.2", "rated"), "{}", lines[1]);
+    fields[3] = "1.0";
+    lines[1] = fields.join(",");
+    std::fs::write(&shard_files[1], lines.join("\n") + "\n").unwrap();
+    bin()
+        .arg("merge")
+        .args(&shard_files)
+        .arg("-o")
+        .arg(&merged)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("s2.csv: line 2"))
+        .stderr(predicates::str::contains("above er 1.0"));
 
     let picked = bin()
         .args(["rate", "-q", "--columns", "er,puzzle,status"])

@@ -28,6 +28,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::cmd::rate::merge as rate_merge;
+use crate::cmd::rate::RateSummary;
 use crate::cmd::solve::manifest::{grouped, sidecar_path, Compare, RunManifest};
 use crate::cmd::Finish;
 use crate::error::{Error, Result};
@@ -73,6 +75,8 @@ pub struct MergeReport {
     pub written: bool,
     /// The combined summary with what only a merge knows (span, summed solver CPU time).
     pub merged: MergedSummary,
+    /// For `rate` shards: the combined rating summary (`summary` and `merged` are then empty).
+    pub rated: Option<RateSummary>,
 }
 
 impl MergeReport {
@@ -91,9 +95,18 @@ impl MergeReport {
             );
             return Ok(Finish::SomeFailed);
         }
+        let whole = self.missing == 0 && self.incomplete.is_empty();
+        if let Some(rated) = &self.rated {
+            eprint!("{}", rated.to_text());
+            let all = rated.statuses.get("rated").copied().unwrap_or(0) == rated.puzzles;
+            return Ok(if whole && all {
+                Finish::AllGood
+            } else {
+                Finish::SomeFailed
+            });
+        }
         eprint!("{}", self.summary.to_text());
         let s = &self.summary;
-        let whole = self.missing == 0 && self.incomplete.is_empty();
         Ok(if whole && s.solved == s.puzzles {
             Finish::AllGood
         } else {
@@ -201,6 +214,10 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
         return Err(Error::Usage("merge needs at least one input".into()));
     }
     check_merge_targets(config)?;
+    let first_sidecar = RunManifest::read(&config.inputs[0])?;
+    if rate_merge::is_rate_output(&config.inputs[0], first_sidecar.as_ref()) {
+        return merge_rate(config);
+    }
     let (mut shards, columns) = open_shards(&config.inputs)?;
     let shard_summaries = config
         .shard_summaries
@@ -280,6 +297,7 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
         incomplete,
         written: true,
         merged,
+        rated: None,
     })
 }
 
@@ -566,6 +584,7 @@ fn nothing_written(notes: Vec<String>, incomplete: Vec<String>) -> MergeReport {
         notes,
         incomplete,
         written: false,
+        rated: None,
         merged: MergedSummary {
             summary,
             shards: 0,
@@ -575,6 +594,74 @@ fn nothing_written(notes: Vec<String>, incomplete: Vec<String>) -> MergeReport {
             solver_cpu_seconds: 0.0,
         },
     }
+}
+
+/// [`run`] for the shards of a `rate` run: the same checks of the shards' sidecars, the rows
+/// in index order with each re-checked, and the combined rating summary.
+fn merge_rate(config: &MergeConfig) -> Result<MergeReport> {
+    let sidecars = config
+        .inputs
+        .iter()
+        .map(|p| RunManifest::read(p))
+        .collect::<Result<Vec<_>>>()?;
+    let mut notes = Vec::new();
+    let mut incomplete = check_shards(&config.inputs, &sidecars)?;
+    if !incomplete.is_empty() && !config.allow_incomplete {
+        return Ok(nothing_written(notes, incomplete));
+    }
+    let options = crate::io::output::OutputOptions {
+        inputs: config.inputs.clone(),
+        ..Default::default()
+    };
+    let mut output = Output::create_with(config.output.as_deref(), &options)?;
+    let mut merged = rate_merge::interleave(&config.inputs, &sidecars, &mut output)?;
+    incomplete.append(&mut merged.unlike_sidecars);
+    if !incomplete.is_empty() && !config.allow_incomplete {
+        drop(output);
+        if let Some(path) = config.output.as_deref().filter(|p| p.as_os_str() != "-") {
+            let _ = std::fs::remove_file(partial_path(path));
+        }
+        return Ok(nothing_written(notes, incomplete));
+    }
+    output.write_all(&merged.unwritten)?;
+    output.finish()?;
+    let runs: Option<Vec<&RunManifest>> = sidecars.iter().map(Option::as_ref).collect();
+    let span = runs.and_then(|runs| {
+        let start = runs.iter().map(|r| r.started_unix).reduce(f64::min)?;
+        let end = runs
+            .iter()
+            .map(|r| r.finished.map(|f| f.ended_unix))
+            .collect::<Option<Vec<_>>>()?
+            .into_iter()
+            .reduce(f64::max)?;
+        Some((end - start).max(0.0))
+    });
+    let summary = &mut merged.summary;
+    summary.threads = sidecars.iter().flatten().map(|m| m.threads).sum();
+    summary.wall_seconds = span.unwrap_or(0.0);
+    summary.puzzles_per_second = match span {
+        Some(s) if s > 0.0 => summary.puzzles as f64 / s,
+        _ => 0.0,
+    };
+    if merged.missing > 0 {
+        notes.push(format!(
+            "warning: {} index(es) missing: a shard's output is missing or incomplete",
+            merged.missing
+        ));
+    }
+    for problem in &incomplete {
+        notes.push(format!(
+            "warning: incomplete (--allow-incomplete): {problem}"
+        ));
+    }
+    if let Some(path) = &config.summary {
+        crate::io::output::write_json(path, &merged.summary)?;
+    }
+    let mut report = nothing_written(notes, incomplete);
+    report.written = true;
+    report.missing = merged.missing;
+    report.rated = Some(merged.summary);
+    Ok(report)
 }
 
 /// The combined summary without sidecars: solver, threads (summed) and wall time (the longest

@@ -8,6 +8,7 @@
 //! (`FILE.run.json`), and `--resume` checks an interrupted run's rows and appends the rest.
 
 mod columns;
+pub(crate) mod merge;
 mod resume;
 
 pub use columns::RateColumn;

@@ -330,7 +330,7 @@ fn keep_rows(
                 )));
             }
         }
-        let er = check_row(status, &input.body, &field, &slots).map_err(at)?;
+        let er = check_row(status, Some(&input.body), &field, &slots).map_err(at)?;
         kept.summary.add(index, &puzzle, status, er);
         kept.rows += 1;
         kept.last_index = Some(index);
@@ -339,17 +339,19 @@ fn keep_rows(
     Ok(kept)
 }
 
-/// Checks a kept row of status `status` against its record's `body`; its ER in tenths, if it
-/// has one.
-fn check_row<'a>(
+/// Checks a row of status `status` against its record's `body` (when known: a row without a
+/// `puzzle` column cannot be checked against its puzzle) and its ratings' form; its ER in
+/// tenths, if it has one.
+pub(super) fn check_row<'a>(
     status: RateStatus,
-    body: &Body,
+    body: Option<&Body>,
     field: &dyn Fn(RateColumn) -> &'a [u8],
     slots: &[Option<usize>; RateColumn::COUNT],
 ) -> std::result::Result<Option<u16>, String> {
     let truth = match body {
-        Body::Invalid { .. } => RateStatus::Invalid,
-        Body::Puzzle { puzzle, .. } => {
+        None => status,
+        Some(Body::Invalid { .. }) => RateStatus::Invalid,
+        Some(Body::Puzzle { puzzle, .. }) => {
             let options = JudgeOptions {
                 solver: SolverKind::default(),
                 unique: true,
