@@ -10,25 +10,13 @@ use std::time::Duration;
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sudoku_batch::{Grid, SolverKind};
 
-/// Loads a data file: the `puzzle` column of a CSV with a header, else the first 81-cell token
-/// of each line (tokens split at whitespace and `:`). Self-contained on purpose: the reader
-/// module lives in another branch.
+/// The puzzles of a shipped data file ([`sudoku_batch::testing::load_puzzles`]).
 fn load(path: &str) -> Vec<Grid> {
     let full = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"));
-    let csv = path.ends_with(".csv");
-    let puzzles: Vec<Grid> = text
-        .lines()
-        .skip(usize::from(csv))
-        .filter_map(|line| {
-            let token = if csv {
-                line.split(',').nth(1)?
-            } else {
-                line.split(|c: char| c.is_whitespace() || c == ':')
-                    .find(|t| t.len() == 81)?
-            };
-            Grid::from_bytes(token.as_bytes()).ok()
-        })
+    let puzzles: Vec<Grid> = sudoku_batch::testing::load_puzzles(&full)
+        .unwrap_or_else(|e| panic!("{full}: {e}"))
+        .into_iter()
+        .map(|(grid, _)| grid)
         .collect();
     assert!(!puzzles.is_empty(), "{full}: no puzzles");
     puzzles
