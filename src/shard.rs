@@ -140,6 +140,19 @@ impl ShardChoice {
             ),
         }
     }
+
+    /// [`resolve`](Self::resolve) for a run: the shard in effect, its note pushed to `notes`;
+    /// bad scheduler variables are a usage error.
+    pub(crate) fn resolve_into(
+        self,
+        notes: &mut Vec<String>,
+    ) -> crate::error::Result<Option<Shard>> {
+        let resolved = self.resolve().map_err(crate::error::Error::Usage)?;
+        Ok(resolved.map(|(shard, note)| {
+            notes.push(note);
+            shard
+        }))
+    }
 }
 
 #[cfg(test)]

@@ -3,9 +3,10 @@
 //! records for the pool's threads to parse.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crate::error::Result;
-use crate::io::{RawRecord, Record, RecordReader};
+use crate::io::{Input, RawRecord, ReadOptions, Record, RecordReader};
 use crate::shard::Shard;
 
 /// Raw records read for one pool task: consecutive records of the input stream from
@@ -80,6 +81,20 @@ impl ShardedRecords {
             next_index: 0,
             done: false,
         }
+    }
+
+    /// Opens a reader over `inputs` (its first input's layout and header read now, so a bad
+    /// input or option is an error before the caller creates any file), counting the bytes it
+    /// reads into the returned counter, for the progress bar.
+    pub(crate) fn open(
+        inputs: &[Input],
+        read: &ReadOptions,
+        shard: Option<Shard>,
+    ) -> Result<(ShardedRecords, Arc<AtomicU64>)> {
+        let bytes_read = Arc::new(AtomicU64::new(0));
+        let mut reader = RecordReader::new(inputs.to_vec(), read.clone(), bytes_read.clone());
+        reader.start()?;
+        Ok((ShardedRecords::new(reader, shard), bytes_read))
     }
 
     /// Records read so far from the whole input stream (every shard's, not only this one's).

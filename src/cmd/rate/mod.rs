@@ -15,19 +15,18 @@ pub use columns::RateColumn;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::cmd::solve::manifest::{wants_sidecar, RunDefinition, RunManifest, RATE_KIND};
+use crate::cmd::solve::manifest::{wants_sidecar, RunDefinition, RunManifest, Sidecar, RATE_KIND};
 use crate::cmd::{Finish, RunOptions};
 use crate::error::{Error, Result};
 use crate::io::compress::Codec;
 use crate::io::output::{write_json, Output, OutputOptions};
-use crate::io::targets::{check_targets, partial_path, Target, WriteKind};
-use crate::io::{Body, Input, RecordReader};
+use crate::io::targets::{check_targets, Target, WriteKind};
+use crate::io::{Body, Input};
 use crate::rate::verdict::{self, RateStatus, RateVerdict as Rated};
 use crate::rate::{self as rater, Flavor, Limits};
 use crate::run::records::{Chunk, ChunkSize, ShardedRecords};
@@ -418,31 +417,16 @@ fn check_config(config: &RateConfig) -> Result<()> {
 pub fn run(config: &RateConfig) -> Result<RateReport> {
     check_config(config)?;
     let mut notes = Vec::new();
-    let shard = config
-        .shard
-        .resolve()
-        .map_err(Error::Usage)?
-        .map(|(shard, note)| {
-            notes.push(note);
-            shard
-        });
+    let shard = config.shard.resolve_into(&mut notes)?;
     let threads = config.run.threads.max(1);
     let pool = build_pool(threads)?;
     let mut files: Vec<String> = config.run.inputs.iter().map(Input::display_name).collect();
-    let bytes_read = Arc::new(AtomicU64::new(0));
     let total_bytes: Option<u64> = config.run.inputs.iter().map(Input::size).sum();
-    let mut records = ShardedRecords::new(
-        RecordReader::new(
-            config.run.inputs.clone(),
-            config.run.read.clone(),
-            bytes_read.clone(),
-        ),
-        shard,
-    );
     // A bad input or option is an error before the output exists.
-    records.reader.start()?;
+    let (mut records, bytes_read) =
+        ShardedRecords::open(&config.run.inputs, &config.run.read, shard)?;
     let column_names: Vec<&str> = config.columns.iter().map(|c| c.name()).collect();
-    let mut manifest = match config.explain || !wants_sidecar(config.output.as_deref()) {
+    let manifest = match config.explain || !wants_sidecar(config.output.as_deref()) {
         true => None,
         false => Some(RunManifest::of_run(
             RunDefinition {
@@ -457,6 +441,7 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
             shard,
         )?),
     };
+    let mut sidecar = Sidecar::new(manifest, config.output.as_deref());
     let Resumed {
         mut output,
         rows: resumed_rows,
@@ -466,24 +451,12 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
         config,
         &mut records,
         &mut files,
-        manifest.as_mut(),
+        sidecar.manifest_mut(),
         &mut notes,
     )?;
     if needs_header && !config.explain {
         output.write_all(RateColumn::header(&config.columns).as_bytes())?;
     }
-    // The sidecar is written with the first rows: a run that fails before it has written any
-    // leaves an earlier run's sidecar as it was.
-    let mut sidecar_pending = manifest.is_some();
-    let mut write_sidecar = |output: &mut Output| -> Result<()> {
-        if std::mem::take(&mut sidecar_pending) {
-            if let (Some(manifest), Some(path)) = (&manifest, &config.output) {
-                manifest.write(path)?;
-            }
-        }
-        output.keep_on_failure();
-        Ok(())
-    };
     interrupt::arm(None);
     let mut progress = Progress::new(total_bytes, config.run.quiet);
     let started = Instant::now();
@@ -513,7 +486,7 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
             return Ok(());
         }
         cut = out.cut;
-        write_sidecar(&mut output)?;
+        sidecar.rows_written(&mut output)?;
         output.write_sealed(&out.text)?;
         // A chunk is tens of milliseconds of rating or more: its rows go to disk at once, so a
         // run that is killed outright loses at most the chunks in flight.
@@ -530,22 +503,12 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     result?;
     let interrupted = cut || interrupt::requested();
     let rated_now = summary.puzzles;
-    if interrupted {
-        write_sidecar(&mut output)?;
-        output.flush()?;
-        if let Some(path) = &config.output {
-            notes.push(format!(
-                "interrupted: the rows so far are in {}; run again with --resume to finish",
-                partial_path(path).display()
-            ));
-        }
-    } else {
-        write_sidecar(&mut output)?;
-        output.finish()?;
-        if let (Some(manifest), Some(path)) = (manifest.as_mut(), &config.output) {
-            manifest.finish(path, resumed_rows + rated_now, records.records_read())?;
-        }
-    }
+    sidecar.end(
+        output,
+        interrupted,
+        (resumed_rows + rated_now, records.records_read()),
+        &mut notes,
+    )?;
     summary.merge(kept.take());
     summary.wall_seconds = started.elapsed().as_secs_f64();
     summary.puzzles_per_second = rated_now as f64 / summary.wall_seconds.max(1e-9);

@@ -26,6 +26,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::io::output::Output;
 use crate::io::results::Column;
 use crate::io::{Input, ReadOptions};
 use crate::shard::Shard;
@@ -231,6 +232,72 @@ fn blake3_of(path: &Path) -> Result<String> {
         }
     }
     Ok(hasher.finalize().to_hex().to_string())
+}
+
+/// A run's sidecar as the run goes: written with the first rows (so a run that fails before
+/// writing any leaves an earlier run's sidecar as it was), marked finished once the output is
+/// in place.
+pub(crate) struct Sidecar<'a> {
+    manifest: Option<RunManifest>,
+    output: Option<&'a Path>,
+    pending: bool,
+}
+
+impl<'a> Sidecar<'a> {
+    /// The sidecar `manifest` (`None`: the output gets none) of the output at `output`.
+    pub(crate) fn new(manifest: Option<RunManifest>, output: Option<&'a Path>) -> Sidecar<'a> {
+        let pending = manifest.is_some() && output.is_some();
+        Sidecar {
+            manifest,
+            output,
+            pending,
+        }
+    }
+
+    /// The manifest, for `--resume` to compare with the earlier run's.
+    pub(crate) fn manifest_mut(&mut self) -> Option<&mut RunManifest> {
+        self.manifest.as_mut()
+    }
+
+    /// Before rows are written to `output`: writes the sidecar the first time, and from then
+    /// on a failed run keeps its `FILE.partial` for `--resume`.
+    pub(crate) fn rows_written(&mut self, output: &mut Output) -> Result<()> {
+        if std::mem::take(&mut self.pending) {
+            if let (Some(manifest), Some(path)) = (&self.manifest, self.output) {
+                manifest.write(path)?;
+            }
+        }
+        output.keep_on_failure();
+        Ok(())
+    }
+
+    /// Ends the run's output: a stopped run's rows are flushed and left in `FILE.partial`
+    /// (with a note saying so), a finished run's output put in place and its sidecar marked
+    /// finished with `rows` rows of `input_records` records.
+    pub(crate) fn end(
+        &mut self,
+        mut output: Output,
+        interrupted: bool,
+        (rows, input_records): (u64, u64),
+        notes: &mut Vec<String>,
+    ) -> Result<()> {
+        if interrupted {
+            self.rows_written(&mut output)?;
+            output.flush()?;
+            if let Some(path) = self.output {
+                notes.push(format!(
+                    "interrupted: the rows so far are in {}; run again with --resume to finish",
+                    crate::io::targets::partial_path(path).display()
+                ));
+            }
+            return Ok(());
+        }
+        output.finish()?;
+        if let (Some(manifest), Some(path)) = (self.manifest.as_mut(), self.output) {
+            manifest.finish(path, rows, input_records)?;
+        }
+        Ok(())
+    }
 }
 
 /// What defines a run's rows, for its sidecar.

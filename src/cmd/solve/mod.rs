@@ -17,7 +17,7 @@
 //! [`judge()`] is the per-puzzle step; `resume` takes an interrupted run's rows back.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -43,6 +43,7 @@ use crate::solver::{Budget, SolverKind};
 use crate::stats::{Summary, Tally};
 use crate::sysinfo::thread_cpu_time;
 use crate::verdict::JudgeOptions;
+use manifest::Sidecar;
 use resume::Resumed;
 
 /// Most records per chunk handed to the pool. Every chunk wakes the writer and the reader once
@@ -422,58 +423,32 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     }
     config.check_targets()?;
     let mut notes = Vec::new();
-    let shard = config
-        .shard
-        .resolve()
-        .map_err(Error::Usage)?
-        .map(|(shard, note)| {
-            notes.push(note);
-            shard
-        });
+    let shard = config.shard.resolve_into(&mut notes)?;
     let threads = config.run.threads.max(1);
     check_threads(threads, config.run.allow_oversubscribe)?;
     let pool = build_pool(threads)?;
     // Calibrated here (a 2 ms sleep) rather than by the first worker's first puzzle.
     crate::stopwatch::init();
     let mut files: Vec<String> = config.run.inputs.iter().map(Input::display_name).collect();
-    let bytes_read = Arc::new(AtomicU64::new(0));
     let total_bytes: Option<u64> = config.run.inputs.iter().map(Input::size).sum();
     let started = Instant::now();
-    let mut records = ShardedRecords::new(
-        RecordReader::new(
-            config.run.inputs.clone(),
-            config.run.read.clone(),
-            bytes_read.clone(),
-        ),
-        shard,
-    );
     if config.columns.is_empty() {
         return Err(Error::Usage("--columns needs at least one column".into()));
     }
     // The first input's layout and header are read before any file is created: a bad
     // `--column` or header leaves an earlier run's output and sidecar as they were.
-    records.reader.start()?;
+    let (mut records, bytes_read) =
+        ShardedRecords::open(&config.run.inputs, &config.run.read, shard)?;
     // The run's sidecar (`FILE.run.json`): what defines its rows, for `--resume` and `merge`.
-    let mut manifest = manifest::RunManifest::for_run(config, shard, &config.columns)?;
+    let manifest = manifest::RunManifest::for_run(config, shard, &config.columns)?;
+    let mut sidecar = Sidecar::new(manifest, config.output.as_deref());
     let resumed = open_output(
         config,
         &mut records,
         &mut files,
-        manifest.as_mut(),
+        sidecar.manifest_mut(),
         &mut notes,
     )?;
-    // The sidecar is written with the first rows (`write_sidecar`), not before: a run that
-    // fails before it has written any leaves an earlier run's sidecar as it was.
-    let mut sidecar_pending = manifest.is_some() && config.output.is_some();
-    let mut write_sidecar = |output: &mut Output| -> Result<()> {
-        if std::mem::take(&mut sidecar_pending) {
-            if let (Some(manifest), Some(path)) = (&manifest, &config.output) {
-                manifest.write(path)?;
-            }
-        }
-        output.keep_on_failure();
-        Ok(())
-    };
     // After `--resume`, which may give `files` the earlier run's names for the same inputs.
     let format = RowFormat::new(&config.columns, &files);
     let Resumed {
@@ -521,7 +496,7 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
                 return Ok(());
             }
             cut = out.cut;
-            write_sidecar(&mut output)?;
+            sidecar.rows_written(&mut output)?;
             output.write_sealed(&out.rows)?;
             out.scores
                 .iter()
@@ -539,25 +514,12 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     };
     // A stop that came after the last chunk was read still cut a puzzle short.
     let interrupted = interrupted || cut;
-    if interrupted {
-        write_sidecar(&mut output)?;
-        output.flush()?;
-        if let Some(path) = &config.output {
-            notes.push(format!(
-                "interrupted: the rows so far are in {}; run again with --resume to finish",
-                crate::io::targets::partial_path(path).display()
-            ));
-        }
-    } else {
-        output.finish()?;
-        if let (Some(manifest), Some(path)) = (manifest.as_mut(), &config.output) {
-            manifest.finish(
-                path,
-                resumed_rows + new_tally.puzzles(),
-                records.records_read(),
-            )?;
-        }
-    }
+    sidecar.end(
+        output,
+        interrupted,
+        (resumed_rows + new_tally.puzzles(), records.records_read()),
+        &mut notes,
+    )?;
     tally += &new_tally;
     let summary = run_summary(
         &tally,
