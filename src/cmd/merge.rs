@@ -252,15 +252,9 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     let unique = sidecars.iter().flatten().all(|m| m.unique);
     let merged_rows = interleave(&mut shards, &mut output, unique)?;
     incomplete.extend(rows_unlike_sidecars(&shards, &sidecars));
-    if !incomplete.is_empty() && !config.allow_incomplete {
-        drop(output);
-        if let Some(path) = config.output.as_deref().filter(|p| p.as_os_str() != "-") {
-            let _ = std::fs::remove_file(partial_path(path));
-        }
+    if !complete_output(config, output, &merged_rows.unwritten, &incomplete)? {
         return Ok(nothing_written(notes, incomplete));
     }
-    output.write_all(&merged_rows.unwritten)?;
-    output.finish()?;
 
     let merged = merged_summary(&merged_rows, &sidecars, &shard_summaries, &mut notes);
     let MergedRows {
@@ -596,6 +590,27 @@ fn nothing_written(notes: Vec<String>, incomplete: Vec<String>) -> MergeReport {
     }
 }
 
+/// Ends the merged output: with its last rows `unwritten` put in place, unless shards are
+/// `incomplete` without `--allow-incomplete`, when the partial output is removed and false
+/// returned (nothing written).
+fn complete_output(
+    config: &MergeConfig,
+    mut output: Output,
+    unwritten: &[u8],
+    incomplete: &[String],
+) -> Result<bool> {
+    if !incomplete.is_empty() && !config.allow_incomplete {
+        drop(output);
+        if let Some(path) = config.output.as_deref().filter(|p| p.as_os_str() != "-") {
+            let _ = std::fs::remove_file(partial_path(path));
+        }
+        return Ok(false);
+    }
+    output.write_all(unwritten)?;
+    output.finish()?;
+    Ok(true)
+}
+
 /// [`run`] for the shards of a `rate` run: the same checks of the shards' sidecars, the rows
 /// in index order with each re-checked, and the combined rating summary.
 fn merge_rate(config: &MergeConfig) -> Result<MergeReport> {
@@ -616,15 +631,9 @@ fn merge_rate(config: &MergeConfig) -> Result<MergeReport> {
     let mut output = Output::create_with(config.output.as_deref(), &options)?;
     let mut merged = rate_merge::interleave(&config.inputs, &sidecars, &mut output)?;
     incomplete.append(&mut merged.unlike_sidecars);
-    if !incomplete.is_empty() && !config.allow_incomplete {
-        drop(output);
-        if let Some(path) = config.output.as_deref().filter(|p| p.as_os_str() != "-") {
-            let _ = std::fs::remove_file(partial_path(path));
-        }
+    if !complete_output(config, output, &merged.unwritten, &incomplete)? {
         return Ok(nothing_written(notes, incomplete));
     }
-    output.write_all(&merged.unwritten)?;
-    output.finish()?;
     let runs: Option<Vec<&RunManifest>> = sidecars.iter().map(Option::as_ref).collect();
     let span = runs.and_then(|runs| {
         let start = runs.iter().map(|r| r.started_unix).reduce(f64::min)?;

@@ -13,6 +13,7 @@ use std::path::Path;
 use super::columns::RateColumn;
 use super::RateSummary;
 use crate::cmd::solve::manifest::{sidecar_path, Compare, RunManifest};
+use crate::cmd::solve::resume::{check_resume_columns, same_file};
 use crate::error::{Error, Result};
 use crate::io::output::{take_for_resume, Earlier, Output, OutputOptions};
 use crate::io::Body;
@@ -69,29 +70,7 @@ impl Resumed {
 
 /// Refuses a `--columns` choice `--resume` cannot work with.
 pub(super) fn check_columns(columns: &[RateColumn]) -> Result<()> {
-    let missing: Vec<RateColumn> = COUNTED
-        .into_iter()
-        .filter(|c| !columns.contains(c))
-        .collect();
-    let matched = MATCHED[..3].iter().any(|c| columns.contains(c));
-    if missing.is_empty() && matched {
-        return Ok(());
-    }
-    let mut needs = Vec::new();
-    if !missing.is_empty() {
-        needs.push(format!(
-            "{} (to count the kept rows)",
-            RateColumn::join(&missing, ", ")
-        ));
-    }
-    if !matched {
-        needs.push("one of index, line, puzzle (to check the kept rows against the input)".into());
-    }
-    Err(Error::Usage(format!(
-        "--resume needs the column(s) {}, which --columns {} lacks",
-        needs.join(" and "),
-        RateColumn::join(columns, ",")
-    )))
+    check_resume_columns(columns, &COUNTED, &MATCHED[..3])
 }
 
 /// Continues the `rate` run whose output is `path`: keeps the rows of its `FILE.partial` (or
@@ -413,20 +392,6 @@ pub(super) fn check_row<'a>(
         }
     }
     Ok(er)
-}
-
-/// Whether the `file` column text `found` names the file `name` another way.
-fn same_file(name: &str, found: &[u8]) -> bool {
-    let Ok(found) = std::str::from_utf8(found) else {
-        return false;
-    };
-    if name == "-" || found == "-" {
-        return false;
-    }
-    match (std::fs::canonicalize(name), std::fs::canonicalize(found)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
 }
 
 /// Says that a refusal is `--resume`'s: `FILE.partial: cannot resume: ...`.

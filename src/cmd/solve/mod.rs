@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 mod judge;
 pub(crate) mod manifest;
-mod resume;
+pub(crate) mod resume;
 
 pub use crate::verdict::Verdict;
 pub use judge::judge;

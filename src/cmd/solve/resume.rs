@@ -19,28 +19,42 @@ const MATCHED_COLUMNS: [Column; 4] = [Column::Index, Column::Line, Column::Puzzl
 /// (`status`, `guesses`, `solve_ns`) and checks them against the input (`index`, `line` or
 /// `puzzle`).
 pub(super) fn check_columns(columns: &[Column]) -> Result<()> {
-    let missing: Vec<Column> = Tally::ROW_COLUMNS
-        .into_iter()
+    check_resume_columns(columns, &Tally::ROW_COLUMNS, &MATCHED_COLUMNS[..3])
+}
+
+/// Refuses a `--columns` choice without every column of `counted` (what the summary counts
+/// kept rows by) and one of `matched` (what tells them apart in the input), naming what lacks.
+pub(crate) fn check_resume_columns<C>(columns: &[C], counted: &[C], matched: &[C]) -> Result<()>
+where
+    C: Copy + PartialEq + std::fmt::Display,
+{
+    let join = |list: &[C], sep: &str| {
+        let names: Vec<String> = list.iter().map(C::to_string).collect();
+        names.join(sep)
+    };
+    let missing: Vec<C> = counted
+        .iter()
+        .copied()
         .filter(|c| !columns.contains(c))
         .collect();
-    let matched = MATCHED_COLUMNS[..3].iter().any(|c| columns.contains(c));
-    if missing.is_empty() && matched {
+    let has_match = matched.iter().any(|c| columns.contains(c));
+    if missing.is_empty() && has_match {
         return Ok(());
     }
     let mut needs = Vec::new();
     if !missing.is_empty() {
-        needs.push(format!(
-            "{} (to count the kept rows)",
-            Column::join(&missing, ", ")
-        ));
+        needs.push(format!("{} (to count the kept rows)", join(&missing, ", ")));
     }
-    if !matched {
-        needs.push("one of index, line, puzzle (to check the kept rows against the input)".into());
+    if !has_match {
+        needs.push(format!(
+            "one of {} (to check the kept rows against the input)",
+            join(matched, ", ")
+        ));
     }
     Err(Error::Usage(format!(
         "--resume needs the column(s) {}, which --columns {} lacks",
         needs.join(" and "),
-        Column::join(columns, ",")
+        join(columns, ",")
     )))
 }
 
@@ -334,7 +348,7 @@ impl<'a> RecordMatch<'a> {
 }
 
 /// Whether the `file` column text `found` names the file `name` another way.
-fn same_file(name: &str, found: &[u8]) -> bool {
+pub(crate) fn same_file(name: &str, found: &[u8]) -> bool {
     let Ok(found) = std::str::from_utf8(found) else {
         return false;
     };
