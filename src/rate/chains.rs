@@ -54,6 +54,8 @@ struct Links {
     conj: [[Cells; 81]; 9],
     /// The cells with two candidates.
     biv: Cells,
+    /// `strong[d]`: the cells where digit `d` has a conjugate.
+    strong: [Cells; 9],
 }
 
 impl Links {
@@ -62,6 +64,7 @@ impl Links {
             partner: [[[255; 3]; 81]; 9],
             conj: [[0; 81]; 9],
             biv: b.bivalue(),
+            strong: [0; 9],
         });
         for d in 0..9 {
             for h in 0..27 {
@@ -78,6 +81,7 @@ impl Links {
                     l.partner[d][z][k] = a as u8;
                     l.conj[d][a] |= 1 << z;
                     l.conj[d][z] |= 1 << a;
+                    l.strong[d] |= p;
                 }
             }
         }
@@ -289,6 +293,17 @@ impl CycleSearch {
         let mut to_on = [0u128; 9];
         to_on[src.digit() as usize - 1] |= 1 << src.cell();
         let mut expanded_off = [0u128; 9];
+        // The off nodes that turn something on; the others are dead ends: the walk marks them
+        // expanded but keeps no node for them (they are never a parent).
+        let mut live = [0u128; 9];
+        for (d, v) in live.iter_mut().enumerate() {
+            if mode.x {
+                *v |= l.strong[d];
+            }
+            if mode.y {
+                *v |= l.biv & b.pos[d];
+            }
+        }
         // The off nodes that turn the start back on.
         let mut partners = [src; 4];
         let mut np = 0;
@@ -330,6 +345,9 @@ impl CycleSearch {
                         let ed = e as usize - 1;
                         if e != d && expanded_off[ed] & (1 << c) == 0 {
                             expanded_off[ed] |= 1 << c;
+                            if live[ed] & (1 << c) == 0 {
+                                continue;
+                            }
                             self.pool.push(Node {
                                 pot: Pot::new(c, e, false),
                                 parent: i,
@@ -346,7 +364,7 @@ impl CycleSearch {
                     seen |= o;
                     let new = o & !expanded_off[dd];
                     expanded_off[dd] |= new;
-                    for oc in cells(new) {
+                    for oc in cells(new & live[dd]) {
                         self.pool.push(Node {
                             pot: Pot::new(oc, d, false),
                             parent: i,
