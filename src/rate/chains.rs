@@ -54,6 +54,8 @@ struct Links {
     conj: [[Cells; 81]; 9],
     /// The cells with two candidates.
     biv: Cells,
+    /// `strong[d]`: the cells where digit `d` has a conjugate.
+    strong: [Cells; 9],
 }
 
 impl Links {
@@ -62,6 +64,7 @@ impl Links {
             partner: [[[255; 3]; 81]; 9],
             conj: [[0; 81]; 9],
             biv: b.bivalue(),
+            strong: [0; 9],
         });
         for d in 0..9 {
             for h in 0..27 {
@@ -78,6 +81,7 @@ impl Links {
                     l.partner[d][z][k] = a as u8;
                     l.conj[d][a] |= 1 << z;
                     l.conj[d][z] |= 1 << a;
+                    l.strong[d] |= p;
                 }
             }
         }
@@ -289,6 +293,17 @@ impl CycleSearch {
         let mut to_on = [0u128; 9];
         to_on[src.digit() as usize - 1] |= 1 << src.cell();
         let mut expanded_off = [0u128; 9];
+        // The off nodes that turn something on; the others are dead ends: the walk marks them
+        // expanded but keeps no node for them (they are never a parent).
+        let mut live = [0u128; 9];
+        for (d, v) in live.iter_mut().enumerate() {
+            if mode.x {
+                *v |= l.strong[d];
+            }
+            if mode.y {
+                *v |= l.biv & b.pos[d];
+            }
+        }
         // The off nodes that turn the start back on.
         let mut partners = [src; 4];
         let mut np = 0;
@@ -330,6 +345,9 @@ impl CycleSearch {
                         let ed = e as usize - 1;
                         if e != d && expanded_off[ed] & (1 << c) == 0 {
                             expanded_off[ed] |= 1 << c;
+                            if live[ed] & (1 << c) == 0 {
+                                continue;
+                            }
                             self.pool.push(Node {
                                 pot: Pot::new(c, e, false),
                                 parent: i,
@@ -346,7 +364,7 @@ impl CycleSearch {
                     seen |= o;
                     let new = o & !expanded_off[dd];
                     expanded_off[dd] |= new;
-                    for oc in cells(new) {
+                    for oc in cells(new & live[dd]) {
                         self.pool.push(Node {
                             pot: Pot::new(oc, d, false),
                             parent: i,
@@ -529,8 +547,6 @@ struct Fc {
     c: usize,
     d: usize,
     on: bool,
-    seen_on: [Cells; 9],
-    seen_off: [Cells; 9],
     /// Index in the [`Layer`] arena of the last layer explored; layer k holds the nodes first
     /// reached at distance k (on nodes when k is even and the start is on, or k is odd and the
     /// start is off).
@@ -547,18 +563,23 @@ struct Fc {
 /// One layer of a forcing-chain search and the index of the search's previous layer.
 type Layer = ([Cells; 9], u32);
 
+/// The on and the off nodes a forcing-chain search has reached (kept apart from [`Fc`], so
+/// that the rounds over all searches touch little memory).
+type Seen = [[Cells; 9]; 2];
+
 impl Fc {
-    fn new(c: usize, d: u8, on: bool, arena: &mut Vec<Layer>) -> Fc {
+    fn new(c: usize, d: u8, on: bool, arena: &mut Vec<Layer>, seen: &mut Vec<Seen>) -> Fc {
         let d = d as usize - 1;
         let mut first = [0u128; 9];
         first[d] |= 1 << c;
         arena.push((first, u32::MAX));
+        let mut s = [[0u128; 9]; 2];
+        s[!on as usize][d] |= 1 << c;
+        seen.push(s);
         Fc {
             c,
             d,
             on,
-            seen_on: if on { first } else { [0; 9] },
-            seen_off: if on { [0; 9] } else { first },
             last: arena.len() as u32 - 1,
             depth: 1,
             best: None,
@@ -577,22 +598,27 @@ impl Fc {
     }
 
     /// Explores one more layer and records chains closed through it.
-    fn step(&mut self, b: &Board, l: &Links, mode: Mode, arena: &mut Vec<Layer>) {
+    fn step(&mut self, b: &Board, l: &Links, mode: Mode, arena: &mut Vec<Layer>, sn: &mut Seen) {
         let k = self.depth;
         // Without Y links a search never leaves its digit.
         let ds = if mode.y { 0..9 } else { self.d..self.d + 1 };
         let last_is_on = (k - 1).is_multiple_of(2) == self.on;
-        let mut next = [0u128; 9];
-        let prev = &arena[self.last as usize].0;
+        // The new layer is built in place at the end of the arena (and dropped if empty).
+        arena.push(([0u128; 9], self.last));
+        let top = arena.len() - 1;
+        let (old, new) = arena.split_at_mut(top);
+        let next = &mut new[0].0;
+        let prev = &old[self.last as usize].0;
         if last_is_on {
-            expand_on(b, prev, mode, &mut next);
+            expand_on(b, prev, mode, next);
         } else {
-            expand_off(b, l, prev, mode, &mut next);
+            expand_off(b, l, prev, mode, next);
         }
+        let [seen_on, seen_off] = sn;
         let (seen, other) = if last_is_on {
-            (&mut self.seen_off, &self.seen_on)
+            (seen_off, &*seen_on)
         } else {
-            (&mut self.seen_on, &self.seen_off)
+            (seen_on, &*seen_off)
         };
         let mut any = 0;
         let mut meet = 0;
@@ -603,10 +629,12 @@ impl Fc {
             meet |= next[i] & other[i];
         }
         if any == 0 {
+            arena.pop();
             self.done = true;
             self.found = self.best.map(|e| e + 1);
             return;
         }
+        let next = &arena[arena.len() - 1].0;
         // Pairs (x, not-x) with not-x in this layer and x in an earlier, opposite layer (the
         // opposite layers make up `other`): the nearest such layer gives the shortest chain
         // through this one.
@@ -620,6 +648,7 @@ impl Fc {
             let mut nearest = None;
             let mut i = self.last;
             let mut j = k - 1;
+            let arena = &arena[..arena.len() - 1];
             loop {
                 let (layer, p) = &arena[i as usize];
                 if j % 2 == (k + 1) % 2 {
@@ -650,7 +679,6 @@ impl Fc {
                 }
             }
         }
-        arena.push((next, self.last));
         self.last = arena.len() as u32 - 1;
         self.depth += 1;
         if let Some(e) = self.best {
@@ -695,6 +723,7 @@ pub fn static_chains(b: &Board) -> Option<Step> {
     // Forcing chains: X links only (6.6) and both kinds (7.0); from "on" and from "off".
     let mut fcs: Vec<(usize, Fc)> = Vec::with_capacity(4 * 9 * count(b.empty) as usize);
     let mut arena: Vec<Layer> = Vec::with_capacity(16 * 9 * count(b.empty) as usize);
+    let mut seen: Vec<Seen> = Vec::with_capacity(4 * 9 * count(b.empty) as usize);
     for (mi, (mode, _)) in MODES.iter().enumerate() {
         if !mode.x {
             continue;
@@ -704,8 +733,8 @@ pub fn static_chains(b: &Board) -> Option<Step> {
                 continue;
             }
             for d in digits(b.cand[c]) {
-                fcs.push((mi, Fc::new(c, d, true, &mut arena)));
-                fcs.push((mi, Fc::new(c, d, false, &mut arena)));
+                fcs.push((mi, Fc::new(c, d, true, &mut arena, &mut seen)));
+                fcs.push((mi, Fc::new(c, d, false, &mut arena, &mut seen)));
             }
         }
     }
@@ -713,24 +742,28 @@ pub fn static_chains(b: &Board) -> Option<Step> {
     // a chain: its rating bounds every hint worth looking at.
     let mut bound: Option<u16> = None;
     let mut r: u16 = 66;
+    // The searches not done yet, and the easiest rating among the chains found so far.
+    let mut alive: Vec<u32> = (0..fcs.len() as u32).collect();
+    let mut easiest = u16::MAX;
     while bound.is_none() {
-        let mut alive = false;
         let lims = [max_nodes(66, r), 0, max_nodes(70, r)];
-        for (mi, f) in fcs.iter_mut() {
+        alive.retain(|&i| {
+            let (mi, f) = &mut fcs[i as usize];
             let mode = MODES[*mi].0;
-            let base = if mode.y { 70 } else { 66 };
             let lim = lims[*mi];
             while !f.done && f.settled() < lim {
-                f.step(b, l, mode, &mut arena);
+                f.step(b, l, mode, &mut arena, &mut seen[i as usize]);
             }
-            alive |= !f.done;
             if let Some(n) = f.found {
-                if base + length_increment(n) <= r {
-                    bound = Some(r);
-                }
+                let base = if mode.y { 70 } else { 66 };
+                easiest = easiest.min(base + length_increment(n));
             }
+            !f.done
+        });
+        if easiest <= r {
+            bound = Some(r);
         }
-        if !alive {
+        if alive.is_empty() {
             break;
         }
         r += 1;
@@ -899,9 +932,10 @@ mod tests {
                     for d in digits(b.cand[c]) {
                         for on in [true, false] {
                             let mut arena = Vec::new();
-                            let mut f = Fc::new(c, d, on, &mut arena);
+                            let mut seen = Vec::new();
+                            let mut f = Fc::new(c, d, on, &mut arena, &mut seen);
                             while !f.done {
-                                f.step(&b, &l, mode, &mut arena);
+                                f.step(&b, &l, mode, &mut arena, &mut seen[0]);
                             }
                             let plain = forcing_chain_len(&b, &l, Pot::new(c, d, on), mode, 10_000);
                             assert_eq!(f.found, plain, "r{}c{} {d} on={on}", c / 9 + 1, c % 9 + 1);
