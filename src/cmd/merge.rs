@@ -9,7 +9,7 @@
 //! shard's, as when shards run side by side).
 //!
 //! Integrity: each shard's output has a sidecar `FILE.run.json` (written by `solve -o`, see
-//! `RunManifest` (in `cmd::solve::manifest`)) giving its run's input fingerprints, options, shard K/N, and once finished
+//! `RunManifest` (in `cmd::sidecar`)) giving its run's input fingerprints, options, shard K/N, and once finished
 //! its row count, size and start and end times. `merge` refuses shards of different runs (exit
 //! 2), and finds missing shards (a K of 1..N without output) and cut-off ones (unfinished, or
 //! not the size or row count their run wrote): those are reported with exit 1 and no final
@@ -30,7 +30,7 @@ use serde::Serialize;
 
 use crate::cmd::rate::merge as rate_merge;
 use crate::cmd::rate::RateSummary;
-use crate::cmd::solve::manifest::{grouped, sidecar_path, Compare, RunManifest};
+use crate::cmd::sidecar::{grouped, sidecar_path, Compare, RunManifest};
 use crate::cmd::Finish;
 use crate::error::{Error, Result};
 use crate::grid::Grid;

@@ -5,6 +5,7 @@ pub mod generate;
 pub mod merge;
 pub mod rate;
 pub mod report;
+pub(crate) mod sidecar;
 pub mod solve;
 pub mod verify;
 

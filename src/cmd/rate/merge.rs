@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use super::columns::RateColumn;
 use super::resume::check_row;
 use super::RateSummary;
-use crate::cmd::solve::manifest::RunManifest;
+use crate::cmd::sidecar::RunManifest;
 use crate::error::{Error, Result};
 use crate::io::output::Output;
 use crate::io::results::push_csv_record;
@@ -22,7 +22,7 @@ use crate::rate::verdict::RateStatus;
 /// header names the `er` column.
 pub(crate) fn is_rate_output(path: &Path, sidecar: Option<&RunManifest>) -> bool {
     if let Some(sidecar) = sidecar {
-        return sidecar.kind == crate::cmd::solve::manifest::RATE_KIND;
+        return sidecar.kind == crate::cmd::sidecar::RATE_KIND;
     }
     let Ok(file) = File::open(path) else {
         return false;

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::cmd::solve::manifest::{wants_sidecar, RunDefinition, RunManifest, Sidecar, RATE_KIND};
+use crate::cmd::sidecar::{wants_sidecar, RunDefinition, RunManifest, Sidecar, RATE_KIND};
 use crate::cmd::{Finish, RunOptions};
 use crate::error::{Error, Result};
 use crate::io::compress::Codec;

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use super::columns::RateColumn;
 use super::RateSummary;
-use crate::cmd::solve::manifest::{sidecar_path, Compare, RunManifest};
+use crate::cmd::sidecar::{sidecar_path, Compare, RunManifest};
 use crate::cmd::solve::resume::{check_resume_columns, same_file};
 use crate::error::{Error, Result};
 use crate::io::output::{take_for_resume, Earlier, Output, OutputOptions};

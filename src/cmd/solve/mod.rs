@@ -22,12 +22,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 mod judge;
-pub(crate) mod manifest;
 pub(crate) mod resume;
 
 pub use crate::verdict::Verdict;
 pub use judge::judge;
 
+use crate::cmd::sidecar::{wants_sidecar, RunDefinition, RunManifest, Sidecar, SOLVE_KIND};
 use crate::cmd::{Finish, RunOptions};
 use crate::error::{Error, Result};
 use crate::io::compress::Codec;
@@ -38,12 +38,11 @@ use crate::io::Input;
 use crate::io::{Body, Record, RecordReader};
 use crate::run::records::{Chunk, ChunkSize, ShardedRecords};
 use crate::run::{build_pool, check_threads, interrupt, ordered_map, Progress};
-use crate::shard::ShardChoice;
+use crate::shard::{Shard, ShardChoice};
 use crate::solver::{Budget, SolverKind};
 use crate::stats::{Summary, Tally};
 use crate::sysinfo::thread_cpu_time;
 use crate::verdict::JudgeOptions;
-use manifest::Sidecar;
 use resume::Resumed;
 
 /// Most records per chunk handed to the pool. Every chunk wakes the writer and the reader once
@@ -349,7 +348,7 @@ fn open_output(
     config: &SolveConfig,
     records: &mut ShardedRecords,
     files: &mut [String],
-    manifest: Option<&mut manifest::RunManifest>,
+    manifest: Option<&mut RunManifest>,
     notes: &mut Vec<String>,
 ) -> Result<Resumed> {
     let out_options = OutputOptions {
@@ -440,7 +439,7 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     let (mut records, bytes_read) =
         ShardedRecords::open(&config.run.inputs, &config.run.read, shard)?;
     // The run's sidecar (`FILE.run.json`): what defines its rows, for `--resume` and `merge`.
-    let manifest = manifest::RunManifest::for_run(config, shard, &config.columns)?;
+    let manifest = RunManifest::for_run(config, shard, &config.columns)?;
     let mut sidecar = Sidecar::new(manifest, config.output.as_deref());
     let resumed = open_output(
         config,
@@ -539,4 +538,42 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
         resumed_rows,
         notes,
     })
+}
+
+/// The sidecar of a `solve` run.
+impl RunManifest {
+    /// The sidecar of a `solve` run of `config` starting now, solving `shard` (the one in
+    /// effect) and writing `columns`.
+    pub(crate) fn new(
+        config: &SolveConfig,
+        shard: Option<Shard>,
+        columns: &[Column],
+    ) -> Result<RunManifest> {
+        let columns: Vec<&str> = columns.iter().map(|c| c.name()).collect();
+        RunManifest::of_run(
+            RunDefinition {
+                kind: SOLVE_KIND,
+                inputs: &config.run.inputs,
+                read: &config.run.read,
+                unique: config.unique,
+                solver: config.solver.name(),
+                columns: &columns,
+                threads: config.run.threads,
+            },
+            shard,
+        )
+    }
+
+    /// The sidecar for `config`'s run when it writes a regular file (`-o FILE`); `None` for
+    /// stdout and for non-regular outputs (a device, a FIFO), which get no file beside them.
+    pub(crate) fn for_run(
+        config: &SolveConfig,
+        shard: Option<Shard>,
+        columns: &[Column],
+    ) -> Result<Option<RunManifest>> {
+        if !wants_sidecar(config.output.as_deref()) {
+            return Ok(None);
+        }
+        RunManifest::new(config, shard, columns).map(Some)
+    }
 }

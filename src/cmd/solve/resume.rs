@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::manifest::{sidecar_path, Compare, RunManifest};
+use crate::cmd::sidecar::{sidecar_path, Compare, RunManifest};
 use crate::error::{Error, Result};
 use crate::io::output::{take_for_resume, Earlier, Output, OutputOptions};
 use crate::io::results::{header_of, Column, ResultReader, ResultRowRef, Status};

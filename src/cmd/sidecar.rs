@@ -2,7 +2,7 @@
 //! content, format, column, `--unique`, solver, shard, output columns), when the run started,
 //! and, once it finished, when it ended and how many rows and bytes it wrote.
 //!
-//! `solve -o FILE` writes it when the run starts (unfinished) and again when `FILE` is in place
+//! `solve -o FILE` and `rate -o FILE` write it with the first rows (unfinished) and again when `FILE` is in place
 //! (finished), each time whole: into `FILE.run.json.tmp`, then renamed. `--resume` compares the
 //! earlier run's sidecar with this run and names what differs; `merge` checks that its shards
 //! come from one run and are complete.
@@ -27,17 +27,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::io::output::Output;
-use crate::io::results::Column;
 use crate::io::{Input, ReadOptions};
 use crate::shard::Shard;
-
-use super::SolveConfig;
 
 /// The suffix of the sidecar beside an output: `FILE.run.json`.
 pub(crate) const SIDECAR_SUFFIX: &str = ".run.json";
 
 /// The value of [`RunManifest::kind`] for a `solve` run: marks a file as a run sidecar.
-const KIND: &str = "sudoku-batch solve run";
+pub(crate) const SOLVE_KIND: &str = "sudoku-batch solve run";
 
 /// The value of [`RunManifest::kind`] for a `rate` run.
 pub(crate) const RATE_KIND: &str = "sudoku-batch rate run";
@@ -360,28 +357,6 @@ pub(crate) enum Compare {
 }
 
 impl RunManifest {
-    /// The sidecar of a `solve` run of `config` starting now, solving `shard` (the one in
-    /// effect) and writing `columns`.
-    pub(crate) fn new(
-        config: &SolveConfig,
-        shard: Option<Shard>,
-        columns: &[Column],
-    ) -> Result<RunManifest> {
-        let columns: Vec<&str> = columns.iter().map(|c| c.name()).collect();
-        RunManifest::of_run(
-            RunDefinition {
-                kind: KIND,
-                inputs: &config.run.inputs,
-                read: &config.run.read,
-                unique: config.unique,
-                solver: config.solver.name(),
-                columns: &columns,
-                threads: config.run.threads,
-            },
-            shard,
-        )
-    }
-
     /// The sidecar of a run defined by `run` starting now, over `shard` (the one in effect).
     pub(crate) fn of_run(run: RunDefinition<'_>, shard: Option<Shard>) -> Result<RunManifest> {
         Ok(RunManifest {
@@ -398,19 +373,6 @@ impl RunManifest {
             started_unix: now_unix(),
             finished: None,
         })
-    }
-
-    /// The sidecar for `config`'s run when it writes a regular file (`-o FILE`); `None` for
-    /// stdout and for non-regular outputs (a device, a FIFO), which get no file beside them.
-    pub(crate) fn for_run(
-        config: &SolveConfig,
-        shard: Option<Shard>,
-        columns: &[Column],
-    ) -> Result<Option<RunManifest>> {
-        if !wants_sidecar(config.output.as_deref()) {
-            return Ok(None);
-        }
-        RunManifest::new(config, shard, columns).map(Some)
     }
 
     /// The shard as (K, N); (1, 1) for a run over every record.
@@ -439,7 +401,7 @@ impl RunManifest {
             path: sidecar.clone(),
             message: format!("not a run sidecar (written by `solve -o`): {e}"),
         })?;
-        if ![KIND, RATE_KIND].contains(&manifest.kind.as_str())
+        if ![SOLVE_KIND, RATE_KIND].contains(&manifest.kind.as_str())
             || !(1..=VERSION).contains(&manifest.version)
         {
             return Err(Error::Input {
@@ -646,6 +608,8 @@ fn input_difference(a: &InputId, b: &InputId, compare: Compare) -> Option<String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cmd::solve::SolveConfig;
+    use crate::io::results::Column;
 
     #[test]
     fn groups_thousands() {
