@@ -16,7 +16,7 @@ use crate::cmd::sidecar::{sidecar_path, Compare, RunManifest};
 use crate::cmd::solve::resume::{check_resume_columns, same_file};
 use crate::error::{Error, Result};
 use crate::io::output::{take_for_resume, Earlier, Output, OutputOptions};
-use crate::io::Body;
+use crate::io::{Body, Record};
 use crate::rate::verdict::RateStatus;
 use crate::run::records::ShardedRecords;
 use crate::solver::{Budget, SolverKind};
@@ -176,6 +176,93 @@ struct Row {
     end: u64,
 }
 
+/// The earlier output's reader: CSV records, with whether the text ends in a line end.
+type EarlierRows = csv::Reader<LastByte<Box<dyn Read + Send>>>;
+
+/// Reads the earlier output's header and the row after it. `None` when there is no header
+/// line, or only the start of this run's (a run stopped while writing it): start over.
+/// Otherwise the offset just past the header and the first row, if any.
+fn read_header(
+    reader: &mut EarlierRows,
+    columns: &[RateColumn],
+    error: &dyn Fn(String) -> Error,
+) -> Result<Option<(u64, Option<Row>)>> {
+    let mut rows = Vec::new();
+    let mut record = csv::ByteRecord::new();
+    while rows.len() < 2
+        && reader
+            .read_byte_record(&mut record)
+            .map_err(|e| error(format!("not a result file: {e}")))?
+    {
+        rows.push(Row {
+            record: record.clone(),
+            line: record.position().map_or(0, |p| p.line()),
+            end: reader.position().byte(),
+        });
+    }
+    let Some(first) = rows.first() else {
+        return Ok(None);
+    };
+    let header = RateColumn::header(columns);
+    let found: Vec<&[u8]> = first.record.iter().collect();
+    let expected: Vec<&[u8]> = columns.iter().map(|c| c.name().as_bytes()).collect();
+    if found != expected {
+        let torn = rows.len() == 1 && reader.get_ref().last != Some(b'\n');
+        let text = found.join(&b","[..]);
+        if torn && header.as_bytes().starts_with(&text) {
+            return Ok(None);
+        }
+        return Err(error(format!(
+            "its header ({}) is not that of this run's output ({})",
+            String::from_utf8_lossy(&text),
+            header.trim_end()
+        )));
+    }
+    let header_end = first.end;
+    Ok(Some((header_end, rows.into_iter().nth(1))))
+}
+
+/// Checks that a kept row is the input record `input` at `index` (in the columns it has:
+/// `index`, `line`, `puzzle`, `file`), and returns the record's puzzle text. A `file` column
+/// that names the input's file another way (relative or absolute) matches, and `files` takes
+/// that name.
+fn match_record<'a>(
+    field: &dyn Fn(RateColumn) -> &'a [u8],
+    has: &dyn Fn(RateColumn) -> bool,
+    (index, input): (u64, &Record),
+    files: &mut [String],
+) -> std::result::Result<String, String> {
+    let found_file = field(RateColumn::File);
+    if let Some(name) = files.get_mut(input.file as usize) {
+        if name.as_bytes() != found_file && same_file(name, found_file) {
+            *name = String::from_utf8_lossy(found_file).into_owned();
+        }
+    }
+    let file = files.get(input.file as usize).map_or("-", String::as_str);
+    let puzzle = match &input.body {
+        Body::Puzzle { puzzle, .. } => puzzle.to_string(),
+        Body::Invalid { text, .. } => text.clone(),
+    };
+    let expected: [(RateColumn, String); 4] = [
+        (RateColumn::Index, index.to_string()),
+        (RateColumn::Line, input.line.to_string()),
+        (RateColumn::Puzzle, puzzle.clone()),
+        (RateColumn::File, file.to_string()),
+    ];
+    for (column, want) in expected {
+        let found = field(column);
+        if has(column) && want.as_bytes() != found {
+            return Err(format!(
+                "{column} {:?} but the input record at line {} has {want:?}; the input changed \
+                 since the interrupted run",
+                String::from_utf8_lossy(found),
+                input.line,
+            ));
+        }
+    }
+    Ok(puzzle)
+}
+
 /// Reads the earlier rows in step with the input records and keeps them while they match and
 /// are right. A torn last line is dropped. A row that does not match its record is an error:
 /// the input changed, and appending to those rows would mix two runs.
@@ -191,7 +278,6 @@ fn keep_rows(
         path: partial.clone(),
         message,
     };
-    let read_error = |e: csv::Error| error(format!("not a result file: {e}"));
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -200,54 +286,25 @@ fn keep_rows(
             last: None,
         });
     let mut kept = Kept::default();
-    let mut rows = Vec::new();
-    let mut record = csv::ByteRecord::new();
-    while reader.read_byte_record(&mut record).map_err(read_error)? {
-        let end = reader.position().byte();
-        rows.push(Row {
-            record: record.clone(),
-            line: record.position().map_or(0, |p| p.line()),
-            end,
-        });
-        if rows.len() == 2 {
-            break;
-        }
-    }
-    let header = RateColumn::header(columns);
-    let complete =
-        |reader: &csv::Reader<LastByte<Box<dyn Read + Send>>>| reader.get_ref().last == Some(b'\n');
-    // The header: this run's, or the start of it (a run stopped while writing it).
-    let Some(first) = rows.first() else {
+    let Some((header_end, mut pending)) = read_header(&mut reader, columns, &error)? else {
         return Ok(kept);
     };
-    let found: Vec<&[u8]> = first.record.iter().collect();
-    let expected: Vec<&[u8]> = columns.iter().map(|c| c.name().as_bytes()).collect();
-    if found != expected {
-        let torn = rows.len() == 1 && !complete(&reader);
-        let text = found.join(&b","[..]);
-        if torn && header.as_bytes().starts_with(&text) {
-            return Ok(kept);
-        }
-        return Err(error(format!(
-            "its header ({}) is not that of this run's output ({})",
-            String::from_utf8_lossy(&text),
-            header.trim_end()
-        )));
-    }
-    kept.keep_bytes = first.end;
+    kept.keep_bytes = header_end;
     let slot = |column: RateColumn| columns.iter().position(|&c| c == column);
     let slots: [Option<usize>; RateColumn::COUNT] = RateColumn::ALL.map(slot);
-    let mut pending = rows.into_iter().nth(1);
     while let Some(row) = pending.take() {
         // Read ahead: the row is complete if another follows or the text ends with `\n`.
         let mut next = csv::ByteRecord::new();
-        if reader.read_byte_record(&mut next).map_err(read_error)? {
+        if reader
+            .read_byte_record(&mut next)
+            .map_err(|e| error(format!("not a result file: {e}")))?
+        {
             pending = Some(Row {
                 line: next.position().map_or(0, |p| p.line()),
                 record: next,
                 end: reader.position().byte(),
             });
-        } else if !complete(&reader) {
+        } else if reader.get_ref().last != Some(b'\n') {
             break;
         }
         let field = |column: RateColumn| -> &[u8] {
@@ -263,14 +320,13 @@ fn keep_rows(
                 columns.len()
             )));
         }
-        let status = std::str::from_utf8(field(RateColumn::Status))
+        let status_text = field(RateColumn::Status);
+        let status = std::str::from_utf8(status_text)
             .ok()
             .and_then(|s| s.parse::<RateStatus>().ok())
             .ok_or_else(|| {
-                at(format!(
-                    "status {:?} is not a rate status",
-                    String::from_utf8_lossy(field(RateColumn::Status))
-                ))
+                let text = String::from_utf8_lossy(status_text);
+                at(format!("status {text:?} is not a rate status"))
             })?;
         if retry_gave_up && status == RateStatus::GaveUp {
             // Rated again from here: this row and every later one are dropped.
@@ -281,34 +337,8 @@ fn keep_rows(
                 "has no matching input record (the input has fewer records)".into(),
             ));
         };
-        let found_file = field(RateColumn::File);
-        if let Some(name) = files.get_mut(input.file as usize) {
-            if name.as_bytes() != found_file && same_file(name, found_file) {
-                *name = String::from_utf8_lossy(found_file).into_owned();
-            }
-        }
-        let file = files.get(input.file as usize).map_or("-", String::as_str);
-        let puzzle = match &input.body {
-            Body::Puzzle { puzzle, .. } => puzzle.to_string(),
-            Body::Invalid { text, .. } => text.clone(),
-        };
-        let expected: [(RateColumn, String); 4] = [
-            (RateColumn::Index, index.to_string()),
-            (RateColumn::Line, input.line.to_string()),
-            (RateColumn::Puzzle, puzzle.clone()),
-            (RateColumn::File, file.to_string()),
-        ];
-        for (column, want) in expected {
-            let found = field(column);
-            if slots[column as usize].is_some() && want.as_bytes() != found {
-                return Err(at(format!(
-                    "{column} {:?} but the input record at line {} has {want:?}; the input \
-                     changed since the interrupted run",
-                    String::from_utf8_lossy(found),
-                    input.line,
-                )));
-            }
-        }
+        let has = |column: RateColumn| slots[column as usize].is_some();
+        let puzzle = match_record(&field, &has, (index, &input), files).map_err(at)?;
         let er = check_row(status, Some(&input.body), &field, &slots).map_err(at)?;
         kept.summary.add(index, &puzzle, status, er);
         kept.rows += 1;
