@@ -9,3 +9,6 @@ pub(crate) mod records;
 
 pub(crate) use pipeline::{build_pool, check_threads, default_threads, ordered_map, par_map_into};
 pub(crate) use progress::Progress;
+
+/// The worker pool a run's chunks go to ([`build_pool`]).
+pub(crate) type Pool = rayon::ThreadPool;

@@ -15,7 +15,7 @@ pub use columns::RateColumn;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -30,7 +30,7 @@ use crate::io::{Body, Input};
 use crate::rate::verdict::{self, RateStatus, RateVerdict as Rated};
 use crate::rate::{self as rater, Flavor, Limits};
 use crate::run::records::{Chunk, ChunkSize, ShardedRecords};
-use crate::run::{build_pool, check_threads, interrupt, ordered_map, Progress};
+use crate::run::{build_pool, check_threads, interrupt, ordered_map, Pool, Progress};
 use crate::shard::ShardChoice;
 use columns::{push_row, RowPlace};
 use resume::Resumed;
@@ -352,6 +352,59 @@ fn rate_chunk(chunk: &Chunk, config: &RateConfig, files: &[String]) -> ChunkOut 
     out
 }
 
+/// Rates the records on `pool` and writes each chunk's rows (or explanations) in input order,
+/// flushed chunk by chunk; the summary of the rows rated now, and whether a stop cut a puzzle
+/// short (no later row was written).
+fn rate_records(
+    config: &RateConfig,
+    (pool, records, files): (&Pool, &mut ShardedRecords, &[String]),
+    (output, sidecar): (&mut Output, &mut Sidecar<'_>),
+    (progress, bytes_read): (&mut Progress, &AtomicU64),
+) -> Result<(RateSummary, bool)> {
+    let threads = config.run.threads.max(1);
+    let chunk_size = ChunkSize::new(1, CHUNK, CHUNK_RATE_NS);
+    let produce = || -> Result<Option<Chunk>> {
+        if interrupt::requested() {
+            return Ok(None);
+        }
+        records.next_chunk(Chunk::with_capacity(CHUNK), chunk_size.next(), CHUNK_TEXT)
+    };
+    let codec = output.codec();
+    let work = |chunk: Chunk| {
+        let mut out = rate_chunk(&chunk, config, files);
+        let rate_ns = out.rated.iter().map(|(_, _, r)| r.rate_ns).sum();
+        chunk_size.record(rate_ns, out.rated.len() as u64);
+        codec.seal(&mut out.text);
+        out
+    };
+    let mut summary = RateSummary {
+        threads,
+        ..RateSummary::default()
+    };
+    let mut cut = false;
+    let consume = |out: ChunkOut| -> Result<()> {
+        if cut {
+            return Ok(());
+        }
+        cut = out.cut;
+        sidecar.rows_written(output)?;
+        output.write_sealed(&out.text)?;
+        // A chunk is tens of milliseconds of rating or more: its rows go to disk at once, so a
+        // run that is killed outright loses at most the chunks in flight.
+        output.flush()?;
+        for (index, puzzle, rated) in &out.rated {
+            let er = rated.rating.map(|r| r.er);
+            summary.add(*index, puzzle, rated.status, er);
+        }
+        progress.advance(out.rated.len() as u64, bytes_read.load(Ordering::Relaxed));
+        Ok(())
+    };
+    let result = ordered_map(pool, threads * 4 + 2, produce, work, consume);
+    progress.finish();
+    result?;
+    Ok((summary, cut))
+}
+
 /// Where this run's rows go: a fresh output, or (`--resume`) the earlier run's, after its kept
 /// rows, which are consumed from `records`.
 fn open_output(
@@ -461,46 +514,12 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     let mut progress = Progress::new(total_bytes, config.run.quiet);
     let started = Instant::now();
 
-    let chunk_size = ChunkSize::new(1, CHUNK, CHUNK_RATE_NS);
-    let produce = || -> Result<Option<Chunk>> {
-        if interrupt::requested() {
-            return Ok(None);
-        }
-        records.next_chunk(Chunk::with_capacity(CHUNK), chunk_size.next(), CHUNK_TEXT)
-    };
-    let codec = output.codec();
-    let work = |chunk: Chunk| {
-        let mut out = rate_chunk(&chunk, config, &files);
-        let rate_ns = out.rated.iter().map(|(_, _, r)| r.rate_ns).sum();
-        chunk_size.record(rate_ns, out.rated.len() as u64);
-        codec.seal(&mut out.text);
-        out
-    };
-    let mut summary = RateSummary {
-        threads,
-        ..RateSummary::default()
-    };
-    let mut cut = false;
-    let consume = |out: ChunkOut| -> Result<()> {
-        if cut {
-            return Ok(());
-        }
-        cut = out.cut;
-        sidecar.rows_written(&mut output)?;
-        output.write_sealed(&out.text)?;
-        // A chunk is tens of milliseconds of rating or more: its rows go to disk at once, so a
-        // run that is killed outright loses at most the chunks in flight.
-        output.flush()?;
-        for (index, puzzle, rated) in &out.rated {
-            let er = rated.rating.map(|r| r.er);
-            summary.add(*index, puzzle, rated.status, er);
-        }
-        progress.advance(out.rated.len() as u64, bytes_read.load(Ordering::Relaxed));
-        Ok(())
-    };
-    let result = ordered_map(&pool, threads * 4 + 2, produce, work, consume);
-    progress.finish();
-    result?;
+    let (mut summary, cut) = rate_records(
+        config,
+        (&pool, &mut records, &files),
+        (&mut output, &mut sidecar),
+        (&mut progress, &bytes_read),
+    )?;
     let interrupted = cut || interrupt::requested();
     let rated_now = summary.puzzles;
     sidecar.end(

@@ -17,7 +17,7 @@
 //! [`judge()`] is the per-puzzle step; `resume` takes an interrupted run's rows back.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -37,7 +37,7 @@ use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::Input;
 use crate::io::{Body, Record, RecordReader};
 use crate::run::records::{Chunk, ChunkSize, ShardedRecords};
-use crate::run::{build_pool, check_threads, interrupt, ordered_map, Progress};
+use crate::run::{build_pool, check_threads, interrupt, ordered_map, Pool, Progress};
 use crate::shard::{Shard, ShardChoice};
 use crate::solver::{Budget, SolverKind};
 use crate::stats::{Summary, Tally};
@@ -406,6 +406,74 @@ fn run_summary(
     summary
 }
 
+/// What the pool did: the rows' tally, the solver's estimated CPU time, and whether a stop
+/// ended the run early.
+struct Solved {
+    tally: Tally,
+    solver_cpu_ns: u64,
+    interrupted: bool,
+}
+
+/// Solves the records on `pool` and writes their rows in input order.
+fn solve_records(
+    config: &SolveConfig,
+    (pool, records, format): (&Pool, &mut ShardedRecords, &RowFormat),
+    (output, sidecar): (&mut Output, &mut Sidecar<'_>),
+    (progress, bytes_read): (&mut Progress, &AtomicU64),
+) -> Result<Solved> {
+    let threads = config.run.threads.max(1);
+    let buffers = Buffers::default();
+    let chunk_size = ChunkSize::new(MIN_CHUNK, CHUNK, CHUNK_SOLVE_NS);
+    let mut interrupted = false;
+    let produce = || -> Result<Option<Chunk>> {
+        if interrupt::requested() {
+            interrupted = true;
+            return Ok(None);
+        }
+        records.next_chunk(buffers.chunk(), chunk_size.next(), CHUNK_TEXT)
+    };
+    let options = config.judge_options(Some(interrupt::flag()));
+    // Compressed output: each chunk becomes one gzip member / zstd frame here, on the pool.
+    let codec = output.codec();
+    let work = |chunk: Chunk| -> ChunkOut {
+        let mut out = buffers.out();
+        solve_chunk(&chunk, &mut out, &options, format);
+        let solve_ns = out.scores.iter().map(|s| s.solve_ns).sum();
+        chunk_size.record(solve_ns, out.scores.len() as u64);
+        buffers.give_chunk(chunk);
+        codec.seal(&mut out.rows);
+        out
+    };
+    let mut solver_cpu_ns = 0u64;
+    let mut cut = false;
+    let mut tally = Tally::default();
+    let consume = |out: ChunkOut| -> Result<()> {
+        if cut {
+            // After a puzzle stopped mid-search: these rows would leave a gap.
+            buffers.give_out(out);
+            return Ok(());
+        }
+        cut = out.cut;
+        sidecar.rows_written(output)?;
+        output.write_sealed(&out.rows)?;
+        out.scores.iter().for_each(|score| score.add_to(&mut tally));
+        solver_cpu_ns += out.solver_cpu_ns;
+        progress.advance(out.scores.len() as u64, bytes_read.load(Ordering::Relaxed));
+        buffers.give_out(out);
+        Ok(())
+    };
+    let in_flight = (threads * 4 + 2).min(MAX_IN_FLIGHT);
+    let result = ordered_map(pool, in_flight, produce, work, consume);
+    progress.finish();
+    result?;
+    Ok(Solved {
+        tally,
+        solver_cpu_ns,
+        // A stop that came after the last chunk was read still cut a puzzle short.
+        interrupted: interrupted || cut,
+    })
+}
+
 /// Runs `solve`: reads every input, solves on `config.run.threads` threads, writes the rows in
 /// input order, and returns the summary. Bad records are rows, not errors; errors are I/O.
 ///
@@ -462,57 +530,16 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     interrupt::arm(None);
     let mut progress = Progress::new(total_bytes, config.run.quiet);
 
-    let buffers = Buffers::default();
-    let chunk_size = ChunkSize::new(MIN_CHUNK, CHUNK, CHUNK_SOLVE_NS);
-    let mut interrupted = false;
-    let produce = || -> Result<Option<Chunk>> {
-        if interrupt::requested() {
-            interrupted = true;
-            return Ok(None);
-        }
-        records.next_chunk(buffers.chunk(), chunk_size.next(), CHUNK_TEXT)
-    };
-    let options = config.judge_options(Some(interrupt::flag()));
-    // Compressed output: each chunk becomes one gzip member / zstd frame here, on the pool.
-    let codec = output.codec();
-    let work = |chunk: Chunk| -> ChunkOut {
-        let mut out = buffers.out();
-        solve_chunk(&chunk, &mut out, &options, &format);
-        let solve_ns = out.scores.iter().map(|s| s.solve_ns).sum();
-        chunk_size.record(solve_ns, out.scores.len() as u64);
-        buffers.give_chunk(chunk);
-        codec.seal(&mut out.rows);
-        out
-    };
-    let mut solver_cpu_ns = 0u64;
-    let mut cut = false;
-    let new_tally = {
-        let mut new_tally = Tally::default();
-        let consume = |out: ChunkOut| -> Result<()> {
-            if cut {
-                // After a puzzle stopped mid-search: these rows would leave a gap.
-                buffers.give_out(out);
-                return Ok(());
-            }
-            cut = out.cut;
-            sidecar.rows_written(&mut output)?;
-            output.write_sealed(&out.rows)?;
-            out.scores
-                .iter()
-                .for_each(|score| score.add_to(&mut new_tally));
-            solver_cpu_ns += out.solver_cpu_ns;
-            progress.advance(out.scores.len() as u64, bytes_read.load(Ordering::Relaxed));
-            buffers.give_out(out);
-            Ok(())
-        };
-        let in_flight = (threads * 4 + 2).min(MAX_IN_FLIGHT);
-        let result = ordered_map(&pool, in_flight, produce, work, consume);
-        progress.finish();
-        result?;
-        new_tally
-    };
-    // A stop that came after the last chunk was read still cut a puzzle short.
-    let interrupted = interrupted || cut;
+    let Solved {
+        tally: new_tally,
+        solver_cpu_ns,
+        interrupted,
+    } = solve_records(
+        config,
+        (&pool, &mut records, &format),
+        (&mut output, &mut sidecar),
+        (&mut progress, &bytes_read),
+    )?;
     sidecar.end(
         output,
         interrupted,
