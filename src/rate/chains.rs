@@ -738,36 +738,7 @@ pub fn static_chains(b: &Board) -> Option<Step> {
             }
         }
     }
-    // Phase 1: advance every forcing-chain search one rating tenth at a time until one finds
-    // a chain: its rating bounds every hint worth looking at.
-    let mut bound: Option<u16> = None;
-    let mut r: u16 = 66;
-    // The searches not done yet, and the easiest rating among the chains found so far.
-    let mut alive: Vec<u32> = (0..fcs.len() as u32).collect();
-    let mut easiest = u16::MAX;
-    while bound.is_none() {
-        let lims = [max_nodes(66, r), 0, max_nodes(70, r)];
-        alive.retain(|&i| {
-            let (mi, f) = &mut fcs[i as usize];
-            let mode = MODES[*mi].0;
-            let lim = lims[*mi];
-            while !f.done && f.settled() < lim {
-                f.step(b, l, mode, &mut arena, &mut seen[i as usize]);
-            }
-            if let Some(n) = f.found {
-                let base = if mode.y { 70 } else { 66 };
-                easiest = easiest.min(base + length_increment(n));
-            }
-            !f.done
-        });
-        if easiest <= r {
-            bound = Some(r);
-        }
-        if alive.is_empty() {
-            break;
-        }
-        r += 1;
-    }
+    let bound = forcing_bound(b, l, &mut fcs, &mut arena, &mut seen);
     // No forcing chain at any length means no cycle eliminates anything either: a cycle that
     // removes x (seeing an on node a and an off node b of the cycle, same digit) gives the
     // forcing chain x on -> a off -> (the cycle's contrapositive from not-a to not-b) -> b on
@@ -783,8 +754,63 @@ pub fn static_chains(b: &Board) -> Option<Step> {
             .min()
             .unwrap_or(usize::MAX)
     });
+    let best = best_cycle(b, l, bound, fewest);
+    let best = best_forcing_chain(b, &fcs, bound, best);
+    best.map(|(_, mut s)| {
+        s.eliminations.sort_unstable();
+        s
+    })
+}
+
+/// Advances every forcing-chain search one rating tenth at a time until one finds a chain:
+/// its rating bounds every hint worth looking at. `None` when no search finds one.
+fn forcing_bound(
+    b: &Board,
+    l: &Links,
+    fcs: &mut [(usize, Fc)],
+    arena: &mut Vec<Layer>,
+    seen: &mut [Seen],
+) -> Option<u16> {
+    let mut bound: Option<u16> = None;
+    let mut r: u16 = 66;
+    // The searches not done yet, and the easiest rating among the chains found so far.
+    let mut alive: Vec<u32> = (0..fcs.len() as u32).collect();
+    let mut easiest = u16::MAX;
+    while bound.is_none() {
+        let lims = [max_nodes(66, r), 0, max_nodes(70, r)];
+        alive.retain(|&i| {
+            let (mi, f) = &mut fcs[i as usize];
+            let mode = MODES[*mi].0;
+            let lim = lims[*mi];
+            while !f.done && f.settled() < lim {
+                f.step(b, l, mode, arena, &mut seen[i as usize]);
+            }
+            if let Some(n) = f.found {
+                let base = if mode.y { 70 } else { 66 };
+                easiest = easiest.min(base + length_increment(n));
+            }
+            !f.done
+        });
+        if easiest <= r {
+            bound = Some(r);
+        }
+        if alive.is_empty() {
+            break;
+        }
+        r += 1;
+    }
+    bound
+}
+
+/// The best cycle no longer than the bound allows (and not sorting after the easiest forcing
+/// chain, which has `fewest` nodes): its sort key and step.
+fn best_cycle(
+    b: &Board,
+    l: &Links,
+    bound: Option<u16>,
+    fewest: Option<usize>,
+) -> Option<(Key, Step)> {
     let mut best: Option<(Key, Step)> = None;
-    // Phase 2: cycles no longer than the bound allows.
     let mut cs = CycleSearch::new();
     for (mode, sort_key) in MODES {
         let (tech, base) = if mode.x && mode.y {
@@ -859,8 +885,17 @@ pub fn static_chains(b: &Board) -> Option<Step> {
             }
         }
     }
-    // Phase 3: the forcing chains within the bound.
-    for (mi, f) in &fcs {
+    best
+}
+
+/// The forcing chains within the bound: `best` (a cycle's) or an easier forcing chain.
+fn best_forcing_chain(
+    b: &Board,
+    fcs: &[(usize, Fc)],
+    bound: Option<u16>,
+    mut best: Option<(Key, Step)>,
+) -> Option<(Key, Step)> {
+    for (mi, f) in fcs {
         let (mode, sort_key) = MODES[*mi];
         let base = if mode.y { 70 } else { 66 };
         let Some(n) = f.found else { continue };
@@ -892,10 +927,7 @@ pub fn static_chains(b: &Board) -> Option<Step> {
         s.set_cells(1 << c);
         best = Some((key, s));
     }
-    best.map(|(_, mut s)| {
-        s.eliminations.sort_unstable();
-        s
-    })
+    best
 }
 
 /// The first chaining step in SE's order: static chains, then Nishio, multiple and dynamic
