@@ -297,6 +297,41 @@ impl<'a> Sidecar<'a> {
     }
 }
 
+/// For `--resume` of the output `path`, whose earlier rows are in `earlier`: compares the
+/// earlier run's sidecar with this run's (`this`), refusing any difference (an error naming
+/// `earlier` and every difference), and takes the earlier run's input names (into `files`) and
+/// start time. Without an earlier sidecar, `notes` says that only the rows are checked.
+pub(crate) fn compare_for_resume(
+    path: &Path,
+    earlier: &Path,
+    this: Option<&mut RunManifest>,
+    files: &mut [String],
+    notes: &mut Vec<String>,
+) -> Result<()> {
+    match (RunManifest::read(path)?, this) {
+        (Some(before), Some(this)) => {
+            let differences = before.differences(this, Compare::Resume);
+            if !differences.is_empty() {
+                return Err(Error::Input {
+                    path: earlier.to_path_buf(),
+                    message: differences.join("; "),
+                });
+            }
+            for (name, input) in files.iter_mut().zip(&before.inputs) {
+                name.clone_from(&input.name);
+            }
+            this.started_unix = before.started_unix;
+        }
+        (None, _) => notes.push(format!(
+            "resume: no {} (an older version's output?): the earlier run's options cannot be \
+             compared; its rows are checked against the input",
+            sidecar_path(path).display()
+        )),
+        (Some(_), None) => {}
+    }
+    Ok(())
+}
+
 /// What defines a run's rows, for its sidecar.
 pub(crate) struct RunDefinition<'a> {
     /// [`RunManifest::kind`].

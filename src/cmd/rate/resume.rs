@@ -12,7 +12,7 @@ use std::path::Path;
 
 use super::columns::RateColumn;
 use super::RateSummary;
-use crate::cmd::sidecar::{sidecar_path, Compare, RunManifest};
+use crate::cmd::sidecar::{compare_for_resume, RunManifest};
 use crate::cmd::solve::resume::{check_resume_columns, same_file};
 use crate::error::{Error, Result};
 use crate::io::output::{take_for_resume, Earlier, Output, OutputOptions};
@@ -94,30 +94,8 @@ pub(super) fn resume(
         ));
         return Ok(Resumed::fresh(Output::create_with(Some(path), options)?));
     };
-    match (
-        RunManifest::read(path).map_err(cannot_resume)?,
-        this_run.manifest,
-    ) {
-        (Some(before), Some(this)) => {
-            let differences = before.differences(this, Compare::Resume);
-            if !differences.is_empty() {
-                return Err(Error::Input {
-                    path: earlier.path().to_path_buf(),
-                    message: format!("cannot resume: {}", differences.join("; ")),
-                });
-            }
-            for (name, input) in files.iter_mut().zip(&before.inputs) {
-                name.clone_from(&input.name);
-            }
-            this.started_unix = before.started_unix;
-        }
-        (None, _) => notes.push(format!(
-            "resume: no {}: the earlier run's options cannot be compared; its rows are checked \
-             against the input",
-            sidecar_path(path).display()
-        )),
-        (Some(_), None) => {}
-    }
+    compare_for_resume(path, earlier.path(), this_run.manifest, files, notes)
+        .map_err(cannot_resume)?;
     let kept = keep_rows(
         &earlier,
         records,

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::cmd::sidecar::{sidecar_path, Compare, RunManifest};
+use crate::cmd::sidecar::{compare_for_resume, RunManifest};
 use crate::error::{Error, Result};
 use crate::io::output::{take_for_resume, Earlier, Output, OutputOptions};
 use crate::io::results::{header_of, Column, ResultReader, ResultRowRef, Status};
@@ -131,27 +131,7 @@ pub(super) fn resume(
         ));
         return Ok(Resumed::fresh(Output::create_with(Some(path), options)?));
     };
-    match (RunManifest::read(path).map_err(cannot_resume)?, this_run) {
-        (Some(before), Some(this_run)) => {
-            let differences = before.differences(this_run, Compare::Resume);
-            if !differences.is_empty() {
-                return Err(Error::Input {
-                    path: earlier.path().to_path_buf(),
-                    message: format!("cannot resume: {}", differences.join("; ")),
-                });
-            }
-            for (name, input) in files.iter_mut().zip(&before.inputs) {
-                name.clone_from(&input.name);
-            }
-            this_run.started_unix = before.started_unix;
-        }
-        (None, _) => notes.push(format!(
-            "resume: no {} (an older version's output?): the earlier run's options cannot be \
-             compared; its rows are checked against the input",
-            sidecar_path(path).display()
-        )),
-        (Some(_), None) => {}
-    }
+    compare_for_resume(path, earlier.path(), this_run, files, notes).map_err(cannot_resume)?;
     let kept = keep_rows(&earlier, records, files, columns, unique, retry_gave_up)
         .map_err(cannot_resume)?;
     notes.push(format!(
