@@ -12,6 +12,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use clap::builder::PossibleValue;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::cmd::bench::{self, BenchConfig};
@@ -262,39 +263,14 @@ impl RateArgs {
 // ---------------------------------------------------------------------------------------------
 // Shared flag groups.
 
-/// Input layout choices.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// Decide from each input's content.
-    Auto,
-    /// One puzzle per line (the first 81-cell token; ids and trailing text allowed).
-    Lines,
-    /// CSV with a header naming the puzzle column.
-    Csv,
-    /// 9 rows of 9 cells per puzzle (`|`, `-`, `+`, spaces allowed), blocks separated by blank
-    /// lines or headers such as `Grid 01` (Project Euler 96).
-    Grid,
-}
-
-impl From<FormatArg> for Format {
-    fn from(arg: FormatArg) -> Format {
-        match arg {
-            FormatArg::Auto => Format::Auto,
-            FormatArg::Lines => Format::Lines,
-            FormatArg::Csv => Format::Csv,
-            FormatArg::Grid => Format::Grid,
-        }
+/// `--format` takes the library's format names, with each format's line of help.
+impl ValueEnum for Format {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Format::ALL
     }
-}
 
-impl From<Format> for FormatArg {
-    fn from(format: Format) -> FormatArg {
-        match format {
-            Format::Auto => FormatArg::Auto,
-            Format::Lines => FormatArg::Lines,
-            Format::Csv => FormatArg::Csv,
-            Format::Grid => FormatArg::Grid,
-        }
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()).help(self.about()))
     }
 }
 
@@ -307,8 +283,8 @@ pub struct InputArgs {
     pub inputs: Vec<PathBuf>,
 
     /// Input layout.
-    #[arg(long, value_enum, default_value_t = FormatArg::from(Format::default()))]
-    pub format: FormatArg,
+    #[arg(long, value_enum, default_value_t = Format::default())]
+    pub format: Format,
 
     /// The CSV column that holds the puzzle (`--column`).
     #[arg(long, value_name = "NAME|N", help = column_help("puzzle", PUZZLE_COLUMNS))]
@@ -345,7 +321,7 @@ impl InputArgs {
     /// How to read them.
     pub(crate) fn read_options(&self) -> ReadOptions {
         ReadOptions {
-            format: self.format.into(),
+            format: self.format,
             column: self.column.clone(),
         }
     }

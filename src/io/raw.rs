@@ -55,6 +55,21 @@ impl Format {
             Format::Grid => "grid",
         }
     }
+
+    /// One line on what the format reads, for `--help`.
+    pub const fn about(self) -> &'static str {
+        match self {
+            Format::Auto => "Decide from each input's content",
+            Format::Lines => {
+                "One puzzle per line (the first 81-cell token; ids and trailing text allowed)"
+            }
+            Format::Csv => "CSV with a header naming the puzzle column",
+            Format::Grid => {
+                "9 rows of 9 cells per puzzle (`|`, `-`, `+`, spaces allowed), blocks separated \
+                 by blank lines or headers such as `Grid 01` (Project Euler 96)"
+            }
+        }
+    }
 }
 
 impl std::str::FromStr for Format {
