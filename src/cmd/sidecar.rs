@@ -391,6 +391,16 @@ pub(crate) enum Compare {
     Merge,
 }
 
+impl Compare {
+    /// How the two runs are named in a sentence: the earlier one, then this one.
+    fn sides(self) -> (&'static str, &'static str) {
+        match self {
+            Compare::Resume => ("the earlier run", "this one"),
+            Compare::Merge => ("one shard's run", "the other's"),
+        }
+    }
+}
+
 impl RunManifest {
     /// The sidecar of a run defined by `run` starting now, over `shard` (the one in effect).
     pub(crate) fn of_run(run: RunDefinition<'_>, shard: Option<Shard>) -> Result<RunManifest> {
@@ -491,10 +501,7 @@ impl RunManifest {
     /// `the earlier run used --unique, this one does not`. Empty when they are the same run.
     /// A path given another way (relative, absolute, through a link) is not a difference.
     pub(crate) fn differences(&self, other: &RunManifest, compare: Compare) -> Vec<String> {
-        let (earlier, this) = match compare {
-            Compare::Resume => ("the earlier run", "this one"),
-            Compare::Merge => ("one shard's run", "the other's"),
-        };
+        let (earlier, this) = compare.sides();
         let mut out = Vec::new();
         if self.kind != other.kind {
             // Rows of another command: nothing else is worth comparing.
@@ -504,25 +511,7 @@ impl RunManifest {
                 command_of(&other.kind)
             )];
         }
-        let names = |inputs: &[InputId]| {
-            let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
-            names.join(", ")
-        };
-        if self.inputs.len() != other.inputs.len() {
-            out.push(format!(
-                "{earlier} read {} input(s) ({}), {this} {} ({})",
-                self.inputs.len(),
-                names(&self.inputs),
-                other.inputs.len(),
-                names(&other.inputs)
-            ));
-        } else {
-            for (i, (a, b)) in self.inputs.iter().zip(&other.inputs).enumerate() {
-                if let Some(why) = input_difference(a, b, compare) {
-                    out.push(format!("input {} {why}", i + 1));
-                }
-            }
-        }
+        self.input_differences(other, compare, &mut out);
         if self.format != other.format {
             out.push(format!(
                 "{earlier} read with --format {}, {this} with --format {}",
@@ -553,27 +542,7 @@ impl RunManifest {
                 self.solver, other.solver
             ));
         }
-        let shard = |s: &Option<String>| {
-            s.as_ref()
-                .map_or("every record (no --shard)".to_string(), |s| {
-                    format!("shard {s}")
-                })
-        };
-        match compare {
-            Compare::Resume if self.shard != other.shard => out.push(format!(
-                "{earlier} solved {}, {this} {}",
-                shard(&self.shard),
-                shard(&other.shard)
-            )),
-            Compare::Merge if self.shard_kn().1 != other.shard_kn().1 => out.push(format!(
-                "{earlier} is {} of {}, {this} {} of {}",
-                shard(&self.shard),
-                self.shard_kn().1,
-                shard(&other.shard),
-                other.shard_kn().1
-            )),
-            _ => {}
-        }
+        out.extend(self.shard_difference(other, compare));
         if self.columns != other.columns {
             out.push(format!(
                 "{earlier} wrote the columns {}, {this} {}",
@@ -582,6 +551,56 @@ impl RunManifest {
             ));
         }
         out
+    }
+
+    /// How the inputs differ: their number, or each input that is not the same file.
+    fn input_differences(&self, other: &RunManifest, compare: Compare, out: &mut Vec<String>) {
+        let (earlier, this) = compare.sides();
+        let names = |inputs: &[InputId]| {
+            let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
+            names.join(", ")
+        };
+        if self.inputs.len() != other.inputs.len() {
+            out.push(format!(
+                "{earlier} read {} input(s) ({}), {this} {} ({})",
+                self.inputs.len(),
+                names(&self.inputs),
+                other.inputs.len(),
+                names(&other.inputs)
+            ));
+        } else {
+            for (i, (a, b)) in self.inputs.iter().zip(&other.inputs).enumerate() {
+                if let Some(why) = input_difference(a, b, compare) {
+                    out.push(format!("input {} {why}", i + 1));
+                }
+            }
+        }
+    }
+
+    /// How the shard differs: for a resume, any other shard; for a merge, another shard count.
+    fn shard_difference(&self, other: &RunManifest, compare: Compare) -> Option<String> {
+        let (earlier, this) = compare.sides();
+        let shard = |s: &Option<String>| {
+            s.as_ref()
+                .map_or("every record (no --shard)".to_string(), |s| {
+                    format!("shard {s}")
+                })
+        };
+        match compare {
+            Compare::Resume if self.shard != other.shard => Some(format!(
+                "{earlier} solved {}, {this} {}",
+                shard(&self.shard),
+                shard(&other.shard)
+            )),
+            Compare::Merge if self.shard_kn().1 != other.shard_kn().1 => Some(format!(
+                "{earlier} is {} of {}, {this} {} of {}",
+                shard(&self.shard),
+                self.shard_kn().1,
+                shard(&other.shard),
+                other.shard_kn().1
+            )),
+            _ => None,
+        }
     }
 }
 
