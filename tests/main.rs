@@ -9,6 +9,7 @@ mod outputs;
 mod rate;
 mod resume;
 mod robust;
+mod snapshots;
 mod solvers;
 mod stop;
 mod verify;
