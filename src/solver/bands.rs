@@ -33,8 +33,9 @@
 //!
 //! # Search
 //! The branching cell is a bivalue cell when one exists (two alternatives), the one with the
-//! most unsolved peers (a "degree" rule), otherwise the cell with the fewest candidates. Every
-//! alternative but the last is tried on a copy of the state; the last one continues in place.
+//! most unsolved peers (a "degree" rule), otherwise the cell with the fewest candidates, ties
+//! again to the most unsolved peers. Every alternative but the last is tried on a copy of the
+//! state; the last one continues in place.
 //! A guess is counted per branch point with two or more candidates, as in every other solver.
 //!
 //! # Start and CPU features
