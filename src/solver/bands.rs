@@ -33,8 +33,9 @@
 //!
 //! # Search
 //! The branching cell is a bivalue cell when one exists (two alternatives), the one with the
-//! most unsolved peers (a "degree" rule), otherwise the cell with the fewest candidates. Every
-//! alternative but the last is tried on a copy of the state; the last one continues in place.
+//! most unsolved peers (a "degree" rule), otherwise the cell with the fewest candidates, ties
+//! again to the most unsolved peers. Every alternative but the last is tried on a copy of the
+//! state; the last one continues in place.
 //! A guess is counted per branch point with two or more candidates, as in every other solver.
 //!
 //! # Start and CPU features
@@ -1199,23 +1200,23 @@ impl<C: Cpu> State<C> {
             let (b, i) = ((best >> 8 & 3) as usize, (best & 0x1F) as usize);
             return (b, i, self.digits(b, i));
         }
-        // No bivalue cell: the cell with the fewest candidates.
-        let mut best = (0, 0, 0u32);
-        let mut best_n = u32::MAX;
+        // No bivalue cell: the cell with the fewest candidates, ties to the most unsolved peers.
+        let mut best = 0u32;
         for b in 0..3 {
+            let (b1, b2) = other_bands(b);
+            let others = u64::from(self.unsolved[b1]) | u64::from(self.unsolved[b2]) << 32;
             let mut cells = self.unsolved[b];
             while cells != 0 {
                 let i = cells.trailing_zeros() as usize;
                 cells &= cells - 1;
-                let digits = self.digits(b, i);
-                let n = digits.count_ones();
-                if n < best_n {
-                    best_n = n;
-                    best = (b, i, digits);
-                }
+                let n = self.digits(b, i).count_ones();
+                let score = (PEERS[i] & self.unsolved[b]).count_ones()
+                    + (others & OTHER_COLUMN[i]).count_ones();
+                best = best.max((16 - n) << 24 | score << 16 | (b as u32) << 8 | i as u32);
             }
         }
-        best
+        let (b, i) = ((best >> 8 & 3) as usize, (best & 0x1F) as usize);
+        (b, i, self.digits(b, i))
     }
 
     /// The candidate digits (9-bit mask) of cell `i` of band `b`.
