@@ -480,8 +480,12 @@ mod tests {
         );
         assert!(checked >= 90, "only {checked} checked ({gave_up} gave up)");
         eprintln!("golden: {checked} exact, {gave_up} gave up (beyond the implemented rules)");
-        // The golden paths exercise (and the replay above checks against the solution) every
-        // technique but direct claiming, Jellyfish, hidden quad and BUG types 3 and 4.
+        assert_golden_paths_use(&used);
+    }
+
+    /// The golden paths exercise (and the replay checks against the solution) every technique
+    /// but direct claiming, Jellyfish, hidden quad and BUG types 3 and 4.
+    fn assert_golden_paths_use(used: &std::collections::BTreeSet<Technique>) {
         use Technique::*;
         for t in [
             FullHouse,
