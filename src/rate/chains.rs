@@ -997,9 +997,9 @@ fn best_forcing_chain(
     best
 }
 
-/// The first chaining step in SE's order: static chains, then Nishio, multiple and dynamic
-/// forcing chains, with aligned triple exclusion where SE tries it (the nested levels, dynamic
-/// forcing chains "+" and beyond, are not implemented).
+/// The first chaining step in SE's order: static chains, then Nishio, multiple, dynamic and
+/// dynamic (+) forcing chains, with aligned triple exclusion where SE tries it (the nested
+/// levels beyond are not implemented).
 pub fn next_chain_step(b: &Board) -> Option<Step> {
     use super::forcing::{forcing_chains, Kind};
     static_chains(b)
@@ -1007,6 +1007,7 @@ pub fn next_chain_step(b: &Board) -> Option<Step> {
         .or_else(|| forcing_chains(b, Kind::Nishio))
         .or_else(|| forcing_chains(b, Kind::Multiple))
         .or_else(|| forcing_chains(b, Kind::Dynamic))
+        .or_else(|| forcing_chains(b, Kind::DynamicPlus))
 }
 
 #[cfg(test)]

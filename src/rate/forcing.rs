@@ -1,14 +1,18 @@
-//! Nishio (7.5), multiple (8.0) and dynamic (8.5) forcing chains, plus SE's length increment.
+//! Nishio (7.5), multiple (8.0), dynamic (8.5) and dynamic (+) (9.0) forcing chains, plus SE's
+//! length increment.
 //!
 //! One implication run assumes some candidates on or off and follows the consequences in SE's
 //! order (all pending "on" nodes before the next "off" node). Multiple chains use the static
 //! grid with both link kinds; dynamic chains remove each "off" candidate from a working grid as
 //! they go, so later links may rely on earlier eliminations (those become extra parents of the
-//! node); Nishio chains are dynamic but without the cell (Y) links. A hint's complexity is the
-//! number of distinct nodes among the ancestors of its chain ends.
+//! node); Nishio chains are dynamic but without the cell (Y) links; dynamic (+) chains add the
+//! eliminations of simple rules on the working grid whenever nothing else is left to follow
+//! (see `advanced`). A hint's complexity is the number of distinct nodes among the ancestors
+//! of its chain ends.
 
 use std::collections::VecDeque;
 
+use super::advanced::{advanced_eliminations, Advanced};
 use super::board::{bit, cells, count, digits, houses_of, Board, HOUSES};
 use super::scale::{length_increment, Technique};
 use super::Step;
@@ -26,6 +30,9 @@ pub enum Kind {
     Multiple,
     /// Dynamic forcing chains.
     Dynamic,
+    /// Dynamic forcing chains (+): dynamic, and when a run has nothing left to follow, the
+    /// eliminations of simple rules on its working grid become new "off" nodes (`advanced`).
+    DynamicPlus,
 }
 
 impl Kind {
@@ -40,6 +47,7 @@ impl Kind {
             Kind::Nishio => Technique::Nishio,
             Kind::Multiple => Technique::MultipleForcingChain,
             Kind::Dynamic => Technique::DynamicForcingChain,
+            Kind::DynamicPlus => Technique::DynamicForcingChainPlus,
         }
     }
 }
@@ -100,6 +108,8 @@ struct Pool {
     pend_on: VecDeque<u32>,
     pend_off: VecDeque<u32>,
     tmp_parents: Vec<u32>,
+    /// The advanced rules' eliminations (dynamic forcing chains (+)).
+    adv: Advanced,
 }
 
 impl Pool {
@@ -114,6 +124,7 @@ impl Pool {
             pend_on: VecDeque::new(),
             pend_off: VecDeque::new(),
             tmp_parents: Vec::new(),
+            adv: Advanced::default(),
         }
     }
 
@@ -184,6 +195,8 @@ impl Pool {
                 self.follow_on(&grid, kind, pi, out)
             } else if let Some(pi) = self.pend_off.pop_front() {
                 self.follow_off(real, &mut grid, kind, pi, out)
+            } else if kind == Kind::DynamicPlus && self.push_advanced(real, &grid, out) {
+                false
             } else {
                 return;
             };
@@ -191,6 +204,31 @@ impl Pool {
                 return;
             }
         }
+    }
+
+    /// Adds as pending "off" nodes the eliminations of the advanced rules on `grid` (the run
+    /// started from `real`) not yet off, each with the hint's parents; false when none.
+    fn push_advanced(&mut self, real: &Board, grid: &Board, out: &mut Outcome) -> bool {
+        let mut adv = std::mem::take(&mut self.adv);
+        advanced_eliminations(real, grid, &mut adv);
+        let mut tp = std::mem::take(&mut self.tmp_parents);
+        for &(q, start, end) in &adv.elims {
+            if out.off_map[q as usize] != NONE {
+                continue;
+            }
+            tp.clear();
+            for &p in &adv.parents[start as usize..end as usize] {
+                debug_assert!(out.off_map[p as usize] != NONE);
+                tp.push(out.off_map[p as usize]);
+            }
+            let ni = self.add(q, false, &tp);
+            out.off_map[q as usize] = ni;
+            out.off.push(ni);
+            self.pend_off.push_back(ni);
+        }
+        self.tmp_parents = tp;
+        self.adv = adv;
+        !self.pend_off.is_empty()
     }
 
     /// Turns off what the "on" node `pi` excludes on `grid`; true when that contradicts an
@@ -488,7 +526,7 @@ fn search(
                 offer_contradiction(b, kind, pool, absurd, cd, false, &mut best);
                 let absurd = run_off(b, kind, pool, off_out, cd);
                 offer_contradiction(b, kind, pool, absurd, cd, true, &mut best);
-                if kind == Kind::Dynamic && card >= 3 {
+                if matches!(kind, Kind::Dynamic | Kind::DynamicPlus) && card >= 3 {
                     double_implications(b, kind, pool, &runs.outs[oi], off_out, &mut best);
                 }
             }
@@ -689,7 +727,42 @@ fn region_chains(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rate::tests::golden_state;
+    use crate::rate::tests::{check_path, golden_state};
+    use crate::rate::{explain, Limits};
+    use crate::Grid;
+
+    /// The puzzles of magictour top1465 (MIT, `data/`) whose paths need dynamic forcing chains
+    /// (+), with serate 1.2.1.3's ER/EP/ED: the engine's are the same, every step keeps the
+    /// solution, and some step is a dynamic forcing chain (+).
+    #[test]
+    fn dynamic_forcing_chains_plus_rate_as_serate() {
+        for (p, want) in [
+            (
+                "7.8...3.....2.1...5.........4.....263...8.......1...9..9.6....4....7.5...........",
+                "9.5/1.2/1.2",
+            ),
+            (
+                "7.8...3.....6.1...5.........4.....263...8.......1...9..9.2....4....7.5...........",
+                "9.6/1.2/1.2",
+            ),
+            (
+                "7.....4...2..7..8...3..8..9...5..3...6..2..9...1..7..6...3..9...3..4..6...9..1..5",
+                "9.8/1.2/1.2",
+            ),
+        ] {
+            let p: Grid = p.parse().unwrap();
+            let r = check_path(&p);
+            assert_eq!(r.se_string(), want, "{p}");
+            let (_, steps) = explain(&p, &Limits::default());
+            let plus: Vec<u16> = steps
+                .iter()
+                .filter(|s| s.technique == Technique::DynamicForcingChainPlus)
+                .map(|s| s.rating)
+                .collect();
+            eprintln!("{p}: dynamic forcing chains (+) at {plus:?}");
+            assert!(!plus.is_empty(), "{p}");
+        }
+    }
 
     /// Each rule, run alone on the state where SE's order first needs it, finds that step, and
     /// what it removes is not part of the solution.
