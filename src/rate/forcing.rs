@@ -732,8 +732,9 @@ mod tests {
     use crate::Grid;
 
     /// The puzzles of magictour top1465 (MIT, `data/`) whose paths need dynamic forcing chains
-    /// (+), with serate 1.2.1.3's ER/EP/ED: the engine's are the same, every step keeps the
-    /// solution, and some step is a dynamic forcing chain (+).
+    /// (+), and one of the HardestDatabase list (`data/norvig_sudokus_hard_375.txt`, MIT), with
+    /// serate 1.2.1.3's ER/EP/ED: the engine's are the same, every step keeps the solution, and
+    /// some step is a dynamic forcing chain (+).
     #[test]
     fn dynamic_forcing_chains_plus_rate_as_serate() {
         for (p, want) in [
@@ -748,6 +749,10 @@ mod tests {
             (
                 "7.....4...2..7..8...3..8..9...5..3...6..2..9...1..7..6...3..9...3..4..6...9..1..5",
                 "9.8/1.2/1.2",
+            ),
+            (
+                ".....1.....7.2.....9.6.8..5..1..7....6.9....42.9.........8...59.8....4....6.3...8",
+                "10.1/10.1/9.8",
             ),
         ] {
             let p: Grid = p.parse().unwrap();
