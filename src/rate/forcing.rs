@@ -728,13 +728,13 @@ fn region_chains(
 mod tests {
     use super::*;
     use crate::rate::tests::{check_path, golden_state};
-    use crate::rate::{explain, Limits};
+    use crate::rate::{explain, rate, Flavor, Limits};
     use crate::Grid;
 
     /// The puzzles of magictour top1465 (MIT, `data/`) whose paths need dynamic forcing chains
     /// (+), and one of the HardestDatabase list (`data/norvig_sudokus_hard_375.txt`, MIT), with
-    /// serate 1.2.1.3's ER/EP/ED: the engine's are the same, every step keeps the solution, and
-    /// some step is a dynamic forcing chain (+).
+    /// serate 1.2.1.3's ER/EP/ED (SE 1.2.1 rates them the same): the engine's are the same in
+    /// both flavours, every step keeps the solution, and some step is a dynamic forcing chain (+).
     #[test]
     fn dynamic_forcing_chains_plus_rate_as_serate() {
         for (p, want) in [
@@ -758,6 +758,11 @@ mod tests {
             let p: Grid = p.parse().unwrap();
             let r = check_path(&p);
             assert_eq!(r.se_string(), want, "{p}");
+            let se121 = Limits {
+                flavor: Flavor::Se121,
+                ..Limits::default()
+            };
+            assert_eq!(rate(&p, &se121).se_string(), want, "{p} (SE 1.2.1)");
             let (_, steps) = explain(&p, &Limits::default());
             let plus: Vec<u16> = steps
                 .iter()
