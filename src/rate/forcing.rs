@@ -732,7 +732,7 @@ mod tests {
     use crate::Grid;
 
     /// The puzzles of magictour top1465 (MIT, `data/`) whose paths need dynamic forcing chains
-    /// (+), and one of the HardestDatabase list (`data/norvig_sudokus_hard_375.txt`, MIT), with
+    /// (+), and two of the HardestDatabase list (`data/norvig_sudokus_hard_375.txt`, MIT), with
     /// serate 1.2.1.3's ER/EP/ED (SE 1.2.1 rates them the same): the engine's are the same in
     /// both flavours, every step keeps the solution, and some step is a dynamic forcing chain (+).
     #[test]
@@ -753,6 +753,10 @@ mod tests {
             (
                 ".....1.....7.2.....9.6.8..5..1..7....6.9....42.9.........8...59.8....4....6.3...8",
                 "10.1/10.1/9.8",
+            ),
+            (
+                "..3.9....1...4..36..8..21...4..8..73...9................4.7..686........7.....5.4",
+                "9.7/9.7/2.6",
             ),
         ] {
             let p: Grid = p.parse().unwrap();
