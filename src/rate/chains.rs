@@ -239,6 +239,62 @@ struct Node {
 
 const ROOT: u32 = u32::MAX;
 
+/// The per-start state of a cycle walk: which candidates were turned on or expanded off, and
+/// the off nodes that can lead anywhere or back to the start.
+struct Walk {
+    src: Pot,
+    mode: Mode,
+    /// Candidates (per digit) already turned on.
+    to_on: [Cells; 9],
+    /// Candidates (per digit) already expanded as off nodes.
+    expanded_off: [Cells; 9],
+    /// The off nodes that turn something on; the others are dead ends: the walk marks them
+    /// expanded but keeps no node for them (they are never a parent).
+    live: [Cells; 9],
+    /// The off nodes that turn the start back on (the first `np`).
+    partners: [Pot; 4],
+    np: usize,
+}
+
+impl Walk {
+    fn new(b: &Board, l: &Links, src: Pot, mode: Mode) -> Walk {
+        let mut to_on = [0u128; 9];
+        to_on[src.digit() as usize - 1] |= 1 << src.cell();
+        let mut live = [0u128; 9];
+        for (d, v) in live.iter_mut().enumerate() {
+            if mode.x {
+                *v |= l.strong[d];
+            }
+            if mode.y {
+                *v |= l.biv & b.pos[d];
+            }
+        }
+        let mut partners = [src; 4];
+        let mut np = 0;
+        let (sc, sd) = (src.cell(), src.digit());
+        if mode.y && b.cand[sc].count_ones() == 2 {
+            let e = (b.cand[sc] & !(1 << (sd - 1))).trailing_zeros() as u8 + 1;
+            partners[np] = Pot::new(sc, e, false);
+            np += 1;
+        }
+        if mode.x {
+            for o in cells(l.conj[sd as usize - 1][sc]) {
+                partners[np] = Pot::new(o, sd, false);
+                np += 1;
+            }
+        }
+        Walk {
+            src,
+            mode,
+            to_on,
+            expanded_off: [0; 9],
+            live,
+            partners,
+            np,
+        }
+    }
+}
+
 struct CycleSearch {
     /// Per candidate-state: stamp of the node whose ancestors were last marked.
     mark: Vec<u32>,
@@ -290,35 +346,7 @@ impl CycleSearch {
         self.found.clear();
         self.pend_on.clear();
         self.pend_off.clear();
-        let mut to_on = [0u128; 9];
-        to_on[src.digit() as usize - 1] |= 1 << src.cell();
-        let mut expanded_off = [0u128; 9];
-        // The off nodes that turn something on; the others are dead ends: the walk marks them
-        // expanded but keeps no node for them (they are never a parent).
-        let mut live = [0u128; 9];
-        for (d, v) in live.iter_mut().enumerate() {
-            if mode.x {
-                *v |= l.strong[d];
-            }
-            if mode.y {
-                *v |= l.biv & b.pos[d];
-            }
-        }
-        // The off nodes that turn the start back on.
-        let mut partners = [src; 4];
-        let mut np = 0;
-        let (sc, sd) = (src.cell(), src.digit());
-        if mode.y && b.cand[sc].count_ones() == 2 {
-            let e = (b.cand[sc] & !(1 << (sd - 1))).trailing_zeros() as u8 + 1;
-            partners[np] = Pot::new(sc, e, false);
-            np += 1;
-        }
-        if mode.x {
-            for o in cells(l.conj[sd as usize - 1][sc]) {
-                partners[np] = Pot::new(o, sd, false);
-                np += 1;
-            }
-        }
+        let mut walk = Walk::new(b, l, src, mode);
         self.pool.push(Node {
             pot: src,
             parent: ROOT,
@@ -332,88 +360,7 @@ impl CycleSearch {
                 return;
             }
             let found_before = self.found.len();
-            self.next.clear();
-            let pend = std::mem::take(&mut self.pend_on);
-            for &i in &pend {
-                let p = self.pool[i as usize].pot;
-                let (c, d) = (p.cell(), p.digit());
-                // The new off nodes, in on_to_off's order: the cell's other digits, then the
-                // digit's places in the box, row and column. Every start partner was reached
-                // from the start itself, so no return is ever a new node.
-                if mode.y {
-                    for e in digits(b.cand[c]) {
-                        let ed = e as usize - 1;
-                        if e != d && expanded_off[ed] & (1 << c) == 0 {
-                            expanded_off[ed] |= 1 << c;
-                            if live[ed] & (1 << c) == 0 {
-                                continue;
-                            }
-                            self.pool.push(Node {
-                                pot: Pot::new(c, e, false),
-                                parent: i,
-                            });
-                            self.next.push(self.pool.len() as u32 - 1);
-                        }
-                    }
-                }
-                let dd = d as usize - 1;
-                let hs = houses_of(c);
-                let mut seen: Cells = 1 << c;
-                for k in KINDS {
-                    let o = b.pos[dd] & HOUSES[hs[k]] & !seen;
-                    seen |= o;
-                    let new = o & !expanded_off[dd];
-                    expanded_off[dd] |= new;
-                    for oc in cells(new & live[dd]) {
-                        self.pool.push(Node {
-                            pot: Pot::new(oc, d, false),
-                            parent: i,
-                        });
-                        self.next.push(self.pool.len() as u32 - 1);
-                    }
-                }
-                if length + 1 < 4 {
-                    continue;
-                }
-                let adjacent = partners[..np].iter().any(|q| {
-                    let (qc, qd) = (q.cell(), q.digit());
-                    (qd == d && PEERS[c] & (1 << qc) != 0) || (mode.y && qc == c && qd != d)
-                });
-                if !adjacent {
-                    continue;
-                }
-                // Returns to the start, in on_to_off's order. An ancestor of node i is already
-                // expanded, so SE's ancestor filter only matters for these; mark the ancestors
-                // only when one is possible.
-                let mut buf = std::mem::take(&mut self.buf);
-                on_to_off(b, p, mode, &mut buf);
-                let mut marked = false;
-                for &q in &buf {
-                    if !partners[..np].contains(&q) {
-                        continue;
-                    }
-                    if !marked {
-                        self.mark_ancestors(i);
-                        marked = true;
-                    }
-                    if self.mark[q.cd as usize * 2 + q.on as usize] == self.stamp {
-                        continue;
-                    }
-                    // SE expands every occurrence of an off node, but a repeated one only
-                    // turns on nodes already on; what it can still add is this return to
-                    // the start, recorded in the order SE would find it.
-                    self.pool.push(Node { pot: q, parent: i });
-                    let qi = self.pool.len() as u32 - 1;
-                    self.pool.push(Node {
-                        pot: src,
-                        parent: qi,
-                    });
-                    self.found.push(self.pool.len() as u32 - 1);
-                }
-                self.buf = buf;
-            }
-            self.pend_on = pend;
-            self.pend_on.clear();
+            self.expand_on_layer(b, &mut walk, length);
             if self.found[found_before..]
                 .iter()
                 .any(|&end| self.eliminates(b, end))
@@ -424,42 +371,144 @@ impl CycleSearch {
             if length + 3 > max_nodes {
                 return;
             }
-            std::mem::swap(&mut self.pend_off, &mut self.next);
-            self.pend_off.append(&mut self.next);
             length += 1;
-            let pend = std::mem::take(&mut self.pend_off);
-            for &i in &pend {
-                let p = self.pool[i as usize].pot;
-                let (c, d) = (p.cell(), p.digit());
-                let dd = d as usize - 1;
-                // off_to_on's order: the bivalue cell's other digit, then the conjugates.
-                if mode.y && b.cand[c].count_ones() == 2 {
-                    let e = (b.cand[c] & !(1 << dd)).trailing_zeros() as usize;
-                    if to_on[e] & (1 << c) == 0 {
-                        to_on[e] |= 1 << c;
+            self.expand_off_layer(b, l, &mut walk);
+        }
+    }
+
+    /// Expands the pending "on" layer (at half-step `length`) into the next "off" layer, which
+    /// becomes pending, and records the returns to the start it closes.
+    fn expand_on_layer(&mut self, b: &Board, walk: &mut Walk, length: usize) {
+        self.next.clear();
+        let pend = std::mem::take(&mut self.pend_on);
+        for &i in &pend {
+            self.push_off_nodes(b, walk, i);
+            if length + 1 >= 4 {
+                self.record_returns(b, walk, i);
+            }
+        }
+        self.pend_on = pend;
+        self.pend_on.clear();
+        std::mem::swap(&mut self.pend_off, &mut self.next);
+        self.pend_off.append(&mut self.next);
+    }
+
+    /// Adds to `next` the new off nodes of on node `i`, in on_to_off's order: the cell's other
+    /// digits, then the digit's places in the box, row and column. Every start partner was
+    /// reached from the start itself, so no return is ever a new node.
+    fn push_off_nodes(&mut self, b: &Board, walk: &mut Walk, i: u32) {
+        let p = self.pool[i as usize].pot;
+        let (c, d) = (p.cell(), p.digit());
+        if walk.mode.y {
+            for e in digits(b.cand[c]) {
+                let ed = e as usize - 1;
+                if e != d && walk.expanded_off[ed] & (1 << c) == 0 {
+                    walk.expanded_off[ed] |= 1 << c;
+                    if walk.live[ed] & (1 << c) == 0 {
+                        continue;
+                    }
+                    self.pool.push(Node {
+                        pot: Pot::new(c, e, false),
+                        parent: i,
+                    });
+                    self.next.push(self.pool.len() as u32 - 1);
+                }
+            }
+        }
+        let dd = d as usize - 1;
+        let hs = houses_of(c);
+        let mut seen: Cells = 1 << c;
+        for k in KINDS {
+            let o = b.pos[dd] & HOUSES[hs[k]] & !seen;
+            seen |= o;
+            let new = o & !walk.expanded_off[dd];
+            walk.expanded_off[dd] |= new;
+            for oc in cells(new & walk.live[dd]) {
+                self.pool.push(Node {
+                    pot: Pot::new(oc, d, false),
+                    parent: i,
+                });
+                self.next.push(self.pool.len() as u32 - 1);
+            }
+        }
+    }
+
+    /// Records in `found` the returns to the start through on node `i`, in on_to_off's order.
+    /// An ancestor of node i is already expanded, so SE's ancestor filter only matters for
+    /// these; the ancestors are marked only when a return is possible.
+    fn record_returns(&mut self, b: &Board, walk: &Walk, i: u32) {
+        let p = self.pool[i as usize].pot;
+        let (c, d) = (p.cell(), p.digit());
+        let partners = &walk.partners[..walk.np];
+        let adjacent = partners.iter().any(|q| {
+            let (qc, qd) = (q.cell(), q.digit());
+            (qd == d && PEERS[c] & (1 << qc) != 0) || (walk.mode.y && qc == c && qd != d)
+        });
+        if !adjacent {
+            return;
+        }
+        let mut buf = std::mem::take(&mut self.buf);
+        on_to_off(b, p, walk.mode, &mut buf);
+        let mut marked = false;
+        for &q in &buf {
+            if !partners.contains(&q) {
+                continue;
+            }
+            if !marked {
+                self.mark_ancestors(i);
+                marked = true;
+            }
+            if self.mark[q.cd as usize * 2 + q.on as usize] == self.stamp {
+                continue;
+            }
+            // SE expands every occurrence of an off node, but a repeated one only turns on
+            // nodes already on; what it can still add is this return to the start, recorded
+            // in the order SE would find it.
+            self.pool.push(Node { pot: q, parent: i });
+            let qi = self.pool.len() as u32 - 1;
+            self.pool.push(Node {
+                pot: walk.src,
+                parent: qi,
+            });
+            self.found.push(self.pool.len() as u32 - 1);
+        }
+        self.buf = buf;
+    }
+
+    /// Expands the pending "off" layer into the next "on" layer (each on node once), in
+    /// off_to_on's order: the bivalue cell's other digit, then the conjugates.
+    fn expand_off_layer(&mut self, b: &Board, l: &Links, walk: &mut Walk) {
+        let pend = std::mem::take(&mut self.pend_off);
+        for &i in &pend {
+            let p = self.pool[i as usize].pot;
+            let (c, d) = (p.cell(), p.digit());
+            let dd = d as usize - 1;
+            if walk.mode.y && b.cand[c].count_ones() == 2 {
+                let e = (b.cand[c] & !(1 << dd)).trailing_zeros() as usize;
+                if walk.to_on[e] & (1 << c) == 0 {
+                    walk.to_on[e] |= 1 << c;
+                    self.pool.push(Node {
+                        pot: Pot::new(c, e as u8 + 1, true),
+                        parent: i,
+                    });
+                    self.pend_on.push(self.pool.len() as u32 - 1);
+                }
+            }
+            if walk.mode.x {
+                for o in l.partner[dd][c] {
+                    if o != 255 && walk.to_on[dd] & (1 << o) == 0 {
+                        walk.to_on[dd] |= 1 << o;
                         self.pool.push(Node {
-                            pot: Pot::new(c, e as u8 + 1, true),
+                            pot: Pot::new(o as usize, d, true),
                             parent: i,
                         });
                         self.pend_on.push(self.pool.len() as u32 - 1);
                     }
                 }
-                if mode.x {
-                    for o in l.partner[dd][c] {
-                        if o != 255 && to_on[dd] & (1 << o) == 0 {
-                            to_on[dd] |= 1 << o;
-                            self.pool.push(Node {
-                                pot: Pot::new(o as usize, d, true),
-                                parent: i,
-                            });
-                            self.pend_on.push(self.pool.len() as u32 - 1);
-                        }
-                    }
-                }
             }
-            self.pend_off = pend;
-            self.pend_off.clear();
         }
+        self.pend_off = pend;
+        self.pend_off.clear();
     }
 
     /// Whether the cycle ending at pool index `end` eliminates anything (as [`Self::cycle_hint`]).
@@ -485,6 +534,17 @@ impl CycleSearch {
             i = self.pool[i as usize].parent;
         }
         (0..9).any(|d| fw[d] & bk[d] != 0)
+    }
+
+    /// The cells of the cycle ending at pool index `end`.
+    fn cycle_cells(&self, end: u32) -> Cells {
+        let mut lc: Cells = 0;
+        let mut i = end;
+        while self.pool[i as usize].parent != ROOT {
+            lc |= 1 << self.pool[i as usize].pot.cell();
+            i = self.pool[i as usize].parent;
+        }
+        lc
     }
 
     /// Number of nodes of the cycle ending at pool index `end`.
@@ -645,33 +705,7 @@ impl Fc {
             for x in ds.clone() {
                 left[x] = next[x] & other[x];
             }
-            let mut nearest = None;
-            let mut i = self.last;
-            let mut j = k - 1;
-            let arena = &arena[..arena.len() - 1];
-            loop {
-                let (layer, p) = &arena[i as usize];
-                if j % 2 == (k + 1) % 2 {
-                    let mut rest = 0;
-                    let mut hit = false;
-                    for x in ds.clone() {
-                        hit |= layer[x] & left[x] != 0;
-                        left[x] &= !layer[x];
-                        rest |= left[x];
-                    }
-                    if hit {
-                        nearest = Some(j);
-                    }
-                    if rest == 0 {
-                        break;
-                    }
-                }
-                if j == 0 {
-                    break;
-                }
-                i = *p;
-                j -= 1;
-            }
+            let nearest = nearest_meeting_layer(&arena[..arena.len() - 1], self.last, k, ds, left);
             if let Some(j) = nearest {
                 let e = k + j;
                 if self.best.is_none_or(|b| e < b) {
@@ -688,6 +722,45 @@ impl Fc {
             }
         }
     }
+}
+
+/// The distance of the nearest layer, walking back from `arena[last]` (distance `k - 1`),
+/// that holds one of the candidates `left` (each lies in exactly one layer of the parity
+/// opposite to `k`); only the digits `ds` are looked at.
+fn nearest_meeting_layer(
+    arena: &[Layer],
+    last: u32,
+    k: usize,
+    ds: std::ops::Range<usize>,
+    mut left: [Cells; 9],
+) -> Option<usize> {
+    let mut nearest = None;
+    let mut i = last;
+    let mut j = k - 1;
+    loop {
+        let (layer, p) = &arena[i as usize];
+        if j % 2 == (k + 1) % 2 {
+            let mut rest = 0;
+            let mut hit = false;
+            for x in ds.clone() {
+                hit |= layer[x] & left[x] != 0;
+                left[x] &= !layer[x];
+                rest |= left[x];
+            }
+            if hit {
+                nearest = Some(j);
+            }
+            if rest == 0 {
+                break;
+            }
+        }
+        if j == 0 {
+            break;
+        }
+        i = *p;
+        j -= 1;
+    }
+    nearest
 }
 
 /// Largest complexity whose rating at `base` is at most `r`: the length (nodes minus two) may
@@ -873,13 +946,7 @@ fn best_cycle(
                     let mut s = Step::new(tech);
                     s.rating = rating;
                     s.eliminations = e;
-                    let mut lc: Cells = 0;
-                    let mut i = end;
-                    while cs.pool[i as usize].parent != ROOT {
-                        lc |= 1 << cs.pool[i as usize].pot.cell();
-                        i = cs.pool[i as usize].parent;
-                    }
-                    s.set_cells(lc);
+                    s.set_cells(cs.cycle_cells(end));
                     best = Some((key, s));
                 }
             }
@@ -930,9 +997,9 @@ fn best_forcing_chain(
     best
 }
 
-/// The first chaining step in SE's order: static chains, then Nishio, multiple and dynamic
-/// forcing chains, with aligned triple exclusion where SE tries it (the nested levels, dynamic
-/// forcing chains "+" and beyond, are not implemented).
+/// The first chaining step in SE's order: static chains, then Nishio, multiple, dynamic and
+/// dynamic (+) forcing chains, with aligned triple exclusion where SE tries it (the nested
+/// levels beyond are not implemented).
 pub fn next_chain_step(b: &Board) -> Option<Step> {
     use super::forcing::{forcing_chains, Kind};
     static_chains(b)
@@ -940,6 +1007,7 @@ pub fn next_chain_step(b: &Board) -> Option<Step> {
         .or_else(|| forcing_chains(b, Kind::Nishio))
         .or_else(|| forcing_chains(b, Kind::Multiple))
         .or_else(|| forcing_chains(b, Kind::Dynamic))
+        .or_else(|| forcing_chains(b, Kind::DynamicPlus))
 }
 
 #[cfg(test)]

@@ -1,14 +1,18 @@
-//! Nishio (7.5), multiple (8.0) and dynamic (8.5) forcing chains, plus SE's length increment.
+//! Nishio (7.5), multiple (8.0), dynamic (8.5) and dynamic (+) (9.0) forcing chains, plus SE's
+//! length increment.
 //!
 //! One implication run assumes some candidates on or off and follows the consequences in SE's
 //! order (all pending "on" nodes before the next "off" node). Multiple chains use the static
 //! grid with both link kinds; dynamic chains remove each "off" candidate from a working grid as
 //! they go, so later links may rely on earlier eliminations (those become extra parents of the
-//! node); Nishio chains are dynamic but without the cell (Y) links. A hint's complexity is the
-//! number of distinct nodes among the ancestors of its chain ends.
+//! node); Nishio chains are dynamic but without the cell (Y) links; dynamic (+) chains add the
+//! eliminations of simple rules on the working grid whenever nothing else is left to follow
+//! (see `advanced`). A hint's complexity is the number of distinct nodes among the ancestors
+//! of its chain ends.
 
 use std::collections::VecDeque;
 
+use super::advanced::{advanced_eliminations, Advanced};
 use super::board::{bit, cells, count, digits, houses_of, Board, HOUSES};
 use super::scale::{length_increment, Technique};
 use super::Step;
@@ -26,6 +30,9 @@ pub enum Kind {
     Multiple,
     /// Dynamic forcing chains.
     Dynamic,
+    /// Dynamic forcing chains (+): dynamic, and when a run has nothing left to follow, the
+    /// eliminations of simple rules on its working grid become new "off" nodes (`advanced`).
+    DynamicPlus,
 }
 
 impl Kind {
@@ -40,6 +47,7 @@ impl Kind {
             Kind::Nishio => Technique::Nishio,
             Kind::Multiple => Technique::MultipleForcingChain,
             Kind::Dynamic => Technique::DynamicForcingChain,
+            Kind::DynamicPlus => Technique::DynamicForcingChainPlus,
         }
     }
 }
@@ -100,6 +108,8 @@ struct Pool {
     pend_on: VecDeque<u32>,
     pend_off: VecDeque<u32>,
     tmp_parents: Vec<u32>,
+    /// The advanced rules' eliminations (dynamic forcing chains (+)).
+    adv: Advanced,
 }
 
 impl Pool {
@@ -114,6 +124,7 @@ impl Pool {
             pend_on: VecDeque::new(),
             pend_off: VecDeque::new(),
             tmp_parents: Vec::new(),
+            adv: Advanced::default(),
         }
     }
 
@@ -179,111 +190,190 @@ impl Pool {
         for &i in &out.off {
             self.pend_off.push_back(i);
         }
-        let y = kind.y();
         loop {
-            if let Some(pi) = self.pend_on.pop_front() {
-                let p = self.nodes[pi as usize];
-                let (c, d) = (p.cd as usize / 9, (p.cd % 9) as u8 + 1);
-                // Cell's other candidates, then the digit's other places in box, row, column.
-                let mut offs: [u16; 32] = [0; 32];
-                let mut n = 0;
-                if y {
-                    for e in digits(grid.cand[c]) {
-                        if e != d {
-                            offs[n] = (c * 9 + e as usize - 1) as u16;
-                            n += 1;
-                        }
-                    }
-                }
-                let mut seen = 0u128;
-                let hs = houses_of(c);
-                for k in KINDS {
-                    let o = grid.pos[d as usize - 1] & HOUSES[hs[k]] & !(1u128 << c) & !seen;
-                    seen |= o;
-                    for oc in cells(o) {
-                        offs[n] = (oc * 9 + d as usize - 1) as u16;
-                        n += 1;
-                    }
-                }
-                for &q in &offs[..n] {
-                    if out.on_map[q as usize] != NONE {
-                        let off = self.add(q, false, &[pi]);
-                        out.absurd = Some((out.on_map[q as usize], off));
-                        return;
-                    }
-                    if out.off_map[q as usize] == NONE {
-                        let ni = self.add(q, false, &[pi]);
-                        out.off_map[q as usize] = ni;
-                        out.off.push(ni);
-                        self.pend_off.push_back(ni);
-                    }
-                }
+            let absurd = if let Some(pi) = self.pend_on.pop_front() {
+                self.follow_on(&grid, kind, pi, out)
             } else if let Some(pi) = self.pend_off.pop_front() {
-                let p = self.nodes[pi as usize];
-                let (c, d) = (p.cd as usize / 9, (p.cd % 9) as u8 + 1);
-                let mut ons: [(u16, u8); 4] = [(0, 0); 4];
-                let mut n = 0;
-                if y && grid.cand[c].count_ones() == 2 {
-                    let e = (grid.cand[c] & !bit(d)).trailing_zeros() as usize;
-                    ons[n] = ((c * 9 + e) as u16, 3);
-                    n += 1;
-                }
-                let hs = houses_of(c);
-                for (ki, k) in KINDS.iter().enumerate() {
-                    let pp = grid.pos[d as usize - 1] & HOUSES[hs[*k]];
-                    if count(pp) == 2 {
-                        let oc = (pp & !(1u128 << c)).trailing_zeros() as usize;
-                        let q = (oc * 9 + d as usize - 1) as u16;
-                        if !ons[..n].iter().any(|o| o.0 == q) {
-                            ons[n] = (q, ki as u8);
-                            n += 1;
-                        }
-                    }
-                }
-                for &(q, via) in &ons[..n] {
-                    // Parents: p plus, in dynamic runs, the eliminations that made the link.
-                    self.tmp_parents.clear();
-                    self.tmp_parents.push(pi);
-                    if kind.dynamic() {
-                        let qc = q as usize / 9;
-                        if via == 3 {
-                            let gone = real.cand[qc] & !grid.cand[qc];
-                            for e in digits(gone) {
-                                let key = qc * 9 + e as usize - 1;
-                                self.tmp_parents.push(out.off_map[key]);
-                            }
-                        } else {
-                            let h = hs[KINDS[via as usize]];
-                            let gone =
-                                real.pos[d as usize - 1] & !grid.pos[d as usize - 1] & HOUSES[h];
-                            for gc in cells(gone) {
-                                let key = gc * 9 + d as usize - 1;
-                                self.tmp_parents.push(out.off_map[key]);
-                            }
-                        }
-                    }
-                    if out.off_map[q as usize] != NONE {
-                        let tp = std::mem::take(&mut self.tmp_parents);
-                        let on = self.add(q, true, &tp);
-                        self.tmp_parents = tp;
-                        out.absurd = Some((on, out.off_map[q as usize]));
-                        return;
-                    }
-                    if out.on_map[q as usize] == NONE {
-                        let tp = std::mem::take(&mut self.tmp_parents);
-                        let ni = self.add(q, true, &tp);
-                        self.tmp_parents = tp;
-                        out.on_map[q as usize] = ni;
-                        out.on.push(ni);
-                        self.pend_on.push_back(ni);
-                    }
-                }
-                if kind.dynamic() {
-                    grid.eliminate(c, d);
-                }
+                self.follow_off(real, &mut grid, kind, pi, out)
+            } else if kind == Kind::DynamicPlus && self.push_advanced(real, &grid, out) {
+                false
             } else {
                 return;
+            };
+            if absurd {
+                return;
             }
+        }
+    }
+
+    /// Adds as pending "off" nodes the eliminations of the advanced rules on `grid` (the run
+    /// started from `real`) not yet off, each with the hint's parents; false when none.
+    fn push_advanced(&mut self, real: &Board, grid: &Board, out: &mut Outcome) -> bool {
+        let mut adv = std::mem::take(&mut self.adv);
+        advanced_eliminations(real, grid, &mut adv);
+        let mut tp = std::mem::take(&mut self.tmp_parents);
+        for &(q, start, end) in &adv.elims {
+            if out.off_map[q as usize] != NONE {
+                continue;
+            }
+            tp.clear();
+            for &p in &adv.parents[start as usize..end as usize] {
+                debug_assert!(out.off_map[p as usize] != NONE);
+                tp.push(out.off_map[p as usize]);
+            }
+            let ni = self.add(q, false, &tp);
+            out.off_map[q as usize] = ni;
+            out.off.push(ni);
+            self.pend_off.push_back(ni);
+        }
+        self.tmp_parents = tp;
+        self.adv = adv;
+        !self.pend_off.is_empty()
+    }
+
+    /// Turns off what the "on" node `pi` excludes on `grid`; true when that contradicts an
+    /// "on" node (recorded in `out.absurd`).
+    fn follow_on(&mut self, grid: &Board, kind: Kind, pi: u32, out: &mut Outcome) -> bool {
+        let p = self.nodes[pi as usize];
+        let (offs, n) = on_consequences(grid, kind.y(), p.cd);
+        for &q in &offs[..n] {
+            if out.on_map[q as usize] != NONE {
+                let off = self.add(q, false, &[pi]);
+                out.absurd = Some((out.on_map[q as usize], off));
+                return true;
+            }
+            if out.off_map[q as usize] == NONE {
+                let ni = self.add(q, false, &[pi]);
+                out.off_map[q as usize] = ni;
+                out.off.push(ni);
+                self.pend_off.push_back(ni);
+            }
+        }
+        false
+    }
+
+    /// Turns on what the "off" node `pi` forces on `grid`, then (dynamic runs) removes its
+    /// candidate from `grid`; true when that contradicts an "off" node (in `out.absurd`).
+    fn follow_off(
+        &mut self,
+        real: &Board,
+        grid: &mut Board,
+        kind: Kind,
+        pi: u32,
+        out: &mut Outcome,
+    ) -> bool {
+        let p = self.nodes[pi as usize];
+        let (c, d) = (p.cd as usize / 9, (p.cd % 9) as u8 + 1);
+        let (ons, n) = off_consequences(grid, kind.y(), p.cd);
+        for &(q, via) in &ons[..n] {
+            // Parents: p plus, in dynamic runs, the eliminations that made the link.
+            self.tmp_parents.clear();
+            self.tmp_parents.push(pi);
+            if kind.dynamic() {
+                push_link_parents(&mut self.tmp_parents, real, grid, out, q, via, c, d);
+            }
+            if out.off_map[q as usize] != NONE {
+                let tp = std::mem::take(&mut self.tmp_parents);
+                let on = self.add(q, true, &tp);
+                self.tmp_parents = tp;
+                out.absurd = Some((on, out.off_map[q as usize]));
+                return true;
+            }
+            if out.on_map[q as usize] == NONE {
+                let tp = std::mem::take(&mut self.tmp_parents);
+                let ni = self.add(q, true, &tp);
+                self.tmp_parents = tp;
+                out.on_map[q as usize] = ni;
+                out.on.push(ni);
+                self.pend_on.push_back(ni);
+            }
+        }
+        if kind.dynamic() {
+            grid.eliminate(c, d);
+        }
+        false
+    }
+}
+
+/// The candidates that candidate `cd` being on turns off on `grid`, in SE's order: the cell's
+/// other candidates (with Y links), then the digit's other places in box, row and column.
+fn on_consequences(grid: &Board, y: bool, cd: u16) -> ([u16; 32], usize) {
+    let (c, d) = (cd as usize / 9, (cd % 9) as u8 + 1);
+    let mut offs: [u16; 32] = [0; 32];
+    let mut n = 0;
+    if y {
+        for e in digits(grid.cand[c]) {
+            if e != d {
+                offs[n] = (c * 9 + e as usize - 1) as u16;
+                n += 1;
+            }
+        }
+    }
+    let mut seen = 0u128;
+    let hs = houses_of(c);
+    for k in KINDS {
+        let o = grid.pos[d as usize - 1] & HOUSES[hs[k]] & !(1u128 << c) & !seen;
+        seen |= o;
+        for oc in cells(o) {
+            offs[n] = (oc * 9 + d as usize - 1) as u16;
+            n += 1;
+        }
+    }
+    (offs, n)
+}
+
+/// The candidates that candidate `cd` being off turns on on `grid`, each with the link that
+/// does it (an index into [`KINDS`] for a house, 3 for the bivalue cell), in SE's order: the
+/// cell's other candidate (with Y links), then the digit's other place in box, row, column.
+fn off_consequences(grid: &Board, y: bool, cd: u16) -> ([(u16, u8); 4], usize) {
+    let (c, d) = (cd as usize / 9, (cd % 9) as u8 + 1);
+    let mut ons: [(u16, u8); 4] = [(0, 0); 4];
+    let mut n = 0;
+    if y && grid.cand[c].count_ones() == 2 {
+        let e = (grid.cand[c] & !bit(d)).trailing_zeros() as usize;
+        ons[n] = ((c * 9 + e) as u16, 3);
+        n += 1;
+    }
+    let hs = houses_of(c);
+    for (ki, k) in KINDS.iter().enumerate() {
+        let pp = grid.pos[d as usize - 1] & HOUSES[hs[*k]];
+        if count(pp) == 2 {
+            let oc = (pp & !(1u128 << c)).trailing_zeros() as usize;
+            let q = (oc * 9 + d as usize - 1) as u16;
+            if !ons[..n].iter().any(|o| o.0 == q) {
+                ons[n] = (q, ki as u8);
+                n += 1;
+            }
+        }
+    }
+    (ons, n)
+}
+
+/// Appends to `parents` the "off" nodes of `out` behind the eliminations (from `real` to
+/// `grid`) that the link `via` (as in [`off_consequences`]) from cell `c`, digit `d`, to `q`
+/// relied on: the cell's other removed candidates, or the digit's removed places in the house.
+#[allow(clippy::too_many_arguments)]
+fn push_link_parents(
+    parents: &mut Vec<u32>,
+    real: &Board,
+    grid: &Board,
+    out: &Outcome,
+    q: u16,
+    via: u8,
+    c: usize,
+    d: u8,
+) {
+    let qc = q as usize / 9;
+    if via == 3 {
+        let gone = real.cand[qc] & !grid.cand[qc];
+        for e in digits(gone) {
+            parents.push(out.off_map[qc * 9 + e as usize - 1]);
+        }
+    } else {
+        let h = houses_of(c)[KINDS[via as usize]];
+        let gone = real.pos[d as usize - 1] & !grid.pos[d as usize - 1] & HOUSES[h];
+        for gc in cells(gone) {
+            parents.push(out.off_map[gc * 9 + d as usize - 1]);
         }
     }
 }
@@ -415,7 +505,6 @@ fn search(
     runs: &mut Runs,
     off_out: &mut Outcome,
 ) -> Option<Step> {
-    let base = kind.technique().base();
     let mut best = Best {
         key: (u16::MAX, 0, 0, 0),
         step: None,
@@ -430,57 +519,15 @@ fn search(
         let mut on_idx = [0usize; 9];
         for (vi, &d) in vals.iter().enumerate() {
             let cd = (c * 9 + d as usize - 1) as u16;
-            // From "on".
             let oi = runs.on(pool, b, kind, cd);
             on_idx[vi] = oi;
-            let out = &runs.outs[oi];
-            let do_contra = kind.dynamic();
-            if do_contra {
-                if let Some((a, z)) = out.absurd {
-                    let n = pool.ancestors(a) + pool.ancestors(z);
-                    let rating = base + length_increment(n);
-                    if let Some(s) = target_step(b, kind, rating, cd, false) {
-                        best.offer(rating, n, 7, || s);
-                    }
-                }
-            }
             if kind.dynamic() {
-                off_out.reset(&pool.nodes);
-                let ni = pool.add(cd, false, &[]);
-                off_out.off_map[cd as usize] = ni;
-                off_out.off.push(ni);
-                pool.run(b, kind, off_out);
-                if let Some((a, z)) = off_out.absurd {
-                    let n = pool.ancestors(a) + pool.ancestors(z);
-                    let rating = base + length_increment(n);
-                    if let Some(s) = target_step(b, kind, rating, cd, true) {
-                        best.offer(rating, n, 7, || s);
-                    }
-                }
-                if kind == Kind::Dynamic && card >= 3 {
-                    let out = &runs.outs[oi];
-                    for &pi in &out.on {
-                        let q = pool.nodes[pi as usize].cd;
-                        let qi = off_out.on_map[q as usize];
-                        if qi != NONE {
-                            let n = pool.ancestors(pi) + pool.ancestors(qi);
-                            let rating = base + length_increment(n);
-                            if let Some(s) = target_step(b, kind, rating, q, true) {
-                                best.offer(rating, n, 1, || s);
-                            }
-                        }
-                    }
-                    for &pi in &out.off {
-                        let q = pool.nodes[pi as usize].cd;
-                        let qi = off_out.off_map[q as usize];
-                        if qi != NONE {
-                            let n = pool.ancestors(pi) + pool.ancestors(qi);
-                            let rating = base + length_increment(n);
-                            if let Some(s) = target_step(b, kind, rating, q, false) {
-                                best.offer(rating, n, 1, || s);
-                            }
-                        }
-                    }
+                let absurd = runs.outs[oi].absurd;
+                offer_contradiction(b, kind, pool, absurd, cd, false, &mut best);
+                let absurd = run_off(b, kind, pool, off_out, cd);
+                offer_contradiction(b, kind, pool, absurd, cd, true, &mut best);
+                if matches!(kind, Kind::Dynamic | Kind::DynamicPlus) && card >= 3 {
+                    double_implications(b, kind, pool, &runs.outs[oi], off_out, &mut best);
                 }
             }
             if kind != Kind::Nishio {
@@ -488,51 +535,126 @@ fn search(
             }
         }
         if kind != Kind::Nishio {
-            // Cell reduction: implied by every candidate of the cell.
-            for state in [true, false] {
-                let first = &runs.outs[on_idx[0]];
-                let list = if state { &first.on } else { &first.off };
-                for &pi in list {
-                    let q = pool.nodes[pi as usize].cd;
-                    let mut total = 0;
-                    let mut all = true;
-                    let mut ids = [NONE; 9];
-                    for vi in 0..vals.len() {
-                        let o = &runs.outs[on_idx[vi]];
-                        let m = if state {
-                            o.on_map[q as usize]
-                        } else {
-                            o.off_map[q as usize]
-                        };
-                        if m == NONE {
-                            all = false;
-                            break;
-                        }
-                        ids[vi] = m;
-                    }
-                    if !all {
-                        continue;
-                    }
-                    let Some(s0) = target_step(b, kind, 0, q, state) else {
-                        continue;
-                    };
-                    for &m in ids.iter().take(vals.len()) {
-                        total += pool.ancestors(m);
-                    }
-                    let rating = base + length_increment(total);
-                    best.offer(rating, total, 5, || {
-                        let mut s = s0;
-                        s.rating = rating;
-                        s
-                    });
-                }
-            }
+            cell_chains(b, kind, &on_idx[..vals.len()], pool, runs, &mut best);
         }
     }
     best.step.map(|mut s| {
         s.eliminations.sort_unstable();
         s
     })
+}
+
+/// Runs the implications of candidate `cd` assumed off into `off_out`; returns the
+/// contradiction it reached, if any.
+fn run_off(
+    b: &Board,
+    kind: Kind,
+    pool: &mut Pool,
+    off_out: &mut Outcome,
+    cd: u16,
+) -> Option<(u32, u32)> {
+    off_out.reset(&pool.nodes);
+    let ni = pool.add(cd, false, &[]);
+    off_out.off_map[cd as usize] = ni;
+    off_out.off.push(ni);
+    pool.run(b, kind, off_out);
+    off_out.absurd
+}
+
+/// Contradiction hint: assuming candidate `cd` in the state opposite to `target_on` led to
+/// `absurd`, so `cd` takes state `target_on`.
+fn offer_contradiction(
+    b: &Board,
+    kind: Kind,
+    pool: &mut Pool,
+    absurd: Option<(u32, u32)>,
+    cd: u16,
+    target_on: bool,
+    best: &mut Best,
+) {
+    if let Some((a, z)) = absurd {
+        let n = pool.ancestors(a) + pool.ancestors(z);
+        let rating = kind.technique().base() + length_increment(n);
+        if let Some(s) = target_step(b, kind, rating, cd, target_on) {
+            best.offer(rating, n, 7, || s);
+        }
+    }
+}
+
+/// Double-implication hints: whatever a candidate implies both when on (`on_out`) and when
+/// off (`off_out`).
+fn double_implications(
+    b: &Board,
+    kind: Kind,
+    pool: &mut Pool,
+    on_out: &Outcome,
+    off_out: &Outcome,
+    best: &mut Best,
+) {
+    let base = kind.technique().base();
+    for (state, list) in [(true, &on_out.on), (false, &on_out.off)] {
+        for &pi in list {
+            let q = pool.nodes[pi as usize].cd;
+            let qi = if state {
+                off_out.on_map[q as usize]
+            } else {
+                off_out.off_map[q as usize]
+            };
+            if qi != NONE {
+                let n = pool.ancestors(pi) + pool.ancestors(qi);
+                let rating = base + length_increment(n);
+                if let Some(s) = target_step(b, kind, rating, q, state) {
+                    best.offer(rating, n, 1, || s);
+                }
+            }
+        }
+    }
+}
+
+/// Cell reduction: whatever every candidate of a cell implies (`on_idx`: the index in
+/// `runs` of each candidate's "on" run).
+fn cell_chains(
+    b: &Board,
+    kind: Kind,
+    on_idx: &[usize],
+    pool: &mut Pool,
+    runs: &Runs,
+    best: &mut Best,
+) {
+    let base = kind.technique().base();
+    for state in [true, false] {
+        let first = &runs.outs[on_idx[0]];
+        let list = if state { &first.on } else { &first.off };
+        'implied: for &pi in list {
+            let q = pool.nodes[pi as usize].cd;
+            let mut ids = [NONE; 9];
+            for (vi, &oi) in on_idx.iter().enumerate() {
+                let o = &runs.outs[oi];
+                let m = if state {
+                    o.on_map[q as usize]
+                } else {
+                    o.off_map[q as usize]
+                };
+                if m == NONE {
+                    continue 'implied;
+                }
+                ids[vi] = m;
+            }
+            let Some(s0) = target_step(b, kind, 0, q, state) else {
+                continue;
+            };
+            let mut total = 0;
+            for &m in &ids[..on_idx.len()] {
+                total += pool.ancestors(m);
+            }
+            let rating = base + length_increment(total);
+            best.offer(rating, total, 5, || {
+                let mut s = s0;
+                s.rating = rating;
+                s
+            });
+        }
+    }
 }
 
 /// Region reduction: for each house where `c` is the first place of `d` (two or more places),
@@ -605,7 +727,56 @@ fn region_chains(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rate::tests::golden_state;
+    use crate::rate::tests::{check_path, golden_state};
+    use crate::rate::{explain, rate, Flavor, Limits};
+    use crate::Grid;
+
+    /// The puzzles of magictour top1465 (MIT, `data/`) whose paths need dynamic forcing chains
+    /// (+), and two of the HardestDatabase list (`data/norvig_sudokus_hard_375.txt`, MIT), with
+    /// serate 1.2.1.3's ER/EP/ED (SE 1.2.1 rates them the same): the engine's are the same in
+    /// both flavours, every step keeps the solution, and some step is a dynamic forcing chain (+).
+    #[test]
+    fn dynamic_forcing_chains_plus_rate_as_serate() {
+        for (p, want) in [
+            (
+                "7.8...3.....2.1...5.........4.....263...8.......1...9..9.6....4....7.5...........",
+                "9.5/1.2/1.2",
+            ),
+            (
+                "7.8...3.....6.1...5.........4.....263...8.......1...9..9.2....4....7.5...........",
+                "9.6/1.2/1.2",
+            ),
+            (
+                "7.....4...2..7..8...3..8..9...5..3...6..2..9...1..7..6...3..9...3..4..6...9..1..5",
+                "9.8/1.2/1.2",
+            ),
+            (
+                ".....1.....7.2.....9.6.8..5..1..7....6.9....42.9.........8...59.8....4....6.3...8",
+                "10.1/10.1/9.8",
+            ),
+            (
+                "..3.9....1...4..36..8..21...4..8..73...9................4.7..686........7.....5.4",
+                "9.7/9.7/2.6",
+            ),
+        ] {
+            let p: Grid = p.parse().unwrap();
+            let r = check_path(&p);
+            assert_eq!(r.se_string(), want, "{p}");
+            let se121 = Limits {
+                flavor: Flavor::Se121,
+                ..Limits::default()
+            };
+            assert_eq!(rate(&p, &se121).se_string(), want, "{p} (SE 1.2.1)");
+            let (_, steps) = explain(&p, &Limits::default());
+            let plus: Vec<u16> = steps
+                .iter()
+                .filter(|s| s.technique == Technique::DynamicForcingChainPlus)
+                .map(|s| s.rating)
+                .collect();
+            eprintln!("{p}: dynamic forcing chains (+) at {plus:?}");
+            assert!(!plus.is_empty(), "{p}");
+        }
+    }
 
     /// Each rule, run alone on the state where SE's order first needs it, finds that step, and
     /// what it removes is not part of the solution.

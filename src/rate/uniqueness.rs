@@ -119,65 +119,7 @@ pub fn unique_loops(b: &Board) -> Option<Step> {
             if !valid_loop(path) {
                 continue;
             }
-            let mut lc: Cells = 0;
-            for &c in path {
-                lc |= 1 << c;
-            }
-            let base = 45 + loop_increment(len);
-            let extras: Vec<usize> = path
-                .iter()
-                .map(|&c| c as usize)
-                .filter(|&c| b.cand[c].count_ones() > 2)
-                .collect();
-            let push = |hints: &mut Vec<(u16, u8, Step)>, t: u8, s: Step| {
-                if !s.eliminations.is_empty()
-                    && !hints
-                        .iter()
-                        .any(|h| h.2.eliminations == s.eliminations && h.1 == t)
-                {
-                    hints.push((s.rating, t, s));
-                }
-            };
-            match extras.len() {
-                1 => {
-                    let mut s = mk(Technique::UniqueLoop1, base, lc);
-                    for d in digits(v) {
-                        s.eliminations.push((extras[0] as u8, d));
-                    }
-                    push(&mut hints, 1, s);
-                }
-                n if n >= 2 => {
-                    let mut ex = 0u16;
-                    for &c in &extras {
-                        ex |= b.cand[c];
-                    }
-                    ex &= !v;
-                    if n > 2 || ex.count_ones() == 1 {
-                        if ex.count_ones() == 1 {
-                            let d = ex.trailing_zeros() as u8 + 1;
-                            let mut common = super::board::ALL;
-                            for &c in &extras {
-                                common &= PEERS[c];
-                            }
-                            let mut s = mk(Technique::UniqueLoop2, base, lc);
-                            for c in cells(common & b.pos[d as usize - 1]) {
-                                s.eliminations.push((c as u8, d));
-                            }
-                            push(&mut hints, 2, s);
-                        }
-                    } else {
-                        for s in type3(b, base, lc, extras[0], extras[1], v, ex) {
-                            push(&mut hints, 3, s);
-                        }
-                    }
-                    if n == 2 {
-                        if let Some(s) = type4(b, base, lc, extras[0], extras[1], v) {
-                            push(&mut hints, 4, s);
-                        }
-                    }
-                }
-                _ => {}
-            }
+            loop_hints(b, path, v, &mut hints);
         }
     }
     let mut best: Option<(u16, u8, Step)> = None;
@@ -193,6 +135,71 @@ pub fn unique_loops(b: &Board) -> Option<Step> {
     })
 }
 
+/// Adds to `hints` (rating, type, step) the hints of types 1-4 of the valid loop `path` on the
+/// candidates `v`, skipping a hint of the same type with the same eliminations as an earlier one.
+fn loop_hints(b: &Board, path: &[u8], v: u16, hints: &mut Vec<(u16, u8, Step)>) {
+    let len = path.len();
+    let mut lc: Cells = 0;
+    for &c in path {
+        lc |= 1 << c;
+    }
+    let base = 45 + loop_increment(len);
+    let extras: Vec<usize> = path
+        .iter()
+        .map(|&c| c as usize)
+        .filter(|&c| b.cand[c].count_ones() > 2)
+        .collect();
+    let push = |hints: &mut Vec<(u16, u8, Step)>, t: u8, s: Step| {
+        if !s.eliminations.is_empty()
+            && !hints
+                .iter()
+                .any(|h| h.2.eliminations == s.eliminations && h.1 == t)
+        {
+            hints.push((s.rating, t, s));
+        }
+    };
+    match extras.len() {
+        1 => {
+            let mut s = mk(Technique::UniqueLoop1, base, lc);
+            for d in digits(v) {
+                s.eliminations.push((extras[0] as u8, d));
+            }
+            push(hints, 1, s);
+        }
+        n if n >= 2 => {
+            let mut ex = 0u16;
+            for &c in &extras {
+                ex |= b.cand[c];
+            }
+            ex &= !v;
+            if n > 2 || ex.count_ones() == 1 {
+                if ex.count_ones() == 1 {
+                    let d = ex.trailing_zeros() as u8 + 1;
+                    let mut common = super::board::ALL;
+                    for &c in &extras {
+                        common &= PEERS[c];
+                    }
+                    let mut s = mk(Technique::UniqueLoop2, base, lc);
+                    for c in cells(common & b.pos[d as usize - 1]) {
+                        s.eliminations.push((c as u8, d));
+                    }
+                    push(hints, 2, s);
+                }
+            } else {
+                for s in type3(b, base, lc, extras[0], extras[1], v, ex) {
+                    push(hints, 3, s);
+                }
+            }
+            if n == 2 {
+                if let Some(s) = type4(b, base, lc, extras[0], extras[1], v) {
+                    push(hints, 4, s);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 fn shared_houses(c1: usize, c2: usize) -> impl Iterator<Item = usize> {
     let (a, b) = (houses_of(c1), houses_of(c2));
     // SE's kind order: box, row, column.
@@ -205,94 +212,125 @@ fn shared_houses(c1: usize, c2: usize) -> impl Iterator<Item = usize> {
 /// Type 3: the extra candidates of the two roof cells act as one cell of a naked set (or the
 /// loop digits plus others form a hidden set) in a house both roofs share.
 fn type3(b: &Board, base: u16, lc: Cells, c1: usize, c2: usize, v: u16, extra: u16) -> Vec<Step> {
+    let roofs = Roofs {
+        base,
+        lc,
+        c1,
+        c2,
+        v,
+        extra,
+    };
     let mut out = Vec::new();
     let xk = extra.count_ones() as usize;
     for degree in xk..=7 {
         for h in shared_houses(c1, c2) {
-            let hc = HOUSES[h];
-            let n_empty = count(b.empty & hc) as usize;
+            let n_empty = count(b.empty & HOUSES[h]) as usize;
             if degree * 2 <= n_empty {
-                // Naked: c1 (with its extra digits) plus degree-1 other cells, c2 excluded.
-                let others: Vec<usize> = cells(hc).filter(|&c| c != c1 && c != c2).collect();
-                let common_roof = extra & b.cand[c1] & b.cand[c2];
-                let _ = combos(&others, degree - 1, |set| {
-                    let mut naked = common_roof;
-                    let mut union = extra;
-                    for &c in set {
-                        let m = b.cand[c];
-                        if m.count_ones() <= 1 {
-                            return None::<()>;
-                        }
-                        naked |= m;
-                        union |= m;
-                    }
-                    if naked.count_ones() as usize != degree
-                        || union.count_ones() as usize != degree
-                    {
-                        return None;
-                    }
-                    let mut s = mk(Technique::UniqueLoop3, base + (degree as u16 - 1), lc);
-                    let mut setc: Cells = (1 << c1) | (1 << c2);
-                    for &c in set {
-                        setc |= 1 << c;
-                    }
-                    for c in cells(b.empty & hc & !setc) {
-                        for d in digits(b.cand[c] & union) {
-                            s.eliminations.push((c as u8, d));
-                        }
-                    }
-                    if !s.eliminations.is_empty() {
-                        out.push(s);
-                    }
-                    None
-                });
+                type3_naked(b, &roofs, degree, h, &mut out);
             }
             if degree * 2 < n_empty && degree >= 2 {
-                // Hidden: the loop digits plus degree-2 digits outside the extras confined to
-                // degree cells of the house (c2 left out).
-                let rem: Vec<usize> = (1..=9usize)
-                    .filter(|&d| v & bit(d as u8) == 0 && extra & bit(d as u8) == 0)
-                    .collect();
-                let run = |set: &[usize], out: &mut Vec<Step>| {
-                    let mut vals = v;
-                    for &d in set {
-                        vals |= bit(d as u8);
-                    }
-                    let mut common: Cells = 0;
-                    for d in digits(vals) {
-                        let p = b.pos_in(d, h) & !(1u128 << c2);
-                        if p == 0 {
-                            return;
-                        }
-                        common |= p;
-                    }
-                    if count(common) as usize != degree {
-                        return;
-                    }
-                    let cellsx = common & !(1u128 << c1) & !(1u128 << c2);
-                    let inc = (count(cellsx) as u16).saturating_sub(1);
-                    let mut s = mk(Technique::UniqueLoop3, base + inc, lc);
-                    for c in cells(cellsx) {
-                        for d in digits(b.cand[c] & !vals) {
-                            s.eliminations.push((c as u8, d));
-                        }
-                    }
-                    if !s.eliminations.is_empty() {
-                        out.push(s);
-                    }
-                };
-                if degree == 2 {
-                    run(&[], &mut out);
-                } else {
-                    let _ = combos(&rem, degree - 2, |set| {
-                        run(set, &mut out);
-                        None::<()>
-                    });
-                }
+                type3_hidden(b, &roofs, degree, h, &mut out);
             }
         }
     }
     out
+}
+
+/// A unique loop's two roof cells with extra candidates (type 3), and the loop's hint data.
+struct Roofs {
+    /// The loop's rating before the set's size is added.
+    base: u16,
+    /// The loop's cells.
+    lc: Cells,
+    c1: usize,
+    c2: usize,
+    /// The loop digits.
+    v: u16,
+    /// The roofs' extra digits.
+    extra: u16,
+}
+
+/// Type 3 with a naked set of `degree` digits in house `h`: c1 (with its extra digits) plus
+/// degree-1 other cells, c2 excluded.
+fn type3_naked(b: &Board, r: &Roofs, degree: usize, h: usize, out: &mut Vec<Step>) {
+    let (c1, c2, extra) = (r.c1, r.c2, r.extra);
+    let hc = HOUSES[h];
+    let others: Vec<usize> = cells(hc).filter(|&c| c != c1 && c != c2).collect();
+    let common_roof = extra & b.cand[c1] & b.cand[c2];
+    let _ = combos(&others, degree - 1, |set| {
+        let mut naked = common_roof;
+        let mut union = extra;
+        for &c in set {
+            let m = b.cand[c];
+            if m.count_ones() <= 1 {
+                return None::<()>;
+            }
+            naked |= m;
+            union |= m;
+        }
+        if naked.count_ones() as usize != degree || union.count_ones() as usize != degree {
+            return None;
+        }
+        let mut s = mk(Technique::UniqueLoop3, r.base + (degree as u16 - 1), r.lc);
+        let mut setc: Cells = (1 << c1) | (1 << c2);
+        for &c in set {
+            setc |= 1 << c;
+        }
+        for c in cells(b.empty & hc & !setc) {
+            for d in digits(b.cand[c] & union) {
+                s.eliminations.push((c as u8, d));
+            }
+        }
+        if !s.eliminations.is_empty() {
+            out.push(s);
+        }
+        None
+    });
+}
+
+/// Type 3 with a hidden set in house `h`: the loop digits plus degree-2 digits outside the
+/// extras confined to `degree` cells of the house (c2 left out).
+fn type3_hidden(b: &Board, r: &Roofs, degree: usize, h: usize, out: &mut Vec<Step>) {
+    let (c1, c2, v, extra) = (r.c1, r.c2, r.v, r.extra);
+    let rem: Vec<usize> = (1..=9usize)
+        .filter(|&d| v & bit(d as u8) == 0 && extra & bit(d as u8) == 0)
+        .collect();
+    let run = |set: &[usize], out: &mut Vec<Step>| {
+        let mut vals = v;
+        for &d in set {
+            vals |= bit(d as u8);
+        }
+        let mut common: Cells = 0;
+        for d in digits(vals) {
+            let p = b.pos_in(d, h) & !(1u128 << c2);
+            if p == 0 {
+                return;
+            }
+            common |= p;
+        }
+        if count(common) as usize != degree {
+            return;
+        }
+        let cellsx = common & !(1u128 << c1) & !(1u128 << c2);
+        let inc = (count(cellsx) as u16).saturating_sub(1);
+        let mut s = mk(Technique::UniqueLoop3, r.base + inc, r.lc);
+        for c in cells(cellsx) {
+            for d in digits(b.cand[c] & !vals) {
+                s.eliminations.push((c as u8, d));
+            }
+        }
+        if !s.eliminations.is_empty() {
+            out.push(s);
+        }
+    };
+    if degree == 2 {
+        run(&[], out);
+    } else {
+        let _ = combos(&rem, degree - 2, |set| {
+            run(set, out);
+            None::<()>
+        });
+    }
 }
 
 /// Type 4: one loop digit is locked to the two roof cells in a house they share, so the other
@@ -364,20 +402,8 @@ pub fn bug(b: &Board) -> Option<Step> {
             }
         }
     }
-    for c in cells(b.empty) {
-        if temp[c].count_ones() != 2 {
-            return None;
-        }
-    }
-    for h in 0..27 {
-        for d in 1..=9u8 {
-            let k = cells(HOUSES[h] & b.empty)
-                .filter(|&c| temp[c] & bit(d) != 0)
-                .count();
-            if k != 0 && k != 2 {
-                return None;
-            }
-        }
+    if !is_bug_grid(b, &temp) {
+        return None;
     }
     let mut bc: Cells = 0;
     for &c in &bug_cells {
@@ -410,6 +436,27 @@ pub fn bug(b: &Board) -> Option<Step> {
         bug3(b, &bug_cells, all, common, bc, &mut hints);
     }
     hints.into_iter().next()
+}
+
+/// Whether the candidates `temp` of the unsolved cells of `b` (the extra candidates removed)
+/// are a BUG: every cell bivalue, every digit of a house in no cell or in two.
+fn is_bug_grid(b: &Board, temp: &[u16; 81]) -> bool {
+    for c in cells(b.empty) {
+        if temp[c].count_ones() != 2 {
+            return false;
+        }
+    }
+    for h in 0..27 {
+        for d in 1..=9u8 {
+            let k = cells(HOUSES[h] & b.empty)
+                .filter(|&c| temp[c] & bit(d) != 0)
+                .count();
+            if k != 0 && k != 2 {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 fn bug4(

@@ -152,9 +152,7 @@ pub fn judge(
                 GaveUp::MaxEr => "a step above max_er is needed",
                 GaveUp::Deadline => "the time limit was reached",
                 GaveUp::StepBudget => "the step budget was reached",
-                GaveUp::NoTechnique => {
-                    "needs a technique the rater lacks (dynamic forcing chains+ or nested)"
-                }
+                GaveUp::NoTechnique => "needs a technique the rater lacks (nested forcing chains)",
             };
             done(RateStatus::GaveUp, Some(rating), message.to_string(), false)
         }

@@ -1,0 +1,302 @@
+//! The extra links of SE's dynamic forcing chains (+) (9.0): when an implication run has
+//! nothing left to follow, the simple rules look at the run's working grid (the start grid
+//! minus every candidate the run turned off) and their eliminations become new "off" nodes.
+//!
+//! As in SE, the rules are tried in this order and the first one that yields anything is the
+//! only one used: pointing and claiming (with SE's generalized intersections), hidden pairs,
+//! naked pairs, X-Wings. A hint counts only if some of the candidates that made it possible
+//! were turned off by the run (its "parents"); a hint that already holds on the start grid is
+//! not a link. Every elimination of a hint gets all of the hint's parents, in SE's order (the
+//! hints in the order the rule finds them, each hint's eliminations by cell, then digit).
+
+use super::board::{bit, cells, col, count, digits, row, Board, Cells, ALL, HOUSES, PEERS};
+
+/// First house index of the rows, columns and boxes in [`HOUSES`].
+const ROW: usize = 0;
+const COL: usize = 9;
+const BOX: usize = 18;
+
+/// The eliminations the advanced rules make on a working grid, with their parents (candidates
+/// as `cell * 9 + digit - 1`).
+#[derive(Default)]
+pub struct Advanced {
+    /// Per elimination: the candidate and its parents' range in `parents`.
+    pub elims: Vec<(u16, u32, u32)>,
+    /// The parents of all eliminations, one run per hint, shared by the hint's eliminations.
+    pub parents: Vec<u16>,
+}
+
+impl Advanced {
+    /// Adds one hint: `parents` (off candidates the hint relies on) and its eliminations, which
+    /// must come by increasing candidate. Nothing is added without a parent.
+    fn push(&mut self, parents: impl Iterator<Item = u16>, elims: impl Iterator<Item = u16>) {
+        let start = self.parents.len() as u32;
+        self.parents.extend(parents);
+        let end = self.parents.len() as u32;
+        if end > start {
+            self.elims.extend(elims.map(|e| (e, start, end)));
+        }
+    }
+}
+
+/// The candidates of digit `d` in `board`, as candidate indexes.
+fn cds(board: Cells, d: u8) -> impl Iterator<Item = u16> {
+    cells(board).map(move |c| (c * 9 + d as usize - 1) as u16)
+}
+
+/// Fills `acc` with the eliminations of the first advanced rule that has any on `grid`, whose
+/// run started from `real`.
+pub fn advanced_eliminations(real: &Board, grid: &Board, acc: &mut Advanced) {
+    acc.elims.clear();
+    acc.parents.clear();
+    intersections(real, grid, acc);
+    if acc.elims.is_empty() {
+        hidden_pairs(real, grid, acc);
+    }
+    if acc.elims.is_empty() {
+        naked_pairs(real, grid, acc);
+    }
+    if acc.elims.is_empty() {
+        x_wings(real, grid, acc);
+    }
+}
+
+/// The candidates of digit `d` the run removed (on `real`, not on `grid`).
+fn gone(real: &Board, grid: &Board, d: u8) -> Cells {
+    real.pos[d as usize - 1] & !grid.pos[d as usize - 1]
+}
+
+/// Pointing and claiming in SE's order (box-column, box-row, column-box, row-box pairs, each
+/// by first house, second house, digit), then SE's generalized intersections (boxes, columns,
+/// rows): a digit whose places in a house all see some other cells removes it there. Parents:
+/// the digit's removed places in the first house (outside the second house for the pairs).
+fn intersections(real: &Board, grid: &Board, acc: &mut Advanced) {
+    for (k1, k2) in [(BOX, COL), (BOX, ROW), (COL, BOX), (ROW, BOX)] {
+        for i1 in 0..9 {
+            let h1 = HOUSES[k1 + i1];
+            for i2 in 0..9 {
+                let h2 = HOUSES[k2 + i2];
+                if h1 & h2 == 0 {
+                    continue;
+                }
+                for d in 1..=9u8 {
+                    let p = grid.pos[d as usize - 1] & h1;
+                    if count(p) < 2 || p & !h2 != 0 {
+                        continue;
+                    }
+                    let elim = grid.pos[d as usize - 1] & h2 & !h1;
+                    if elim != 0 {
+                        acc.push(cds(gone(real, grid, d) & h1 & !h2, d), cds(elim, d));
+                    }
+                }
+            }
+        }
+    }
+    for k in [BOX, COL, ROW] {
+        for i in 0..9 {
+            let h = HOUSES[k + i];
+            for d in 1..=9u8 {
+                let p = grid.pos[d as usize - 1] & h;
+                if !(2..=7).contains(&count(p)) {
+                    continue;
+                }
+                let mut common = ALL;
+                for c in cells(p) {
+                    common &= PEERS[c];
+                }
+                let elim = common & !h & grid.pos[d as usize - 1];
+                if elim != 0 {
+                    acc.push(cds(gone(real, grid, d) & h, d), cds(elim, d));
+                }
+            }
+        }
+    }
+}
+
+/// Hidden pairs (SE's HiddenSet(2)): boxes, columns, rows with more than four unsolved cells,
+/// digit pairs in SE's order. Parents: the pair's digits removed from the house's other cells.
+fn hidden_pairs(real: &Board, grid: &Board, acc: &mut Advanced) {
+    for k in [BOX, COL, ROW] {
+        for i in 0..9 {
+            let h = HOUSES[k + i];
+            if count(grid.empty & h) <= 4 {
+                continue;
+            }
+            for b in 2..=9u8 {
+                for a in 1..b {
+                    let (pa, pb) = (grid.pos_in(a, k + i), grid.pos_in(b, k + i));
+                    let both = pa | pb;
+                    if count(pa) < 2 || count(pb) < 2 || count(both) != 2 {
+                        continue;
+                    }
+                    let vals = bit(a) | bit(b);
+                    if cells(both).all(|c| grid.cand[c] & !vals == 0) {
+                        continue;
+                    }
+                    let parents = cells(h & !both).flat_map(|c| {
+                        digits(real.cand[c] & vals).map(move |d| (c * 9 + d as usize - 1) as u16)
+                    });
+                    let elims = cells(both).flat_map(|c| {
+                        digits(grid.cand[c] & !vals).map(move |d| (c * 9 + d as usize - 1) as u16)
+                    });
+                    acc.push(parents, elims);
+                }
+            }
+        }
+    }
+}
+
+/// Naked pairs (SE's NakedSet(2)): boxes, columns, rows with at least four unsolved cells,
+/// cell pairs in SE's order. Parents: the other candidates removed from the pair's cells.
+fn naked_pairs(real: &Board, grid: &Board, acc: &mut Advanced) {
+    for k in [BOX, COL, ROW] {
+        for i in 0..9 {
+            let h = HOUSES[k + i];
+            if count(grid.empty & h) < 4 {
+                continue;
+            }
+            let mut hc = [0usize; 9];
+            for (j, c) in cells(h).enumerate() {
+                hc[j] = c;
+            }
+            for j in 1..9 {
+                for i in 0..j {
+                    let (a, b) = (hc[i], hc[j]);
+                    let (ma, mb) = (grid.cand[a], grid.cand[b]);
+                    let vals = ma | mb;
+                    if ma.count_ones() < 2 || mb.count_ones() < 2 || vals.count_ones() != 2 {
+                        continue;
+                    }
+                    let others = h & !(1u128 << a) & !(1u128 << b);
+                    if cells(others).all(|c| grid.cand[c] & vals == 0) {
+                        continue;
+                    }
+                    let parents = [a, b].into_iter().flat_map(|c| {
+                        digits(real.cand[c] & !vals).map(move |d| (c * 9 + d as usize - 1) as u16)
+                    });
+                    let elims = cells(others).flat_map(|c| {
+                        digits(grid.cand[c] & vals).map(move |d| (c * 9 + d as usize - 1) as u16)
+                    });
+                    acc.push(parents, elims);
+                }
+            }
+        }
+    }
+}
+
+/// X-Wings (SE's Fisherman(2)): column bases with row covers, then row bases with column
+/// covers, base pairs in SE's order, then digits (only digits placed at most five times).
+/// Parents: the digit's removed places in the bases outside the covers.
+fn x_wings(real: &Board, grid: &Board, acc: &mut Advanced) {
+    let mut placed = [0u32; 9];
+    for &v in &grid.value {
+        if v != 0 {
+            placed[v as usize - 1] += 1;
+        }
+    }
+    for (base, cover) in [(COL, ROW), (ROW, COL)] {
+        for j in 1..9 {
+            for i in 0..j {
+                let bases = HOUSES[base + i] | HOUSES[base + j];
+                for d in 1..=9u8 {
+                    if placed[d as usize - 1] + 4 > 9 {
+                        continue;
+                    }
+                    let (pi, pj) = (grid.pos_in(d, base + i), grid.pos_in(d, base + j));
+                    if count(pi) < 2 || count(pj) < 2 {
+                        continue;
+                    }
+                    let mut lines = 0u16;
+                    for c in cells(pi | pj) {
+                        lines |= 1 << if cover == ROW { row(c) } else { col(c) };
+                    }
+                    if lines.count_ones() != 2 {
+                        continue;
+                    }
+                    let mut covers: Cells = 0;
+                    for l in 0..9 {
+                        if lines & (1 << l) != 0 {
+                            covers |= HOUSES[cover + l];
+                        }
+                    }
+                    let elim = grid.pos[d as usize - 1] & covers & !bases;
+                    if elim != 0 {
+                        acc.push(cds(gone(real, grid, d) & bases & !covers, d), cds(elim, d));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Grid;
+
+    fn cd(c: usize, d: u8) -> u16 {
+        (c * 9 + d as usize - 1) as u16
+    }
+
+    /// A grid with no givens: every candidate everywhere.
+    fn open() -> Board {
+        Board::new(&".".repeat(81).parse::<Grid>().unwrap())
+    }
+
+    #[test]
+    fn nothing_without_a_removed_candidate() {
+        let b = open();
+        let mut acc = Advanced::default();
+        advanced_eliminations(&b, &b, &mut acc);
+        assert!(acc.elims.is_empty() && acc.parents.is_empty());
+    }
+
+    /// Turning 5 off in box 1 (r1c1-r3c3) outside row 1 makes a pointing: 5 leaves the rest
+    /// of row 1, with the six removed candidates as parents.
+    #[test]
+    fn pointing_made_by_the_run_has_the_removed_candidates_as_parents() {
+        let real = open();
+        let mut grid = real.clone();
+        for c in [9, 10, 11, 18, 19, 20] {
+            grid.eliminate(c, 5);
+        }
+        let mut acc = Advanced::default();
+        advanced_eliminations(&real, &grid, &mut acc);
+        // The pointing, then SE's generalized intersection of the same box repeats it (the
+        // run keeps the first of each).
+        let elims: Vec<u16> = acc.elims.iter().map(|e| e.0).collect();
+        let row: Vec<u16> = (3..9).map(|c| cd(c, 5)).collect();
+        assert_eq!(elims, [row.clone(), row].concat());
+        for &(_, s, e) in &acc.elims {
+            let parents = &acc.parents[s as usize..e as usize];
+            assert_eq!(parents, [9, 10, 11, 18, 19, 20].map(|c| cd(c, 5)));
+        }
+    }
+
+    /// With no intersection, a naked pair made by the run: r1c1 and r1c2 down to {1, 2}
+    /// remove 1 and 2 from the rest of row 1 and of box 1; parents are the 14 removed digits.
+    #[test]
+    fn naked_pair_when_no_intersection_or_hidden_pair_applies() {
+        let real = open();
+        let mut grid = real.clone();
+        for c in [0, 1] {
+            for d in 3..=9 {
+                grid.eliminate(c, d);
+            }
+        }
+        let mut acc = Advanced::default();
+        advanced_eliminations(&real, &grid, &mut acc);
+        assert!(!acc.elims.is_empty());
+        let (_, s, e) = acc.elims[0];
+        let mut parents = acc.parents[s as usize..e as usize].to_vec();
+        parents.sort_unstable();
+        let want: Vec<u16> = [0, 1]
+            .into_iter()
+            .flat_map(|c| (3..=9).map(move |d| cd(c, d)))
+            .collect();
+        assert_eq!(parents, want);
+        // Box 1 first (SE's region order), eliminations by cell then digit.
+        let first: Vec<u16> = acc.elims.iter().take(4).map(|e| e.0).collect();
+        assert_eq!(first, [cd(2, 1), cd(2, 2), cd(9, 1), cd(9, 2)]);
+    }
+}
