@@ -15,6 +15,11 @@ fn text_filters() -> Vec<(&'static str, &'static str)> {
         (r"\d+(\.\d+)? µs/puzzle", "[µs]/puzzle"),
         (r"(?m)^solve time µs: .*$", "solve time µs: [times]"),
         (r"(?m)^cpu: .*$", "cpu: [cpu]"),
+        // Guessing depends on the solver's search order, not on the output's format.
+        (
+            r"guesses/puzzle: [\d.]+, solved without guessing: [\d.]+%",
+            "guesses/puzzle: [g], solved without guessing: [p]%",
+        ),
     ]
 }
 
@@ -84,6 +89,8 @@ fn solve_and_merge() {
         ".solve_ns.max" => "[ns]",
         ".cpu_seconds" => "[secs]",
         ".solve_share" => "[share]",
+        ".guesses_per_puzzle" => "[g]",
+        ".no_guess_percent" => "[p]",
     });
 
     let mut shards = Vec::new();
@@ -122,6 +129,8 @@ fn solve_and_merge() {
         ".first_start_unix" => "[time]",
         ".last_end_unix" => "[time]",
         ".solver_cpu_seconds" => "[secs]",
+        ".guesses_per_puzzle" => "[g]",
+        ".no_guess_percent" => "[p]",
     });
 }
 
