@@ -171,9 +171,10 @@ say "all.json: $(grep -E '"(span_seconds|solver_cpu_seconds|wall_seconds)"' "$ou
 
 # A task stopped by SIGTERM (what --signal=B:TERM@120 sends before the time limit) flushes its
 # rows, says so and exits 143; the same submission resumes it to the rows of one run. Each
-# of these puzzles takes the solver about a second, so the stop lands mid-run.
-slow=".....2.....................17.....................5...237.............8....273..."
-{ for i in $(seq 6); do sed -n "$((i * 10)),$((i * 10 + 9))p" "$input"; echo "$slow"; done; } >"$work/slow.txt"
+# block of 1,000 copies of this unsolvable grid (a fuzzing find, about 1.5 ms each) takes the
+# solver over a second, so the stop lands mid-run.
+slow=".........................54613.........9...........613.613...8...........9......."
+{ for i in $(seq 6); do sed -n "$((i * 10)),$((i * 10 + 9))p" "$input"; for _ in $(seq 1000); do echo "$slow"; done; done; } >"$work/slow.txt"
 mkdir -p "$work/stop"
 jid=$(sbatch --parsable --array=1 -c 1 "$root/scripts/slurm-array.sh" "$work/slow.txt" "$work/stop" 1)
 for _ in $(seq 100); do
