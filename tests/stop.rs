@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use crate::support::{bin, data, repeated_puzzles, spawn_solve, wait_for_growth};
 
-/// A permutation of an 11-clue grid with no solution: about 14M guesses to prove it, seconds
-/// with `bands` and about half a minute with `backtrack`.
+/// A permutation of an 11-clue grid with no solution: about half a minute for `backtrack` to
+/// prove it.
 const SLOW: &str =
     ".....2.....................17.....................5...237.............8....273...";
 
