@@ -157,7 +157,7 @@ impl InputId {
             .ok()
             .map(|p| crate::io::input::escape_name(p.as_os_str()));
         let metadata = std::fs::metadata(&disk).ok();
-        let dev_inode = metadata.as_ref().and_then(dev_inode);
+        let dev_inode = metadata.as_ref().and_then(crate::io::input::inode_of);
         let regular = metadata.as_ref().filter(|m| m.is_file());
         let (size, blake3) = match regular {
             Some(m) => (Some(m.len()), Some(blake3_of(&disk)?)),
@@ -193,17 +193,6 @@ impl InputId {
     fn same_content(&self, other: &InputId) -> bool {
         self.size == other.size && self.common_hash(other).is_some_and(|(_, a, b)| a == b)
     }
-}
-
-#[cfg(unix)]
-fn dev_inode(metadata: &std::fs::Metadata) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    Some((metadata.dev(), metadata.ino()))
-}
-
-#[cfg(not(unix))]
-fn dev_inode(_: &std::fs::Metadata) -> Option<(u64, u64)> {
-    None
 }
 
 /// The BLAKE3 hash of the file at `path`, in hex.

@@ -317,14 +317,17 @@ impl Snapshot {
     }
 }
 
+/// The file's (device, inode) pair, which names it however the path is spelled; `None` where
+/// the platform has none.
 #[cfg(unix)]
-fn inode_of(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+pub(crate) fn inode_of(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
     Some((meta.dev(), meta.ino()))
 }
 
+/// The file's (device, inode) pair: none on this platform.
 #[cfg(not(unix))]
-fn inode_of(_: &std::fs::Metadata) -> Option<(u64, u64)> {
+pub(crate) fn inode_of(_: &std::fs::Metadata) -> Option<(u64, u64)> {
     None
 }
 

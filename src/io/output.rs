@@ -111,17 +111,6 @@ fn check_target(path: &Path, inputs: &[PathBuf]) -> Result<()> {
     check_targets(inputs, &[Target::new("-o", path, WriteKind::Replaced)])
 }
 
-#[cfg(unix)]
-fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    a.dev() == b.dev() && a.ino() == b.ino()
-}
-
-#[cfg(not(unix))]
-fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
-    false
-}
-
 /// Opens (creating if needed, never truncating) and exclusively locks the in-progress file
 /// `partial` of `target`. Another run holding it is an error naming its pid where known.
 fn open_locked(partial: &Path, target: &Path) -> Result<File> {
@@ -140,7 +129,12 @@ fn open_locked(partial: &Path, target: &Path) -> Result<File> {
         {
             let held = file.metadata().map_err(|e| write_error(target, e))?;
             match std::fs::metadata(partial) {
-                Ok(now) if same_file(&now, &held) => return Ok(file),
+                Ok(now)
+                    if super::input::inode_of(&now)
+                        .is_some_and(|id| Some(id) == super::input::inode_of(&held)) =>
+                {
+                    return Ok(file)
+                }
                 _ => continue,
             }
         }

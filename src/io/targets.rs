@@ -119,24 +119,16 @@ impl Identity {
         });
         Identity {
             path: absolute.unwrap_or_else(|| path.to_path_buf()),
-            inode: std::fs::metadata(path).ok().as_ref().and_then(inode),
+            inode: std::fs::metadata(path)
+                .ok()
+                .as_ref()
+                .and_then(super::input::inode_of),
         }
     }
 
     fn same(&self, other: &Identity) -> bool {
         self.path == other.path || (self.inode.is_some() && self.inode == other.inode)
     }
-}
-
-#[cfg(unix)]
-fn inode(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    Some((meta.dev(), meta.ino()))
-}
-
-#[cfg(not(unix))]
-fn inode(_: &std::fs::Metadata) -> Option<(u64, u64)> {
-    None
 }
 
 /// The folder a path is in (`.` for a bare name).
