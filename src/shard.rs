@@ -129,25 +129,20 @@ pub enum ShardChoice {
 }
 
 impl ShardChoice {
-    /// The shard in effect (`None` for all records) and a note saying where it came from.
-    pub(crate) fn resolve(self) -> Result<Option<(Shard, String)>, String> {
-        match self {
-            ShardChoice::All => Ok(None),
-            ShardChoice::Only(shard) if shard.count() == 1 => Ok(None),
-            ShardChoice::Only(shard) => Ok(Some((shard, format!("shard {shard}")))),
-            ShardChoice::FromEnvironment => Ok(
-                Shard::from_env(|name| std::env::var(name).ok())?.filter(|(s, _)| s.count() > 1)
-            ),
-        }
-    }
-
-    /// [`resolve`](Self::resolve) for a run: the shard in effect, its note pushed to `notes`;
-    /// bad scheduler variables are a usage error.
+    /// The shard in effect for a run (`None` for all records), a note saying where it came
+    /// from pushed to `notes`; bad scheduler variables are a usage error.
     pub(crate) fn resolve_into(
         self,
         notes: &mut Vec<String>,
     ) -> crate::error::Result<Option<Shard>> {
-        let resolved = self.resolve().map_err(crate::error::Error::Usage)?;
+        let resolved = match self {
+            ShardChoice::All => None,
+            ShardChoice::Only(shard) if shard.count() == 1 => None,
+            ShardChoice::Only(shard) => Some((shard, format!("shard {shard}"))),
+            ShardChoice::FromEnvironment => Shard::from_env(|name| std::env::var(name).ok())
+                .map_err(crate::error::Error::Usage)?
+                .filter(|(s, _)| s.count() > 1),
+        };
         Ok(resolved.map(|(shard, note)| {
             notes.push(note);
             shard
