@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 
+use super::Pool;
 use crate::error::{Error, Result};
 
 /// The number of logical cores.
@@ -28,7 +29,7 @@ pub(crate) fn default_threads() -> usize {
 /// if `produce` fails, the items already produced are still worked and consumed, then its
 /// error is returned.
 pub(crate) fn ordered_map<T, O>(
-    pool: &rayon::ThreadPool,
+    pool: &Pool,
     in_flight: usize,
     mut produce: impl FnMut() -> Result<Option<T>>,
     work: impl Fn(T) -> O + Sync,
@@ -96,7 +97,7 @@ where
 /// Maps every item on the pool into `out` (cleared first, reused), in item order. `bench` times
 /// its parallel passes around this call, so it does nothing but the work.
 pub(crate) fn par_map_into<T: Sync, O: Send>(
-    pool: &rayon::ThreadPool,
+    pool: &Pool,
     items: &[T],
     out: &mut Vec<O>,
     work: impl Fn(&T) -> O + Sync + Send,
@@ -126,7 +127,7 @@ pub(crate) fn check_threads(threads: usize, allow_oversubscribe: bool) -> Result
 /// Builds the rayon pool for `threads` solver threads. When the system refuses a thread, the
 /// error names the limit that stopped it where one is known (RLIMIT_NPROC, a cgroup's
 /// `pids.max`) and the OS error.
-pub(crate) fn build_pool(threads: usize) -> Result<rayon::ThreadPool> {
+pub(crate) fn build_pool(threads: usize) -> Result<Pool> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .thread_name(|i| format!("worker-{i}"))

@@ -134,7 +134,7 @@ pub(super) fn measure(
     dataset: &Dataset,
     solver: SolverKind,
     config: &BenchConfig,
-    pool: Option<&rayon::ThreadPool>,
+    pool: Option<&crate::run::Pool>,
     progress: &Progress,
     context: &str,
 ) -> Option<Measured> {
