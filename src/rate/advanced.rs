@@ -71,27 +71,14 @@ fn gone(real: &Board, grid: &Board, d: u8) -> Cells {
 /// rows): a digit whose places in a house all see some other cells removes it there. Parents:
 /// the digit's removed places in the first house (outside the second house for the pairs).
 fn intersections(real: &Board, grid: &Board, acc: &mut Advanced) {
-    for (k1, k2) in [(BOX, COL), (BOX, ROW), (COL, BOX), (ROW, BOX)] {
-        for i1 in 0..9 {
-            let h1 = HOUSES[k1 + i1];
-            for i2 in 0..9 {
-                let h2 = HOUSES[k2 + i2];
-                if h1 & h2 == 0 {
-                    continue;
-                }
-                for d in 1..=9u8 {
-                    let p = grid.pos[d as usize - 1] & h1;
-                    if count(p) < 2 || p & !h2 != 0 {
-                        continue;
-                    }
-                    let elim = grid.pos[d as usize - 1] & h2 & !h1;
-                    if elim != 0 {
-                        acc.push(cds(gone(real, grid, d) & h1 & !h2, d), cds(elim, d));
-                    }
-                }
-            }
+    super::intersections::scan(grid, |h1, h2, d, _| {
+        let elim = super::intersections::elims(grid, d, h1, h2);
+        if elim != 0 {
+            let parents = gone(real, grid, d) & HOUSES[h1] & !HOUSES[h2];
+            acc.push(cds(parents, d), cds(elim, d));
         }
-    }
+        None::<()>
+    });
     for k in [BOX, COL, ROW] {
         for i in 0..9 {
             let h = HOUSES[k + i];

@@ -10,7 +10,10 @@ const PAIRINGS: [(usize, usize); 4] = [(18, 9), (18, 0), (9, 18), (0, 18)];
 
 /// Calls `f(h1, h2, d, positions)` for every digit whose candidates in house `h1` (at least two)
 /// all lie in the crossing house `h2`, in SE's scan order; stops at the first `Some`.
-fn scan<T>(b: &Board, mut f: impl FnMut(usize, usize, u8, Cells) -> Option<T>) -> Option<T> {
+pub(super) fn scan<T>(
+    b: &Board,
+    mut f: impl FnMut(usize, usize, u8, Cells) -> Option<T>,
+) -> Option<T> {
     for &(t1, t2) in &PAIRINGS {
         for i1 in 0..9 {
             let h1 = t1 + i1;
@@ -37,7 +40,8 @@ fn scan<T>(b: &Board, mut f: impl FnMut(usize, usize, u8, Cells) -> Option<T>) -
     None
 }
 
-fn elims(b: &Board, d: u8, h1: usize, h2: usize) -> Cells {
+/// The candidates of digit `d` that house `h2` loses when its places in `h1` all lie in `h2`.
+pub(super) fn elims(b: &Board, d: u8, h1: usize, h2: usize) -> Cells {
     b.pos_in(d, h2) & !HOUSES[h1]
 }
 
