@@ -236,6 +236,14 @@ mod tests {
         let mut acc = Advanced::default();
         advanced_eliminations(&b, &b, &mut acc);
         assert!(acc.elims.is_empty() && acc.parents.is_empty());
+        // A pointing that already holds on the grid the run started from (5 off in box 1
+        // outside row 1 before the run): the run removed nothing it relies on, so no link.
+        let mut real = open();
+        for c in [9, 10, 11, 18, 19, 20] {
+            real.eliminate(c, 5);
+        }
+        advanced_eliminations(&real, &real.clone(), &mut acc);
+        assert!(acc.elims.is_empty() && acc.parents.is_empty());
     }
 
     /// Turning 5 off in box 1 (r1c1-r3c3) outside row 1 makes a pointing: 5 leaves the rest
