@@ -9,7 +9,8 @@
 //! breadth-first, so each node is reached by a shortest chain, and a chain's complexity is its
 //! number of distinct nodes.
 
-use super::board::{cells, count, digits, houses_of, Board, Cells, HOUSES, PEERS};
+use super::board::{bit, cells, count, digits, houses_of, Board, Cells, HOUSES, PEERS};
+use super::reach::{self, node, Reach};
 use super::scale::{length_increment, Technique};
 use super::Step;
 
@@ -797,6 +798,9 @@ pub fn static_chains(b: &Board) -> Option<Step> {
     let mut fcs: Vec<(usize, Fc)> = Vec::with_capacity(4 * 9 * count(b.empty) as usize);
     let mut arena: Vec<Layer> = Vec::with_capacity(16 * 9 * count(b.empty) as usize);
     let mut seen: Vec<Seen> = Vec::with_capacity(4 * 9 * count(b.empty) as usize);
+    // The Y graph only serves cycles, which need its components; whether a candidate implies
+    // its own negation there is asked of the XY graph, which has those links and more.
+    let graphs = MODES.map(|(m, _)| Reach::new(b, &l.conj, reach::Links { x: m.x, y: m.y }, m.x));
     for (mi, (mode, _)) in MODES.iter().enumerate() {
         if !mode.x {
             continue;
@@ -806,8 +810,12 @@ pub fn static_chains(b: &Board) -> Option<Step> {
                 continue;
             }
             for d in digits(b.cand[c]) {
-                fcs.push((mi, Fc::new(c, d, true, &mut arena, &mut seen)));
-                fcs.push((mi, Fc::new(c, d, false, &mut arena, &mut seen)));
+                // Only a start whose negation it implies has a chain (of any length).
+                for on in [true, false] {
+                    if graphs[mi].reaches(node(c, d, on), node(c, d, !on)) {
+                        fcs.push((mi, Fc::new(c, d, on, &mut arena, &mut seen)));
+                    }
+                }
             }
         }
     }
@@ -827,7 +835,7 @@ pub fn static_chains(b: &Board) -> Option<Step> {
             .min()
             .unwrap_or(usize::MAX)
     });
-    let best = best_cycle(b, l, bound, fewest);
+    let best = best_cycle(b, l, &graphs, bound, fewest);
     let best = best_forcing_chain(b, &fcs, bound, best);
     best.map(|(_, mut s)| {
         s.eliminations.sort_unstable();
@@ -880,12 +888,13 @@ fn forcing_bound(
 fn best_cycle(
     b: &Board,
     l: &Links,
+    graphs: &[Reach; 3],
     bound: Option<u16>,
     fewest: Option<usize>,
 ) -> Option<(Key, Step)> {
     let mut best: Option<(Key, Step)> = None;
     let mut cs = CycleSearch::new();
-    for (mode, sort_key) in MODES {
+    for (mi, (mode, sort_key)) in MODES.into_iter().enumerate() {
         let (tech, base) = if mode.x && mode.y {
             (Technique::XYCycle, 70)
         } else if mode.x {
@@ -904,6 +913,8 @@ fn best_cycle(
         if lim < 4 {
             continue;
         }
+        let g = &graphs[mi];
+        let eliminating = g.eliminating_components(b, &graphs[if mode.x { mi } else { 2 }]);
         for c in cells(b.empty) {
             let k = b.cand[c].count_ones();
             if k < 2 || (k > 2 && !mode.x) {
@@ -911,8 +922,21 @@ fn best_cycle(
             }
             for d in digits(b.cand[c]) {
                 // A cycle returns to its start through a strong link.
-                let strong = (mode.x && l.conj[d as usize - 1][c] != 0) || (mode.y && k == 2);
-                if !strong {
+                // ... and a cycle's nodes all lie in one component of the mode's graph, which
+                // must hold what an elimination needs.
+                let on = node(c, d, true);
+                if !g.marked(&eliminating, on) {
+                    continue;
+                }
+                let y_partner = || {
+                    let e = (b.cand[c] & !bit(d)).trailing_zeros() as u8 + 1;
+                    g.same_component(on, node(c, e, false))
+                };
+                let x_partner = || {
+                    cells(l.conj[d as usize - 1][c])
+                        .any(|o| g.same_component(on, node(o, d, false)))
+                };
+                if !((mode.y && k == 2 && y_partner()) || (mode.x && x_partner())) {
                     continue;
                 }
                 // Only a cycle with a smaller (rating, complexity) can beat the best so far:

@@ -25,6 +25,7 @@ pub mod exclusion;
 pub mod fish;
 pub mod forcing;
 pub mod intersections;
+mod reach;
 pub mod scale;
 pub mod singles;
 pub mod subsets;

@@ -17,33 +17,45 @@ struct LoopSearch<'a> {
     path: [u8; MAX_LOOP],
     len: usize,
     in_path: Cells,
+    /// The path's cells at even and at odd positions.
+    parity: [Cells; 2],
     found: Vec<([u8; MAX_LOOP], usize)>,
 }
 
 impl LoopSearch<'_> {
     /// SE's loop walk: from the current cell, through each house kind other than the one used
     /// to arrive (box, row, column), to cells holding both loop digits; at most two cells with
-    /// extra candidates unless they all share one extra digit.
+    /// extra candidates unless they all share one extra digit. A cell that sees a path cell
+    /// of its own position's parity is not entered: no loop through both is valid (see
+    /// [`valid_loop`]).
     fn walk(&mut self, cell: usize, allowed_ex: i32, ex_in: u16, last_kind: usize, v: u16) {
+        self.parity[self.len % 2] |= 1 << cell;
         self.path[self.len] = cell as u8;
         self.len += 1;
         self.in_path |= 1 << cell;
+        let same = self.parity[self.len % 2];
         let mut ex = ex_in;
         let hs = houses_of(cell);
         for kind in [2usize, 0, 1] {
             if kind == last_kind {
                 continue;
             }
-            for next in cells(HOUSES[hs[kind]]) {
-                if next == self.path[0] as usize && self.len >= 4 {
+            // The start (to close the loop) and the cells still open, in cell order.
+            let start = if self.len >= 4 { 1 << self.path[0] } else { 0 };
+            let open = HOUSES[hs[kind]] & ((self.both & !self.in_path) | start);
+            for next in cells(open) {
+                if next == self.path[0] as usize {
                     if self.found.len() < 256 {
                         self.found.push((self.path, self.len));
                     }
-                } else if self.in_path & (1 << next) == 0 && self.both & (1 << next) != 0 {
+                } else {
                     let m = self.b.cand[next];
                     ex |= m & !v;
                     let k = m.count_ones();
-                    if (k == 2 || ex.count_ones() == 1 || allowed_ex > 0) && self.len < MAX_LOOP {
+                    if (k == 2 || ex.count_ones() == 1 || allowed_ex > 0)
+                        && self.len < MAX_LOOP
+                        && PEERS[next] & same == 0
+                    {
                         let na = if k > 2 { allowed_ex - 1 } else { allowed_ex };
                         self.walk(next, na, ex, kind, v);
                     }
@@ -52,6 +64,7 @@ impl LoopSearch<'_> {
         }
         self.len -= 1;
         self.in_path &= !(1 << cell);
+        self.parity[self.len % 2] &= !(1 << cell);
     }
 }
 
@@ -111,6 +124,7 @@ pub fn unique_loops(b: &Board) -> Option<Step> {
             path: [0; MAX_LOOP],
             len: 0,
             in_path: 0,
+            parity: [0; 2],
             found: Vec::new(),
         };
         ls.walk(start, 2, 0, usize::MAX, v);

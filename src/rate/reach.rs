@@ -1,0 +1,392 @@
+//! Reachability in the static implication graph of a candidate grid: its strongly connected
+//! components and, for each node, every node it implies, whatever the chain's length.
+//!
+//! The chain searches in `chains` look for the shortest chain of each start, layer by layer, and
+//! a start with no chain at all is explored to the end. One pass over the whole graph tells
+//! which starts can have a chain at all, so the searches skip the others: a forcing chain from
+//! `x` needs `not-x` reachable from `x`, and a cycle through `x` needs `x` and one of its strong
+//! partners in one component, which must also hold the two nodes that see an eliminated
+//! candidate. These are exact tests (they hold for a chain of any length), so skipping the
+//! starts that fail them changes no result.
+//!
+//! Nodes are `(cell * 9 + digit - 1) * 2 + on`. The links are the static ones of a chain
+//! search (see `chains`): "on" turns off the digit's other places in the cell's houses and,
+//! with Y links, the cell's other candidates; "off" turns on the digit's conjugate places (X
+//! links) and, with Y links, the other candidate of a bivalue cell.
+
+use super::board::{cells, digits, Board, Cells, PEERS};
+
+/// Nodes of the graph: two per candidate.
+const NODES: usize = 81 * 9 * 2;
+/// Not a node of the grid (its candidate is gone), or not visited yet.
+const NONE: u16 = u16::MAX;
+
+/// The node of candidate `d` (1-9) in cell `c`, on or off.
+#[inline]
+pub(super) fn node(c: usize, d: u8, on: bool) -> usize {
+    (c * 9 + d as usize - 1) * 2 + on as usize
+}
+
+/// The static links a graph uses.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) struct Links {
+    /// Conjugate places of a digit in a house (off -> on).
+    pub x: bool,
+    /// A cell's other candidates (on -> off) and the other candidate of a bivalue cell
+    /// (off -> on).
+    pub y: bool,
+}
+
+/// The components of one graph and the nodes each reaches.
+pub(super) struct Reach {
+    /// Dense index of each node of the grid ([`NONE`] for the others).
+    id: Vec<u16>,
+    /// Component of each dense node.
+    comp: Vec<u16>,
+    /// Words of a node set (one bit per dense node).
+    words: usize,
+    /// Number of components.
+    comps: usize,
+    /// The dense nodes each component reaches (itself included), `words` per component;
+    /// empty when not computed.
+    reach: Vec<u64>,
+}
+
+impl Reach {
+    /// The graph of `b` with `links`, conjugates given per digit and cell (`conj[d][c]`: the
+    /// cells that are `c`'s only other place for digit `d + 1` in some house).
+    /// Without `with_reach`, only the components are computed ([`Reach::reaches`] is then
+    /// false).
+    pub(super) fn new(b: &Board, conj: &[[Cells; 81]; 9], links: Links, with_reach: bool) -> Reach {
+        let g = Graph::new(b, conj, links);
+        let mut t = Tarjan::new(&g, with_reach);
+        for n in 0..g.len() {
+            if t.index[n] == NONE {
+                t.visit(&g, n);
+            }
+        }
+        Reach {
+            id: g.id,
+            comp: t.comp,
+            words: t.words,
+            comps: t.comps,
+            reach: t.reach,
+        }
+    }
+
+    /// Number of components.
+    fn components(&self) -> usize {
+        self.comps
+    }
+
+    /// The component of a node of the grid.
+    #[inline]
+    fn component(&self, n: usize) -> Option<usize> {
+        let i = self.id[n];
+        (i != NONE).then(|| self.comp[i as usize] as usize)
+    }
+
+    /// Whether nodes `a` and `b` lie on one cycle of links (one component).
+    #[inline]
+    pub(super) fn same_component(&self, a: usize, b: usize) -> bool {
+        matches!((self.component(a), self.component(b)), (Some(x), Some(y)) if x == y)
+    }
+
+    /// Whether some chain leads from node `a` to node `b`.
+    #[inline]
+    pub(super) fn reaches(&self, a: usize, b: usize) -> bool {
+        match (self.component(a), self.id[b]) {
+            (Some(ca), i) if i != NONE && !self.reach.is_empty() => {
+                let i = i as usize;
+                self.reach[ca * self.words + i / 64] >> (i % 64) & 1 != 0
+            }
+            _ => false,
+        }
+    }
+
+    /// For each component, whether a cycle within it could eliminate a candidate: some
+    /// candidate `x` implies its own negation (in `implies`, a graph with these links and
+    /// maybe more) and sees, in its digit, an "on" node and an "off" node of the component (a
+    /// cycle removes `x` only so).
+    pub(super) fn eliminating_components(&self, b: &Board, implies: &Reach) -> Vec<bool> {
+        let mut useful = vec![false; self.components()];
+        let mut seen_on = vec![u32::MAX; self.components()];
+        for d in 1..=9u8 {
+            for x in cells(b.pos[d as usize - 1]) {
+                if !implies.reaches(node(x, d, true), node(x, d, false)) {
+                    continue;
+                }
+                let seen = PEERS[x] & b.pos[d as usize - 1];
+                let stamp = (x * 9 + d as usize) as u32;
+                for c in cells(seen) {
+                    if let Some(k) = self.component(node(c, d, true)) {
+                        seen_on[k] = stamp;
+                    }
+                }
+                for c in cells(seen) {
+                    if let Some(k) = self.component(node(c, d, false)) {
+                        useful[k] |= seen_on[k] == stamp;
+                    }
+                }
+            }
+        }
+        useful
+    }
+
+    /// Whether node `n`'s component is marked in `marks` (from
+    /// [`Reach::eliminating_components`]).
+    #[inline]
+    pub(super) fn marked(&self, marks: &[bool], n: usize) -> bool {
+        self.component(n).is_some_and(|k| marks[k])
+    }
+}
+
+/// The links of a grid as adjacency lists over dense node indexes.
+struct Graph {
+    /// Dense index of each node ([`NONE`] when its candidate is not in the grid).
+    id: Vec<u16>,
+    /// Index of each dense node's first successor in `succ`, and one past the last.
+    start: Vec<u32>,
+    succ: Vec<u16>,
+}
+
+impl Graph {
+    fn new(b: &Board, conj: &[[Cells; 81]; 9], links: Links) -> Graph {
+        let mut id = vec![NONE; NODES];
+        let mut nodes = Vec::with_capacity(NODES);
+        for c in cells(b.empty) {
+            for d in digits(b.cand[c]) {
+                for on in [false, true] {
+                    id[node(c, d, on)] = nodes.len() as u16;
+                    nodes.push((c, d, on));
+                }
+            }
+        }
+        let mut start = Vec::with_capacity(nodes.len() + 1);
+        let mut succ = Vec::with_capacity(nodes.len() * 8);
+        for &(c, d, on) in &nodes {
+            start.push(succ.len() as u32);
+            let dd = d as usize - 1;
+            let others = b.cand[c] & !(1 << dd);
+            if on {
+                for o in cells(PEERS[c] & b.pos[dd]) {
+                    succ.push(id[node(o, d, false)]);
+                }
+                if links.y {
+                    for e in digits(others) {
+                        succ.push(id[node(c, e, false)]);
+                    }
+                }
+            } else {
+                if links.x {
+                    for o in cells(conj[dd][c]) {
+                        succ.push(id[node(o, d, true)]);
+                    }
+                }
+                if links.y && others.count_ones() == 1 {
+                    succ.push(id[node(c, others.trailing_zeros() as u8 + 1, true)]);
+                }
+            }
+        }
+        start.push(succ.len() as u32);
+        Graph { id, start, succ }
+    }
+
+    fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    fn successors(&self, n: usize) -> &[u16] {
+        &self.succ[self.start[n] as usize..self.start[n + 1] as usize]
+    }
+}
+
+/// Tarjan's strongly-connected-components algorithm, without recursion. Components come out
+/// sinks first, so each component's reachable set is the union of its successors', all done.
+struct Tarjan {
+    index: Vec<u16>,
+    low: Vec<u16>,
+    on_stack: Vec<bool>,
+    comp: Vec<u16>,
+    stack: Vec<u16>,
+    /// The depth-first path: node and the position of its next successor.
+    path: Vec<(u16, u32)>,
+    next_index: u16,
+    comps: usize,
+    words: usize,
+    with_reach: bool,
+    reach: Vec<u64>,
+    /// The component whose set last took each component's (no union twice).
+    merged: Vec<u32>,
+}
+
+impl Tarjan {
+    fn new(g: &Graph, with_reach: bool) -> Tarjan {
+        let n = g.len();
+        Tarjan {
+            index: vec![NONE; n],
+            low: vec![0; n],
+            on_stack: vec![false; n],
+            comp: vec![NONE; n],
+            stack: Vec::with_capacity(n),
+            path: Vec::with_capacity(n),
+            next_index: 0,
+            comps: 0,
+            words: n.div_ceil(64),
+            with_reach,
+            reach: Vec::new(),
+            merged: Vec::new(),
+        }
+    }
+
+    fn open(&mut self, g: &Graph, n: usize) {
+        self.index[n] = self.next_index;
+        self.low[n] = self.next_index;
+        self.next_index += 1;
+        self.stack.push(n as u16);
+        self.on_stack[n] = true;
+        self.path.push((n as u16, g.start[n]));
+    }
+
+    fn visit(&mut self, g: &Graph, root: usize) {
+        self.open(g, root);
+        while let Some(&(n, at)) = self.path.last() {
+            let n = n as usize;
+            if at < g.start[n + 1] {
+                self.path.last_mut().expect("a node is open").1 += 1;
+                let m = g.succ[at as usize] as usize;
+                if self.index[m] == NONE {
+                    self.open(g, m);
+                } else if self.on_stack[m] {
+                    self.low[n] = self.low[n].min(self.index[m]);
+                }
+                continue;
+            }
+            self.path.pop();
+            if let Some(&(p, _)) = self.path.last() {
+                let p = p as usize;
+                self.low[p] = self.low[p].min(self.low[n]);
+            }
+            if self.low[n] == self.index[n] {
+                self.close(g, n);
+            }
+        }
+    }
+
+    /// Pops the component rooted at `n` and appends its reachable set.
+    fn close(&mut self, g: &Graph, n: usize) {
+        let id = self.comps;
+        self.comps += 1;
+        let from = self
+            .stack
+            .iter()
+            .rposition(|&m| m as usize == n)
+            .unwrap_or(0);
+        for &m in &self.stack[from..] {
+            self.on_stack[m as usize] = false;
+            self.comp[m as usize] = id as u16;
+        }
+        if self.with_reach {
+            self.union_successors(g, id, from);
+        }
+        self.stack.truncate(from);
+    }
+
+    /// The reachable set of component `id` (its nodes are `stack[from..]`): its nodes and the
+    /// sets of the components its links lead to, all closed before it.
+    fn union_successors(&mut self, g: &Graph, id: usize, from: usize) {
+        let w = self.words;
+        self.reach.resize(self.reach.len() + w, 0);
+        self.merged.push(id as u32);
+        let (done, set) = self.reach.split_at_mut(id * w);
+        for &m in &self.stack[from..] {
+            let m = m as usize;
+            set[m / 64] |= 1 << (m % 64);
+            for &s in g.successors(m) {
+                let cs = self.comp[s as usize] as usize;
+                if self.merged[cs] != id as u32 {
+                    self.merged[cs] = id as u32;
+                    for (a, o) in set.iter_mut().zip(&done[cs * w..cs * w + w]) {
+                        *a |= o;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reachability by plain breadth-first search, one start at a time.
+    fn bfs(g: &Graph, from: usize) -> Vec<bool> {
+        let mut seen = vec![false; g.len()];
+        let mut queue = vec![from];
+        seen[from] = true;
+        while let Some(n) = queue.pop() {
+            for &s in g.successors(n) {
+                if !seen[s as usize] {
+                    seen[s as usize] = true;
+                    queue.push(s as usize);
+                }
+            }
+        }
+        seen
+    }
+
+    #[test]
+    fn components_and_reach_agree_with_a_search_from_every_node() {
+        use crate::rate::tests::golden_state;
+        use crate::rate::Technique;
+        for t in [
+            Technique::ForcingXChain,
+            Technique::ForcingChain,
+            Technique::Nishio,
+        ] {
+            let (b, _, _) = golden_state(t);
+            let conj = conjugates(&b);
+            for links in [(true, false), (false, true), (true, true)] {
+                let links = Links {
+                    x: links.0,
+                    y: links.1,
+                };
+                let g = Graph::new(&b, &conj, links);
+                let r = Reach::new(&b, &conj, links, true);
+                let back: Vec<usize> = (0..NODES).filter(|&n| g.id[n] != NONE).collect();
+                let all: Vec<Vec<bool>> = (0..g.len()).map(|n| bfs(&g, n)).collect();
+                let mut linked = 0;
+                for (i, &a) in back.iter().enumerate() {
+                    for (j, &z) in back.iter().enumerate() {
+                        assert_eq!(r.reaches(a, z), all[i][j], "{links:?} {a} -> {z}");
+                        let both = all[i][j] && all[j][i];
+                        assert_eq!(r.same_component(a, z), both, "{links:?} {a} ~ {z}");
+                        linked += (both && i != j) as usize;
+                    }
+                }
+                assert!(
+                    linked > 0,
+                    "{t:?} {links:?}: no two nodes share a component"
+                );
+            }
+        }
+    }
+
+    /// `conj[d][c]`: the cells that are `c`'s only other place for digit `d + 1` in a house.
+    fn conjugates(b: &Board) -> [[Cells; 81]; 9] {
+        use crate::rate::board::HOUSES;
+        let mut conj = [[0; 81]; 9];
+        for d in 0..9 {
+            for h in HOUSES {
+                let p = b.pos[d] & h;
+                if p.count_ones() == 2 {
+                    let a = p.trailing_zeros() as usize;
+                    let z = 127 - p.leading_zeros() as usize;
+                    conj[d][a] |= 1 << z;
+                    conj[d][z] |= 1 << a;
+                }
+            }
+        }
+        conj
+    }
+}
