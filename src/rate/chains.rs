@@ -10,7 +10,7 @@
 //! number of distinct nodes.
 
 use super::board::{bit, cells, count, digits, houses_of, Board, Cells, HOUSES, PEERS};
-use super::reach::{self, node, Reach};
+use super::reach::{node, Reach};
 use super::scale::{length_increment, Technique};
 use super::Step;
 
@@ -798,9 +798,8 @@ pub fn static_chains(b: &Board) -> Option<Step> {
     let mut fcs: Vec<(usize, Fc)> = Vec::with_capacity(4 * 9 * count(b.empty) as usize);
     let mut arena: Vec<Layer> = Vec::with_capacity(16 * 9 * count(b.empty) as usize);
     let mut seen: Vec<Seen> = Vec::with_capacity(4 * 9 * count(b.empty) as usize);
-    // The Y graph only serves cycles, which need its components; whether a candidate implies
-    // its own negation there is asked of the XY graph, which has those links and more.
-    let graphs = MODES.map(|(m, _)| Reach::new(b, &l.conj, reach::Links { x: m.x, y: m.y }, m.x));
+    // One graph with both link kinds serves every mode: a mode's chains are chains of it.
+    let graph = Reach::new(b, &l.conj);
     for (mi, (mode, _)) in MODES.iter().enumerate() {
         if !mode.x {
             continue;
@@ -812,7 +811,7 @@ pub fn static_chains(b: &Board) -> Option<Step> {
             for d in digits(b.cand[c]) {
                 // Only a start whose negation it implies has a chain (of any length).
                 for on in [true, false] {
-                    if graphs[mi].reaches(node(c, d, on), node(c, d, !on)) {
+                    if graph.reaches(node(c, d, on), node(c, d, !on)) {
                         fcs.push((mi, Fc::new(c, d, on, &mut arena, &mut seen)));
                     }
                 }
@@ -835,7 +834,7 @@ pub fn static_chains(b: &Board) -> Option<Step> {
             .min()
             .unwrap_or(usize::MAX)
     });
-    let best = best_cycle(b, l, &graphs, bound, fewest);
+    let best = best_cycle(b, l, &graph, bound, fewest);
     let best = best_forcing_chain(b, &fcs, bound, best);
     best.map(|(_, mut s)| {
         s.eliminations.sort_unstable();
@@ -888,13 +887,14 @@ fn forcing_bound(
 fn best_cycle(
     b: &Board,
     l: &Links,
-    graphs: &[Reach; 3],
+    graph: &Reach,
     bound: Option<u16>,
     fewest: Option<usize>,
 ) -> Option<(Key, Step)> {
     let mut best: Option<(Key, Step)> = None;
     let mut cs = CycleSearch::new();
-    for (mi, (mode, sort_key)) in MODES.into_iter().enumerate() {
+    let eliminating = graph.eliminating_components(b);
+    for (mode, sort_key) in MODES {
         let (tech, base) = if mode.x && mode.y {
             (Technique::XYCycle, 70)
         } else if mode.x {
@@ -913,8 +913,6 @@ fn best_cycle(
         if lim < 4 {
             continue;
         }
-        let g = &graphs[mi];
-        let eliminating = g.eliminating_components(b, &graphs[if mode.x { mi } else { 2 }]);
         for c in cells(b.empty) {
             let k = b.cand[c].count_ones();
             if k < 2 || (k > 2 && !mode.x) {
@@ -922,19 +920,19 @@ fn best_cycle(
             }
             for d in digits(b.cand[c]) {
                 // A cycle returns to its start through a strong link.
-                // ... and a cycle's nodes all lie in one component of the mode's graph, which
-                // must hold what an elimination needs.
+                // ... and a cycle's nodes all lie in one component of the graph, which must
+                // hold what an elimination needs.
                 let on = node(c, d, true);
-                if !g.marked(&eliminating, on) {
+                if !graph.marked(&eliminating, on) {
                     continue;
                 }
                 let y_partner = || {
                     let e = (b.cand[c] & !bit(d)).trailing_zeros() as u8 + 1;
-                    g.same_component(on, node(c, e, false))
+                    graph.same_component(on, node(c, e, false))
                 };
                 let x_partner = || {
                     cells(l.conj[d as usize - 1][c])
-                        .any(|o| g.same_component(on, node(o, d, false)))
+                        .any(|o| graph.same_component(on, node(o, d, false)))
                 };
                 if !((mode.y && k == 2 && y_partner()) || (mode.x && x_partner())) {
                     continue;
@@ -1068,6 +1066,73 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The starts `static_chains` skips have no chain: every start whose search finds a
+    /// forcing chain, and every start of a cycle that eliminates something, passes the tests.
+    #[test]
+    fn skipped_starts_have_no_chain() {
+        use crate::rate::tests::golden_state;
+        let (mut chains, mut cycles) = (0, 0);
+        for t in [
+            Technique::XCycle,
+            Technique::YCycle,
+            Technique::ForcingXChain,
+            Technique::ForcingChain,
+            Technique::Nishio,
+        ] {
+            let (b, _, _) = golden_state(t);
+            let l = Links::new(&b);
+            let graph = Reach::new(&b, &l.conj);
+            let eliminating = graph.eliminating_components(&b);
+            let mut cs = CycleSearch::new();
+            for (mode, _) in MODES {
+                for c in cells(b.empty) {
+                    for d in digits(b.cand[c]) {
+                        for on in [true, false] {
+                            let (mut arena, mut seen) = (Vec::new(), Vec::new());
+                            let mut f = Fc::new(c, d, on, &mut arena, &mut seen);
+                            while mode.x && !f.done {
+                                f.step(&b, &l, mode, &mut arena, &mut seen[0]);
+                            }
+                            let reaches = graph.reaches(node(c, d, on), node(c, d, !on));
+                            if mode.x && mode.y {
+                                assert_eq!(
+                                    f.found.is_some(),
+                                    reaches,
+                                    "{t:?} r{}c{} {d}",
+                                    c / 9 + 1,
+                                    c % 9 + 1
+                                );
+                            }
+                            if mode.x && f.found.is_some() {
+                                assert!(reaches);
+                                chains += 1;
+                            }
+                        }
+                        cs.run(&b, &l, Pot::new(c, d, true), mode, 64);
+                        let on = node(c, d, true);
+                        for i in 0..cs.found.len() {
+                            let end = cs.found[i];
+                            if cs.cycle_hint(&b, end).1.is_empty() {
+                                continue;
+                            }
+                            let partner = cs.pool[cs.pool[end as usize].parent as usize].pot;
+                            assert!(
+                                graph.marked(&eliminating, on),
+                                "{t:?} r{}c{} {d}",
+                                c / 9 + 1,
+                                c % 9 + 1
+                            );
+                            assert!(graph
+                                .same_component(on, node(partner.cell(), partner.digit(), false)));
+                            cycles += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(chains > 0 && cycles > 0, "{chains} chains, {cycles} cycles");
     }
 
     #[test]

@@ -10,9 +10,10 @@
 //! starts that fail them changes no result.
 //!
 //! Nodes are `(cell * 9 + digit - 1) * 2 + on`. The links are the static ones of a chain
-//! search (see `chains`): "on" turns off the digit's other places in the cell's houses and,
-//! with Y links, the cell's other candidates; "off" turns on the digit's conjugate places (X
-//! links) and, with Y links, the other candidate of a bivalue cell.
+//! search (see `chains`), both kinds: "on" turns off the digit's other places in the cell's
+//! houses and the cell's other candidates; "off" turns on the digit's conjugate places (X links)
+//! and the other candidate of a bivalue cell (Y links). A search with one kind of link only
+//! follows some of these, so its chains are chains of this graph, and the tests stay exact.
 
 use super::board::{cells, digits, Board, Cells, PEERS};
 
@@ -27,16 +28,6 @@ pub(super) fn node(c: usize, d: u8, on: bool) -> usize {
     (c * 9 + d as usize - 1) * 2 + on as usize
 }
 
-/// The static links a graph uses.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) struct Links {
-    /// Conjugate places of a digit in a house (off -> on).
-    pub x: bool,
-    /// A cell's other candidates (on -> off) and the other candidate of a bivalue cell
-    /// (off -> on).
-    pub y: bool,
-}
-
 /// The components of one graph and the nodes each reaches.
 pub(super) struct Reach {
     /// Dense index of each node of the grid ([`NONE`] for the others).
@@ -47,19 +38,16 @@ pub(super) struct Reach {
     words: usize,
     /// Number of components.
     comps: usize,
-    /// The dense nodes each component reaches (itself included), `words` per component;
-    /// empty when not computed.
+    /// The dense nodes each component reaches (itself included), `words` per component.
     reach: Vec<u64>,
 }
 
 impl Reach {
-    /// The graph of `b` with `links`, conjugates given per digit and cell (`conj[d][c]`: the
-    /// cells that are `c`'s only other place for digit `d + 1` in some house).
-    /// Without `with_reach`, only the components are computed ([`Reach::reaches`] is then
-    /// false).
-    pub(super) fn new(b: &Board, conj: &[[Cells; 81]; 9], links: Links, with_reach: bool) -> Reach {
-        let g = Graph::new(b, conj, links);
-        let mut t = Tarjan::new(&g, with_reach);
+    /// The graph of `b`, conjugates given per digit and cell (`conj[d][c]`: the cells that are
+    /// `c`'s only other place for digit `d + 1` in some house).
+    pub(super) fn new(b: &Board, conj: &[[Cells; 81]; 9]) -> Reach {
+        let g = Graph::new(b, conj);
+        let mut t = Tarjan::new(&g);
         for n in 0..g.len() {
             if t.index[n] == NONE {
                 t.visit(&g, n);
@@ -96,7 +84,7 @@ impl Reach {
     #[inline]
     pub(super) fn reaches(&self, a: usize, b: usize) -> bool {
         match (self.component(a), self.id[b]) {
-            (Some(ca), i) if i != NONE && !self.reach.is_empty() => {
+            (Some(ca), i) if i != NONE => {
                 let i = i as usize;
                 self.reach[ca * self.words + i / 64] >> (i % 64) & 1 != 0
             }
@@ -105,15 +93,14 @@ impl Reach {
     }
 
     /// For each component, whether a cycle within it could eliminate a candidate: some
-    /// candidate `x` implies its own negation (in `implies`, a graph with these links and
-    /// maybe more) and sees, in its digit, an "on" node and an "off" node of the component (a
-    /// cycle removes `x` only so).
-    pub(super) fn eliminating_components(&self, b: &Board, implies: &Reach) -> Vec<bool> {
+    /// candidate `x` implies its own negation and sees, in its digit, an "on" node and an "off"
+    /// node of the component (a cycle removes `x` only so).
+    pub(super) fn eliminating_components(&self, b: &Board) -> Vec<bool> {
         let mut useful = vec![false; self.components()];
         let mut seen_on = vec![u32::MAX; self.components()];
         for d in 1..=9u8 {
             for x in cells(b.pos[d as usize - 1]) {
-                if !implies.reaches(node(x, d, true), node(x, d, false)) {
+                if !self.reaches(node(x, d, true), node(x, d, false)) {
                     continue;
                 }
                 let seen = PEERS[x] & b.pos[d as usize - 1];
@@ -151,7 +138,7 @@ struct Graph {
 }
 
 impl Graph {
-    fn new(b: &Board, conj: &[[Cells; 81]; 9], links: Links) -> Graph {
+    fn new(b: &Board, conj: &[[Cells; 81]; 9]) -> Graph {
         let mut id = vec![NONE; NODES];
         let mut nodes = Vec::with_capacity(NODES);
         for c in cells(b.empty) {
@@ -172,18 +159,14 @@ impl Graph {
                 for o in cells(PEERS[c] & b.pos[dd]) {
                     succ.push(id[node(o, d, false)]);
                 }
-                if links.y {
-                    for e in digits(others) {
-                        succ.push(id[node(c, e, false)]);
-                    }
+                for e in digits(others) {
+                    succ.push(id[node(c, e, false)]);
                 }
             } else {
-                if links.x {
-                    for o in cells(conj[dd][c]) {
-                        succ.push(id[node(o, d, true)]);
-                    }
+                for o in cells(conj[dd][c]) {
+                    succ.push(id[node(o, d, true)]);
                 }
-                if links.y && others.count_ones() == 1 {
+                if others.count_ones() == 1 {
                     succ.push(id[node(c, others.trailing_zeros() as u8 + 1, true)]);
                 }
             }
@@ -214,14 +197,13 @@ struct Tarjan {
     next_index: u16,
     comps: usize,
     words: usize,
-    with_reach: bool,
     reach: Vec<u64>,
     /// The component whose set last took each component's (no union twice).
     merged: Vec<u32>,
 }
 
 impl Tarjan {
-    fn new(g: &Graph, with_reach: bool) -> Tarjan {
+    fn new(g: &Graph) -> Tarjan {
         let n = g.len();
         Tarjan {
             index: vec![NONE; n],
@@ -233,8 +215,7 @@ impl Tarjan {
             next_index: 0,
             comps: 0,
             words: n.div_ceil(64),
-            with_reach,
-            reach: Vec::new(),
+            reach: Vec::with_capacity(n * n.div_ceil(64)),
             merged: Vec::new(),
         }
     }
@@ -286,9 +267,7 @@ impl Tarjan {
             self.on_stack[m as usize] = false;
             self.comp[m as usize] = id as u16;
         }
-        if self.with_reach {
-            self.union_successors(g, id, from);
-        }
+        self.union_successors(g, id, from);
         self.stack.truncate(from);
     }
 
@@ -346,29 +325,20 @@ mod tests {
         ] {
             let (b, _, _) = golden_state(t);
             let conj = conjugates(&b);
-            for links in [(true, false), (false, true), (true, true)] {
-                let links = Links {
-                    x: links.0,
-                    y: links.1,
-                };
-                let g = Graph::new(&b, &conj, links);
-                let r = Reach::new(&b, &conj, links, true);
-                let back: Vec<usize> = (0..NODES).filter(|&n| g.id[n] != NONE).collect();
-                let all: Vec<Vec<bool>> = (0..g.len()).map(|n| bfs(&g, n)).collect();
-                let mut linked = 0;
-                for (i, &a) in back.iter().enumerate() {
-                    for (j, &z) in back.iter().enumerate() {
-                        assert_eq!(r.reaches(a, z), all[i][j], "{links:?} {a} -> {z}");
-                        let both = all[i][j] && all[j][i];
-                        assert_eq!(r.same_component(a, z), both, "{links:?} {a} ~ {z}");
-                        linked += (both && i != j) as usize;
-                    }
+            let g = Graph::new(&b, &conj);
+            let r = Reach::new(&b, &conj);
+            let back: Vec<usize> = (0..NODES).filter(|&n| g.id[n] != NONE).collect();
+            let all: Vec<Vec<bool>> = (0..g.len()).map(|n| bfs(&g, n)).collect();
+            let mut linked = 0;
+            for (i, &a) in back.iter().enumerate() {
+                for (j, &z) in back.iter().enumerate() {
+                    assert_eq!(r.reaches(a, z), all[i][j], "{t:?} {a} -> {z}");
+                    let both = all[i][j] && all[j][i];
+                    assert_eq!(r.same_component(a, z), both, "{t:?} {a} ~ {z}");
+                    linked += (both && i != j) as usize;
                 }
-                assert!(
-                    linked > 0,
-                    "{t:?} {links:?}: no two nodes share a component"
-                );
             }
+            assert!(linked > 0, "{t:?}: no two nodes share a component");
         }
     }
 
