@@ -799,7 +799,7 @@ pub fn static_chains(b: &Board) -> Option<Step> {
     let mut arena: Vec<Layer> = Vec::with_capacity(16 * 9 * count(b.empty) as usize);
     let mut seen: Vec<Seen> = Vec::with_capacity(4 * 9 * count(b.empty) as usize);
     // One graph with both link kinds serves every mode: a mode's chains are chains of it.
-    let graph = Reach::new(b, &l.conj);
+    let graph = Reach::new(b);
     for (mi, (mode, _)) in MODES.iter().enumerate() {
         if !mode.x {
             continue;
@@ -1083,7 +1083,7 @@ mod tests {
         ] {
             let (b, _, _) = golden_state(t);
             let l = Links::new(&b);
-            let graph = Reach::new(&b, &l.conj);
+            let graph = Reach::new(&b);
             let eliminating = graph.eliminating_components(&b);
             let mut cs = CycleSearch::new();
             for (mode, _) in MODES {

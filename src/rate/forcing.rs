@@ -14,6 +14,7 @@ use std::collections::VecDeque;
 
 use super::advanced::{advanced_eliminations, Advanced};
 use super::board::{bit, cells, count, digits, houses_of, Board, HOUSES};
+use super::reach::{node, Reach};
 use super::scale::{length_increment, Technique};
 use super::Step;
 
@@ -470,6 +471,11 @@ fn target_step(b: &Board, kind: Kind, rating: u16, cd: u16, on: bool) -> Option<
 /// The easiest hint of the forcing-chain rule `kind`, as SE sorts them (rating, complexity,
 /// then double-implication, cell, region and contradiction hints, then discovery order).
 pub fn forcing_chains(b: &Board, kind: Kind) -> Option<Step> {
+    search_with(b, kind, &Chains::new(b, kind))
+}
+
+/// [`forcing_chains`] over the cells and regions `chains` lets through.
+fn search_with(b: &Board, kind: Kind, chains: &Chains) -> Option<Step> {
     SEARCH.with_borrow_mut(|s| {
         let Search {
             pool,
@@ -479,7 +485,7 @@ pub fn forcing_chains(b: &Board, kind: Kind) -> Option<Step> {
         runs.reset(&pool.nodes);
         off_out.reset(&pool.nodes);
         pool.clear();
-        search(b, kind, pool, runs, off_out)
+        search(b, kind, chains, pool, runs, off_out)
     })
 }
 
@@ -498,9 +504,48 @@ thread_local! {
     });
 }
 
+/// Which cells and regions can offer a hint: all of them, except for multiple forcing chains.
+/// Those follow the static links only, so a cell or a region whose candidates imply nothing
+/// in common in the static graph offers none, and its runs are skipped (the runs and offers of
+/// the others do not depend on them).
+struct Chains(Option<Reach>);
+
+impl Chains {
+    fn new(b: &Board, kind: Kind) -> Chains {
+        Chains((kind == Kind::Multiple).then(|| Reach::new(b)))
+    }
+
+    /// Whether cell `c`'s candidates may imply something in common.
+    fn cell(&self, b: &Board, c: usize) -> bool {
+        self.0
+            .as_ref()
+            .is_none_or(|r| r.implied_by_all(b, digits(b.cand[c]).map(|d| node(c, d, true))))
+    }
+
+    /// The houses (bits by index into [`KINDS`]) where `c` is the first place of `d` and the
+    /// places may imply something in common.
+    fn regions(&self, b: &Board, c: usize, d: u8) -> u8 {
+        let hs = houses_of(c);
+        let mut out = 0;
+        for (ki, k) in KINDS.into_iter().enumerate() {
+            let p = b.pos[d as usize - 1] & HOUSES[hs[k]];
+            if count(p) < 2 || p.trailing_zeros() as usize != c {
+                continue;
+            }
+            let ok = self
+                .0
+                .as_ref()
+                .is_none_or(|r| r.implied_by_all(b, cells(p).map(|o| node(o, d, true))));
+            out |= (ok as u8) << ki;
+        }
+        out
+    }
+}
+
 fn search(
     b: &Board,
     kind: Kind,
+    chains: &Chains,
     pool: &mut Pool,
     runs: &mut Runs,
     off_out: &mut Outcome,
@@ -515,9 +560,14 @@ fn search(
         if !(card > 2 || (card > 1 && kind.dynamic())) {
             continue;
         }
+        let cell_ok = chains.cell(b, c);
         let vals: Vec<u8> = digits(b.cand[c]).collect();
         let mut on_idx = [0usize; 9];
         for (vi, &d) in vals.iter().enumerate() {
+            let regions = chains.regions(b, c, d);
+            if !cell_ok && regions == 0 {
+                continue;
+            }
             let cd = (c * 9 + d as usize - 1) as u16;
             let oi = runs.on(pool, b, kind, cd);
             on_idx[vi] = oi;
@@ -531,10 +581,10 @@ fn search(
                 }
             }
             if kind != Kind::Nishio {
-                region_chains(b, kind, c, d, oi, pool, runs, &mut best);
+                region_chains(b, kind, (c, d, regions), oi, pool, runs, &mut best);
             }
         }
-        if kind != Kind::Nishio {
+        if kind != Kind::Nishio && cell_ok {
             cell_chains(b, kind, &on_idx[..vals.len()], pool, runs, &mut best);
         }
     }
@@ -657,14 +707,13 @@ fn cell_chains(
     }
 }
 
-/// Region reduction: for each house where `c` is the first place of `d` (two or more places),
-/// whatever every placement of `d` in the house implies.
-#[allow(clippy::too_many_arguments)]
+/// Region reduction: for each house where `c` is the first place of `d` (two or more places)
+/// and whose bit (by index into [`KINDS`]) is set in `houses`, whatever every placement of `d`
+/// in the house implies.
 fn region_chains(
     b: &Board,
     kind: Kind,
-    c: usize,
-    d: u8,
+    (c, d, houses): (usize, u8, u8),
     mine: usize,
     pool: &mut Pool,
     runs: &mut Runs,
@@ -672,9 +721,9 @@ fn region_chains(
 ) {
     let base = kind.technique().base();
     let hs = houses_of(c);
-    for k in KINDS {
+    for (ki, k) in KINDS.into_iter().enumerate() {
         let p = b.pos[d as usize - 1] & HOUSES[hs[k]];
-        if count(p) < 2 || p.trailing_zeros() as usize != c {
+        if count(p) < 2 || p.trailing_zeros() as usize != c || houses >> ki & 1 == 0 {
             continue;
         }
         // Outcomes of the other places, computed one at a time; intersect as we go.
@@ -780,6 +829,29 @@ mod tests {
 
     /// Each rule, run alone on the state where SE's order first needs it, finds that step, and
     /// what it removes is not part of the solution.
+    /// Skipping the cells and regions whose candidates imply nothing in common changes no
+    /// hint: the search with and without the static reachability test agree.
+    #[test]
+    fn skipped_cells_and_regions_offer_nothing() {
+        let mut pruned = 0;
+        for t in [
+            Technique::ForcingChain,
+            Technique::Nishio,
+            Technique::MultipleForcingChain,
+            Technique::DynamicForcingChain,
+        ] {
+            let (b, _, _) = golden_state(t);
+            let chains = Chains::new(&b, Kind::Multiple);
+            let all = Chains(None);
+            let want = search_with(&b, Kind::Multiple, &all);
+            assert_eq!(search_with(&b, Kind::Multiple, &chains), want, "{t:?}");
+            for c in cells(b.empty) {
+                pruned += !chains.cell(&b, c) as usize;
+            }
+        }
+        assert!(pruned > 0, "the test never skips a cell");
+    }
+
     #[test]
     fn each_forcing_rule_finds_its_step_on_a_real_state() {
         for kind in [Kind::Nishio, Kind::Multiple, Kind::Dynamic] {

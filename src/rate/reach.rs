@@ -15,7 +15,7 @@
 //! and the other candidate of a bivalue cell (Y links). A search with one kind of link only
 //! follows some of these, so its chains are chains of this graph, and the tests stay exact.
 
-use super::board::{cells, digits, Board, Cells, PEERS};
+use super::board::{cells, digits, Board, Cells, HOUSES, PEERS};
 
 /// Nodes of the graph: two per candidate.
 const NODES: usize = 81 * 9 * 2;
@@ -32,6 +32,8 @@ pub(super) fn node(c: usize, d: u8, on: bool) -> usize {
 pub(super) struct Reach {
     /// Dense index of each node of the grid ([`NONE`] for the others).
     id: Vec<u16>,
+    /// The node of each dense index.
+    node: Vec<u16>,
     /// Component of each dense node.
     comp: Vec<u16>,
     /// Words of a node set (one bit per dense node).
@@ -43,10 +45,9 @@ pub(super) struct Reach {
 }
 
 impl Reach {
-    /// The graph of `b`, conjugates given per digit and cell (`conj[d][c]`: the cells that are
-    /// `c`'s only other place for digit `d + 1` in some house).
-    pub(super) fn new(b: &Board, conj: &[[Cells; 81]; 9]) -> Reach {
-        let g = Graph::new(b, conj);
+    /// The graph of `b`.
+    pub(super) fn new(b: &Board) -> Reach {
+        let g = Graph::new(b, &conjugates(b));
         let mut t = Tarjan::new(&g);
         for n in 0..g.len() {
             if t.index[n] == NONE {
@@ -54,6 +55,7 @@ impl Reach {
             }
         }
         Reach {
+            node: g.node,
             id: g.id,
             comp: t.comp,
             words: t.words,
@@ -120,6 +122,36 @@ impl Reach {
         useful
     }
 
+    /// Whether some node is implied by every node of `starts` and would make progress: an
+    /// "off" node (a candidate to remove) or an "on" node of a cell with other candidates.
+    pub(super) fn implied_by_all(&self, b: &Board, starts: impl Iterator<Item = usize>) -> bool {
+        let mut common: Option<Vec<u64>> = None;
+        for n in starts {
+            let Some(k) = self.component(n) else {
+                return false;
+            };
+            let set = &self.reach[k * self.words..(k + 1) * self.words];
+            match &mut common {
+                None => common = Some(set.to_vec()),
+                Some(c) => c.iter_mut().zip(set).for_each(|(a, s)| *a &= s),
+            }
+        }
+        let Some(common) = common else {
+            return false;
+        };
+        let progress = |n: usize| n % 2 == 0 || b.cand[n / 18].count_ones() > 1;
+        common.iter().enumerate().any(|(w, &bits)| {
+            let mut bits = bits;
+            while bits != 0 {
+                if progress(self.node[w * 64 + bits.trailing_zeros() as usize] as usize) {
+                    return true;
+                }
+                bits &= bits - 1;
+            }
+            false
+        })
+    }
+
     /// Whether node `n`'s component is marked in `marks` (from
     /// [`Reach::eliminating_components`]).
     #[inline]
@@ -128,10 +160,29 @@ impl Reach {
     }
 }
 
+/// `conj[d][c]`: the cells that are `c`'s only other place for digit `d + 1` in a house.
+pub(super) fn conjugates(b: &Board) -> [[Cells; 81]; 9] {
+    let mut conj = [[0; 81]; 9];
+    for d in 0..9 {
+        for h in HOUSES {
+            let p = b.pos[d] & h;
+            if p.count_ones() == 2 {
+                let a = p.trailing_zeros() as usize;
+                let z = 127 - p.leading_zeros() as usize;
+                conj[d][a] |= 1 << z;
+                conj[d][z] |= 1 << a;
+            }
+        }
+    }
+    conj
+}
+
 /// The links of a grid as adjacency lists over dense node indexes.
 struct Graph {
     /// Dense index of each node ([`NONE`] when its candidate is not in the grid).
     id: Vec<u16>,
+    /// The node of each dense index.
+    node: Vec<u16>,
     /// Index of each dense node's first successor in `succ`, and one past the last.
     start: Vec<u32>,
     succ: Vec<u16>,
@@ -172,7 +223,16 @@ impl Graph {
             }
         }
         start.push(succ.len() as u32);
-        Graph { id, start, succ }
+        let node = nodes
+            .iter()
+            .map(|&(c, d, on)| node(c, d, on) as u16)
+            .collect();
+        Graph {
+            id,
+            node,
+            start,
+            succ,
+        }
     }
 
     fn len(&self) -> usize {
@@ -326,7 +386,7 @@ mod tests {
             let (b, _, _) = golden_state(t);
             let conj = conjugates(&b);
             let g = Graph::new(&b, &conj);
-            let r = Reach::new(&b, &conj);
+            let r = Reach::new(&b);
             let back: Vec<usize> = (0..NODES).filter(|&n| g.id[n] != NONE).collect();
             let all: Vec<Vec<bool>> = (0..g.len()).map(|n| bfs(&g, n)).collect();
             let mut linked = 0;
@@ -340,23 +400,5 @@ mod tests {
             }
             assert!(linked > 0, "{t:?}: no two nodes share a component");
         }
-    }
-
-    /// `conj[d][c]`: the cells that are `c`'s only other place for digit `d + 1` in a house.
-    fn conjugates(b: &Board) -> [[Cells; 81]; 9] {
-        use crate::rate::board::HOUSES;
-        let mut conj = [[0; 81]; 9];
-        for d in 0..9 {
-            for h in HOUSES {
-                let p = b.pos[d] & h;
-                if p.count_ones() == 2 {
-                    let a = p.trailing_zeros() as usize;
-                    let z = 127 - p.leading_zeros() as usize;
-                    conj[d][a] |= 1 << z;
-                    conj[d][z] |= 1 << a;
-                }
-            }
-        }
-        conj
     }
 }
