@@ -139,7 +139,7 @@ impl Reach {
         let Some(common) = common else {
             return false;
         };
-        let progress = |n: usize| n % 2 == 0 || b.cand[n / 18].count_ones() > 1;
+        let progress = |n: usize| n.is_multiple_of(2) || b.cand[n / 18].count_ones() > 1;
         common.iter().enumerate().any(|(w, &bits)| {
             let mut bits = bits;
             while bits != 0 {
