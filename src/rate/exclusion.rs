@@ -3,7 +3,7 @@
 //! candidates for triples) or repeat a digit in a shared house are impossible; a digit with no
 //! possible combination left is eliminated.
 
-use super::board::{cells, digits, Board, Cells, PEERS};
+use super::board::{bit, cells, digits, Board, Cells, PEERS};
 use super::scale::Technique;
 use super::Step;
 
@@ -131,17 +131,31 @@ fn exclude(b: &Board, trio: &[usize; 3], excl: Cells) -> Option<Step> {
             if d0 == d1 && see01 {
                 continue;
             }
-            for d2 in digits(ms[2]) {
-                if (d0 == d2 && see02) || (d1 == d2 && see12) {
-                    continue;
+            // The third digits that complete an excluder's candidates with d0 and d1, or
+            // repeat a digit in a shared house, are not allowed.
+            let two = bit(d0) | bit(d1);
+            let mut bad = 0u16;
+            for &m in ex {
+                let rest = m & !two;
+                if rest == 0 {
+                    bad = u16::MAX;
+                    break;
                 }
-                let set = (1u16 << (d0 - 1)) | (1u16 << (d1 - 1)) | (1u16 << (d2 - 1));
-                if ex.iter().any(|&m| m & !set == 0) {
-                    continue;
+                if rest.count_ones() == 1 {
+                    bad |= rest;
                 }
-                ok[0] |= 1 << (d0 - 1);
-                ok[1] |= 1 << (d1 - 1);
-                ok[2] |= 1 << (d2 - 1);
+            }
+            if see02 {
+                bad |= bit(d0);
+            }
+            if see12 {
+                bad |= bit(d1);
+            }
+            let third = ms[2] & !bad;
+            if third != 0 {
+                ok[0] |= bit(d0);
+                ok[1] |= bit(d1);
+                ok[2] |= third;
                 if ok == ms {
                     return None;
                 }
@@ -166,6 +180,79 @@ fn exclude(b: &Board, trio: &[usize; 3], excl: Cells) -> Option<Step> {
 mod tests {
     use super::*;
     use crate::rate::board::bit;
+
+    /// The digits a trio keeps, by trying every combination against every excluder.
+    fn kept_by_enumeration(b: &Board, trio: &[usize; 3], excl: Cells) -> [u16; 3] {
+        let ms = trio.map(|c| b.cand[c]);
+        let sees = |i: usize, j: usize| PEERS[trio[i]] & (1u128 << trio[j]) != 0;
+        let mut ok = [0u16; 3];
+        for d0 in digits(ms[0]) {
+            for d1 in digits(ms[1]) {
+                for d2 in digits(ms[2]) {
+                    let repeat = (d0 == d1 && sees(0, 1))
+                        || (d0 == d2 && sees(0, 2))
+                        || (d1 == d2 && sees(1, 2));
+                    let set = bit(d0) | bit(d1) | bit(d2);
+                    if repeat || cells(excl).any(|e| b.cand[e] & !set == 0) {
+                        continue;
+                    }
+                    ok = [ok[0] | bit(d0), ok[1] | bit(d1), ok[2] | bit(d2)];
+                }
+            }
+        }
+        ok
+    }
+
+    #[test]
+    fn triple_exclusion_keeps_what_some_combination_allows() {
+        use crate::rate::tests::golden_state;
+        let (mut trios, mut removing) = (0, 0);
+        for t in [
+            Technique::AlignedTripleExclusion,
+            Technique::Nishio,
+            Technique::MultipleForcingChain,
+            Technique::DynamicForcingChain,
+        ] {
+            let (b, _, _) = golden_state(t);
+            let small: Cells = cells(b.empty)
+                .filter(|&c| (2..=3).contains(&b.cand[c].count_ones()))
+                .fold(0, |m, c| m | 1 << c);
+            let open: Vec<usize> = cells(b.empty)
+                .filter(|&c| b.cand[c].count_ones() >= 2)
+                .collect();
+            for (i, &c0) in open.iter().enumerate() {
+                for &c1 in &open[i + 1..] {
+                    for &c2 in &open {
+                        let excl = PEERS[c0] & PEERS[c1] & PEERS[c2] & small;
+                        if c2 == c0 || c2 == c1 || excl.count_ones() < 2 {
+                            continue;
+                        }
+                        let trio = [c0, c1, c2];
+                        let kept = kept_by_enumeration(&b, &trio, excl);
+                        let want: Vec<(u8, u8)> = (0..3)
+                            .flat_map(|k| {
+                                digits(b.cand[trio[k]] & !kept[k]).map(move |d| (trio[k] as u8, d))
+                            })
+                            .collect();
+                        let got = exclude(&b, &trio, excl).map(|s| s.eliminations);
+                        let mut want_sorted = want.clone();
+                        want_sorted.sort_unstable();
+                        assert_eq!(
+                            got,
+                            (!want.is_empty()).then_some(want_sorted),
+                            "{t:?} {trio:?}"
+                        );
+                        trios += 1;
+                        removing += !want.is_empty() as usize;
+                    }
+                }
+            }
+        }
+        assert!(
+            trios > 1000 && removing > 0,
+            "{trios} trios, {removing} removing"
+        );
+    }
 
     #[test]
     fn pair_exclusion_removes_a_digit_that_would_empty_a_bivalue_cell() {
