@@ -16,6 +16,7 @@ use super::advanced::{advanced_eliminations, Advanced};
 use super::board::{bit, cells, count, digits, houses_of, Board, HOUSES};
 use super::reach::{node, Reach};
 use super::scale::{length_increment, Technique};
+use super::templates::Templates;
 use super::Step;
 
 /// House kinds in SE's order: box, row, column (indexes into [`houses_of`]).
@@ -504,22 +505,36 @@ thread_local! {
     });
 }
 
-/// Which cells and regions can offer a hint: all of them, except for multiple forcing chains.
-/// Those follow the static links only, so a cell or a region whose candidates imply nothing
-/// in common in the static graph offers none, and its runs are skipped (the runs and offers of
-/// the others do not depend on them).
-struct Chains(Option<Reach>);
+/// Which cells, regions and runs can offer a hint. Multiple forcing chains follow the static
+/// links only, so a cell or a region whose candidates imply nothing in common in the static
+/// graph offers none. Nishio chains follow one digit's house rules only, so a candidate's
+/// "on" run can end in a contradiction only when no template of its digit uses it, and its
+/// "off" run only when every template does. The skipped runs are not run: the runs and
+/// offers of the others do not depend on them.
+enum Chains {
+    /// Every cell, region and run.
+    All,
+    /// Multiple forcing chains: the static graph's reachable sets decide.
+    Static(Reach),
+    /// Nishio chains: the digits' templates decide.
+    Templates(Templates),
+}
 
 impl Chains {
     fn new(b: &Board, kind: Kind) -> Chains {
-        Chains((kind == Kind::Multiple).then(|| Reach::new(b)))
+        match kind {
+            Kind::Multiple => Chains::Static(Reach::new(b)),
+            Kind::Nishio => Chains::Templates(Templates::new(b)),
+            _ => Chains::All,
+        }
     }
 
     /// Whether cell `c`'s candidates may imply something in common.
     fn cell(&self, b: &Board, c: usize) -> bool {
-        self.0
-            .as_ref()
-            .is_none_or(|r| r.implied_by_all(b, digits(b.cand[c]).map(|d| node(c, d, true))))
+        match self {
+            Chains::Static(r) => r.implied_by_all(b, digits(b.cand[c]).map(|d| node(c, d, true))),
+            _ => true,
+        }
     }
 
     /// The houses (bits by index into [`KINDS`]) where `c` is the first place of `d` and the
@@ -532,13 +547,22 @@ impl Chains {
             if count(p) < 2 || p.trailing_zeros() as usize != c {
                 continue;
             }
-            let ok = self
-                .0
-                .as_ref()
-                .is_none_or(|r| r.implied_by_all(b, cells(p).map(|o| node(o, d, true))));
+            let ok = match self {
+                Chains::Static(r) => r.implied_by_all(b, cells(p).map(|o| node(o, d, true))),
+                _ => true,
+            };
             out |= (ok as u8) << ki;
         }
         out
+    }
+
+    /// Whether the run of candidate `d` in `c` assumed on (`on`) or off may contradict itself.
+    fn may_contradict(&self, c: usize, d: u8, on: bool) -> bool {
+        match self {
+            Chains::Templates(t) if on => !t.some_uses(c, d),
+            Chains::Templates(t) => t.every_uses(c, d),
+            _ => true,
+        }
     }
 }
 
@@ -569,6 +593,10 @@ fn search(
                 continue;
             }
             let cd = (c * 9 + d as usize - 1) as u16;
+            if kind == Kind::Nishio {
+                nishio(b, (chains, pool, runs, off_out), c, d, &mut best);
+                continue;
+            }
             let oi = runs.on(pool, b, kind, cd);
             on_idx[vi] = oi;
             if kind.dynamic() {
@@ -580,9 +608,7 @@ fn search(
                     double_implications(b, kind, pool, &runs.outs[oi], off_out, &mut best);
                 }
             }
-            if kind != Kind::Nishio {
-                region_chains(b, kind, (c, d, regions), oi, pool, runs, &mut best);
-            }
+            region_chains(b, kind, (c, d, regions), oi, pool, runs, &mut best);
         }
         if kind != Kind::Nishio && cell_ok {
             cell_chains(b, kind, &on_idx[..vals.len()], pool, runs, &mut best);
@@ -592,6 +618,27 @@ fn search(
         s.eliminations.sort_unstable();
         s
     })
+}
+
+/// Nishio contradictions of the candidate `d` in `c`: assumed on, then off (only the runs
+/// `chains` lets through).
+fn nishio(
+    b: &Board,
+    (chains, pool, runs, off_out): (&Chains, &mut Pool, &mut Runs, &mut Outcome),
+    c: usize,
+    d: u8,
+    best: &mut Best,
+) {
+    let cd = (c * 9 + d as usize - 1) as u16;
+    if chains.may_contradict(c, d, true) {
+        let oi = runs.on(pool, b, Kind::Nishio, cd);
+        let absurd = runs.outs[oi].absurd;
+        offer_contradiction(b, Kind::Nishio, pool, absurd, cd, false, best);
+    }
+    if chains.may_contradict(c, d, false) {
+        let absurd = run_off(b, Kind::Nishio, pool, off_out, cd);
+        offer_contradiction(b, Kind::Nishio, pool, absurd, cd, true, best);
+    }
 }
 
 /// Runs the implications of candidate `cd` assumed off into `off_out`; returns the
@@ -829,10 +876,10 @@ mod tests {
 
     /// Each rule, run alone on the state where SE's order first needs it, finds that step, and
     /// what it removes is not part of the solution.
-    /// Skipping the cells and regions whose candidates imply nothing in common changes no
-    /// hint: the search with and without the static reachability test agree.
+    /// Skipping the cells, regions and runs that cannot offer a hint changes no hint: the
+    /// searches with and without the tests agree.
     #[test]
-    fn skipped_cells_and_regions_offer_nothing() {
+    fn skipped_cells_regions_and_runs_offer_nothing() {
         let mut pruned = 0;
         for t in [
             Technique::ForcingChain,
@@ -841,12 +888,16 @@ mod tests {
             Technique::DynamicForcingChain,
         ] {
             let (b, _, _) = golden_state(t);
-            let chains = Chains::new(&b, Kind::Multiple);
-            let all = Chains(None);
-            let want = search_with(&b, Kind::Multiple, &all);
-            assert_eq!(search_with(&b, Kind::Multiple, &chains), want, "{t:?}");
-            for c in cells(b.empty) {
-                pruned += !chains.cell(&b, c) as usize;
+            for kind in [Kind::Multiple, Kind::Nishio] {
+                let chains = Chains::new(&b, kind);
+                let want = search_with(&b, kind, &Chains::All);
+                assert_eq!(search_with(&b, kind, &chains), want, "{t:?} {kind:?}");
+                for c in cells(b.empty) {
+                    pruned += !chains.cell(&b, c) as usize;
+                    for d in digits(b.cand[c]) {
+                        pruned += !chains.may_contradict(c, d, true) as usize;
+                    }
+                }
             }
         }
         assert!(pruned > 0, "the test never skips a cell");

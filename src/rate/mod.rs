@@ -29,6 +29,7 @@ mod reach;
 pub mod scale;
 pub mod singles;
 pub mod subsets;
+mod templates;
 pub mod uniqueness;
 pub mod verdict;
 pub mod wings;
