@@ -1,7 +1,7 @@
 //! Intersections (locked candidates): pointing (2.6) and claiming (2.8), and their "direct"
 //! forms (1.7 / 1.9) that are only used when they immediately leave a hidden single.
 
-use super::board::{count, Board, Cells, HOUSES};
+use super::board::{boxof, col, count, row, Board, Cells, HOUSES};
 use super::scale::Technique;
 use super::Step;
 
@@ -20,24 +20,43 @@ pub(super) fn scan<T>(
             if b.empty & HOUSES[h1] == 0 {
                 continue;
             }
-            for i2 in 0..9 {
-                let h2 = t2 + i2;
-                let inter = HOUSES[h1] & HOUSES[h2];
-                if inter == 0 {
+            // Each digit's places lie in at most one crossing house: find it, then visit the
+            // digits in SE's order (crossing house first, then digit).
+            let mut hits = [(0usize, 0u8, 0 as Cells); 9];
+            let mut n = 0;
+            for d in 1..=9u8 {
+                let p = b.pos_in(d, h1);
+                if count(p) < 2 {
                     continue;
                 }
-                for d in 1..=9u8 {
-                    let p = b.pos_in(d, h1);
-                    if count(p) > 1 && p & !inter == 0 {
-                        if let Some(r) = f(h1, h2, d, p) {
-                            return Some(r);
-                        }
+                let h2 = crossing(t2, p.trailing_zeros() as usize);
+                if p & !HOUSES[h2] == 0 {
+                    let mut at = n;
+                    while at > 0 && hits[at - 1].0 > h2 {
+                        hits[at] = hits[at - 1];
+                        at -= 1;
                     }
+                    hits[at] = (h2, d, p);
+                    n += 1;
+                }
+            }
+            for &(h2, d, p) in &hits[..n] {
+                if let Some(r) = f(h1, h2, d, p) {
+                    return Some(r);
                 }
             }
         }
     }
     None
+}
+
+/// The house of kind `t` (0 rows, 9 columns, 18 boxes) holding cell `c`.
+fn crossing(t: usize, c: usize) -> usize {
+    match t {
+        0 => row(c),
+        9 => 9 + col(c),
+        _ => 18 + boxof(c),
+    }
 }
 
 /// The candidates of digit `d` that house `h2` loses when its places in `h1` all lie in `h2`.
