@@ -31,22 +31,8 @@ pub fn aligned_pair(b: &Board) -> Option<Step> {
             if excl.count_ones() < 2 {
                 continue;
             }
-            let see = PEERS[c0] & (1u128 << c1) != 0;
             let (m0, m1) = (b.cand[c0], b.cand[c1]);
-            let (mut ok0, mut ok1) = (0u16, 0u16);
-            for d0 in digits(m0) {
-                for d1 in digits(m1) {
-                    if d0 == d1 && see {
-                        continue;
-                    }
-                    let pair = (1u16 << (d0 - 1)) | (1u16 << (d1 - 1));
-                    if cells(excl).any(|e| b.cand[e] & !pair == 0) {
-                        continue;
-                    }
-                    ok0 |= 1 << (d0 - 1);
-                    ok1 |= 1 << (d1 - 1);
-                }
-            }
+            let (ok0, ok1) = pair_kept(b, c0, c1, excl);
             if ok0 != m0 || ok1 != m1 {
                 let mut s = Step::new(Technique::AlignedPairExclusion);
                 for d in digits(m0 & !ok0) {
@@ -61,6 +47,30 @@ pub fn aligned_pair(b: &Board) -> Option<Step> {
         }
     }
     None
+}
+
+/// The digits of cells `c0` and `c1` that some allowed combination uses, against the bivalue
+/// excluders `excl`: a combination may not empty an excluder or repeat a digit in a shared
+/// house.
+fn pair_kept(b: &Board, c0: usize, c1: usize, excl: Cells) -> (u16, u16) {
+    let see = PEERS[c0] & (1u128 << c1) != 0;
+    let (mut ok0, mut ok1) = (0u16, 0u16);
+    for d0 in digits(b.cand[c0]) {
+        // The second digits that would empty a bivalue excluder holding d0, or repeat d0 in a
+        // shared house, are not allowed.
+        let mut bad = if see { bit(d0) } else { 0 };
+        for e in cells(excl) {
+            if b.cand[e] & bit(d0) != 0 {
+                bad |= b.cand[e] & !bit(d0);
+            }
+        }
+        let second = b.cand[c1] & !bad;
+        if second != 0 {
+            ok0 |= bit(d0);
+            ok1 |= second;
+        }
+    }
+    (ok0, ok1)
 }
 
 /// Aligned triple exclusion: SE pairs two candidate cells, adds a third from the cells their
@@ -201,6 +211,42 @@ mod tests {
             }
         }
         ok
+    }
+
+    #[test]
+    fn pair_exclusion_keeps_what_some_combination_allows() {
+        use crate::rate::tests::golden_state;
+        let mut pairs = 0;
+        for t in [
+            Technique::AlignedPairExclusion,
+            Technique::Nishio,
+            Technique::MultipleForcingChain,
+        ] {
+            let (b, _, _) = golden_state(t);
+            let biv = b.bivalue();
+            let open: Vec<usize> = cells(b.empty)
+                .filter(|&c| b.cand[c].count_ones() >= 2)
+                .collect();
+            for (i, &c0) in open.iter().enumerate() {
+                for &c1 in &open[i + 1..] {
+                    let excl = PEERS[c0] & PEERS[c1] & biv;
+                    let see = PEERS[c0] & (1u128 << c1) != 0;
+                    let mut want = (0u16, 0u16);
+                    for d0 in digits(b.cand[c0]) {
+                        for d1 in digits(b.cand[c1]) {
+                            let pair = bit(d0) | bit(d1);
+                            if (d0 == d1 && see) || cells(excl).any(|e| b.cand[e] & !pair == 0) {
+                                continue;
+                            }
+                            want = (want.0 | bit(d0), want.1 | bit(d1));
+                        }
+                    }
+                    assert_eq!(pair_kept(&b, c0, c1, excl), want, "{t:?} {c0} {c1}");
+                    pairs += (want != (b.cand[c0], b.cand[c1])) as usize;
+                }
+            }
+        }
+        assert!(pairs > 0, "no pair loses a digit");
     }
 
     #[test]
