@@ -1008,6 +1008,7 @@ pub fn next_chain_step(b: &Board) -> Option<Step> {
         .or_else(|| forcing_chains(b, Kind::Multiple))
         .or_else(|| forcing_chains(b, Kind::Dynamic))
         .or_else(|| forcing_chains(b, Kind::DynamicPlus))
+        .or_else(|| super::nested::nested_step(b))
 }
 
 #[cfg(test)]

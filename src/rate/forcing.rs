@@ -13,12 +13,12 @@
 use std::collections::VecDeque;
 
 use super::advanced::{advanced_eliminations, Advanced};
-use super::board::{bit, cells, count, digits, houses_of, Board, HOUSES};
+use super::board::{bit, cells, count, digits, houses_of, Board, Cells, HOUSES};
 use super::scale::{length_increment, Technique};
 use super::Step;
 
 /// House kinds in SE's order: box, row, column (indexes into [`houses_of`]).
-const KINDS: [usize; 3] = [2, 0, 1];
+pub(super) const KINDS: [usize; 3] = [2, 0, 1];
 const NONE: u32 = u32::MAX;
 
 /// Which forcing-chain rule runs.
@@ -33,6 +33,10 @@ pub enum Kind {
     /// Dynamic forcing chains (+): dynamic, and when a run has nothing left to follow, the
     /// eliminations of simple rules on its working grid become new "off" nodes (`advanced`).
     DynamicPlus,
+    /// Nested forcing chains of the given level (2 and up, see `nested`): dynamic (+), and
+    /// when the simple rules find nothing, the level's inner chaining rules on the run's
+    /// working grid.
+    Nested(u8),
 }
 
 impl Kind {
@@ -48,7 +52,19 @@ impl Kind {
             Kind::Multiple => Technique::MultipleForcingChain,
             Kind::Dynamic => Technique::DynamicForcingChain,
             Kind::DynamicPlus => Technique::DynamicForcingChainPlus,
+            Kind::Nested(_) => Technique::NestedForcingChain,
         }
+    }
+    /// Base rating in tenths (SE: 9.5 for level 2, then 0.5 more per level).
+    fn base(self) -> u16 {
+        match self {
+            Kind::Nested(level) => self.technique().base() + 5 * (level as u16 - 2),
+            _ => self.technique().base(),
+        }
+    }
+    /// Whether runs use the simple rules on their working grid when they stall.
+    fn plus(self) -> bool {
+        matches!(self, Kind::DynamicPlus | Kind::Nested(_))
     }
 }
 
@@ -110,6 +126,11 @@ struct Pool {
     tmp_parents: Vec<u32>,
     /// The advanced rules' eliminations (dynamic forcing chains (+)).
     adv: Advanced,
+    /// The nodes that stand for a nested chain's elimination, by increasing node: the node,
+    /// the chain's identity and its complexity.
+    nested: Vec<(u32, u64, u32)>,
+    /// Identities of the nested chains met by one complexity count.
+    met: Vec<u64>,
 }
 
 impl Pool {
@@ -125,6 +146,8 @@ impl Pool {
             pend_off: VecDeque::new(),
             tmp_parents: Vec::new(),
             adv: Advanced::default(),
+            nested: Vec::new(),
+            met: Vec::new(),
         }
     }
 
@@ -132,6 +155,50 @@ impl Pool {
         self.nodes.clear();
         self.parents.clear();
         self.anc.clear();
+        self.nested.clear();
+    }
+
+    /// The complexity of a hint whose chains end at `roots`: the ancestor counts (`flat`,
+    /// their sum) plus, once per distinct nested chain among their ancestors, its complexity.
+    fn complexity(&mut self, roots: &[u32], flat: usize) -> usize {
+        if self.nested.is_empty() {
+            return flat;
+        }
+        self.met.clear();
+        let mut extra = 0;
+        for &root in roots {
+            self.next_stamp();
+            let stamp = self.stamp;
+            self.stack.clear();
+            self.stack.push(root);
+            while let Some(i) = self.stack.pop() {
+                let node = self.nodes[i as usize];
+                let key = node.cd as usize * 2 + node.on as usize;
+                if self.seen[key] == stamp {
+                    continue;
+                }
+                self.seen[key] = stamp;
+                if let Ok(k) = self.nested.binary_search_by_key(&i, |e| e.0) {
+                    let (_, hash, cx) = self.nested[k];
+                    if !self.met.contains(&hash) {
+                        self.met.push(hash);
+                        extra += cx as usize;
+                    }
+                }
+                for k in 0..node.plen {
+                    self.stack.push(self.parents[(node.pstart + k) as usize]);
+                }
+            }
+        }
+        flat + extra
+    }
+
+    fn next_stamp(&mut self) {
+        if self.stamp == u32::MAX {
+            self.seen.fill(0);
+            self.stamp = 0;
+        }
+        self.stamp += 1;
     }
 
     fn add(&mut self, cd: u16, on: bool, parents: &[u32]) -> u32 {
@@ -154,11 +221,7 @@ impl Pool {
         if known != 0 {
             return known as usize;
         }
-        if self.stamp == u32::MAX {
-            self.seen.fill(0);
-            self.stamp = 0;
-        }
-        self.stamp += 1;
+        self.next_stamp();
         let stamp = self.stamp;
         self.stack.clear();
         self.stack.push(root);
@@ -195,7 +258,7 @@ impl Pool {
                 self.follow_on(&grid, kind, pi, out)
             } else if let Some(pi) = self.pend_off.pop_front() {
                 self.follow_off(real, &mut grid, kind, pi, out)
-            } else if kind == Kind::DynamicPlus && self.push_advanced(real, &grid, out) {
+            } else if kind.plus() && self.push_advanced(real, &grid, kind, out) {
                 false
             } else {
                 return;
@@ -208,11 +271,16 @@ impl Pool {
 
     /// Adds as pending "off" nodes the eliminations of the advanced rules on `grid` (the run
     /// started from `real`) not yet off, each with the hint's parents; false when none.
-    fn push_advanced(&mut self, real: &Board, grid: &Board, out: &mut Outcome) -> bool {
+    fn push_advanced(&mut self, real: &Board, grid: &Board, kind: Kind, out: &mut Outcome) -> bool {
         let mut adv = std::mem::take(&mut self.adv);
         advanced_eliminations(real, grid, &mut adv);
+        if let Kind::Nested(level) = kind {
+            if adv.elims.is_empty() && !super::nested::expired() {
+                super::nested::inner_eliminations(real, grid, level, &mut adv);
+            }
+        }
         let mut tp = std::mem::take(&mut self.tmp_parents);
-        for &(q, start, end) in &adv.elims {
+        for (k, &(q, start, end)) in adv.elims.iter().enumerate() {
             if out.off_map[q as usize] != NONE {
                 continue;
             }
@@ -225,6 +293,11 @@ impl Pool {
             out.off_map[q as usize] = ni;
             out.off.push(ni);
             self.pend_off.push_back(ni);
+            let chain = adv.nest[k];
+            if chain != NONE {
+                let (hash, cx) = adv.chains[chain as usize];
+                self.nested.push((ni, hash, cx));
+            }
         }
         self.tmp_parents = tp;
         self.adv = adv;
@@ -297,7 +370,7 @@ impl Pool {
 
 /// The candidates that candidate `cd` being on turns off on `grid`, in SE's order: the cell's
 /// other candidates (with Y links), then the digit's other places in box, row and column.
-fn on_consequences(grid: &Board, y: bool, cd: u16) -> ([u16; 32], usize) {
+pub(super) fn on_consequences(grid: &Board, y: bool, cd: u16) -> ([u16; 32], usize) {
     let (c, d) = (cd as usize / 9, (cd % 9) as u8 + 1);
     let mut offs: [u16; 32] = [0; 32];
     let mut n = 0;
@@ -325,7 +398,7 @@ fn on_consequences(grid: &Board, y: bool, cd: u16) -> ([u16; 32], usize) {
 /// The candidates that candidate `cd` being off turns on on `grid`, each with the link that
 /// does it (an index into [`KINDS`] for a house, 3 for the bivalue cell), in SE's order: the
 /// cell's other candidate (with Y links), then the digit's other place in box, row, column.
-fn off_consequences(grid: &Board, y: bool, cd: u16) -> ([(u16, u8); 4], usize) {
+pub(super) fn off_consequences(grid: &Board, y: bool, cd: u16) -> ([(u16, u8); 4], usize) {
     let (c, d) = (cd as usize / 9, (cd % 9) as u8 + 1);
     let mut ons: [(u16, u8); 4] = [(0, 0); 4];
     let mut n = 0;
@@ -436,6 +509,10 @@ struct Best {
 }
 
 impl Best {
+    /// Whether a hint with this rating, complexity and kind would come before the best so far.
+    fn beats(&self, rating: u16, n: usize, sort: u8) -> bool {
+        self.step.is_none() || (rating, n, sort) < (self.key.0, self.key.1, self.key.2)
+    }
     fn offer(&mut self, rating: u16, n: usize, sort: u8, make: impl FnOnce() -> Step) {
         let key = (rating, n, sort, self.seq);
         self.seq += 1;
@@ -465,6 +542,23 @@ fn target_step(b: &Board, kind: Kind, rating: u16, cd: u16, on: bool) -> Option<
     }
     s.cells = vec![c as u8];
     Some(s)
+}
+
+/// The complexity of a hint whose chains end at `roots` (`flat`: their ancestor counts), with
+/// its nested chains counted only when it could still be the best hint.
+fn full_complexity(
+    pool: &mut Pool,
+    best: &Best,
+    base: u16,
+    roots: &[u32],
+    flat: usize,
+    sort: u8,
+) -> usize {
+    if pool.nested.is_empty() || !best.beats(base + length_increment(flat), flat, sort) {
+        flat
+    } else {
+        pool.complexity(roots, flat)
+    }
 }
 
 /// The easiest hint of the forcing-chain rule `kind`, as SE sorts them (rating, complexity,
@@ -510,7 +604,11 @@ fn search(
         step: None,
         seq: 0,
     };
+    let nested = matches!(kind, Kind::Nested(_));
     for c in cells(b.empty) {
+        if nested && super::nested::expired() {
+            return None;
+        }
         let card = b.cand[c].count_ones();
         if !(card > 2 || (card > 1 && kind.dynamic())) {
             continue;
@@ -526,7 +624,8 @@ fn search(
                 offer_contradiction(b, kind, pool, absurd, cd, false, &mut best);
                 let absurd = run_off(b, kind, pool, off_out, cd);
                 offer_contradiction(b, kind, pool, absurd, cd, true, &mut best);
-                if matches!(kind, Kind::Dynamic | Kind::DynamicPlus) && card >= 3 {
+                if matches!(kind, Kind::Dynamic | Kind::DynamicPlus | Kind::Nested(_)) && card >= 3
+                {
                     double_implications(b, kind, pool, &runs.outs[oi], off_out, &mut best);
                 }
             }
@@ -573,8 +672,9 @@ fn offer_contradiction(
     best: &mut Best,
 ) {
     if let Some((a, z)) = absurd {
-        let n = pool.ancestors(a) + pool.ancestors(z);
-        let rating = kind.technique().base() + length_increment(n);
+        let flat = pool.ancestors(a) + pool.ancestors(z);
+        let n = full_complexity(pool, best, kind.base(), &[a, z], flat, 7);
+        let rating = kind.base() + length_increment(n);
         if let Some(s) = target_step(b, kind, rating, cd, target_on) {
             best.offer(rating, n, 7, || s);
         }
@@ -591,7 +691,7 @@ fn double_implications(
     off_out: &Outcome,
     best: &mut Best,
 ) {
-    let base = kind.technique().base();
+    let base = kind.base();
     for (state, list) in [(true, &on_out.on), (false, &on_out.off)] {
         for &pi in list {
             let q = pool.nodes[pi as usize].cd;
@@ -601,7 +701,8 @@ fn double_implications(
                 off_out.off_map[q as usize]
             };
             if qi != NONE {
-                let n = pool.ancestors(pi) + pool.ancestors(qi);
+                let flat = pool.ancestors(pi) + pool.ancestors(qi);
+                let n = full_complexity(pool, best, base, &[pi, qi], flat, 1);
                 let rating = base + length_increment(n);
                 if let Some(s) = target_step(b, kind, rating, q, state) {
                     best.offer(rating, n, 1, || s);
@@ -621,7 +722,7 @@ fn cell_chains(
     runs: &Runs,
     best: &mut Best,
 ) {
-    let base = kind.technique().base();
+    let base = kind.base();
     for state in [true, false] {
         let first = &runs.outs[on_idx[0]];
         let list = if state { &first.on } else { &first.off };
@@ -643,10 +744,11 @@ fn cell_chains(
             let Some(s0) = target_step(b, kind, 0, q, state) else {
                 continue;
             };
-            let mut total = 0;
+            let mut flat = 0;
             for &m in &ids[..on_idx.len()] {
-                total += pool.ancestors(m);
+                flat += pool.ancestors(m);
             }
+            let total = full_complexity(pool, best, base, &ids[..on_idx.len()], flat, 5);
             let rating = base + length_increment(total);
             best.offer(rating, total, 5, || {
                 let mut s = s0;
@@ -670,7 +772,7 @@ fn region_chains(
     runs: &mut Runs,
     best: &mut Best,
 ) {
-    let base = kind.technique().base();
+    let base = kind.base();
     let hs = houses_of(c);
     for k in KINDS {
         let p = b.pos[d as usize - 1] & HOUSES[hs[k]];
@@ -713,8 +815,14 @@ fn region_chains(
             }
         }
         for (state, list) in [(true, &common_on), (false, &common_off)] {
-            for &(i, n) in list.iter() {
+            for &(i, flat) in list.iter() {
                 let q = pool.nodes[i as usize].cd;
+                let n = if pool.nested.is_empty() {
+                    flat
+                } else {
+                    let roots = region_roots(runs, pool, p, d, i, state);
+                    full_complexity(pool, best, base, &roots, flat, 6)
+                };
                 let rating = base + length_increment(n);
                 if let Some(s) = target_step(b, kind, rating, q, state) {
                     best.offer(rating, n, 6, || s);
@@ -722,6 +830,22 @@ fn region_chains(
             }
         }
     }
+}
+
+/// The nodes behind a region hint on the node `i`'s candidate (state `on`): its node in the
+/// run of each place `p` of digit `d`.
+fn region_roots(runs: &Runs, pool: &Pool, p: Cells, d: u8, i: u32, on: bool) -> Vec<u32> {
+    let q = pool.nodes[i as usize].cd as usize;
+    cells(p)
+        .map(|oc| {
+            let o = &runs.outs[runs.idx[oc * 9 + d as usize - 1] as usize];
+            if on {
+                o.on_map[q]
+            } else {
+                o.off_map[q]
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ pub mod exclusion;
 pub mod fish;
 pub mod forcing;
 pub mod intersections;
+pub mod nested;
 pub mod scale;
 pub mod singles;
 pub mod subsets;
@@ -267,6 +268,7 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
         status: Status::Rated,
     };
     let mut placed_yet = false;
+    let previous = nested::set_deadline(limits.deadline);
     while !b.solved() {
         if let Some(max) = limits.max_steps {
             if r.steps >= max {
@@ -281,7 +283,11 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
             }
         }
         let Some(mut step) = next_step(&b) else {
-            r.status = Status::GaveUp(GaveUp::NoTechnique);
+            r.status = Status::GaveUp(if nested::expired() {
+                GaveUp::Deadline
+            } else {
+                GaveUp::NoTechnique
+            });
             break;
         };
         if let Some(max) = limits.max_er {
@@ -318,6 +324,7 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
             rec.push(step);
         }
     }
+    nested::set_deadline(previous);
     if !placed_yet {
         r.ep = r.er;
     }
