@@ -1,9 +1,9 @@
 //! Human-difficulty rating on Sudoku Explainer's scale (ER/EP/ED): a candidate-grid solver that
 //! repeatedly applies the easiest technique that makes progress, in SE's order, and records
 //! the hardest step. It follows serate 1.2.1.3 by default, or the original SE 1.2.1 with
-//! [`Flavor::Se121`]; SE's nested forcing chains (9.5 and up, beyond dynamic forcing chains
-//! (+)) are not implemented, and a puzzle that needs them ends as [`Status::GaveUp`]. See
-//! `docs/RATING.md` for the scale, the agreement with SE and the speed.
+//! [`Flavor::Se121`], up to the first level of SE's nested forcing chains (9.5 and up); a
+//! puzzle that needs more ends as [`Status::GaveUp`]. See `docs/RATING.md` for the scale, the
+//! agreement with SE and the speed.
 //!
 //! ```
 //! use sudoku_batch::rate::{rate, Limits, Status};
@@ -148,7 +148,8 @@ pub enum Flavor {
 pub struct Limits {
     /// Give up as soon as a step harder than this (in tenths) would be needed.
     pub max_er: Option<u16>,
-    /// Give up when this instant has passed (checked between steps).
+    /// Give up when this instant has passed (checked between steps, and within the nested
+    /// forcing chain searches).
     pub deadline: Option<Instant>,
     /// Give up after this many steps.
     pub max_steps: Option<u32>,

@@ -14,14 +14,16 @@ use std::time::Instant;
 
 use super::advanced::Advanced;
 use super::board::{cells, digits, houses_of, Board, HOUSES};
-use super::forcing::{forcing_chains, off_consequences, on_consequences, Kind, KINDS};
+use super::forcing::{
+    forcing_chains, inner_chains, off_consequences, on_consequences, Kind, KINDS,
+};
 use super::scale::length_increment;
 use super::Step;
 
 const NONE: u32 = u32::MAX;
 
 /// The nesting levels tried, in SE's order, when dynamic forcing chains (+) find nothing.
-pub const LEVELS: [u8; 1] = [2];
+pub const LEVELS: [u8; 3] = [2, 3, 4];
 
 thread_local! {
     static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
@@ -86,8 +88,9 @@ pub struct Inner {
     off_map: Vec<u32>,
     pend_on: Vec<u32>,
     pend_off: Vec<u32>,
-    next: Vec<u32>,
     found: Vec<Found>,
+    /// Eliminations of the hints emitted so far (cell, digits).
+    done: Vec<(u8, u16)>,
     parents: Vec<u16>,
     seen: Vec<u32>,
     stamp: u32,
@@ -101,8 +104,8 @@ impl Default for Inner {
             off_map: vec![NONE; 729],
             pend_on: Vec::new(),
             pend_off: Vec::new(),
-            next: Vec::new(),
             found: Vec::new(),
+            done: Vec::new(),
             parents: Vec::new(),
             seen: vec![0; 729],
             stamp: 0,
@@ -133,12 +136,13 @@ impl Inner {
     }
 
     /// SE's static forcing chain search from candidate `cd` assumed `on` (`y`: with cell
-    /// links): the whole implication closure, layer by layer; returns the node proving the
-    /// start's negation, if any.
+    /// links): the implication closure, layer by layer, until it proves the start's negation
+    /// (the node returned; SE keeps the first chain it finds to it).
     fn closure(&mut self, grid: &Board, cd: u16, on: bool, y: bool) -> Option<u32> {
         self.reset();
+        self.pend_on.clear();
+        self.pend_off.clear();
         let s = self.add(cd, on, u8::MAX, NONE);
-        let mut target = None;
         if on {
             self.on_map[cd as usize] = s;
             self.pend_on.push(s);
@@ -147,12 +151,13 @@ impl Inner {
             self.pend_off.push(s);
         }
         while !self.pend_on.is_empty() || !self.pend_off.is_empty() {
-            let mut ons = std::mem::take(&mut self.pend_on);
-            for &p in &ons {
+            // An "on" layer only adds "off" nodes and an "off" layer only "on" nodes.
+            for i in 0..self.pend_on.len() {
+                let p = self.pend_on[i];
                 let (offs, n) = on_consequences(grid, y, self.nodes[p as usize].cd);
                 for &q in &offs[..n] {
-                    if on && q == cd && target.is_none() {
-                        target = Some(self.add(q, false, 0, p));
+                    if on && q == cd {
+                        return Some(self.add(q, false, 0, p));
                     }
                     if self.off_map[q as usize] == NONE {
                         let ni = self.add(q, false, 0, p);
@@ -161,15 +166,13 @@ impl Inner {
                     }
                 }
             }
-            ons.clear();
-            self.pend_on = ons;
-            std::mem::swap(&mut self.next, &mut self.pend_off);
-            for i in 0..self.next.len() {
-                let p = self.next[i];
+            self.pend_on.clear();
+            for i in 0..self.pend_off.len() {
+                let p = self.pend_off[i];
                 let (qs, n) = off_consequences(grid, y, self.nodes[p as usize].cd);
                 for &(q, via) in &qs[..n] {
-                    if !on && q == cd && target.is_none() {
-                        target = Some(self.add(q, true, via, p));
+                    if !on && q == cd {
+                        return Some(self.add(q, true, via, p));
                     }
                     if self.on_map[q as usize] == NONE {
                         let ni = self.add(q, true, via, p);
@@ -178,9 +181,9 @@ impl Inner {
                     }
                 }
             }
-            self.next.clear();
+            self.pend_off.clear();
         }
-        target
+        None
     }
 
     /// Records the chain ending at `t` (from [`Inner::closure`]) as a hint on `grid`, whose
@@ -280,7 +283,8 @@ pub fn static_forcing_chains(real: &Board, grid: &Board, acc: &mut Advanced) {
 /// skipping hints whose eliminations an earlier hint already has.
 fn emit(inner: &mut Inner, acc: &mut Advanced) {
     inner.found.sort_unstable_by_key(|f| f.key);
-    let mut done: Vec<(u8, u16)> = Vec::new();
+    let done = &mut inner.done;
+    done.clear();
     for f in &inner.found {
         if done.contains(&(f.cell, f.elims)) {
             continue;
@@ -308,7 +312,90 @@ fn emit(inner: &mut Inner, acc: &mut Advanced) {
 /// `real`), the first rule that yields anything being the only one used.
 pub fn inner_eliminations(real: &Board, grid: &Board, level: u8, acc: &mut Advanced) {
     debug_assert!(acc.elims.is_empty());
-    if level >= 2 {
+    if level < 4 {
         static_forcing_chains(real, grid, acc);
+        if level == 3 && acc.elims.is_empty() && !expired() {
+            inner_chains(real, grid, Kind::Multiple, acc);
+        }
+    } else {
+        inner_chains(real, grid, Kind::Dynamic, acc);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rate::scale::Technique;
+    use crate::rate::tests::check_path;
+    use crate::rate::{explain, rate, GaveUp, Limits, Status};
+    use crate::Grid;
+    use std::time::Duration;
+
+    /// Puzzles of the HardestDatabase list (`data/norvig_sudokus_hard_375.txt`, MIT) that
+    /// dynamic forcing chains (+) cannot finish, with serate 1.2.1.3's ER/EP/ED.
+    const SERATE: [(&str, &str); 3] = [
+        (
+            "........8..3...4...9..2..6.....79.......612...6.5.2.7...8...5...1.....2.4.5.....3",
+            "10.3/1.2/1.2",
+        ),
+        (
+            "........6..2....4..1...798....79.....8..5......3..8.1...6....2..9...51..4.......8",
+            "10.5/1.2/1.2",
+        ),
+        (
+            "........3..1..56...9..4..7......9.5.7.......8.5.4.2....8..2..9...35..1..6........",
+            "10.8/1.2/1.2",
+        ),
+    ];
+
+    /// Rates `p` as serate does (`want`), with every step keeping the solution and some step a
+    /// nested forcing chain.
+    fn check(p: &str, want: &str) {
+        let p: Grid = p.parse().unwrap();
+        let r = check_path(&p);
+        assert_eq!(r.status, Status::Rated, "{p}");
+        assert_eq!(r.se_string(), want, "{p}");
+        let (_, steps) = explain(&p, &Limits::default());
+        assert!(
+            steps
+                .iter()
+                .any(|s| s.technique == Technique::NestedForcingChain),
+            "{p}"
+        );
+    }
+
+    #[test]
+    fn nested_forcing_chains_rate_as_serate() {
+        let (p, want) = SERATE[0];
+        check(p, want);
+    }
+
+    /// The other puzzles of [`SERATE`] (a few seconds each in a release build).
+    #[test]
+    #[ignore]
+    fn nested_forcing_chains_rate_as_serate_more() {
+        for (p, want) in &SERATE[1..] {
+            check(p, want);
+        }
+    }
+
+    /// A puzzle whose nested steps take long stops soon after the deadline, as having given
+    /// up on it.
+    #[test]
+    fn nested_search_stops_at_the_deadline() {
+        let p: Grid = SERATE[1].0.parse().unwrap();
+        let start = Instant::now();
+        let limits = Limits {
+            deadline: Some(start + Duration::from_millis(100)),
+            ..Limits::default()
+        };
+        let r = rate(&p, &limits);
+        assert_eq!(r.status, Status::GaveUp(GaveUp::Deadline));
+        assert!(
+            start.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            start.elapsed()
+        );
+        assert_eq!(set_deadline(None), None);
     }
 }
