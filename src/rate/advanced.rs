@@ -24,18 +24,36 @@ pub struct Advanced {
     pub elims: Vec<(u16, u32, u32)>,
     /// The parents of all eliminations, one run per hint, shared by the hint's eliminations.
     pub parents: Vec<u16>,
+    /// Per elimination: the nested chain behind it (an index into `chains`), or `u32::MAX`
+    /// for a simple rule (nested forcing chains only).
+    pub nest: Vec<u32>,
+    /// The nested chains: an identity (hash of the chain's nodes) and the chain's complexity.
+    pub chains: Vec<(u64, u32)>,
 }
 
 impl Advanced {
     /// Adds one hint: `parents` (off candidates the hint relies on) and its eliminations, which
     /// must come by increasing candidate. Nothing is added without a parent.
-    fn push(&mut self, parents: impl Iterator<Item = u16>, elims: impl Iterator<Item = u16>) {
+    pub(super) fn push(
+        &mut self,
+        parents: impl Iterator<Item = u16>,
+        elims: impl Iterator<Item = u16>,
+    ) {
         let start = self.parents.len() as u32;
         self.parents.extend(parents);
         let end = self.parents.len() as u32;
         if end > start {
             self.elims.extend(elims.map(|e| (e, start, end)));
+            self.nest.resize(self.elims.len(), u32::MAX);
         }
+    }
+
+    /// Empties the list.
+    pub fn clear(&mut self) {
+        self.elims.clear();
+        self.parents.clear();
+        self.nest.clear();
+        self.chains.clear();
     }
 }
 
@@ -47,8 +65,7 @@ fn cds(board: Cells, d: u8) -> impl Iterator<Item = u16> {
 /// Fills `acc` with the eliminations of the first advanced rule that has any on `grid`, whose
 /// run started from `real`.
 pub fn advanced_eliminations(real: &Board, grid: &Board, acc: &mut Advanced) {
-    acc.elims.clear();
-    acc.parents.clear();
+    acc.clear();
     intersections(real, grid, acc);
     if acc.elims.is_empty() {
         hidden_pairs(real, grid, acc);

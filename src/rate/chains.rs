@@ -1020,8 +1020,8 @@ fn best_forcing_chain(
 }
 
 /// The first chaining step in SE's order: static chains, then Nishio, multiple, dynamic and
-/// dynamic (+) forcing chains, with aligned triple exclusion where SE tries it (the nested
-/// levels beyond are not implemented).
+/// dynamic (+) forcing chains, with aligned triple exclusion where SE tries it, then the nested
+/// forcing chain levels (`nested`).
 pub fn next_chain_step(b: &Board) -> Option<Step> {
     use super::forcing::{forcing_chains, Kind};
     static_chains(b)
@@ -1030,6 +1030,7 @@ pub fn next_chain_step(b: &Board) -> Option<Step> {
         .or_else(|| forcing_chains(b, Kind::Multiple))
         .or_else(|| forcing_chains(b, Kind::Dynamic))
         .or_else(|| forcing_chains(b, Kind::DynamicPlus))
+        .or_else(|| super::nested::nested_step(b))
 }
 
 #[cfg(test)]

@@ -13,14 +13,14 @@
 use std::collections::VecDeque;
 
 use super::advanced::{advanced_eliminations, Advanced};
-use super::board::{bit, cells, count, digits, houses_of, Board, HOUSES};
+use super::board::{bit, cells, count, digits, houses_of, Board, Cells, HOUSES};
 use super::reach::{node, Reach};
 use super::scale::{length_increment, Technique};
 use super::templates::Templates;
 use super::Step;
 
 /// House kinds in SE's order: box, row, column (indexes into [`houses_of`]).
-const KINDS: [usize; 3] = [2, 0, 1];
+pub(super) const KINDS: [usize; 3] = [2, 0, 1];
 const NONE: u32 = u32::MAX;
 
 /// Which forcing-chain rule runs.
@@ -35,6 +35,10 @@ pub enum Kind {
     /// Dynamic forcing chains (+): dynamic, and when a run has nothing left to follow, the
     /// eliminations of simple rules on its working grid become new "off" nodes (`advanced`).
     DynamicPlus,
+    /// Nested forcing chains of the given level (2 and up, see `nested`): dynamic (+), and
+    /// when the simple rules find nothing, the level's inner chaining rules on the run's
+    /// working grid.
+    Nested(u8),
 }
 
 impl Kind {
@@ -50,7 +54,19 @@ impl Kind {
             Kind::Multiple => Technique::MultipleForcingChain,
             Kind::Dynamic => Technique::DynamicForcingChain,
             Kind::DynamicPlus => Technique::DynamicForcingChainPlus,
+            Kind::Nested(_) => Technique::NestedForcingChain,
         }
+    }
+    /// Base rating in tenths (SE: 9.5 for level 2, then 0.5 more per level).
+    fn base(self) -> u16 {
+        match self {
+            Kind::Nested(level) => self.technique().base() + 5 * (level as u16 - 2),
+            _ => self.technique().base(),
+        }
+    }
+    /// Whether runs use the simple rules on their working grid when they stall.
+    fn plus(self) -> bool {
+        matches!(self, Kind::DynamicPlus | Kind::Nested(_))
     }
 }
 
@@ -112,6 +128,14 @@ struct Pool {
     tmp_parents: Vec<u32>,
     /// The advanced rules' eliminations (dynamic forcing chains (+)).
     adv: Advanced,
+    /// The nodes that stand for a nested chain's elimination, by increasing node: the node,
+    /// the chain's identity and its complexity.
+    nested: Vec<(u32, u64, u32)>,
+    /// Identities of the nested chains met by one complexity count.
+    met: Vec<u64>,
+    /// Candidates already listed as rule parents of one hint (stamped with `pstamp`).
+    pseen: Vec<u32>,
+    pstamp: u32,
 }
 
 impl Pool {
@@ -127,6 +151,10 @@ impl Pool {
             pend_off: VecDeque::new(),
             tmp_parents: Vec::new(),
             adv: Advanced::default(),
+            nested: Vec::new(),
+            met: Vec::new(),
+            pseen: vec![0; 729],
+            pstamp: 0,
         }
     }
 
@@ -134,6 +162,129 @@ impl Pool {
         self.nodes.clear();
         self.parents.clear();
         self.anc.clear();
+        self.nested.clear();
+    }
+
+    /// The complexity of a hint whose chains end at `roots`: the ancestor counts (`flat`,
+    /// their sum) plus, once per distinct nested chain among their ancestors, its complexity.
+    fn complexity(&mut self, roots: &[u32], flat: usize) -> usize {
+        if self.nested.is_empty() {
+            return flat;
+        }
+        self.met.clear();
+        let mut extra = 0;
+        for &root in roots {
+            self.next_stamp();
+            let stamp = self.stamp;
+            self.stack.clear();
+            self.stack.push(root);
+            while let Some(i) = self.stack.pop() {
+                let node = self.nodes[i as usize];
+                let key = node.cd as usize * 2 + node.on as usize;
+                if self.seen[key] == stamp {
+                    continue;
+                }
+                self.seen[key] = stamp;
+                if let Ok(k) = self.nested.binary_search_by_key(&i, |e| e.0) {
+                    let (_, hash, cx) = self.nested[k];
+                    if !self.met.contains(&hash) {
+                        self.met.push(hash);
+                        extra += cx as usize;
+                    }
+                }
+                for k in 0..node.plen {
+                    self.stack.push(self.parents[(node.pstart + k) as usize]);
+                }
+            }
+        }
+        flat + extra
+    }
+
+    /// Appends to `out` the rule parents of a hint whose chains end at `roots` and start from
+    /// `source` (see [`Hit`]), found on `grid`, a working grid of a run that started from
+    /// `real`: for each "on" node among the ancestors, the candidates the run removed from its
+    /// cell (cell link) or from the house of the link (house link), as SE's nested rules
+    /// collect them. Returns an identity of the hint's chains.
+    fn rule_parents(
+        &mut self,
+        real: &Board,
+        grid: &Board,
+        roots: &[u32],
+        source: u8,
+        out: &mut Vec<u16>,
+    ) -> u64 {
+        if self.pstamp == u32::MAX {
+            self.pseen.fill(0);
+            self.pstamp = 0;
+        }
+        self.pstamp += 1;
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for &root in roots {
+            self.next_stamp();
+            let stamp = self.stamp;
+            self.stack.clear();
+            self.stack.push(root);
+            hash = (hash ^ 0xffff).wrapping_mul(0x100_0000_01b3);
+            while let Some(i) = self.stack.pop() {
+                let node = self.nodes[i as usize];
+                let key = node.cd as usize * 2 + node.on as usize;
+                if self.seen[key] == stamp {
+                    continue;
+                }
+                self.seen[key] = stamp;
+                hash = (hash ^ key as u64).wrapping_mul(0x100_0000_01b3);
+                if node.on {
+                    let cause = if node.plen == 0 {
+                        source
+                    } else {
+                        link_house(
+                            grid,
+                            &self.nodes[self.parents[node.pstart as usize] as usize],
+                            node.cd,
+                        )
+                    };
+                    self.push_cause(real, grid, node.cd, cause, out);
+                }
+                for k in 0..node.plen {
+                    self.stack.push(self.parents[(node.pstart + k) as usize]);
+                }
+            }
+        }
+        hash
+    }
+
+    /// The rule parents of one "on" node `cd` forced by `cause` (a house, [`CELL_HINT`] or
+    /// more for its cell, [`NO_HOUSE`] for none).
+    fn push_cause(&mut self, real: &Board, grid: &Board, cd: u16, cause: u8, out: &mut Vec<u16>) {
+        let (c, d) = (cd as usize / 9, (cd % 9) as u8 + 1);
+        if cause == NO_HOUSE {
+            return;
+        }
+        let mut push = |x: usize| {
+            if self.pseen[x] != self.pstamp {
+                self.pseen[x] = self.pstamp;
+                out.push(x as u16);
+            }
+        };
+        if cause >= CELL_HINT {
+            for e in digits(real.cand[c] & !grid.cand[c]) {
+                push(c * 9 + e as usize - 1);
+            }
+        } else {
+            let gone =
+                real.pos[d as usize - 1] & !grid.pos[d as usize - 1] & HOUSES[cause as usize];
+            for gc in cells(gone) {
+                push(gc * 9 + d as usize - 1);
+            }
+        }
+    }
+
+    fn next_stamp(&mut self) {
+        if self.stamp == u32::MAX {
+            self.seen.fill(0);
+            self.stamp = 0;
+        }
+        self.stamp += 1;
     }
 
     fn add(&mut self, cd: u16, on: bool, parents: &[u32]) -> u32 {
@@ -156,11 +307,7 @@ impl Pool {
         if known != 0 {
             return known as usize;
         }
-        if self.stamp == u32::MAX {
-            self.seen.fill(0);
-            self.stamp = 0;
-        }
-        self.stamp += 1;
+        self.next_stamp();
         let stamp = self.stamp;
         self.stack.clear();
         self.stack.push(root);
@@ -197,7 +344,7 @@ impl Pool {
                 self.follow_on(&grid, kind, pi, out)
             } else if let Some(pi) = self.pend_off.pop_front() {
                 self.follow_off(real, &mut grid, kind, pi, out)
-            } else if kind == Kind::DynamicPlus && self.push_advanced(real, &grid, out) {
+            } else if kind.plus() && self.push_advanced(real, &grid, kind, out) {
                 false
             } else {
                 return;
@@ -210,11 +357,16 @@ impl Pool {
 
     /// Adds as pending "off" nodes the eliminations of the advanced rules on `grid` (the run
     /// started from `real`) not yet off, each with the hint's parents; false when none.
-    fn push_advanced(&mut self, real: &Board, grid: &Board, out: &mut Outcome) -> bool {
+    fn push_advanced(&mut self, real: &Board, grid: &Board, kind: Kind, out: &mut Outcome) -> bool {
         let mut adv = std::mem::take(&mut self.adv);
         advanced_eliminations(real, grid, &mut adv);
+        if let Kind::Nested(level) = kind {
+            if adv.elims.is_empty() && !super::nested::expired() {
+                super::nested::inner_eliminations(real, grid, level, &mut adv);
+            }
+        }
         let mut tp = std::mem::take(&mut self.tmp_parents);
-        for &(q, start, end) in &adv.elims {
+        for (k, &(q, start, end)) in adv.elims.iter().enumerate() {
             if out.off_map[q as usize] != NONE {
                 continue;
             }
@@ -227,6 +379,11 @@ impl Pool {
             out.off_map[q as usize] = ni;
             out.off.push(ni);
             self.pend_off.push_back(ni);
+            let chain = adv.nest[k];
+            if chain != NONE {
+                let (hash, cx) = adv.chains[chain as usize];
+                self.nested.push((ni, hash, cx));
+            }
         }
         self.tmp_parents = tp;
         self.adv = adv;
@@ -297,9 +454,34 @@ impl Pool {
     }
 }
 
+/// The link from the "off" node `p` to the "on" candidate `q` on `grid`: [`CELL_HINT`] for
+/// their cell, else the first house (box, row, column) holding both where the digit has two
+/// places (the first holding both when the run removed more).
+fn link_house(grid: &Board, p: &Node, q: u16) -> u8 {
+    let (pc, qc, d) = (p.cd as usize / 9, q as usize / 9, (q % 9) as usize);
+    if pc == qc {
+        return CELL_HINT;
+    }
+    let hs = houses_of(pc);
+    let both = KINDS
+        .map(|k| hs[k])
+        .into_iter()
+        .filter(|&h| HOUSES[h] >> qc & 1 == 1);
+    let mut first = NO_HOUSE;
+    for h in both {
+        if first == NO_HOUSE {
+            first = h as u8;
+        }
+        if count(grid.pos[d] & HOUSES[h]) == 2 {
+            return h as u8;
+        }
+    }
+    first
+}
+
 /// The candidates that candidate `cd` being on turns off on `grid`, in SE's order: the cell's
 /// other candidates (with Y links), then the digit's other places in box, row and column.
-fn on_consequences(grid: &Board, y: bool, cd: u16) -> ([u16; 32], usize) {
+pub(super) fn on_consequences(grid: &Board, y: bool, cd: u16) -> ([u16; 32], usize) {
     let (c, d) = (cd as usize / 9, (cd % 9) as u8 + 1);
     let mut offs: [u16; 32] = [0; 32];
     let mut n = 0;
@@ -327,7 +509,7 @@ fn on_consequences(grid: &Board, y: bool, cd: u16) -> ([u16; 32], usize) {
 /// The candidates that candidate `cd` being off turns on on `grid`, each with the link that
 /// does it (an index into [`KINDS`] for a house, 3 for the bivalue cell), in SE's order: the
 /// cell's other candidate (with Y links), then the digit's other place in box, row, column.
-fn off_consequences(grid: &Board, y: bool, cd: u16) -> ([(u16, u8); 4], usize) {
+pub(super) fn off_consequences(grid: &Board, y: bool, cd: u16) -> ([(u16, u8); 4], usize) {
     let (c, d) = (cd as usize / 9, (cd % 9) as u8 + 1);
     let mut ons: [(u16, u8); 4] = [(0, 0); 4];
     let mut n = 0;
@@ -435,9 +617,79 @@ struct Best {
     key: Key,
     step: Option<Step>,
     seq: u32,
+    /// Whether every hint is kept (in `hits`), as the nested levels' inner rules need.
+    collect: bool,
+    hits: Vec<Hit>,
+    /// The chain ends of the hits.
+    roots: Vec<u32>,
 }
 
+/// One hint of a collecting search.
+#[derive(Clone, Copy)]
+struct Hit {
+    key: Key,
+    /// The cell and the digits the hint removes there.
+    cell: u8,
+    elims: u16,
+    /// The house of a region hint, the cell of a cell hint ([`CELL_HINT`] + cell), or
+    /// [`NO_HOUSE`].
+    source: u8,
+    rstart: u32,
+    rend: u32,
+}
+
+const NO_HOUSE: u8 = u8::MAX;
+const CELL_HINT: u8 = 27;
+
 impl Best {
+    fn new(collect: bool) -> Best {
+        Best {
+            key: (u16::MAX, 0, 0, 0),
+            step: None,
+            seq: 0,
+            collect,
+            hits: Vec::new(),
+            roots: Vec::new(),
+        }
+    }
+    /// Whether a hint with this rating, complexity and kind would come before the best so far.
+    fn beats(&self, rating: u16, n: usize, sort: u8) -> bool {
+        self.step.is_none() || (rating, n, sort) < (self.key.0, self.key.1, self.key.2)
+    }
+    /// Keeps a hint of a collecting search: target `cd` (on or off), ending at `roots`.
+    #[allow(clippy::too_many_arguments)]
+    fn hit(
+        &mut self,
+        b: &Board,
+        (rating, n, sort): (u16, usize, u8),
+        cd: u16,
+        on: bool,
+        source: u8,
+        roots: &[u32],
+    ) {
+        let (c, d) = (cd as usize / 9, (cd % 9) as u8 + 1);
+        let elims = if on {
+            b.cand[c] & !bit(d)
+        } else if b.has(c, d) {
+            bit(d)
+        } else {
+            0
+        };
+        let key = (rating, n, sort, self.seq);
+        self.seq += 1;
+        if elims != 0 {
+            let rstart = self.roots.len() as u32;
+            self.roots.extend_from_slice(roots);
+            self.hits.push(Hit {
+                key,
+                cell: c as u8,
+                elims,
+                source,
+                rstart,
+                rend: self.roots.len() as u32,
+            });
+        }
+    }
     fn offer(&mut self, rating: u16, n: usize, sort: u8, make: impl FnOnce() -> Step) {
         let key = (rating, n, sort, self.seq);
         self.seq += 1;
@@ -469,6 +721,23 @@ fn target_step(b: &Board, kind: Kind, rating: u16, cd: u16, on: bool) -> Option<
     Some(s)
 }
 
+/// The complexity of a hint whose chains end at `roots` (`flat`: their ancestor counts), with
+/// its nested chains counted only when it could still be the best hint.
+fn full_complexity(
+    pool: &mut Pool,
+    best: &Best,
+    base: u16,
+    roots: &[u32],
+    flat: usize,
+    sort: u8,
+) -> usize {
+    if pool.nested.is_empty() || !best.beats(base + length_increment(flat), flat, sort) {
+        flat
+    } else {
+        pool.complexity(roots, flat)
+    }
+}
+
 /// The easiest hint of the forcing-chain rule `kind`, as SE sorts them (rating, complexity,
 /// then double-implication, cell, region and contradiction hints, then discovery order).
 pub fn forcing_chains(b: &Board, kind: Kind) -> Option<Step> {
@@ -486,7 +755,12 @@ fn search_with(b: &Board, kind: Kind, chains: &Chains) -> Option<Step> {
         runs.reset(&pool.nodes);
         off_out.reset(&pool.nodes);
         pool.clear();
-        search(b, kind, chains, pool, runs, off_out)
+        let mut best = Best::new(false);
+        search(b, kind, chains, pool, runs, off_out, &mut best);
+        best.step.map(|mut s| {
+            s.eliminations.sort_unstable();
+            s
+        })
     })
 }
 
@@ -566,6 +840,84 @@ impl Chains {
     }
 }
 
+/// Buffers of the nested levels' inner chaining rules (a search of its own: it runs inside
+/// the outer search's implication runs).
+struct InnerSearch {
+    search: Search,
+    hits: Vec<Hit>,
+    roots: Vec<u32>,
+    done: std::collections::HashSet<(u8, u16)>,
+}
+
+thread_local! {
+    static INNER: std::cell::RefCell<InnerSearch> = std::cell::RefCell::new(InnerSearch {
+        search: Search {
+            pool: Pool::new(),
+            runs: Runs::new(),
+            off_out: Outcome::new(),
+        },
+        hits: Vec::new(),
+        roots: Vec::new(),
+        done: std::collections::HashSet::new(),
+    });
+}
+
+/// Adds to `acc` the eliminations of every hint of the rule `kind` (multiple or dynamic
+/// forcing chains) on `grid`, a working grid of a run that started from `real`, in SE's order
+/// (rating, complexity, kind, discovery), each with its rule parents and as a nested chain;
+/// a hint without parents, or removing what an earlier hint removes, adds nothing.
+pub(super) fn inner_chains(real: &Board, grid: &Board, kind: Kind, acc: &mut Advanced) {
+    INNER.with_borrow_mut(|st| {
+        let InnerSearch {
+            search:
+                Search {
+                    pool,
+                    runs,
+                    off_out,
+                },
+            hits,
+            roots,
+            done,
+        } = st;
+        runs.reset(&pool.nodes);
+        off_out.reset(&pool.nodes);
+        pool.clear();
+        let mut best = Best::new(true);
+        best.hits = std::mem::take(hits);
+        best.roots = std::mem::take(roots);
+        best.hits.clear();
+        best.roots.clear();
+        let chains = Chains::new(grid, kind);
+        if search(grid, kind, &chains, pool, runs, off_out, &mut best) {
+            best.hits.sort_unstable_by_key(|h| h.key);
+            done.clear();
+            for h in &best.hits {
+                if !done.insert((h.cell, h.elims)) {
+                    continue;
+                }
+                let ps = acc.parents.len() as u32;
+                let rs = &best.roots[h.rstart as usize..h.rend as usize];
+                let hash = pool.rule_parents(real, grid, rs, h.source, &mut acc.parents);
+                let pe = acc.parents.len() as u32;
+                if pe == ps {
+                    continue;
+                }
+                let ci = acc.chains.len() as u32;
+                acc.chains.push((hash, h.key.1 as u32));
+                for e in digits(h.elims) {
+                    acc.elims
+                        .push(((h.cell as usize * 9 + e as usize - 1) as u16, ps, pe));
+                    acc.nest.push(ci);
+                }
+            }
+        }
+        *hits = best.hits;
+        *roots = best.roots;
+    })
+}
+
+/// Offers every hint of the rule `kind` on `b` to `best`; stops early (returning false) when a
+/// nested search's deadline passes.
 fn search(
     b: &Board,
     kind: Kind,
@@ -573,13 +925,14 @@ fn search(
     pool: &mut Pool,
     runs: &mut Runs,
     off_out: &mut Outcome,
-) -> Option<Step> {
-    let mut best = Best {
-        key: (u16::MAX, 0, 0, 0),
-        step: None,
-        seq: 0,
-    };
+    best: &mut Best,
+) -> bool {
+    let nested = best.collect || matches!(kind, Kind::Nested(_));
     for c in cells(b.empty) {
+        if nested && super::nested::expired() {
+            best.step = None;
+            return false;
+        }
         let card = b.cand[c].count_ones();
         if !(card > 2 || (card > 1 && kind.dynamic())) {
             continue;
@@ -594,30 +947,28 @@ fn search(
             }
             let cd = (c * 9 + d as usize - 1) as u16;
             if kind == Kind::Nishio {
-                nishio(b, (chains, pool, runs, off_out), c, d, &mut best);
+                nishio(b, (chains, pool, runs, off_out), c, d, best);
                 continue;
             }
             let oi = runs.on(pool, b, kind, cd);
             on_idx[vi] = oi;
             if kind.dynamic() {
                 let absurd = runs.outs[oi].absurd;
-                offer_contradiction(b, kind, pool, absurd, cd, false, &mut best);
+                offer_contradiction(b, kind, pool, absurd, cd, false, best);
                 let absurd = run_off(b, kind, pool, off_out, cd);
-                offer_contradiction(b, kind, pool, absurd, cd, true, &mut best);
-                if matches!(kind, Kind::Dynamic | Kind::DynamicPlus) && card >= 3 {
-                    double_implications(b, kind, pool, &runs.outs[oi], off_out, &mut best);
+                offer_contradiction(b, kind, pool, absurd, cd, true, best);
+                if matches!(kind, Kind::Dynamic | Kind::DynamicPlus | Kind::Nested(_)) && card >= 3
+                {
+                    double_implications(b, kind, pool, &runs.outs[oi], off_out, best);
                 }
             }
-            region_chains(b, kind, (c, d, regions), oi, pool, runs, &mut best);
+            region_chains(b, kind, (c, d, regions), oi, pool, runs, best);
         }
         if kind != Kind::Nishio && cell_ok {
-            cell_chains(b, kind, &on_idx[..vals.len()], pool, runs, &mut best);
+            cell_chains(b, kind, &on_idx[..vals.len()], pool, runs, best);
         }
     }
-    best.step.map(|mut s| {
-        s.eliminations.sort_unstable();
-        s
-    })
+    true
 }
 
 /// Nishio contradictions of the candidate `d` in `c`: assumed on, then off (only the runs
@@ -670,9 +1021,12 @@ fn offer_contradiction(
     best: &mut Best,
 ) {
     if let Some((a, z)) = absurd {
-        let n = pool.ancestors(a) + pool.ancestors(z);
-        let rating = kind.technique().base() + length_increment(n);
-        if let Some(s) = target_step(b, kind, rating, cd, target_on) {
+        let flat = pool.ancestors(a) + pool.ancestors(z);
+        let n = full_complexity(pool, best, kind.base(), &[a, z], flat, 7);
+        let rating = kind.base() + length_increment(n);
+        if best.collect {
+            best.hit(b, (rating, n, 7), cd, target_on, NO_HOUSE, &[a, z]);
+        } else if let Some(s) = target_step(b, kind, rating, cd, target_on) {
             best.offer(rating, n, 7, || s);
         }
     }
@@ -688,7 +1042,7 @@ fn double_implications(
     off_out: &Outcome,
     best: &mut Best,
 ) {
-    let base = kind.technique().base();
+    let base = kind.base();
     for (state, list) in [(true, &on_out.on), (false, &on_out.off)] {
         for &pi in list {
             let q = pool.nodes[pi as usize].cd;
@@ -698,9 +1052,12 @@ fn double_implications(
                 off_out.off_map[q as usize]
             };
             if qi != NONE {
-                let n = pool.ancestors(pi) + pool.ancestors(qi);
+                let flat = pool.ancestors(pi) + pool.ancestors(qi);
+                let n = full_complexity(pool, best, base, &[pi, qi], flat, 1);
                 let rating = base + length_increment(n);
-                if let Some(s) = target_step(b, kind, rating, q, state) {
+                if best.collect {
+                    best.hit(b, (rating, n, 1), q, state, NO_HOUSE, &[pi, qi]);
+                } else if let Some(s) = target_step(b, kind, rating, q, state) {
                     best.offer(rating, n, 1, || s);
                 }
             }
@@ -718,7 +1075,7 @@ fn cell_chains(
     runs: &Runs,
     best: &mut Best,
 ) {
-    let base = kind.technique().base();
+    let base = kind.base();
     for state in [true, false] {
         let first = &runs.outs[on_idx[0]];
         let list = if state { &first.on } else { &first.off };
@@ -737,14 +1094,21 @@ fn cell_chains(
                 }
                 ids[vi] = m;
             }
+            let mut flat = 0;
+            for &m in &ids[..on_idx.len()] {
+                flat += pool.ancestors(m);
+            }
+            let total = full_complexity(pool, best, base, &ids[..on_idx.len()], flat, 5);
+            let rating = base + length_increment(total);
+            if best.collect {
+                let c = pool.nodes[runs.outs[on_idx[0]].on[0] as usize].cd / 9;
+                let roots = &ids[..on_idx.len()];
+                best.hit(b, (rating, total, 5), q, state, CELL_HINT + c as u8, roots);
+                continue;
+            }
             let Some(s0) = target_step(b, kind, 0, q, state) else {
                 continue;
             };
-            let mut total = 0;
-            for &m in &ids[..on_idx.len()] {
-                total += pool.ancestors(m);
-            }
-            let rating = base + length_increment(total);
             best.offer(rating, total, 5, || {
                 let mut s = s0;
                 s.rating = rating;
@@ -766,7 +1130,7 @@ fn region_chains(
     runs: &mut Runs,
     best: &mut Best,
 ) {
-    let base = kind.technique().base();
+    let base = kind.base();
     let hs = houses_of(c);
     for (ki, k) in KINDS.into_iter().enumerate() {
         let p = b.pos[d as usize - 1] & HOUSES[hs[k]];
@@ -809,15 +1173,40 @@ fn region_chains(
             }
         }
         for (state, list) in [(true, &common_on), (false, &common_off)] {
-            for &(i, n) in list.iter() {
+            for &(i, flat) in list.iter() {
                 let q = pool.nodes[i as usize].cd;
+                let n = if pool.nested.is_empty() {
+                    flat
+                } else {
+                    let roots = region_roots(runs, pool, p, d, i, state);
+                    full_complexity(pool, best, base, &roots, flat, 6)
+                };
                 let rating = base + length_increment(n);
-                if let Some(s) = target_step(b, kind, rating, q, state) {
+                if best.collect {
+                    let roots = region_roots(runs, pool, p, d, i, state);
+                    best.hit(b, (rating, n, 6), q, state, hs[k] as u8, &roots);
+                } else if let Some(s) = target_step(b, kind, rating, q, state) {
                     best.offer(rating, n, 6, || s);
                 }
             }
         }
     }
+}
+
+/// The nodes behind a region hint on the node `i`'s candidate (state `on`): its node in the
+/// run of each place `p` of digit `d`.
+fn region_roots(runs: &Runs, pool: &Pool, p: Cells, d: u8, i: u32, on: bool) -> Vec<u32> {
+    let q = pool.nodes[i as usize].cd as usize;
+    cells(p)
+        .map(|oc| {
+            let o = &runs.outs[runs.idx[oc * 9 + d as usize - 1] as usize];
+            if on {
+                o.on_map[q]
+            } else {
+                o.off_map[q]
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

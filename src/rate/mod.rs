@@ -1,9 +1,9 @@
 //! Human-difficulty rating on Sudoku Explainer's scale (ER/EP/ED): a candidate-grid solver that
 //! repeatedly applies the easiest technique that makes progress, in SE's order, and records
 //! the hardest step. It follows serate 1.2.1.3 by default, or the original SE 1.2.1 with
-//! [`Flavor::Se121`]; SE's nested forcing chains (9.5 and up, beyond dynamic forcing chains
-//! (+)) are not implemented, and a puzzle that needs them ends as [`Status::GaveUp`]. See
-//! `docs/RATING.md` for the scale, the agreement with SE and the speed.
+//! [`Flavor::Se121`], up to the first level of SE's nested forcing chains (9.5 and up); a
+//! puzzle that needs more ends as [`Status::GaveUp`]. See `docs/RATING.md` for the scale, the
+//! agreement with SE and the speed.
 //!
 //! ```
 //! use sudoku_batch::rate::{rate, Limits, Status};
@@ -25,6 +25,7 @@ pub mod exclusion;
 pub mod fish;
 pub mod forcing;
 pub mod intersections;
+pub mod nested;
 mod reach;
 pub mod scale;
 pub mod singles;
@@ -149,7 +150,8 @@ pub enum Flavor {
 pub struct Limits {
     /// Give up as soon as a step harder than this (in tenths) would be needed.
     pub max_er: Option<u16>,
-    /// Give up when this instant has passed (checked between steps).
+    /// Give up when this instant has passed (checked between steps, and within the nested
+    /// forcing chain searches).
     pub deadline: Option<Instant>,
     /// Give up after this many steps.
     pub max_steps: Option<u32>,
@@ -269,6 +271,7 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
         status: Status::Rated,
     };
     let mut placed_yet = false;
+    let previous = nested::set_deadline(limits.deadline);
     while !b.solved() {
         if let Some(max) = limits.max_steps {
             if r.steps >= max {
@@ -283,7 +286,11 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
             }
         }
         let Some(mut step) = next_step(&b) else {
-            r.status = Status::GaveUp(GaveUp::NoTechnique);
+            r.status = Status::GaveUp(if nested::expired() {
+                GaveUp::Deadline
+            } else {
+                GaveUp::NoTechnique
+            });
             break;
         };
         if let Some(max) = limits.max_er {
@@ -320,6 +327,7 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
             rec.push(step);
         }
     }
+    nested::set_deadline(previous);
     if !placed_yet {
         r.ep = r.er;
     }

@@ -1,0 +1,409 @@
+//! SE's nested forcing chains (9.5 and up): the inner chaining rules that a nested level's
+//! implication runs use on their working grid once the simple rules of dynamic forcing chains
+//! (+) find nothing, the level order, and the deadline the nested searches check.
+//!
+//! Level 2 (9.5) adds SE's static forcing chains (forcing X-chains, then forcing chains with
+//! both link kinds) on the run's working grid; level 3 (10.0) adds, when those find nothing,
+//! static multiple forcing chains; level 4 (10.5) uses dynamic forcing chains instead of both.
+//! Each inner hint that relies on candidates the run removed becomes "off" nodes whose parents
+//! are those candidates, and the hint's own complexity is added (once per distinct nested
+//! chain) to the complexity of every outer hint that goes through it.
+
+use std::cell::Cell;
+use std::time::Instant;
+
+use super::advanced::Advanced;
+use super::board::{cells, digits, houses_of, Board, HOUSES};
+use super::forcing::{
+    forcing_chains, inner_chains, off_consequences, on_consequences, Kind, KINDS,
+};
+use super::scale::length_increment;
+use super::Step;
+
+const NONE: u32 = u32::MAX;
+
+/// The nesting levels tried, in SE's order, when dynamic forcing chains (+) find nothing.
+pub const LEVELS: [u8; 3] = [2, 3, 4];
+
+thread_local! {
+    static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// Sets the instant after which nested searches on this thread give up (`None`: never);
+/// returns the previous setting.
+pub fn set_deadline(d: Option<Instant>) -> Option<Instant> {
+    DEADLINE.with(|c| c.replace(d))
+}
+
+/// Whether this thread's nested-search deadline has passed.
+pub fn expired() -> bool {
+    DEADLINE.with(|c| c.get().is_some_and(|d| Instant::now() >= d))
+}
+
+/// The easiest nested forcing chain on `b`, trying each level in turn; `None` when no level
+/// finds one or the deadline passed.
+pub fn nested_step(b: &Board) -> Option<Step> {
+    for level in LEVELS {
+        if expired() {
+            return None;
+        }
+        if let Some(s) = forcing_chains(b, Kind::Nested(level)) {
+            if expired() {
+                return None;
+            }
+            return Some(s);
+        }
+    }
+    None
+}
+
+/// One node of a static chain on the working grid.
+#[derive(Clone, Copy)]
+struct INode {
+    cd: u16,
+    on: bool,
+    /// How an "on" node was forced: 3 for its cell, 0-2 for a house of [`KINDS`] of its
+    /// parent's cell, `u8::MAX` for the start.
+    via: u8,
+    parent: u32,
+}
+
+/// A static forcing chain found on the working grid: the start proves its own negation.
+struct Found {
+    key: (u16, u32, u8, u32),
+    /// The candidate's cell and the digits removed (one for "off", the others for "on").
+    cell: u8,
+    elims: u16,
+    /// Range of the rule parents in [`Inner::parents`].
+    pstart: u32,
+    pend: u32,
+    hash: u64,
+    cx: u32,
+}
+
+/// Buffers of the inner static forcing chains, kept per thread.
+pub struct Inner {
+    nodes: Vec<INode>,
+    on_map: Vec<u32>,
+    off_map: Vec<u32>,
+    pend_on: Vec<u32>,
+    pend_off: Vec<u32>,
+    found: Vec<Found>,
+    /// Eliminations of the hints emitted so far (cell, digits).
+    done: Vec<(u8, u16)>,
+    parents: Vec<u16>,
+    seen: Vec<u32>,
+    stamp: u32,
+}
+
+impl Default for Inner {
+    fn default() -> Inner {
+        Inner {
+            nodes: Vec::with_capacity(1500),
+            on_map: vec![NONE; 729],
+            off_map: vec![NONE; 729],
+            pend_on: Vec::new(),
+            pend_off: Vec::new(),
+            found: Vec::new(),
+            done: Vec::new(),
+            parents: Vec::new(),
+            seen: vec![0; 729],
+            stamp: 0,
+        }
+    }
+}
+
+impl Inner {
+    fn reset(&mut self) {
+        for n in &self.nodes {
+            if n.on {
+                self.on_map[n.cd as usize] = NONE;
+            } else {
+                self.off_map[n.cd as usize] = NONE;
+            }
+        }
+        self.nodes.clear();
+    }
+
+    fn add(&mut self, cd: u16, on: bool, via: u8, parent: u32) -> u32 {
+        self.nodes.push(INode {
+            cd,
+            on,
+            via,
+            parent,
+        });
+        self.nodes.len() as u32 - 1
+    }
+
+    /// SE's static forcing chain search from candidate `cd` assumed `on` (`y`: with cell
+    /// links): the implication closure, layer by layer, until it proves the start's negation
+    /// (the node returned; SE keeps the first chain it finds to it).
+    fn closure(&mut self, grid: &Board, cd: u16, on: bool, y: bool) -> Option<u32> {
+        self.reset();
+        self.pend_on.clear();
+        self.pend_off.clear();
+        let s = self.add(cd, on, u8::MAX, NONE);
+        if on {
+            self.on_map[cd as usize] = s;
+            self.pend_on.push(s);
+        } else {
+            self.off_map[cd as usize] = s;
+            self.pend_off.push(s);
+        }
+        while !self.pend_on.is_empty() || !self.pend_off.is_empty() {
+            // An "on" layer only adds "off" nodes and an "off" layer only "on" nodes.
+            for i in 0..self.pend_on.len() {
+                let p = self.pend_on[i];
+                let (offs, n) = on_consequences(grid, y, self.nodes[p as usize].cd);
+                for &q in &offs[..n] {
+                    if on && q == cd {
+                        return Some(self.add(q, false, 0, p));
+                    }
+                    if self.off_map[q as usize] == NONE {
+                        let ni = self.add(q, false, 0, p);
+                        self.off_map[q as usize] = ni;
+                        self.pend_off.push(ni);
+                    }
+                }
+            }
+            self.pend_on.clear();
+            for i in 0..self.pend_off.len() {
+                let p = self.pend_off[i];
+                let (qs, n) = off_consequences(grid, y, self.nodes[p as usize].cd);
+                for &(q, via) in &qs[..n] {
+                    if !on && q == cd {
+                        return Some(self.add(q, true, via, p));
+                    }
+                    if self.on_map[q as usize] == NONE {
+                        let ni = self.add(q, true, via, p);
+                        self.on_map[q as usize] = ni;
+                        self.pend_on.push(ni);
+                    }
+                }
+            }
+            self.pend_off.clear();
+        }
+        None
+    }
+
+    /// Records the chain ending at `t` (from [`Inner::closure`]) as a hint on `grid`, whose
+    /// run started from `real`; `base` is the rule's rating and `sort` SE's hint kind.
+    fn record(&mut self, real: &Board, grid: &Board, t: u32, base: u16, sort: u8) {
+        let tn = self.nodes[t as usize];
+        let c = tn.cd as usize / 9;
+        let d = (tn.cd % 9) as u8 + 1;
+        let elims = if tn.on {
+            grid.cand[c] & !super::board::bit(d)
+        } else {
+            super::board::bit(d)
+        };
+        if self.stamp == u32::MAX {
+            self.seen.fill(0);
+            self.stamp = 0;
+        }
+        self.stamp += 1;
+        let pstart = self.parents.len() as u32;
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut cx = 0u32;
+        let mut i = t;
+        while i != NONE {
+            let n = self.nodes[i as usize];
+            cx += 1;
+            hash = (hash ^ (n.cd as u64 * 2 + n.on as u64)).wrapping_mul(0x100_0000_01b3);
+            if n.on && n.via != u8::MAX {
+                let (nc, nd) = (n.cd as usize / 9, (n.cd % 9) as u8 + 1);
+                if n.via == 3 {
+                    for e in digits(real.cand[nc] & !grid.cand[nc]) {
+                        self.push_parent((nc * 9 + e as usize - 1) as u16);
+                    }
+                } else {
+                    let pc = self.nodes[n.parent as usize].cd as usize / 9;
+                    let h = houses_of(pc)[KINDS[n.via as usize]];
+                    let gone = real.pos[nd as usize - 1] & !grid.pos[nd as usize - 1] & HOUSES[h];
+                    for gc in cells(gone) {
+                        self.push_parent((gc * 9 + nd as usize - 1) as u16);
+                    }
+                }
+            }
+            i = n.parent;
+        }
+        let rating = base + length_increment(cx as usize);
+        let seq = self.found.len() as u32;
+        self.found.push(Found {
+            key: (rating, cx, sort, seq),
+            cell: c as u8,
+            elims,
+            pstart,
+            pend: self.parents.len() as u32,
+            hash,
+            cx,
+        });
+    }
+
+    fn push_parent(&mut self, cd: u16) {
+        if self.seen[cd as usize] != self.stamp {
+            self.seen[cd as usize] = self.stamp;
+            self.parents.push(cd);
+        }
+    }
+}
+
+thread_local! {
+    static INNER: std::cell::RefCell<Inner> = std::cell::RefCell::new(Inner::default());
+}
+
+/// Fills `acc` with the eliminations of SE's static forcing chains on `grid` (a run's working
+/// grid, the run having started from `real`), each with its rule parents and its nested chain;
+/// hints without parents, or equal in eliminations to an easier hint, add nothing.
+pub fn static_forcing_chains(real: &Board, grid: &Board, acc: &mut Advanced) {
+    INNER.with_borrow_mut(|inner| {
+        inner.found.clear();
+        inner.parents.clear();
+        for (y, base, sort) in [(false, 66, 2), (true, 70, 4)] {
+            for c in cells(grid.empty) {
+                if grid.cand[c].count_ones() < 2 {
+                    continue;
+                }
+                for d in digits(grid.cand[c]) {
+                    let cd = (c * 9 + d as usize - 1) as u16;
+                    for on in [true, false] {
+                        if let Some(t) = inner.closure(grid, cd, on, y) {
+                            inner.record(real, grid, t, base, sort);
+                        }
+                    }
+                }
+            }
+        }
+        inner.reset();
+        emit(inner, acc);
+    });
+}
+
+/// Adds the recorded hints to `acc` in SE's order (rating, complexity, kind, discovery),
+/// skipping hints whose eliminations an earlier hint already has.
+fn emit(inner: &mut Inner, acc: &mut Advanced) {
+    inner.found.sort_unstable_by_key(|f| f.key);
+    let done = &mut inner.done;
+    done.clear();
+    for f in &inner.found {
+        if done.contains(&(f.cell, f.elims)) {
+            continue;
+        }
+        done.push((f.cell, f.elims));
+        if f.pend == f.pstart {
+            continue;
+        }
+        let ci = acc.chains.len() as u32;
+        acc.chains.push((f.hash, f.cx));
+        let ps = acc.parents.len() as u32;
+        acc.parents
+            .extend_from_slice(&inner.parents[f.pstart as usize..f.pend as usize]);
+        let pe = acc.parents.len() as u32;
+        for e in digits(f.elims) {
+            acc.elims
+                .push(((f.cell as usize * 9 + e as usize - 1) as u16, ps, pe));
+            acc.nest.push(ci);
+        }
+    }
+}
+
+/// Fills `acc` (empty: the simple rules found nothing) with the eliminations of the inner
+/// chaining rules of nesting `level` on a run's working grid `grid` (the run started from
+/// `real`), the first rule that yields anything being the only one used.
+pub fn inner_eliminations(real: &Board, grid: &Board, level: u8, acc: &mut Advanced) {
+    debug_assert!(acc.elims.is_empty());
+    if level < 4 {
+        static_forcing_chains(real, grid, acc);
+        if level == 3 && acc.elims.is_empty() && !expired() {
+            inner_chains(real, grid, Kind::Multiple, acc);
+        }
+    } else {
+        inner_chains(real, grid, Kind::Dynamic, acc);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rate::scale::Technique;
+    use crate::rate::tests::check_path;
+    use crate::rate::{explain, rate, GaveUp, Limits, Status};
+    use crate::Grid;
+    use std::time::Duration;
+
+    /// Puzzles of the HardestDatabase list (`data/norvig_sudokus_hard_375.txt`, MIT) that
+    /// dynamic forcing chains (+) cannot finish, with serate 1.2.1.3's ER/EP/ED.
+    const SERATE: [(&str, &str); 5] = [
+        (
+            "........8..3...4...9..2..6.....79.......612...6.5.2.7...8...5...1.....2.4.5.....3",
+            "10.3/1.2/1.2",
+        ),
+        (
+            "........6..2....4..1...798....79.....8..5......3..8.1...6....2..9...51..4.......8",
+            "10.5/1.2/1.2",
+        ),
+        (
+            "........3..1..56...9..4..7......9.5.7.......8.5.4.2....8..2..9...35..1..6........",
+            "10.8/1.2/1.2",
+        ),
+        (
+            "3.......5.7...8.6...2...9...1...6......82.......1.7.4...9...2...8.6...1.5.......3",
+            "11.3/11.3/11.2",
+        ),
+        (
+            "..34..7.......9..6....2..1...8..4..13.....8..57.8..........8.9.8...6...2..53..1..",
+            "10.5/10.5/10.5",
+        ),
+    ];
+
+    /// Rates `p` as serate does (`want`), with every step keeping the solution and some step a
+    /// nested forcing chain.
+    fn check(p: &str, want: &str) {
+        let p: Grid = p.parse().unwrap();
+        let r = check_path(&p);
+        assert_eq!(r.status, Status::Rated, "{p}");
+        assert_eq!(r.se_string(), want, "{p}");
+        let (_, steps) = explain(&p, &Limits::default());
+        assert!(
+            steps
+                .iter()
+                .any(|s| s.technique == Technique::NestedForcingChain),
+            "{p}"
+        );
+    }
+
+    #[test]
+    fn nested_forcing_chains_rate_as_serate() {
+        let (p, want) = SERATE[0];
+        check(p, want);
+    }
+
+    /// The other puzzles of [`SERATE`] (a few seconds each in a release build).
+    #[test]
+    #[ignore]
+    fn nested_forcing_chains_rate_as_serate_more() {
+        for (p, want) in &SERATE[1..] {
+            check(p, want);
+        }
+    }
+
+    /// A puzzle whose nested steps take long stops soon after the deadline, as having given
+    /// up on it.
+    #[test]
+    fn nested_search_stops_at_the_deadline() {
+        let p: Grid = SERATE[1].0.parse().unwrap();
+        let start = Instant::now();
+        let limits = Limits {
+            deadline: Some(start + Duration::from_millis(100)),
+            ..Limits::default()
+        };
+        let r = rate(&p, &limits);
+        assert_eq!(r.status, Status::GaveUp(GaveUp::Deadline));
+        assert!(
+            start.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            start.elapsed()
+        );
+        assert_eq!(set_deadline(None), None);
+    }
+}
