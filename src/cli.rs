@@ -171,7 +171,7 @@ pub struct RateArgs {
     pub max_er: Option<u16>,
 
     /// Stop rating a puzzle after this many milliseconds (status gave_up; checked between
-    /// steps).
+    /// steps and within the nested forcing-chain searches).
     #[arg(long, value_name = "MS")]
     pub timeout_ms: Option<u64>,
 

@@ -152,7 +152,9 @@ pub fn judge(
                 GaveUp::MaxEr => "a step above max_er is needed",
                 GaveUp::Deadline => "the time limit was reached",
                 GaveUp::StepBudget => "the step budget was reached",
-                GaveUp::NoTechnique => "needs a technique the rater lacks (nested forcing chains)",
+                GaveUp::NoTechnique => {
+                    "needs a technique the rater lacks (nested forcing chains of level 5)"
+                }
             };
             done(RateStatus::GaveUp, Some(rating), message.to_string(), false)
         }
