@@ -747,14 +747,12 @@ pub fn forcing_chains(b: &Board, kind: Kind) -> Option<Step> {
 /// [`forcing_chains`] over the cells and regions `chains` lets through.
 fn search_with(b: &Board, kind: Kind, chains: &Chains) -> Option<Step> {
     SEARCH.with_borrow_mut(|s| {
+        s.reset();
         let Search {
             pool,
             runs,
             off_out,
         } = s;
-        runs.reset(&pool.nodes);
-        off_out.reset(&pool.nodes);
-        pool.clear();
         let mut best = Best::new(false);
         search(b, kind, chains, pool, runs, off_out, &mut best);
         best.step.map(|mut s| {
@@ -769,6 +767,15 @@ struct Search {
     pool: Pool,
     runs: Runs,
     off_out: Outcome,
+}
+
+impl Search {
+    /// Forgets the previous search's runs and nodes.
+    fn reset(&mut self) {
+        self.runs.reset(&self.pool.nodes);
+        self.off_out.reset(&self.pool.nodes);
+        self.pool.clear();
+    }
 }
 
 thread_local! {
@@ -868,6 +875,7 @@ thread_local! {
 /// a hint without parents, or removing what an earlier hint removes, adds nothing.
 pub(super) fn inner_chains(real: &Board, grid: &Board, kind: Kind, acc: &mut Advanced) {
     INNER.with_borrow_mut(|st| {
+        st.search.reset();
         let InnerSearch {
             search:
                 Search {
@@ -879,9 +887,6 @@ pub(super) fn inner_chains(real: &Board, grid: &Board, kind: Kind, acc: &mut Adv
             roots,
             done,
         } = st;
-        runs.reset(&pool.nodes);
-        off_out.reset(&pool.nodes);
-        pool.clear();
         let mut best = Best::new(true);
         best.hits = std::mem::take(hits);
         best.roots = std::mem::take(roots);
