@@ -14,6 +14,7 @@ use std::collections::VecDeque;
 
 use super::advanced::{advanced_eliminations, Advanced};
 use super::board::{bit, cells, count, digits, houses_of, Board, Cells, HOUSES};
+use super::deadline::expired;
 use super::reach::{node, Reach};
 use super::scale::{length_increment, Technique};
 use super::templates::Templates;
@@ -128,6 +129,8 @@ struct Pool {
     tmp_parents: Vec<u32>,
     /// The advanced rules' eliminations (dynamic forcing chains (+)).
     adv: Advanced,
+    /// The nested level's inner rule, for a [`Kind::Nested`] search.
+    inner: Option<InnerRule>,
     /// The nodes that stand for a nested chain's elimination, by increasing node: the node,
     /// the chain's identity and its complexity.
     nested: Vec<(u32, u64, u32)>,
@@ -151,6 +154,7 @@ impl Pool {
             pend_off: VecDeque::new(),
             tmp_parents: Vec::new(),
             adv: Advanced::default(),
+            inner: None,
             nested: Vec::new(),
             met: Vec::new(),
             pseen: vec![0; 729],
@@ -360,9 +364,9 @@ impl Pool {
     fn push_advanced(&mut self, real: &Board, grid: &Board, kind: Kind, out: &mut Outcome) -> bool {
         let mut adv = std::mem::take(&mut self.adv);
         advanced_eliminations(real, grid, &mut adv);
-        if let Kind::Nested(level) = kind {
-            if adv.elims.is_empty() && !super::nested::expired() {
-                super::nested::inner_eliminations(real, grid, level, &mut adv);
+        if let (Kind::Nested(level), Some(inner)) = (kind, self.inner) {
+            if adv.elims.is_empty() && !expired() {
+                inner(real, grid, level, &mut adv);
             }
         }
         let mut tp = std::mem::take(&mut self.tmp_parents);
@@ -738,6 +742,18 @@ fn full_complexity(
     }
 }
 
+/// The eliminations a nested level's inner rule adds to a stalled run: `(real, grid, level,
+/// out)`, as `nested` supplies it (so this module does not depend on it).
+pub(super) type InnerRule = fn(&Board, &Board, u8, &mut Advanced);
+
+/// The easiest hint of nested level `level`, whose stalled runs call `inner`.
+pub(super) fn nested_chains(b: &Board, level: u8, inner: InnerRule) -> Option<Step> {
+    SEARCH.with_borrow_mut(|s| s.pool.inner = Some(inner));
+    let step = forcing_chains(b, Kind::Nested(level));
+    SEARCH.with_borrow_mut(|s| s.pool.inner = None);
+    step
+}
+
 /// The easiest hint of the forcing-chain rule `kind`, as SE sorts them (rating, complexity,
 /// then double-implication, cell, region and contradiction hints, then discovery order).
 pub fn forcing_chains(b: &Board, kind: Kind) -> Option<Step> {
@@ -934,7 +950,7 @@ fn search(
 ) -> bool {
     let nested = best.collect || matches!(kind, Kind::Nested(_));
     for c in cells(b.empty) {
-        if nested && super::nested::expired() {
+        if nested && expired() {
             best.step = None;
             return false;
         }

@@ -21,6 +21,7 @@
 pub mod advanced;
 pub mod board;
 pub mod chains;
+mod deadline;
 pub mod exclusion;
 pub mod fish;
 pub mod forcing;

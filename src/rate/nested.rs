@@ -9,14 +9,9 @@
 //! are those candidates, and the hint's own complexity is added (once per distinct nested
 //! chain) to the complexity of every outer hint that goes through it.
 
-use std::cell::Cell;
-use std::time::Instant;
-
 use super::advanced::Advanced;
 use super::board::{cells, digits, houses_of, Board, HOUSES};
-use super::forcing::{
-    forcing_chains, inner_chains, off_consequences, on_consequences, Kind, KINDS,
-};
+use super::forcing::{inner_chains, nested_chains, off_consequences, on_consequences, Kind, KINDS};
 use super::scale::length_increment;
 use super::Step;
 
@@ -25,20 +20,7 @@ const NONE: u32 = u32::MAX;
 /// The nesting levels tried, in SE's order, when dynamic forcing chains (+) find nothing.
 pub const LEVELS: [u8; 3] = [2, 3, 4];
 
-thread_local! {
-    static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
-}
-
-/// Sets the instant after which nested searches on this thread give up (`None`: never);
-/// returns the previous setting.
-pub fn set_deadline(d: Option<Instant>) -> Option<Instant> {
-    DEADLINE.with(|c| c.replace(d))
-}
-
-/// Whether this thread's nested-search deadline has passed.
-pub fn expired() -> bool {
-    DEADLINE.with(|c| c.get().is_some_and(|d| Instant::now() >= d))
-}
+pub use super::deadline::{expired, set_deadline};
 
 /// The easiest nested forcing chain on `b`, trying each level in turn; `None` when no level
 /// finds one or the deadline passed.
@@ -47,7 +29,7 @@ pub fn nested_step(b: &Board) -> Option<Step> {
         if expired() {
             return None;
         }
-        if let Some(s) = forcing_chains(b, Kind::Nested(level)) {
+        if let Some(s) = nested_chains(b, level, inner_eliminations) {
             if expired() {
                 return None;
             }
@@ -392,7 +374,7 @@ mod tests {
     #[test]
     fn nested_search_stops_at_the_deadline() {
         let p: Grid = SERATE[1].0.parse().unwrap();
-        let start = Instant::now();
+        let start = std::time::Instant::now();
         let limits = Limits {
             deadline: Some(start + Duration::from_millis(100)),
             ..Limits::default()
