@@ -88,14 +88,18 @@ fn gone(real: &Board, grid: &Board, d: u8) -> Cells {
 /// rows): a digit whose places in a house all see some other cells removes it there. Parents:
 /// the digit's removed places in the first house (outside the second house for the pairs).
 fn intersections(real: &Board, grid: &Board, acc: &mut Advanced) {
-    super::intersections::scan(grid, |h1, h2, d, _| {
-        let elim = super::intersections::elims(grid, d, h1, h2);
-        if elim != 0 {
-            let parents = gone(real, grid, d) & HOUSES[h1] & !HOUSES[h2];
-            acc.push(cds(parents, d), cds(elim, d));
-        }
-        None::<()>
-    });
+    super::intersections::scan(
+        grid,
+        |_, _, _| true,
+        |h1, h2, d, _| {
+            let elim = super::intersections::elims(grid, d, h1, h2);
+            if elim != 0 {
+                let parents = gone(real, grid, d) & HOUSES[h1] & !HOUSES[h2];
+                acc.push(cds(parents, d), cds(elim, d));
+            }
+            None::<()>
+        },
+    );
     for k in [BOX, COL, ROW] {
         for i in 0..9 {
             let h = HOUSES[k + i];

@@ -230,11 +230,6 @@ impl Board {
         self.pos[d as usize - 1] &= !hit;
     }
 
-    /// Number of times `d` is placed.
-    pub fn placed_count(&self, d: u8) -> u32 {
-        self.value.iter().filter(|&&v| v == d).count() as u32
-    }
-
     /// The cells holding exactly two candidates.
     pub fn bivalue(&self) -> Cells {
         let mut b = 0;

@@ -4,11 +4,17 @@
 //! possible combination left is eliminated.
 
 use super::board::{bit, cells, digits, Board, Cells, PEERS};
+use super::changed::Changed;
 use super::scale::Technique;
 use super::Step;
 
 /// Aligned pair exclusion over every pair of candidate cells, in SE's row-major pair order.
-pub fn aligned_pair(b: &Board) -> Option<Step> {
+///
+/// A pair's hint depends on the candidates of its two cells and their common peers, and on
+/// whether a peer of either cell is a naked single. Only pairs where one of those changed are
+/// looked at: a cell that changed, or a peer of a changed cell that is now a naked single or
+/// placed.
+pub fn aligned_pair(b: &Board, changed: &Changed) -> Option<Step> {
     let biv = b.bivalue();
     let mut naked_single: Cells = 0;
     for c in cells(b.empty) {
@@ -24,10 +30,24 @@ pub fn aligned_pair(b: &Board) -> Option<Step> {
             n += 1;
         }
     }
+    let dirty = changed.cells();
+    // The cells whose naked-single filter may have changed: peers of a changed cell that is
+    // now placed or a naked single.
+    let mut filtered: Cells = 0;
+    for c in cells(dirty & (naked_single | !b.empty)) {
+        filtered |= PEERS[c];
+    }
+    let touched = dirty | filtered;
     for i in 0..n {
+        let c0 = list[i];
+        let first = touched & (1 << c0) != 0;
         for j in i + 1..n {
-            let (c0, c1) = (list[i], list[j]);
-            let excl = PEERS[c0] & PEERS[c1] & biv;
+            let c1 = list[j];
+            let common = PEERS[c0] & PEERS[c1];
+            if !first && touched & (1 << c1) == 0 && common & dirty == 0 {
+                continue;
+            }
+            let excl = common & biv;
             if excl.count_ones() < 2 {
                 continue;
             }
@@ -310,7 +330,7 @@ mod tests {
         cand[11] = bit(1) | bit(3);
         cand[20] = bit(2) | bit(3);
         let b = Board::from_parts([0; 81], cand);
-        let s = aligned_pair(&b).unwrap();
+        let s = aligned_pair(&b, &Changed::ALL).unwrap();
         assert_eq!(s.technique, Technique::AlignedPairExclusion);
         assert!(s.eliminations.contains(&(1, 3)));
     }

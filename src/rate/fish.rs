@@ -1,6 +1,7 @@
 //! Basic fish: X-Wing (3.2), Swordfish (3.8), Jellyfish (5.2).
 
 use super::board::{cells, count, Board, Cells, HOUSES};
+use super::changed::Changed;
 use super::scale::Technique;
 use super::subsets::combos;
 use super::Step;
@@ -15,21 +16,22 @@ fn cover_index(c: usize, base_is_col: bool) -> usize {
     }
 }
 
-/// Fish of `degree` base lines (columns first, then rows, as SE scans them).
-pub fn fish(b: &Board, degree: usize) -> Option<Step> {
+/// Fish of `degree` base lines (columns first, then rows, as SE scans them). Only digits with a
+/// changed candidate are looked at.
+pub fn fish(b: &Board, degree: usize, changed: &Changed) -> Option<Step> {
     let tech = match degree {
         2 => Technique::XWing,
         3 => Technique::Swordfish,
         _ => Technique::Jellyfish,
     };
     let mut placed = [0u32; 10];
-    for d in 1..=9u8 {
-        placed[d as usize] = b.placed_count(d);
+    for &v in &b.value {
+        placed[v as usize] += 1;
     }
     for base_is_col in [true, false] {
         let (base0, cover0) = if base_is_col { (9, 0) } else { (0, 9) };
         for d in 1..=9u8 {
-            if placed[d as usize] as usize + degree * 2 > 9 {
+            if placed[d as usize] as usize + degree * 2 > 9 || !changed.digit(d) {
                 continue;
             }
             let mut list = [0usize; 9];
@@ -91,7 +93,7 @@ mod tests {
             }
         }
         let b = Board::from_parts([0; 81], cand);
-        let s = fish(&b, 2).unwrap();
+        let s = fish(&b, 2, &Changed::ALL).unwrap();
         assert_eq!(s.technique, Technique::XWing);
         let mut want: Vec<(u8, u8)> = Vec::new();
         for r in 0..9usize {
@@ -117,8 +119,8 @@ mod tests {
             }
         }
         let b = Board::from_parts([0; 81], cand);
-        assert!(fish(&b, 2).is_none());
-        let s = fish(&b, 3).unwrap();
+        assert!(fish(&b, 2, &Changed::ALL).is_none());
+        let s = fish(&b, 3, &Changed::ALL).unwrap();
         assert_eq!(s.technique, Technique::Swordfish);
         assert_eq!(s.eliminations.len(), 3 * 6);
         assert!(s.eliminations.iter().all(|&(c, d)| d == 9
@@ -139,8 +141,8 @@ mod tests {
             }
         }
         let b = Board::from_parts([0; 81], cand);
-        assert!(fish(&b, 2).is_none() && fish(&b, 3).is_none());
-        let s = fish(&b, 4).unwrap();
+        assert!(fish(&b, 2, &Changed::ALL).is_none() && fish(&b, 3, &Changed::ALL).is_none());
+        let s = fish(&b, 4, &Changed::ALL).unwrap();
         assert_eq!(s.technique, Technique::Jellyfish);
         assert_eq!(s.eliminations.len(), 5 * 4);
         assert!(s

@@ -2,6 +2,7 @@
 //! forms (1.7 / 1.9) that are only used when they immediately leave a hidden single.
 
 use super::board::{boxof, col, count, row, Board, Cells, HOUSES};
+use super::changed::Changed;
 use super::scale::Technique;
 use super::Step;
 
@@ -9,9 +10,12 @@ use super::Step;
 const PAIRINGS: [(usize, usize); 4] = [(18, 9), (18, 0), (9, 18), (0, 18)];
 
 /// Calls `f(h1, h2, d, positions)` for every digit whose candidates in house `h1` (at least two)
-/// all lie in the crossing house `h2`, in SE's scan order; stops at the first `Some`.
+/// all lie in the crossing house `h2`, in SE's scan order; stops at the first `Some`. Only the
+/// digits `d` of `h1` for which `keep(h1, t2, d)` holds are looked at (`t2`: the kind of `h2`,
+/// 0 rows, 9 columns, 18 boxes).
 pub(super) fn scan<T>(
     b: &Board,
+    keep: impl Fn(usize, usize, u8) -> bool,
     mut f: impl FnMut(usize, usize, u8, Cells) -> Option<T>,
 ) -> Option<T> {
     for &(t1, t2) in &PAIRINGS {
@@ -26,7 +30,7 @@ pub(super) fn scan<T>(
             let mut n = 0;
             for d in 1..=9u8 {
                 let p = b.pos_in(d, h1);
-                if count(p) < 2 {
+                if count(p) < 2 || !keep(h1, t2, d) {
                     continue;
                 }
                 let h2 = crossing(t2, p.trailing_zeros() as usize);
@@ -64,10 +68,28 @@ pub(super) fn elims(b: &Board, d: u8, h1: usize, h2: usize) -> Cells {
     b.pos_in(d, h2) & !HOUSES[h1]
 }
 
+/// The band (three rows) or stack (three columns) holding the houses of the first house's kind
+/// that cross a second house of kind `t2`: the cells a direct hint on `h1` depends on.
+fn chute(h1: usize, t2: usize) -> Cells {
+    let rows = h1 < 9 || (h1 >= 18 && t2 == 0);
+    // The first cell of `h1`: its band or stack is the chute.
+    let c = HOUSES[h1].trailing_zeros() as usize;
+    let mut chute: Cells = 0;
+    for i in 0..3 {
+        chute |= if rows {
+            HOUSES[row(c) / 3 * 3 + i]
+        } else {
+            HOUSES[9 + col(c) / 3 * 3 + i]
+        };
+    }
+    chute
+}
+
 /// Pointing or claiming whose eliminations leave a hidden single in another house of the first
-/// house's kind crossing the second house.
-pub fn direct(b: &Board) -> Option<Step> {
-    scan(b, |h1, h2, d, p| {
+/// house's kind crossing the second house. Only digits with a change in the chute are looked at.
+pub fn direct(b: &Board, changed: &Changed) -> Option<Step> {
+    let keep = |h1, t2, d| changed.digit_in(d, chute(h1, t2));
+    scan(b, keep, |h1, h2, d, p| {
         let t1 = h1 / 9 * 9;
         for h3 in t1..t1 + 9 {
             if h3 == h1 || HOUSES[h3] & HOUSES[h2] == 0 {
@@ -93,9 +115,11 @@ pub fn direct(b: &Board) -> Option<Step> {
     })
 }
 
-/// Pointing (the first house is a box) or claiming (a line).
-pub fn locking(b: &Board) -> Option<Step> {
-    scan(b, |h1, h2, d, p| {
+/// Pointing (the first house is a box) or claiming (a line). Only digits that changed in the
+/// first house are looked at.
+pub fn locking(b: &Board, changed: &Changed) -> Option<Step> {
+    let keep = |h1, _, d| changed.digit_in(d, HOUSES[h1]);
+    scan(b, keep, |h1, h2, d, p| {
         let e = elims(b, d, h1, h2);
         if e == 0 {
             return None;
@@ -126,7 +150,7 @@ mod tests {
         for c in [2, 9, 10, 11, 18, 19, 20] {
             b.eliminate(c, 5);
         }
-        let s = locking(&b).unwrap();
+        let s = locking(&b, &Changed::ALL).unwrap();
         assert_eq!(s.technique, Technique::Pointing);
         let mut expected: Vec<(u8, u8)> = (3..9).map(|c| (c, 5)).collect();
         expected.sort();
@@ -143,7 +167,7 @@ mod tests {
             b.eliminate(r * 9, 7);
         }
         // Make box 1 not pointing: keep 7 everywhere in box 1.
-        let s = locking(&b).unwrap();
+        let s = locking(&b, &Changed::ALL).unwrap();
         assert_eq!(s.technique, Technique::Claiming);
         let cells_elim: Vec<u8> = s.eliminations.iter().map(|e| e.0).collect();
         assert_eq!(cells_elim, vec![1, 2, 10, 11, 19, 20]);
@@ -162,7 +186,7 @@ mod tests {
         for c in [10, 11, 12, 14, 15, 16, 17] {
             b.eliminate(c, 7);
         }
-        let s = direct(&b).unwrap();
+        let s = direct(&b, &Changed::ALL).unwrap();
         assert_eq!(s.technique, Technique::DirectPointing);
         assert_eq!(s.rating, 17);
         assert_eq!(s.placements, vec![(13, 7)]);

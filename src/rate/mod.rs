@@ -21,6 +21,7 @@
 pub mod advanced;
 pub mod board;
 pub mod chains;
+pub mod changed;
 mod deadline;
 pub mod exclusion;
 pub mod fish;
@@ -41,6 +42,7 @@ use std::time::Instant;
 
 use crate::Grid;
 use board::{cell_name, cells, Board, Cells};
+use changed::{Changed, Memo};
 pub use scale::Technique;
 
 /// One deduction: what it sets and removes, and the cells that justify it.
@@ -223,30 +225,58 @@ impl Rating {
     }
 }
 
+/// A rule below the chains: the first hint it finds on a board, looking only at patterns that
+/// `Changed` allows, and whether it looked at every such pattern.
+type Rule = fn(&Board, &Changed) -> (Option<Step>, bool);
+
+/// Wraps a rule that always looks at every pattern it is allowed to.
+macro_rules! rule {
+    (|$b:ident, $ch:pat_param| $e:expr) => {
+        |$b: &Board, $ch: &Changed| ($e, true)
+    };
+}
+
+/// The rules before the chains, in SE's order.
+const RULES: [Rule; 21] = [
+    rule!(|b, _| singles::full_house(b)),
+    rule!(|b, _| singles::hidden_single(b)),
+    rule!(|b, ch| intersections::direct(b, ch)),
+    rule!(|b, ch| subsets::hidden(b, 2, true, ch)),
+    rule!(|b, _| singles::naked_single(b)),
+    rule!(|b, ch| subsets::hidden(b, 3, true, ch)),
+    rule!(|b, ch| intersections::locking(b, ch)),
+    rule!(|b, ch| subsets::naked(b, 2, ch)),
+    rule!(|b, ch| fish::fish(b, 2, ch)),
+    rule!(|b, ch| subsets::hidden(b, 2, false, ch)),
+    rule!(|b, ch| subsets::naked(b, 3, ch)),
+    rule!(|b, ch| fish::fish(b, 3, ch)),
+    rule!(|b, ch| subsets::hidden(b, 3, false, ch)),
+    rule!(|b, ch| wings::wing(b, false, ch)),
+    rule!(|b, ch| wings::wing(b, true, ch)),
+    uniqueness::unique_loops,
+    rule!(|b, ch| subsets::naked(b, 4, ch)),
+    rule!(|b, ch| fish::fish(b, 4, ch)),
+    rule!(|b, ch| subsets::hidden(b, 4, false, ch)),
+    rule!(|b, _| uniqueness::bug(b)),
+    rule!(|b, ch| exclusion::aligned_pair(b, ch)),
+];
+
 /// The next step SE would take on `b`: the first technique, in SE's order, that makes progress.
 pub fn next_step(b: &Board) -> Option<Step> {
-    singles::full_house(b)
-        .or_else(|| singles::hidden_single(b))
-        .or_else(|| intersections::direct(b))
-        .or_else(|| subsets::hidden(b, 2, true))
-        .or_else(|| singles::naked_single(b))
-        .or_else(|| subsets::hidden(b, 3, true))
-        .or_else(|| intersections::locking(b))
-        .or_else(|| subsets::naked(b, 2))
-        .or_else(|| fish::fish(b, 2))
-        .or_else(|| subsets::hidden(b, 2, false))
-        .or_else(|| subsets::naked(b, 3))
-        .or_else(|| fish::fish(b, 3))
-        .or_else(|| subsets::hidden(b, 3, false))
-        .or_else(|| wings::wing(b, false))
-        .or_else(|| wings::wing(b, true))
-        .or_else(|| uniqueness::unique_loops(b))
-        .or_else(|| subsets::naked(b, 4))
-        .or_else(|| fish::fish(b, 4))
-        .or_else(|| subsets::hidden(b, 4, false))
-        .or_else(|| uniqueness::bug(b))
-        .or_else(|| exclusion::aligned_pair(b))
-        .or_else(|| chains::next_chain_step(b))
+    next_step_after(b, &mut Memo::new())
+}
+
+/// [`next_step`] on a board of a path whose earlier states `memo` remembers: each rule before
+/// the chains only looks at what changed since it last found nothing (see `changed`).
+fn next_step_after(b: &Board, memo: &mut Memo<{ RULES.len() }>) -> Option<Step> {
+    for (i, rule) in RULES.iter().enumerate() {
+        match rule(b, &memo.changed(i, b)) {
+            (Some(step), _) => return Some(step),
+            (None, true) => memo.quiet(i, b),
+            (None, false) => memo.forget(i),
+        }
+    }
+    chains::next_chain_step(b)
 }
 
 /// Rates a puzzle (which must have exactly one solution).
@@ -272,6 +302,7 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
         status: Status::Rated,
     };
     let mut placed_yet = false;
+    let mut memo = Memo::new();
     let previous = nested::set_deadline(limits.deadline);
     while !b.solved() {
         if let Some(max) = limits.max_steps {
@@ -286,7 +317,7 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
                 break;
             }
         }
-        let Some(mut step) = next_step(&b) else {
+        let Some(mut step) = next_step_after(&b, &mut memo) else {
             r.status = Status::GaveUp(if nested::expired() {
                 GaveUp::Deadline
             } else {
@@ -614,6 +645,51 @@ mod tests {
             }
         }
         panic!("no golden path uses {technique:?}");
+    }
+
+    /// On every state of the golden paths (both flavours), every rule before the chains finds
+    /// the same step looking only at what changed since it last found nothing as it does
+    /// scanning everything: the memo of a real path, kept as `run` keeps it.
+    #[test]
+    fn rules_find_the_same_step_looking_only_at_changes() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let text = std::fs::read_to_string(format!("{root}/tests/golden/se_ratings.txt")).unwrap();
+        let (mut states, mut narrowed) = (0, 0);
+        for flavor in [Flavor::Se1213, Flavor::Se121] {
+            let limits = Limits {
+                flavor,
+                ..Limits::default()
+            };
+            for line in text.lines().filter(|l| !l.starts_with('#')) {
+                let p: Grid = line.split_whitespace().next().unwrap().parse().unwrap();
+                let (_, steps) = explain(&p, &limits);
+                let mut b = Board::new(&p);
+                let mut memo = Memo::new();
+                for s in steps {
+                    for (i, rule) in RULES.iter().enumerate() {
+                        let changed = memo.changed(i, &b);
+                        narrowed += usize::from(changed.cells() != board::ALL);
+                        let (all, _) = rule(&b, &Changed::ALL);
+                        let (some, _) = rule(&b, &changed);
+                        assert_eq!(all, some, "{p}: rule {i} after {states} steps");
+                    }
+                    // The memo as `run` keeps it, and the step `run` takes.
+                    let step = next_step_after(&b, &mut memo).unwrap();
+                    assert_eq!(Some(&step), next_step(&b).as_ref(), "{p}");
+                    assert_eq!(
+                        (step.technique, step.rating),
+                        (s.technique, s.rating),
+                        "{p}"
+                    );
+                    s.apply(&mut b);
+                    states += 1;
+                }
+            }
+        }
+        assert!(
+            states > 1000 && narrowed > states,
+            "{states} states, {narrowed}"
+        );
     }
 
     /// Outside the contract (several solutions), rating still ends, without panicking.

@@ -1,6 +1,7 @@
 //! Naked and hidden subsets (pairs, triples, quads) and the direct hidden pair/triple.
 
 use super::board::{cells, count, Board, Cells, HOUSES};
+use super::changed::Changed;
 use super::scale::Technique;
 use super::singles::SCAN_ORDER;
 use super::Step;
@@ -47,8 +48,8 @@ pub(crate) fn combos<T>(
 }
 
 /// Naked set of `degree` cells in a house: their candidates number `degree`; those digits go
-/// from the house's other cells.
-pub fn naked(b: &Board, degree: usize) -> Option<Step> {
+/// from the house's other cells. Only houses with a changed cell are looked at.
+pub fn naked(b: &Board, degree: usize, changed: &Changed) -> Option<Step> {
     let tech = match degree {
         2 => Technique::NakedPair,
         3 => Technique::NakedTriple,
@@ -56,7 +57,7 @@ pub fn naked(b: &Board, degree: usize) -> Option<Step> {
     };
     for &h in &SCAN_ORDER {
         let e = b.empty & HOUSES[h];
-        if (count(e) as usize) < degree * 2 {
+        if (count(e) as usize) < degree * 2 || !changed.cells_in(HOUSES[h]) {
             continue;
         }
         let mut list = [0usize; 9];
@@ -99,8 +100,8 @@ pub fn naked(b: &Board, degree: usize) -> Option<Step> {
 
 /// Hidden set of `degree` digits confined to `degree` cells of a house. With `direct`, only
 /// when removing the other candidates of those cells leaves a hidden single in the house
-/// (and then that single is placed too).
-pub fn hidden(b: &Board, degree: usize, direct: bool) -> Option<Step> {
+/// (and then that single is placed too). Only houses with a changed cell are looked at.
+pub fn hidden(b: &Board, degree: usize, direct: bool, changed: &Changed) -> Option<Step> {
     let tech = match (degree, direct) {
         (2, true) => Technique::DirectHiddenPair,
         (3, true) => Technique::DirectHiddenTriple,
@@ -111,7 +112,7 @@ pub fn hidden(b: &Board, degree: usize, direct: bool) -> Option<Step> {
     for &h in &SCAN_ORDER {
         let e = b.empty & HOUSES[h];
         let ne = count(e) as usize;
-        if !(ne > degree * 2 || (direct && ne > degree)) {
+        if !(ne > degree * 2 || (direct && ne > degree)) || !changed.cells_in(HOUSES[h]) {
             continue;
         }
         let mut list = [0usize; 9];
@@ -193,7 +194,7 @@ mod tests {
         b.cand[0] = bit(1) | bit(2);
         b.cand[10] = bit(1) | bit(2);
         b = Board::from_parts([0; 81], b.cand);
-        let s = naked(&b, 2).unwrap();
+        let s = naked(&b, 2, &Changed::ALL).unwrap();
         assert_eq!(s.technique, Technique::NakedPair);
         // Box 1's other 7 cells lose 1 and 2.
         assert_eq!(s.eliminations.len(), 14);
@@ -211,7 +212,7 @@ mod tests {
             cand[c] &= !(bit(8) | bit(9));
         }
         let b = Board::from_parts([0; 81], cand);
-        let s = hidden(&b, 2, false).unwrap();
+        let s = hidden(&b, 2, false, &Changed::ALL).unwrap();
         assert_eq!(s.technique, Technique::HiddenPair);
         let mut want: Vec<(u8, u8)> = Vec::new();
         for c in [0u8, 20] {
@@ -229,13 +230,13 @@ mod tests {
             cand[c] &= !(bit(8) | bit(9));
         }
         let b = Board::from_parts([0; 81], cand);
-        assert!(hidden(&b, 2, true).is_none());
+        assert!(hidden(&b, 2, true, &Changed::ALL).is_none());
         // Now digit 5 in box 1 only in cells 0, 20 and 2: removing 5 from 0 and 20 leaves 2.
         for c in [1, 9, 10, 11, 18, 19] {
             cand[c] &= !bit(5);
         }
         let b = Board::from_parts([0; 81], cand);
-        let s = hidden(&b, 2, true).unwrap();
+        let s = hidden(&b, 2, true, &Changed::ALL).unwrap();
         assert_eq!(s.placements, vec![(2, 5)]);
     }
 }

@@ -4,6 +4,7 @@
 //! Both rely on the puzzle having exactly one solution, which the caller guarantees.
 
 use super::board::{bit, cells, count, digits, houses_of, Board, Cells, HOUSES, PEERS};
+use super::changed::Changed;
 use super::scale::Technique;
 use super::subsets::combos;
 use super::Step;
@@ -20,6 +21,8 @@ struct LoopSearch<'a> {
     /// The path's cells at even and at odd positions.
     parity: [Cells; 2],
     found: Vec<([u8; MAX_LOOP], usize)>,
+    /// Whether a loop was dropped because `found` was full.
+    truncated: bool,
 }
 
 impl LoopSearch<'_> {
@@ -47,6 +50,8 @@ impl LoopSearch<'_> {
                 if next == self.path[0] as usize {
                     if self.found.len() < 256 {
                         self.found.push((self.path, self.len));
+                    } else {
+                        self.truncated = true;
                     }
                 } else {
                     let m = self.b.cand[next];
@@ -105,17 +110,23 @@ fn mk(tech: Technique, rating: u16, loop_cells: Cells) -> Step {
 }
 
 /// Unique rectangles and loops: the easiest hint of any type (ties: lower type first, then
-/// discovery order), as SE sorts them.
-pub fn unique_loops(b: &Board) -> Option<Step> {
+/// discovery order), as SE sorts them, and whether every loop was looked at (a start with more
+/// than 256 loops keeps the first 256).
+///
+/// A loop's hints depend only on the candidates of the houses of its cells, so only starts
+/// whose possible loop cells meet a changed cell or one of its peers are walked.
+pub fn unique_loops(b: &Board, changed: &Changed) -> (Option<Step>, bool) {
     let mut hints: Vec<(u16, u8, Step)> = Vec::new();
     let biv = b.bivalue();
+    let near = changed.near();
+    let mut complete = true;
     for start in cells(biv) {
         let v = b.cand[start];
         let mut both = b.empty;
         for d in digits(v) {
             both &= b.pos[d as usize - 1];
         }
-        if count(both) < 4 {
+        if count(both) < 4 || (both | 1 << start) & near == 0 {
             continue;
         }
         let mut ls = LoopSearch {
@@ -126,8 +137,10 @@ pub fn unique_loops(b: &Board) -> Option<Step> {
             in_path: 0,
             parity: [0; 2],
             found: Vec::new(),
+            truncated: false,
         };
         ls.walk(start, 2, 0, usize::MAX, v);
+        complete &= !ls.truncated;
         for (path, len) in std::mem::take(&mut ls.found) {
             let path = &path[..len];
             if !valid_loop(path) {
@@ -142,11 +155,12 @@ pub fn unique_loops(b: &Board) -> Option<Step> {
             best = Some(h);
         }
     }
-    best.map(|h| {
+    let step = best.map(|h| {
         let mut s = h.2;
         s.eliminations.sort_unstable();
         s
-    })
+    });
+    (step, complete)
 }
 
 /// Adds to `hints` (rating, type, step) the hints of types 1-4 of the valid loop `path` on the
@@ -558,7 +572,7 @@ mod tests {
         cand[9] = bit(1) | bit(2);
         cand[12] = bit(1) | bit(2) | bit(5);
         let b = Board::from_parts([0; 81], cand);
-        let s = unique_loops(&b).unwrap();
+        let s = unique_loops(&b, &Changed::ALL).0.unwrap();
         assert_eq!(s.technique, Technique::UniqueLoop1);
         assert_eq!(s.rating, 45);
         assert_eq!(s.eliminations, vec![(12, 1), (12, 2)]);
@@ -572,7 +586,7 @@ mod tests {
         cand[9] = bit(1) | bit(2) | bit(7);
         cand[12] = bit(1) | bit(2) | bit(7);
         let b = Board::from_parts([0; 81], cand);
-        let s = unique_loops(&b).unwrap();
+        let s = unique_loops(&b, &Changed::ALL).0.unwrap();
         assert_eq!(s.technique, Technique::UniqueLoop2);
         // Row 2's other cells lose 7.
         let cells_e: Vec<u8> = s.eliminations.iter().map(|e| e.0).collect();
@@ -587,7 +601,7 @@ mod tests {
         cand[9] = bit(1) | bit(2);
         cand[10] = bit(1) | bit(2) | bit(5);
         let b = Board::from_parts([0; 81], cand);
-        assert!(unique_loops(&b).is_none());
+        assert!(unique_loops(&b, &Changed::ALL).0.is_none());
     }
 
     #[test]
@@ -602,7 +616,7 @@ mod tests {
             cand[c] &= !bit(1);
         }
         let b = Board::from_parts([0; 81], cand);
-        let s = unique_loops(&b).unwrap();
+        let s = unique_loops(&b, &Changed::ALL).0.unwrap();
         assert_eq!(s.technique, Technique::UniqueLoop4);
         assert_eq!(s.eliminations, vec![(9, 2), (12, 2)]);
     }

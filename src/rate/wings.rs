@@ -1,12 +1,14 @@
 //! XY-Wing (4.2) and XYZ-Wing (4.4).
 
 use super::board::{cells, Board, Cells, PEERS};
+use super::changed::Changed;
 use super::scale::Technique;
 use super::Step;
 
 /// XY-Wing (`xyz == false`: bivalue pivot xy, pincers xz and yz) or XYZ-Wing (trivalue pivot
-/// xyz): z goes from every cell seeing both pincers (and, for XYZ, the pivot).
-pub fn wing(b: &Board, xyz: bool) -> Option<Step> {
+/// xyz): z goes from every cell seeing both pincers (and, for XYZ, the pivot). Only wings with a
+/// changed cell are looked at.
+pub fn wing(b: &Board, xyz: bool, changed: &Changed) -> Option<Step> {
     let tech = if xyz {
         Technique::XYZWing
     } else {
@@ -20,9 +22,15 @@ pub fn wing(b: &Board, xyz: bool) -> Option<Step> {
             continue;
         }
         let wings: Cells = biv & PEERS[p];
+        let pivot_changed = changed.cells_in(1 << p);
         for a in cells(wings) {
             let am = b.cand[a];
-            for c in cells(wings & !((2u128 << a) - 1)) {
+            // A wing none of whose three cells changed was no hint before and is none now.
+            let mut later = wings & !((2u128 << a) - 1);
+            if !pivot_changed && !changed.cells_in(1 << a) {
+                later &= changed.cells();
+            }
+            for c in cells(later) {
                 let cm = b.cand[c];
                 let union = pm | am | cm;
                 if union.count_ones() != 3 || pm & am & cm != 0 && !xyz {
@@ -68,7 +76,7 @@ mod tests {
         cand[5] = bit(1) | bit(3); // r1c6
         cand[27] = bit(2) | bit(3); // r4c1
         let b = Board::from_parts([0; 81], cand);
-        let s = wing(&b, false).unwrap();
+        let s = wing(&b, false, &Changed::ALL).unwrap();
         assert_eq!(s.technique, Technique::XYWing);
         // Besides the pivot, only r4c6 sees both pincers r1c6 and r4c1.
         assert_eq!(s.eliminations, vec![(32, 3)]);
@@ -81,7 +89,7 @@ mod tests {
         cand[4] = bit(1) | bit(3); // r1c5
         cand[10] = bit(2) | bit(3); // r2c2 (same box)
         let b = Board::from_parts([0; 81], cand);
-        let s = wing(&b, true).unwrap();
+        let s = wing(&b, true, &Changed::ALL).unwrap();
         assert_eq!(s.technique, Technique::XYZWing);
         // Seeing r1c1, r1c5 and r2c2: r1c2 and r1c3.
         assert_eq!(s.eliminations, vec![(1, 3), (2, 3)]);
