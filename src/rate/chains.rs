@@ -792,14 +792,51 @@ const MODES: [(Mode, u8); 3] = [
 /// would pick it. All searches advance together, one rating tenth at a time, so no search
 /// runs deeper than the easiest hint needs.
 pub fn static_chains(b: &Board) -> Option<Step> {
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut s) => search(b, &mut s),
+        Err(_) => search(b, &mut Scratch::new()),
+    })
+}
+
+/// The buffers of the static-chain searches, kept per thread so that a step reuses them.
+struct Scratch {
+    cycles: CycleSearch,
+    fcs: Vec<(usize, Fc)>,
+    arena: Vec<Layer>,
+    seen: Vec<Seen>,
+}
+
+impl Scratch {
+    fn new() -> Scratch {
+        Scratch {
+            cycles: CycleSearch::new(),
+            fcs: Vec::new(),
+            arena: Vec::new(),
+            seen: Vec::new(),
+        }
+    }
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::new());
+}
+
+/// [`static_chains`] with the buffers `s`.
+fn search(b: &Board, s: &mut Scratch) -> Option<Step> {
     let links = Links::new(b);
     let l = &*links;
     // Forcing chains: X links only (6.6) and both kinds (7.0); from "on" and from "off".
-    let mut fcs: Vec<(usize, Fc)> = Vec::with_capacity(4 * 9 * count(b.empty) as usize);
-    let mut arena: Vec<Layer> = Vec::with_capacity(16 * 9 * count(b.empty) as usize);
-    let mut seen: Vec<Seen> = Vec::with_capacity(4 * 9 * count(b.empty) as usize);
+    let Scratch {
+        cycles,
+        fcs,
+        arena,
+        seen,
+    } = s;
+    fcs.clear();
+    arena.clear();
+    seen.clear();
     // One graph with both link kinds serves every mode: a mode's chains are chains of it.
-    let graph = Reach::new(b);
+    let graph = Reach::with_conjugates(b, &l.conj);
     for (mi, (mode, _)) in MODES.iter().enumerate() {
         if !mode.x {
             continue;
@@ -812,13 +849,13 @@ pub fn static_chains(b: &Board) -> Option<Step> {
                 // Only a start whose negation it implies has a chain (of any length).
                 for on in [true, false] {
                     if graph.reaches(node(c, d, on), node(c, d, !on)) {
-                        fcs.push((mi, Fc::new(c, d, on, &mut arena, &mut seen)));
+                        fcs.push((mi, Fc::new(c, d, on, arena, seen)));
                     }
                 }
             }
         }
     }
-    let bound = forcing_bound(b, l, &mut fcs, &mut arena, &mut seen);
+    let bound = forcing_bound(b, l, fcs, arena, seen);
     // No forcing chain at any length means no cycle eliminates anything either: a cycle that
     // removes x (seeing an on node a and an off node b of the cycle, same digit) gives the
     // forcing chain x on -> a off -> (the cycle's contrapositive from not-a to not-b) -> b on
@@ -834,8 +871,8 @@ pub fn static_chains(b: &Board) -> Option<Step> {
             .min()
             .unwrap_or(usize::MAX)
     });
-    let best = best_cycle(b, l, &graph, bound, fewest);
-    let best = best_forcing_chain(b, &fcs, bound, best);
+    let best = best_cycle(b, l, &graph, cycles, bound, fewest);
+    let best = best_forcing_chain(b, fcs, bound, best);
     best.map(|(_, mut s)| {
         s.eliminations.sort_unstable();
         s
@@ -888,11 +925,11 @@ fn best_cycle(
     b: &Board,
     l: &Links,
     graph: &Reach,
+    cs: &mut CycleSearch,
     bound: Option<u16>,
     fewest: Option<usize>,
 ) -> Option<(Key, Step)> {
     let mut best: Option<(Key, Step)> = None;
-    let mut cs = CycleSearch::new();
     let eliminating = graph.eliminating_components(b);
     for (mode, sort_key) in MODES {
         let (tech, base) = if mode.x && mode.y {

@@ -47,7 +47,12 @@ pub(super) struct Reach {
 impl Reach {
     /// The graph of `b`.
     pub(super) fn new(b: &Board) -> Reach {
-        let g = Graph::new(b, &conjugates(b));
+        Reach::with_conjugates(b, &conjugates(b))
+    }
+
+    /// The graph of `b`, whose [`conjugates`] are `conj`.
+    pub(super) fn with_conjugates(b: &Board, conj: &[[Cells; 81]; 9]) -> Reach {
+        let g = Graph::new(b, conj);
         let mut t = Tarjan::new(&g);
         for n in 0..g.len() {
             if t.index[n] == NONE {
