@@ -22,12 +22,10 @@ pub fn aligned_pair(b: &Board, changed: &Changed) -> Option<Step> {
             naked_single |= 1 << c;
         }
     }
-    let mut list = [0usize; 81];
-    let mut n = 0;
+    let mut listed: Cells = 0;
     for c in cells(b.empty) {
         if b.cand[c].count_ones() >= 2 && PEERS[c] & naked_single == 0 && PEERS[c] & biv != 0 {
-            list[n] = c;
-            n += 1;
+            listed |= 1 << c;
         }
     }
     let dirty = changed.cells();
@@ -38,19 +36,24 @@ pub fn aligned_pair(b: &Board, changed: &Changed) -> Option<Step> {
         filtered |= PEERS[c];
     }
     let touched = dirty | filtered;
-    for i in 0..n {
-        let c0 = list[i];
-        let first = touched & (1 << c0) != 0;
-        for j in i + 1..n {
-            let c1 = list[j];
-            let common = PEERS[c0] & PEERS[c1];
-            if !first && touched & (1 << c1) == 0 && common & dirty == 0 {
-                continue;
+    for c0 in cells(listed) {
+        // The later cells sharing at least two bivalue peers (excluders) with c0.
+        let (mut once, mut twice): (Cells, Cells) = (0, 0);
+        for e in cells(biv & PEERS[c0]) {
+            twice |= once & PEERS[e];
+            once |= PEERS[e];
+        }
+        let mut pairs = twice & listed & !((2u128 << c0) - 1);
+        if touched & (1 << c0) == 0 {
+            // Only the cells that changed, or share a changed peer with c0.
+            let mut near = touched;
+            for y in cells(dirty & PEERS[c0]) {
+                near |= PEERS[y];
             }
-            let excl = common & biv;
-            if excl.count_ones() < 2 {
-                continue;
-            }
+            pairs &= near;
+        }
+        for c1 in cells(pairs) {
+            let excl = PEERS[c0] & PEERS[c1] & biv;
             let (m0, m1) = (b.cand[c0], b.cand[c1]);
             let (ok0, ok1) = pair_kept(b, c0, c1, excl);
             if ok0 != m0 || ok1 != m1 {

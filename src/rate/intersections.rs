@@ -68,21 +68,28 @@ pub(super) fn elims(b: &Board, d: u8, h1: usize, h2: usize) -> Cells {
     b.pos_in(d, h2) & !HOUSES[h1]
 }
 
-/// The band (three rows) or stack (three columns) holding the houses of the first house's kind
-/// that cross a second house of kind `t2`: the cells a direct hint on `h1` depends on.
+/// For each house, the band (three rows) and the stack (three columns) holding its first cell.
+const CHUTES: [[Cells; 2]; 27] = {
+    let mut t = [[0; 2]; 27];
+    let mut h = 0;
+    while h < 27 {
+        let c = HOUSES[h].trailing_zeros() as usize;
+        let mut i = 0;
+        while i < 3 {
+            t[h][0] |= HOUSES[row(c) / 3 * 3 + i];
+            t[h][1] |= HOUSES[9 + col(c) / 3 * 3 + i];
+            i += 1;
+        }
+        h += 1;
+    }
+    t
+};
+
+/// The band or stack holding the houses of the first house's kind that cross a second house of
+/// kind `t2` (0 rows, 9 columns, 18 boxes): the cells a direct hint on `h1` depends on.
 fn chute(h1: usize, t2: usize) -> Cells {
     let rows = h1 < 9 || (h1 >= 18 && t2 == 0);
-    // The first cell of `h1`: its band or stack is the chute.
-    let c = HOUSES[h1].trailing_zeros() as usize;
-    let mut chute: Cells = 0;
-    for i in 0..3 {
-        chute |= if rows {
-            HOUSES[row(c) / 3 * 3 + i]
-        } else {
-            HOUSES[9 + col(c) / 3 * 3 + i]
-        };
-    }
-    chute
+    CHUTES[h1][!rows as usize]
 }
 
 /// Pointing or claiming whose eliminations leave a hidden single in another house of the first
