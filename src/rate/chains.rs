@@ -64,9 +64,23 @@ impl Links {
         let mut l = Box::new(Links {
             partner: [[[255; 3]; 81]; 9],
             conj: [[0; 81]; 9],
-            biv: b.bivalue(),
+            biv: 0,
             strong: [0; 9],
         });
+        l.fill(b);
+        l
+    }
+
+    /// The links of `b`, clearing only the entries of the previous board's conjugates.
+    fn fill(&mut self, b: &Board) {
+        for d in 0..9 {
+            for c in cells(self.strong[d]) {
+                self.partner[d][c] = [255; 3];
+                self.conj[d][c] = 0;
+            }
+            self.strong[d] = 0;
+        }
+        self.biv = b.bivalue();
         for d in 0..9 {
             for h in 0..27 {
                 let p = b.pos[d] & HOUSES[h];
@@ -78,15 +92,14 @@ impl Links {
                         0 => 1,
                         _ => 2,
                     };
-                    l.partner[d][a][k] = z as u8;
-                    l.partner[d][z][k] = a as u8;
-                    l.conj[d][a] |= 1 << z;
-                    l.conj[d][z] |= 1 << a;
-                    l.strong[d] |= p;
+                    self.partner[d][a][k] = z as u8;
+                    self.partner[d][z][k] = a as u8;
+                    self.conj[d][a] |= 1 << z;
+                    self.conj[d][z] |= 1 << a;
+                    self.strong[d] |= p;
                 }
             }
         }
-        l
     }
 }
 
@@ -800,6 +813,7 @@ pub fn static_chains(b: &Board) -> Option<Step> {
 
 /// The buffers of the static-chain searches, kept per thread so that a step reuses them.
 struct Scratch {
+    links: Box<Links>,
     cycles: CycleSearch,
     fcs: Vec<(usize, Fc)>,
     arena: Vec<Layer>,
@@ -809,6 +823,7 @@ struct Scratch {
 impl Scratch {
     fn new() -> Scratch {
         Scratch {
+            links: Links::new(&Board::from_parts([0; 81], [0; 81])),
             cycles: CycleSearch::new(),
             fcs: Vec::new(),
             arena: Vec::new(),
@@ -823,15 +838,16 @@ thread_local! {
 
 /// [`static_chains`] with the buffers `s`.
 fn search(b: &Board, s: &mut Scratch) -> Option<Step> {
-    let links = Links::new(b);
-    let l = &*links;
+    s.links.fill(b);
     // Forcing chains: X links only (6.6) and both kinds (7.0); from "on" and from "off".
     let Scratch {
+        links,
         cycles,
         fcs,
         arena,
         seen,
     } = s;
+    let l = &**links;
     fcs.clear();
     arena.clear();
     seen.clear();
