@@ -1075,10 +1075,13 @@ fn best_forcing_chain(
 /// The first chaining step in SE's order: static chains, then Nishio, multiple, dynamic and
 /// dynamic (+) forcing chains, with aligned triple exclusion where SE tries it, then the nested
 /// forcing chain levels (`nested`).
-pub fn next_chain_step(b: &Board) -> Option<Step> {
+pub fn next_chain_step(
+    b: &Board,
+    aligned_triple: impl FnOnce(&Board) -> Option<Step>,
+) -> Option<Step> {
     use super::forcing::{forcing_chains, Kind};
     static_chains(b)
-        .or_else(|| super::exclusion::aligned_triple(b))
+        .or_else(|| aligned_triple(b))
         .or_else(|| forcing_chains(b, Kind::Nishio))
         .or_else(|| forcing_chains(b, Kind::Multiple))
         .or_else(|| forcing_chains(b, Kind::Dynamic))

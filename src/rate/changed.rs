@@ -64,6 +64,12 @@ impl Changed {
         self.cells
     }
 
+    /// How many candidates cell `c` lost.
+    #[inline]
+    pub fn removed_at(&self, c: usize) -> u32 {
+        self.removed.iter().map(|r| (r >> c) as u32 & 1).sum()
+    }
+
     /// The changed cells and their peers: every cell sharing a house with a change.
     pub fn near(&self) -> Cells {
         if self.cells == ALL {

@@ -98,7 +98,12 @@ fn pair_kept(b: &Board, c0: usize, c1: usize, excl: Cells) -> (u16, u16) {
 
 /// Aligned triple exclusion: SE pairs two candidate cells, adds a third from the cells their
 /// excluders (peers with two or three candidates) could see, and needs two common excluders.
-pub fn aligned_triple(b: &Board) -> Option<Step> {
+///
+/// A trio's hint depends on the candidates of its cells and of their common peers, and on
+/// which cells count as candidate cells or excluders: a cell's own class (naked single, two or
+/// three candidates, more) and its peers' classes. Only trios where one of those changed are
+/// looked at.
+pub fn aligned_triple(b: &Board, changed: &Changed) -> Option<Step> {
     let mut small: Cells = 0;
     let mut naked_single: Cells = 0;
     for c in cells(b.empty) {
@@ -115,6 +120,20 @@ pub fn aligned_triple(b: &Board) -> Option<Step> {
             cand_cells |= 1 << c;
         }
     }
+    let dirty = changed.cells();
+    // The cells whose class changed make their peers' membership change too.
+    let class = |k: u32| match k {
+        0 | 1 => k,
+        2 | 3 => 2,
+        _ => 3,
+    };
+    let mut touched = dirty;
+    for c in cells(dirty) {
+        let now = b.cand[c].count_ones();
+        if class(now) != class(now + changed.removed_at(c)) {
+            touched |= PEERS[c];
+        }
+    }
     let list: Vec<usize> = cells(cand_cells).collect();
     for i in 0..list.len() {
         for j in i + 1..list.len() {
@@ -123,8 +142,16 @@ pub fn aligned_triple(b: &Board) -> Option<Step> {
             if pair_excl.count_ones() < 2 {
                 continue;
             }
-            let twin =
+            let mut twin =
                 ((PEERS[c0] | PEERS[c1]) & small) & cand_cells & !(1u128 << c0) & !(1u128 << c1);
+            if touched & (1 << c0 | 1 << c1) == 0 {
+                // Only a third cell that changed, or sees a change among the pair's common peers.
+                let mut near = touched;
+                for y in cells(dirty & PEERS[c0] & PEERS[c1]) {
+                    near |= PEERS[y];
+                }
+                twin &= near;
+            }
             for t in cells(twin) {
                 let trio = [c0, c1, t];
                 let excl = pair_excl & PEERS[t];
@@ -213,6 +240,46 @@ fn exclude(b: &Board, trio: &[usize; 3], excl: Cells) -> Option<Step> {
 mod tests {
     use super::*;
     use crate::rate::board::bit;
+
+    /// A placed cell's naked single filters its peers out of both exclusions: on the states of
+    /// the golden paths where an exclusion finds a hint, undoing one placement (the cell back
+    /// as a naked single) often hides it. Looking only at what that placement changed must
+    /// find the hint again, although no cell of the pattern lost a candidate.
+    #[test]
+    fn a_placed_naked_single_brings_its_peers_back() {
+        use crate::rate::{explain, Limits};
+        let root = env!("CARGO_MANIFEST_DIR");
+        let text = std::fs::read_to_string(format!("{root}/tests/golden/se_ratings.txt")).unwrap();
+        type Exclusion = fn(&Board, &Changed) -> Option<Step>;
+        let rules: [Exclusion; 2] = [aligned_pair, aligned_triple];
+        let mut hidden = [0; 2];
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let p: crate::Grid = line.split_whitespace().next().unwrap().parse().unwrap();
+            let (_, steps) = explain(&p, &Limits::default());
+            let mut now = Board::new(&p);
+            for step in steps {
+                for (k, rule) in rules.iter().enumerate() {
+                    let Some(want) = rule(&now, &Changed::ALL) else {
+                        continue;
+                    };
+                    for z in cells(!now.empty & super::super::board::ALL) {
+                        let (mut value, mut cand) = (now.value, now.cand);
+                        cand[z] = bit(value[z]);
+                        value[z] = 0;
+                        let before = Board::from_parts(value, cand);
+                        if rule(&before, &Changed::ALL).is_some() {
+                            continue;
+                        }
+                        hidden[k] += 1;
+                        let changed = Changed::since(&before.pos, &now);
+                        assert_eq!(rule(&now, &changed).as_ref(), Some(&want), "{p}, r{z}");
+                    }
+                }
+                step.apply(&mut now);
+            }
+        }
+        assert!(hidden.iter().all(|&n| n > 0), "{hidden:?}");
+    }
 
     /// The digits a trio keeps, by trying every combination against every excluder.
     fn kept_by_enumeration(b: &Board, trio: &[usize; 3], excl: Cells) -> [u16; 3] {

@@ -267,16 +267,36 @@ pub fn next_step(b: &Board) -> Option<Step> {
 }
 
 /// [`next_step`] on a board of a path whose earlier states `memo` remembers: each rule before
-/// the chains only looks at what changed since it last found nothing (see `changed`).
-fn next_step_after(b: &Board, memo: &mut Memo<{ RULES.len() }>) -> Option<Step> {
+/// the chains, and aligned triple exclusion, only looks at what changed since it last found
+/// nothing (see `changed`).
+fn next_step_after(b: &Board, memo: &mut Memo<MEMO>) -> Option<Step> {
     for (i, rule) in RULES.iter().enumerate() {
-        match rule(b, &memo.changed(i, b)) {
-            (Some(step), _) => return Some(step),
-            (None, true) => memo.quiet(i, b),
-            (None, false) => memo.forget(i),
+        if let Some(step) = remembered(memo, i, b, *rule) {
+            return Some(step);
         }
     }
-    chains::next_chain_step(b)
+    chains::next_chain_step(b, |b| remembered(memo, RULES.len(), b, TRIPLE))
+}
+
+/// Rules the memo of a path keeps: those before the chains and aligned triple exclusion.
+const MEMO: usize = RULES.len() + 1;
+
+/// Aligned triple exclusion as a remembered rule.
+const TRIPLE: Rule = rule!(|b, ch| exclusion::aligned_triple(b, ch));
+
+/// Runs rule `i` on what changed since it last found nothing, and remembers the outcome.
+fn remembered(memo: &mut Memo<MEMO>, i: usize, b: &Board, rule: Rule) -> Option<Step> {
+    match rule(b, &memo.changed(i, b)) {
+        (Some(step), _) => Some(step),
+        (None, complete) => {
+            if complete {
+                memo.quiet(i, b);
+            } else {
+                memo.forget(i);
+            }
+            None
+        }
+    }
 }
 
 /// Rates a puzzle (which must have exactly one solution).
@@ -647,7 +667,8 @@ mod tests {
         panic!("no golden path uses {technique:?}");
     }
 
-    /// On every state of the golden paths (both flavours), every rule before the chains finds
+    /// On every state of the golden paths (both flavours), every rule before the chains (and
+    /// aligned triple exclusion) finds
     /// the same step looking only at what changed since it last found nothing as it does
     /// scanning everything: the memo of a real path, kept as `run` keeps it.
     #[test]
@@ -666,7 +687,7 @@ mod tests {
                 let mut b = Board::new(&p);
                 let mut memo = Memo::new();
                 for s in steps {
-                    for (i, rule) in RULES.iter().enumerate() {
+                    for (i, rule) in RULES.iter().chain([&TRIPLE]).enumerate() {
                         let changed = memo.changed(i, &b);
                         narrowed += usize::from(changed.cells() != board::ALL);
                         let (all, _) = rule(&b, &Changed::ALL);
