@@ -852,7 +852,8 @@ fn search(b: &Board, s: &mut Scratch) -> Option<Step> {
     arena.clear();
     seen.clear();
     // One graph with both link kinds serves every mode: a mode's chains are chains of it.
-    let graph = Reach::with_conjugates(b, &l.conj);
+    let shared = Reach::shared(b, Some(&l.conj));
+    let graph: &Reach = &shared;
     for (mi, (mode, _)) in MODES.iter().enumerate() {
         if !mode.x {
             continue;
@@ -887,7 +888,7 @@ fn search(b: &Board, s: &mut Scratch) -> Option<Step> {
             .min()
             .unwrap_or(usize::MAX)
     });
-    let best = best_cycle(b, l, &graph, cycles, bound, fewest);
+    let best = best_cycle(b, l, graph, cycles, bound, fewest);
     let best = best_forcing_chain(b, fcs, bound, best);
     best.map(|(_, mut s)| {
         s.eliminations.sort_unstable();

@@ -134,14 +134,15 @@ pub fn aligned_triple(b: &Board, changed: &Changed) -> Option<Step> {
             touched |= PEERS[c];
         }
     }
-    let list: Vec<usize> = cells(cand_cells).collect();
-    for i in 0..list.len() {
-        for j in i + 1..list.len() {
-            let (c0, c1) = (list[i], list[j]);
+    for c0 in cells(cand_cells) {
+        // The later cells sharing at least two small peers (excluders) with c0.
+        let (mut once, mut twice): (Cells, Cells) = (0, 0);
+        for e in cells(small & PEERS[c0]) {
+            twice |= once & PEERS[e];
+            once |= PEERS[e];
+        }
+        for c1 in cells(twice & cand_cells & !((2u128 << c0) - 1)) {
             let pair_excl = PEERS[c0] & PEERS[c1] & small;
-            if pair_excl.count_ones() < 2 {
-                continue;
-            }
             let mut twin =
                 ((PEERS[c0] | PEERS[c1]) & small) & cand_cells & !(1u128 << c0) & !(1u128 << c1);
             if touched & (1 << c0 | 1 << c1) == 0 {

@@ -812,16 +812,16 @@ enum Chains {
     /// Every cell, region and run.
     All,
     /// Multiple forcing chains: the static graph's reachable sets decide.
-    Static(Reach),
+    Static(std::rc::Rc<Reach>),
     /// Nishio chains: the digits' templates decide.
-    Templates(Templates),
+    Templates(Box<Templates>),
 }
 
 impl Chains {
     fn new(b: &Board, kind: Kind) -> Chains {
         match kind {
-            Kind::Multiple => Chains::Static(Reach::new(b)),
-            Kind::Nishio => Chains::Templates(Templates::new(b)),
+            Kind::Multiple => Chains::Static(Reach::shared(b, None)),
+            Kind::Nishio => Chains::Templates(Box::new(Templates::new(b))),
             _ => Chains::All,
         }
     }

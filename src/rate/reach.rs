@@ -15,7 +15,15 @@
 //! and the other candidate of a bivalue cell (Y links). A search with one kind of link only
 //! follows some of these, so its chains are chains of this graph, and the tests stay exact.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use super::board::{cells, digits, Board, Cells, HOUSES, PEERS};
+
+thread_local! {
+    /// The last graph [`Reach::shared`] built, and the candidates it was built for.
+    static LAST: RefCell<Option<([Cells; 9], Rc<Reach>)>> = const { RefCell::new(None) };
+}
 
 /// Nodes of the graph: two per candidate.
 const NODES: usize = 81 * 9 * 2;
@@ -46,8 +54,28 @@ pub(super) struct Reach {
 
 impl Reach {
     /// The graph of `b`.
+    #[cfg(test)]
     pub(super) fn new(b: &Board) -> Reach {
         Reach::with_conjugates(b, &conjugates(b))
+    }
+
+    /// The graph of `b` (whose [`conjugates`] are `conj`, when given), shared with the last
+    /// caller on this thread that asked for the same candidates (the static chains and the
+    /// multiple forcing chains of one step both need it).
+    pub(super) fn shared(b: &Board, conj: Option<&[[Cells; 81]; 9]>) -> Rc<Reach> {
+        LAST.with_borrow_mut(|last| match last {
+            Some((pos, r)) if *pos == b.pos => r.clone(),
+            _ => {
+                // Freed first, so that the new graph reuses its memory.
+                *last = None;
+                let r = Rc::new(match conj {
+                    Some(conj) => Reach::with_conjugates(b, conj),
+                    None => Reach::with_conjugates(b, &conjugates(b)),
+                });
+                *last = Some((b.pos, r.clone()));
+                r
+            }
+        })
     }
 
     /// The graph of `b`, whose [`conjugates`] are `conj`.
