@@ -114,7 +114,8 @@ fn mk(tech: Technique, rating: u16, loop_cells: Cells) -> Step {
 /// than 256 loops keeps the first 256).
 ///
 /// A loop's hints depend only on the candidates of the houses of its cells, so only starts
-/// whose possible loop cells meet a changed cell or one of its peers are walked.
+/// whose possible loop cells meet a changed cell or one of its peers are walked, and only such
+/// loops are looked at.
 pub fn unique_loops(b: &Board, changed: &Changed) -> (Option<Step>, bool) {
     let mut hints: Vec<(u16, u8, Step)> = Vec::new();
     let biv = b.bivalue();
@@ -143,7 +144,8 @@ pub fn unique_loops(b: &Board, changed: &Changed) -> (Option<Step>, bool) {
         complete &= !ls.truncated;
         for (path, len) in std::mem::take(&mut ls.found) {
             let path = &path[..len];
-            if !valid_loop(path) {
+            // A loop none of whose cells is or sees a change offers what it offered before.
+            if path.iter().all(|&c| near & 1 << c == 0) || !valid_loop(path) {
                 continue;
             }
             loop_hints(b, path, v, &mut hints);
