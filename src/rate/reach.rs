@@ -375,6 +375,11 @@ impl Tarjan {
             let m = m as usize;
             set[m / 64] |= 1 << (m % 64);
             for &s in g.successors(m) {
+                if g.successors(s as usize).is_empty() {
+                    // A node with no links out reaches only itself.
+                    set[s as usize / 64] |= 1 << (s % 64);
+                    continue;
+                }
                 let cs = self.comp[s as usize] as usize;
                 if self.merged[cs] != id as u32 {
                     self.merged[cs] = id as u32;
