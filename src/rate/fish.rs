@@ -1,6 +1,6 @@
 //! Basic fish: X-Wing (3.2), Swordfish (3.8), Jellyfish (5.2).
 
-use super::board::{cells, count, Board, Cells, HOUSES};
+use super::board::{cells, more_than, Board, Cells, HOUSES};
 use super::changed::Changed;
 use super::scale::Technique;
 use super::subsets::combos;
@@ -37,8 +37,8 @@ pub fn fish(b: &Board, degree: usize, changed: &Changed) -> Option<Step> {
             let mut list = [0usize; 9];
             let mut n = 0;
             for i in 0..9 {
-                let k = count(b.pos_in(d, base0 + i)) as usize;
-                if k >= 2 && k <= degree {
+                let p = b.pos_in(d, base0 + i);
+                if more_than(p, 1) && !more_than(p, degree as u32) {
                     list[n] = i;
                     n += 1;
                 }

@@ -1,7 +1,7 @@
 //! Intersections (locked candidates): pointing (2.6) and claiming (2.8), and their "direct"
 //! forms (1.7 / 1.9) that are only used when they immediately leave a hidden single.
 
-use super::board::{boxof, col, count, row, Board, Cells, HOUSES};
+use super::board::{boxof, col, more_than, row, single, Board, Cells, HOUSES};
 use super::changed::Changed;
 use super::scale::Technique;
 use super::Step;
@@ -30,7 +30,7 @@ pub(super) fn scan<T>(
             let mut n = 0;
             for d in 1..=9u8 {
                 let p = b.pos_in(d, h1);
-                if count(p) < 2 || !keep(h1, t2, d) {
+                if !more_than(p, 1) || !keep(h1, t2, d) {
                     continue;
                 }
                 let h2 = crossing(t2, p.trailing_zeros() as usize);
@@ -103,9 +103,9 @@ pub fn direct(b: &Board, changed: &Changed) -> Option<Step> {
                 continue;
             }
             let p3 = b.pos_in(d, h3);
-            if count(p3) > 1 {
+            if more_than(p3, 1) {
                 let rest = p3 & !HOUSES[h2];
-                if count(rest) == 1 {
+                if single(rest) {
                     let t = if h1 >= 18 {
                         Technique::DirectPointing
                     } else {

@@ -1,6 +1,6 @@
 //! Singles: full house (1.0), hidden single in a box (1.2) or line (1.5), naked single (2.3).
 
-use super::board::{cells, count, Board, HOUSES};
+use super::board::{cells, single, Board, HOUSES};
 use super::scale::Technique;
 use super::Step;
 
@@ -14,7 +14,7 @@ pub(crate) const SCAN_ORDER: [usize; 27] = [
 pub fn full_house(b: &Board) -> Option<Step> {
     for &h in &SCAN_ORDER {
         let e = b.empty & HOUSES[h];
-        if count(e) == 1 {
+        if single(e) {
             let c = e.trailing_zeros() as usize;
             let m = b.cand[c];
             if m.count_ones() == 1 {
@@ -34,7 +34,7 @@ pub fn hidden_single(b: &Board) -> Option<Step> {
         }
         for d in 1..=9u8 {
             let p = b.pos_in(d, h);
-            if count(p) == 1 {
+            if single(p) {
                 let c = p.trailing_zeros() as usize;
                 let t = if h >= 18 {
                     Technique::HiddenSingleBox

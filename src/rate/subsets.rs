@@ -1,6 +1,6 @@
 //! Naked and hidden subsets (pairs, triples, quads) and the direct hidden pair/triple.
 
-use super::board::{cells, count, Board, Cells, HOUSES};
+use super::board::{cells, count, more_than, single, Board, Cells, HOUSES};
 use super::changed::Changed;
 use super::scale::Technique;
 use super::singles::SCAN_ORDER;
@@ -118,8 +118,8 @@ pub fn hidden(b: &Board, degree: usize, direct: bool, changed: &Changed) -> Opti
         let mut list = [0usize; 9];
         let mut n = 0;
         for d in 1..=9u8 {
-            let k = count(b.pos_in(d, h)) as usize;
-            if k >= 2 && k <= degree {
+            let p = b.pos_in(d, h);
+            if more_than(p, 1) && !more_than(p, degree as u32) {
                 list[n] = d as usize;
                 n += 1;
             }
@@ -150,9 +150,9 @@ pub fn hidden(b: &Board, degree: usize, direct: bool, changed: &Changed) -> Opti
                         continue;
                     }
                     let p = b.pos_in(d, h);
-                    if count(p) > 1 {
+                    if more_than(p, 1) {
                         let rest = p & !common;
-                        if count(rest) == 1 {
+                        if single(rest) {
                             s.placements.push((rest.trailing_zeros() as u8, d));
                             return Some(s);
                         }
