@@ -141,6 +141,69 @@ struct Pool {
     pstamp: u32,
 }
 
+/// Appends to `out` the rule parents of one "on" node `cd` forced by `cause` (a house,
+/// [`CELL_HINT`] or more for its cell, [`NO_HOUSE`] for none), each candidate once per
+/// `pstamp` (marked in `pseen`).
+fn push_cause(
+    pseen: &mut [u32],
+    pstamp: u32,
+    real: &Board,
+    grid: &Board,
+    cd: u16,
+    cause: u8,
+    out: &mut Vec<u16>,
+) {
+    let (c, d) = (cd as usize / 9, (cd % 9) as u8 + 1);
+    if cause == NO_HOUSE {
+        return;
+    }
+    let mut push = |x: usize| {
+        if pseen[x] != pstamp {
+            pseen[x] = pstamp;
+            out.push(x as u16);
+        }
+    };
+    if cause >= CELL_HINT {
+        for e in digits(real.cand[c] & !grid.cand[c]) {
+            push(c * 9 + e as usize - 1);
+        }
+    } else {
+        let gone = real.pos[d as usize - 1] & !grid.pos[d as usize - 1] & HOUSES[cause as usize];
+        for gc in cells(gone) {
+            push(gc * 9 + d as usize - 1);
+        }
+    }
+}
+
+/// Calls `visit(index, node, key)` once for every distinct candidate-with-state (`key`:
+/// candidate * 2 + on) among the ancestors of node `root`, the root included, depth first,
+/// marking them in `seen` with `stamp`: the walk shared by the ancestor count, the nested
+/// complexity and the rule parents.
+fn walk_ancestors(
+    nodes: &[Node],
+    parents: &[u32],
+    seen: &mut [u32],
+    stamp: u32,
+    stack: &mut Vec<u32>,
+    root: u32,
+    mut visit: impl FnMut(u32, &Node, usize),
+) {
+    stack.clear();
+    stack.push(root);
+    while let Some(i) = stack.pop() {
+        let node = &nodes[i as usize];
+        let key = node.cd as usize * 2 + node.on as usize;
+        if seen[key] == stamp {
+            continue;
+        }
+        seen[key] = stamp;
+        visit(i, node, key);
+        for k in 0..node.plen {
+            stack.push(parents[(node.pstart + k) as usize]);
+        }
+    }
+}
+
 impl Pool {
     fn new() -> Pool {
         Pool {
@@ -179,27 +242,25 @@ impl Pool {
         let mut extra = 0;
         for &root in roots {
             self.next_stamp();
-            let stamp = self.stamp;
-            self.stack.clear();
-            self.stack.push(root);
-            while let Some(i) = self.stack.pop() {
-                let node = self.nodes[i as usize];
-                let key = node.cd as usize * 2 + node.on as usize;
-                if self.seen[key] == stamp {
-                    continue;
-                }
-                self.seen[key] = stamp;
-                if let Ok(k) = self.nested.binary_search_by_key(&i, |e| e.0) {
-                    let (_, hash, cx) = self.nested[k];
-                    if !self.met.contains(&hash) {
-                        self.met.push(hash);
-                        extra += cx as usize;
+            let (nested, met) = (&self.nested, &mut self.met);
+            let (nodes, parents) = (&self.nodes, &self.parents);
+            walk_ancestors(
+                nodes,
+                parents,
+                &mut self.seen,
+                self.stamp,
+                &mut self.stack,
+                root,
+                |i, _, _| {
+                    if let Ok(k) = nested.binary_search_by_key(&i, |e| e.0) {
+                        let (_, hash, cx) = nested[k];
+                        if !met.contains(&hash) {
+                            met.push(hash);
+                            extra += cx as usize;
+                        }
                     }
-                }
-                for k in 0..node.plen {
-                    self.stack.push(self.parents[(node.pstart + k) as usize]);
-                }
-            }
+                },
+            );
         }
         flat + extra
     }
@@ -225,62 +286,34 @@ impl Pool {
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
         for &root in roots {
             self.next_stamp();
-            let stamp = self.stamp;
-            self.stack.clear();
-            self.stack.push(root);
             hash = (hash ^ 0xffff).wrapping_mul(0x100_0000_01b3);
-            while let Some(i) = self.stack.pop() {
-                let node = self.nodes[i as usize];
-                let key = node.cd as usize * 2 + node.on as usize;
-                if self.seen[key] == stamp {
-                    continue;
-                }
-                self.seen[key] = stamp;
-                hash = (hash ^ key as u64).wrapping_mul(0x100_0000_01b3);
-                if node.on {
-                    let cause = if node.plen == 0 {
-                        source
-                    } else {
-                        link_house(
-                            grid,
-                            &self.nodes[self.parents[node.pstart as usize] as usize],
-                            node.cd,
-                        )
-                    };
-                    self.push_cause(real, grid, node.cd, cause, out);
-                }
-                for k in 0..node.plen {
-                    self.stack.push(self.parents[(node.pstart + k) as usize]);
-                }
-            }
+            let (nodes, parents) = (&self.nodes, &self.parents);
+            let (pseen, pstamp) = (&mut self.pseen, self.pstamp);
+            walk_ancestors(
+                nodes,
+                parents,
+                &mut self.seen,
+                self.stamp,
+                &mut self.stack,
+                root,
+                |_, node, key| {
+                    hash = (hash ^ key as u64).wrapping_mul(0x100_0000_01b3);
+                    if node.on {
+                        let cause = if node.plen == 0 {
+                            source
+                        } else {
+                            link_house(
+                                grid,
+                                &nodes[parents[node.pstart as usize] as usize],
+                                node.cd,
+                            )
+                        };
+                        push_cause(pseen, pstamp, real, grid, node.cd, cause, out);
+                    }
+                },
+            );
         }
         hash
-    }
-
-    /// The rule parents of one "on" node `cd` forced by `cause` (a house, [`CELL_HINT`] or
-    /// more for its cell, [`NO_HOUSE`] for none).
-    fn push_cause(&mut self, real: &Board, grid: &Board, cd: u16, cause: u8, out: &mut Vec<u16>) {
-        let (c, d) = (cd as usize / 9, (cd % 9) as u8 + 1);
-        if cause == NO_HOUSE {
-            return;
-        }
-        let mut push = |x: usize| {
-            if self.pseen[x] != self.pstamp {
-                self.pseen[x] = self.pstamp;
-                out.push(x as u16);
-            }
-        };
-        if cause >= CELL_HINT {
-            for e in digits(real.cand[c] & !grid.cand[c]) {
-                push(c * 9 + e as usize - 1);
-            }
-        } else {
-            let gone =
-                real.pos[d as usize - 1] & !grid.pos[d as usize - 1] & HOUSES[cause as usize];
-            for gc in cells(gone) {
-                push(gc * 9 + d as usize - 1);
-            }
-        }
     }
 
     fn next_stamp(&mut self) {
@@ -312,22 +345,17 @@ impl Pool {
             return known as usize;
         }
         self.next_stamp();
-        let stamp = self.stamp;
-        self.stack.clear();
-        self.stack.push(root);
         let mut n = 0;
-        while let Some(i) = self.stack.pop() {
-            let node = self.nodes[i as usize];
-            let key = node.cd as usize * 2 + node.on as usize;
-            if self.seen[key] == stamp {
-                continue;
-            }
-            self.seen[key] = stamp;
-            n += 1;
-            for k in 0..node.plen {
-                self.stack.push(self.parents[(node.pstart + k) as usize]);
-            }
-        }
+        let (nodes, parents) = (&self.nodes, &self.parents);
+        walk_ancestors(
+            nodes,
+            parents,
+            &mut self.seen,
+            self.stamp,
+            &mut self.stack,
+            root,
+            |_, _, _| n += 1,
+        );
         self.anc[root as usize] = n as u32;
         n
     }
