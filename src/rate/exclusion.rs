@@ -248,14 +248,12 @@ mod tests {
     /// find the hint again, although no cell of the pattern lost a candidate.
     #[test]
     fn a_placed_naked_single_brings_its_peers_back() {
+        use crate::rate::tests::golden_puzzles;
         use crate::rate::{explain, Limits};
-        let root = env!("CARGO_MANIFEST_DIR");
-        let text = std::fs::read_to_string(format!("{root}/tests/golden/se_ratings.txt")).unwrap();
         type Exclusion = fn(&Board, &Changed) -> Option<Step>;
         let rules: [Exclusion; 2] = [aligned_pair, aligned_triple];
         let mut hidden = [0; 2];
-        for line in text.lines().filter(|l| !l.starts_with('#')) {
-            let p: crate::Grid = line.split_whitespace().next().unwrap().parse().unwrap();
+        for p in golden_puzzles() {
             let (_, steps) = explain(&p, &Limits::default());
             let mut now = Board::new(&p);
             for step in steps {

@@ -648,13 +648,20 @@ mod tests {
         println!("{r:?}");
     }
 
+    /// The puzzles of the golden file (tests/golden/se_ratings.txt), in order.
+    pub(crate) fn golden_puzzles() -> Vec<Grid> {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let text = std::fs::read_to_string(format!("{root}/tests/golden/se_ratings.txt")).unwrap();
+        text.lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+            .collect()
+    }
+
     /// The board just before the first step of `technique` on the path of a golden puzzle, the
     /// step SE's order takes there, and the puzzle's solution.
     pub(crate) fn golden_state(technique: Technique) -> (Board, Step, Grid) {
-        let root = env!("CARGO_MANIFEST_DIR");
-        let text = std::fs::read_to_string(format!("{root}/tests/golden/se_ratings.txt")).unwrap();
-        for line in text.lines().filter(|l| !l.starts_with('#')) {
-            let p: Grid = line.split_whitespace().next().unwrap().parse().unwrap();
+        for p in golden_puzzles() {
             let (_, steps) = explain(&p, &Limits::default());
             let mut b = Board::new(&p);
             for s in steps {
@@ -673,16 +680,13 @@ mod tests {
     /// scanning everything: the memo of a real path, kept as `run` keeps it.
     #[test]
     fn rules_find_the_same_step_looking_only_at_changes() {
-        let root = env!("CARGO_MANIFEST_DIR");
-        let text = std::fs::read_to_string(format!("{root}/tests/golden/se_ratings.txt")).unwrap();
         let (mut states, mut narrowed) = (0, 0);
         for flavor in [Flavor::Se1213, Flavor::Se121] {
             let limits = Limits {
                 flavor,
                 ..Limits::default()
             };
-            for line in text.lines().filter(|l| !l.starts_with('#')) {
-                let p: Grid = line.split_whitespace().next().unwrap().parse().unwrap();
+            for p in golden_puzzles() {
                 let (_, steps) = explain(&p, &limits);
                 let mut b = Board::new(&p);
                 let mut memo = Memo::new();
