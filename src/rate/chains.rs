@@ -24,25 +24,27 @@ struct Mode {
 /// House kinds in SE's order: box, row, column (indexes into [`houses_of`]).
 const KINDS: [usize; 3] = [2, 0, 1];
 
-/// A node: cell * 9 + digit - 1, and whether it is on.
+/// A node: a cell, a digit (1-9), and whether it is on.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct Pot {
-    cd: u16,
+    c: u8,
+    d: u8,
     on: bool,
 }
 
 impl Pot {
     fn new(c: usize, d: u8, on: bool) -> Pot {
-        Pot {
-            cd: (c * 9 + d as usize - 1) as u16,
-            on,
-        }
+        Pot { c: c as u8, d, on }
     }
     fn cell(self) -> usize {
-        self.cd as usize / 9
+        self.c as usize
     }
     fn digit(self) -> u8 {
-        (self.cd % 9) as u8 + 1
+        self.d
+    }
+    /// Index of the node among all 1458: (cell * 9 + digit - 1) * 2 + on.
+    fn index(self) -> usize {
+        (self.c as usize * 9 + self.d as usize - 1) * 2 + self.on as usize
     }
 }
 
@@ -345,7 +347,7 @@ impl CycleSearch {
         let mut a = self.pool[i as usize].parent;
         while a != ROOT {
             let n = self.pool[a as usize];
-            self.mark[n.pot.cd as usize * 2 + n.pot.on as usize] = self.stamp;
+            self.mark[n.pot.index()] = self.stamp;
             a = n.parent;
         }
     }
@@ -430,20 +432,23 @@ impl CycleSearch {
             }
         }
         let dd = d as usize - 1;
+        let all = b.pos[dd] & PEERS[c];
+        let mut push = all & !walk.expanded_off[dd] & walk.live[dd];
+        walk.expanded_off[dd] |= all;
+        if push == 0 {
+            return;
+        }
         let hs = houses_of(c);
-        let mut seen: Cells = 1 << c;
         for k in KINDS {
-            let o = b.pos[dd] & HOUSES[hs[k]] & !seen;
-            seen |= o;
-            let new = o & !walk.expanded_off[dd];
-            walk.expanded_off[dd] |= new;
-            for oc in cells(new & walk.live[dd]) {
+            let h = HOUSES[hs[k]];
+            for oc in cells(push & h) {
                 self.pool.push(Node {
                     pot: Pot::new(oc, d, false),
                     parent: i,
                 });
                 self.next.push(self.pool.len() as u32 - 1);
             }
+            push &= !h;
         }
     }
 
@@ -472,7 +477,7 @@ impl CycleSearch {
                 self.mark_ancestors(i);
                 marked = true;
             }
-            if self.mark[q.cd as usize * 2 + q.on as usize] == self.stamp {
+            if self.mark[q.index()] == self.stamp {
                 continue;
             }
             // SE expands every occurrence of an off node, but a repeated one only turns on
@@ -497,7 +502,7 @@ impl CycleSearch {
             let p = self.pool[i as usize].pot;
             let (c, d) = (p.cell(), p.digit());
             let dd = d as usize - 1;
-            if walk.mode.y && b.cand[c].count_ones() == 2 {
+            if walk.mode.y && l.biv & (1 << c) != 0 {
                 let e = (b.cand[c] & !(1 << dd)).trailing_zeros() as usize;
                 if walk.to_on[e] & (1 << c) == 0 {
                     walk.to_on[e] |= 1 << c;
