@@ -3,7 +3,7 @@
 //! candidates for triples) or repeat a digit in a shared house are impossible; a digit with no
 //! possible combination left is eliminated.
 
-use super::board::{bit, cells, digits, Board, Cells, PEERS};
+use super::board::{bit, cells, digits, more_than, Board, Cells, PEERS};
 use super::changed::Changed;
 use super::scale::Technique;
 use super::Step;
@@ -156,7 +156,7 @@ pub fn aligned_triple(b: &Board, changed: &Changed) -> Option<Step> {
             for t in cells(twin) {
                 let trio = [c0, c1, t];
                 let excl = pair_excl & PEERS[t];
-                if excl.count_ones() < 2 {
+                if !more_than(excl, 1) {
                     continue;
                 }
                 if let Some(s) = exclude(b, &trio, excl) {
@@ -186,7 +186,10 @@ fn exclude(b: &Board, trio: &[usize; 3], excl: Cells) -> Option<Step> {
         }
     }
     let ex = &exb[..n];
-    let mut ok = [0u16; 3];
+    // What some combination allows, the three masks in one word (16 bits each), against
+    // the trio's masks.
+    let all_ok = ms[0] as u64 | (ms[1] as u64) << 16 | (ms[2] as u64) << 32;
+    let mut ok = 0u64;
     for d0 in digits(ms[0]) {
         for d1 in digits(ms[1]) {
             if d0 == d1 && see01 {
@@ -202,7 +205,7 @@ fn exclude(b: &Board, trio: &[usize; 3], excl: Cells) -> Option<Step> {
                     bad = u16::MAX;
                     break;
                 }
-                if rest.count_ones() == 1 {
+                if rest & (rest - 1) == 0 {
                     bad |= rest;
                 }
             }
@@ -214,18 +217,17 @@ fn exclude(b: &Board, trio: &[usize; 3], excl: Cells) -> Option<Step> {
             }
             let third = ms[2] & !bad;
             if third != 0 {
-                ok[0] |= bit(d0);
-                ok[1] |= bit(d1);
-                ok[2] |= third;
-                if ok == ms {
+                ok |= bit(d0) as u64 | (bit(d1) as u64) << 16 | (third as u64) << 32;
+                if ok == all_ok {
                     return None;
                 }
             }
         }
     }
-    if ok == ms {
+    if ok == all_ok {
         return None;
     }
+    let ok = [ok as u16, (ok >> 16) as u16, (ok >> 32) as u16];
     let mut s = Step::new(Technique::AlignedTripleExclusion);
     for k in 0..3 {
         for d in digits(ms[k] & !ok[k]) {
