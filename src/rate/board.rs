@@ -90,6 +90,20 @@ pub fn single(b: Cells) -> bool {
     b != 0 && !more_than(b, 1)
 }
 
+/// Whether a board holds exactly two cells.
+#[inline]
+pub fn two(b: Cells) -> bool {
+    let rest = b & b.wrapping_sub(1);
+    rest != 0 && rest & rest.wrapping_sub(1) == 0
+}
+
+/// Whether a digit mask holds exactly two digits (without a count, as [`more_than`]).
+#[inline]
+pub fn two_digits(m: u16) -> bool {
+    let rest = m & m.wrapping_sub(1);
+    rest != 0 && rest & (rest - 1) == 0
+}
+
 /// Iterates over the cells of a board, lowest first.
 #[derive(Clone, Copy)]
 pub struct Iter(pub Cells);
@@ -264,7 +278,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn more_than_and_single_agree_with_the_count() {
+    fn more_than_single_and_two_agree_with_the_count() {
         let mut x = 0x9E37_79B9_7F4A_7C15_u64;
         for _ in 0..2000 {
             // Boards of every density: a random mask thinned by a random number of ANDs.
@@ -282,6 +296,9 @@ mod tests {
                 assert_eq!(more_than(b, n), count(b) > n, "{b:x} {n}");
             }
             assert_eq!(single(b), count(b) == 1, "{b:x}");
+            assert_eq!(two(b), count(b) == 2, "{b:x}");
+            let m = b as u16 & 0x1ff;
+            assert_eq!(two_digits(m), m.count_ones() == 2, "{m:x}");
             assert!(single(b & b.wrapping_neg()) || b == 0);
         }
     }

@@ -9,7 +9,7 @@
 //! breadth-first, so each node is reached by a shortest chain, and a chain's complexity is its
 //! number of distinct nodes.
 
-use super::board::{bit, cells, digits, houses_of, more_than, Board, Cells, HOUSES, PEERS};
+use super::board::{bit, cells, digits, houses_of, two, Board, Cells, HOUSES, PEERS};
 use super::reach::{node, Reach};
 use super::scale::{length_increment, Technique};
 use super::Step;
@@ -86,7 +86,7 @@ impl Links {
         for d in 0..9 {
             for h in 0..27 {
                 let p = b.pos[d] & HOUSES[h];
-                if more_than(p, 1) && !more_than(p, 2) {
+                if two(p) {
                     let a = p.trailing_zeros() as usize;
                     let z = 127 - p.leading_zeros() as usize;
                     let k = match h / 9 {

@@ -13,7 +13,9 @@
 use std::collections::VecDeque;
 
 use super::advanced::{advanced_eliminations, Advanced};
-use super::board::{bit, cells, count, digits, houses_of, Board, Cells, HOUSES};
+use super::board::{
+    bit, cells, digits, houses_of, more_than, two, two_digits, Board, Cells, HOUSES,
+};
 use super::deadline::expired;
 use super::reach::{node, Reach};
 use super::scale::{length_increment, Technique};
@@ -504,7 +506,7 @@ fn link_house(grid: &Board, p: &Node, q: u16) -> u8 {
         if first == NO_HOUSE {
             first = h as u8;
         }
-        if count(grid.pos[d] & HOUSES[h]) == 2 {
+        if two(grid.pos[d] & HOUSES[h]) {
             return h as u8;
         }
     }
@@ -545,7 +547,7 @@ pub(super) fn off_consequences(grid: &Board, y: bool, cd: u16) -> ([(u16, u8); 4
     let (c, d) = (cd as usize / 9, (cd % 9) as u8 + 1);
     let mut ons: [(u16, u8); 4] = [(0, 0); 4];
     let mut n = 0;
-    if y && grid.cand[c].count_ones() == 2 {
+    if y && two_digits(grid.cand[c]) {
         let e = (grid.cand[c] & !bit(d)).trailing_zeros() as usize;
         ons[n] = ((c * 9 + e) as u16, 3);
         n += 1;
@@ -553,7 +555,7 @@ pub(super) fn off_consequences(grid: &Board, y: bool, cd: u16) -> ([(u16, u8); 4
     let hs = houses_of(c);
     for (ki, k) in KINDS.iter().enumerate() {
         let pp = grid.pos[d as usize - 1] & HOUSES[hs[*k]];
-        if count(pp) == 2 {
+        if two(pp) {
             let oc = (pp & !(1u128 << c)).trailing_zeros() as usize;
             let q = (oc * 9 + d as usize - 1) as u16;
             if !ons[..n].iter().any(|o| o.0 == q) {
@@ -869,7 +871,7 @@ impl Chains {
         let mut out = 0;
         for (ki, k) in KINDS.into_iter().enumerate() {
             let p = b.pos[d as usize - 1] & HOUSES[hs[k]];
-            if count(p) < 2 || p.trailing_zeros() as usize != c {
+            if !more_than(p, 1) || p.trailing_zeros() as usize != c {
                 continue;
             }
             let ok = match self {
@@ -1183,7 +1185,7 @@ fn region_chains(
     let hs = houses_of(c);
     for (ki, k) in KINDS.into_iter().enumerate() {
         let p = b.pos[d as usize - 1] & HOUSES[hs[k]];
-        if count(p) < 2 || p.trailing_zeros() as usize != c || houses >> ki & 1 == 0 {
+        if !more_than(p, 1) || p.trailing_zeros() as usize != c || houses >> ki & 1 == 0 {
             continue;
         }
         // Outcomes of the other places, computed one at a time; intersect as we go.

@@ -18,7 +18,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::board::{cells, digits, more_than, Board, Cells, HOUSES, PEERS};
+use super::board::{cells, digits, two, Board, Cells, HOUSES, PEERS};
 
 thread_local! {
     /// The last graph [`Reach::shared`] built, and the candidates it was built for.
@@ -199,7 +199,7 @@ pub(super) fn conjugates(b: &Board) -> [[Cells; 81]; 9] {
     for d in 0..9 {
         for h in HOUSES {
             let p = b.pos[d] & h;
-            if more_than(p, 1) && !more_than(p, 2) {
+            if two(p) {
                 let a = p.trailing_zeros() as usize;
                 let z = 127 - p.leading_zeros() as usize;
                 conj[d][a] |= 1 << z;
