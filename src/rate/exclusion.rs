@@ -106,17 +106,27 @@ fn pair_kept(b: &Board, c0: usize, c1: usize, excl: Cells) -> (u16, u16) {
 pub fn aligned_triple(b: &Board, changed: &Changed) -> Option<Step> {
     let mut small: Cells = 0;
     let mut naked_single: Cells = 0;
+    let mut several: Cells = 0;
     for c in cells(b.empty) {
-        let k = b.cand[c].count_ones();
-        if k == 1 {
-            naked_single |= 1 << c;
-        } else if k <= 3 {
+        // Cleared of its lowest digits, one at a time (no count: see `more_than`).
+        let m = b.cand[c];
+        let m1 = m & m.wrapping_sub(1);
+        let m2 = m1 & m1.wrapping_sub(1);
+        if m == 0 {
+            // No candidate left (never on a rating path): counted with the small cells.
             small |= 1 << c;
+        } else if m1 == 0 {
+            naked_single |= 1 << c;
+        } else {
+            several |= 1 << c;
+            if m2 & m2.wrapping_sub(1) == 0 {
+                small |= 1 << c;
+            }
         }
     }
     let mut cand_cells: Cells = 0;
-    for c in cells(b.empty) {
-        if b.cand[c].count_ones() >= 2 && PEERS[c] & naked_single == 0 && PEERS[c] & small != 0 {
+    for c in cells(several) {
+        if PEERS[c] & naked_single == 0 && PEERS[c] & small != 0 {
             cand_cells |= 1 << c;
         }
     }
