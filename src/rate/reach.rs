@@ -48,6 +48,9 @@ pub(super) struct Reach {
     words: usize,
     /// Number of components.
     comps: usize,
+    /// Components with a reachable set: the others (numbered from here) are single nodes with
+    /// no links out, which reach only themselves.
+    with_sets: usize,
     /// The dense nodes each component reaches (itself included), `words` per component.
     reach: Vec<u64>,
 }
@@ -83,8 +86,17 @@ impl Reach {
         let g = Graph::new(b, conj);
         let mut t = Tarjan::new(&g);
         for n in 0..g.len() {
-            if t.index[n] == NONE {
+            if t.index[n] == NONE && !g.sink(n) {
                 t.visit(&g, n);
+            }
+        }
+        // The nodes with no links out stay out of the search: each is its own component.
+        let with_sets = t.comps;
+        let mut comps = t.comps;
+        for n in 0..g.len() {
+            if g.sink(n) {
+                t.comp[n] = comps as u16;
+                comps += 1;
             }
         }
         Reach {
@@ -92,7 +104,8 @@ impl Reach {
             id: g.id,
             comp: t.comp,
             words: t.words,
-            comps: t.comps,
+            comps,
+            with_sets,
             reach: t.reach,
         }
     }
@@ -120,6 +133,9 @@ impl Reach {
     pub(super) fn reaches(&self, a: usize, b: usize) -> bool {
         match (self.component(a), self.id[b]) {
             (Some(ca), i) if i != NONE => {
+                if ca >= self.with_sets {
+                    return a == b;
+                }
                 let i = i as usize;
                 self.reach[ca * self.words + i / 64] >> (i % 64) & 1 != 0
             }
@@ -163,6 +179,15 @@ impl Reach {
             let Some(k) = self.component(n) else {
                 return false;
             };
+            if k >= self.with_sets {
+                // A node with no links out reaches only itself.
+                let i = self.id[n] as usize;
+                let c = common.get_or_insert_with(|| vec![!0; self.words]);
+                for (w, a) in c.iter_mut().enumerate() {
+                    *a &= if w == i / 64 { 1 << (i % 64) } else { 0 };
+                }
+                continue;
+            }
             let set = &self.reach[k * self.words..(k + 1) * self.words];
             match &mut common {
                 None => common = Some(set.to_vec()),
@@ -275,6 +300,12 @@ impl Graph {
     fn successors(&self, n: usize) -> &[u16] {
         &self.succ[self.start[n] as usize..self.start[n + 1] as usize]
     }
+
+    /// Whether dense node `n` has no links out.
+    #[inline]
+    fn sink(&self, n: usize) -> bool {
+        self.start[n] == self.start[n + 1]
+    }
 }
 
 /// Tarjan's strongly-connected-components algorithm, without recursion. Components come out
@@ -330,6 +361,10 @@ impl Tarjan {
                 self.path.last_mut().expect("a node is open").1 += 1;
                 let m = g.succ[at as usize] as usize;
                 if self.index[m] == NONE {
+                    if g.sink(m) {
+                        // Its own component, numbered after the search.
+                        continue;
+                    }
                     self.open(g, m);
                 } else if self.on_stack[m] {
                     self.low[n] = self.low[n].min(self.index[m]);
@@ -375,7 +410,7 @@ impl Tarjan {
             let m = m as usize;
             set[m / 64] |= 1 << (m % 64);
             for &s in g.successors(m) {
-                if g.successors(s as usize).is_empty() {
+                if g.sink(s as usize) {
                     // A node with no links out reaches only itself.
                     set[s as usize / 64] |= 1 << (s % 64);
                     continue;
@@ -437,6 +472,19 @@ mod tests {
                 }
             }
             assert!(linked > 0, "{t:?}: no two nodes share a component");
+            // A node implied by both starts that would make progress (nodes with no links out
+            // included, as starts and as targets).
+            let progress = |n: usize| n % 2 == 0 || b.cand[n / 18].count_ones() > 1;
+            let mut sinks = 0;
+            for (i, &a) in back.iter().enumerate().step_by(5) {
+                sinks += g.sink(i) as usize;
+                for (j, &z) in back.iter().enumerate().step_by(3) {
+                    let plain = (0..g.len()).any(|k| all[i][k] && all[j][k] && progress(back[k]));
+                    let got = r.implied_by_all(&b, [a, z].into_iter());
+                    assert_eq!(got, plain, "{t:?} {a} & {z}");
+                }
+            }
+            assert!(sinks > 0, "{t:?}: no start without links out");
         }
     }
 }
