@@ -90,6 +90,14 @@ pub fn single(b: Cells) -> bool {
     b != 0 && !more_than(b, 1)
 }
 
+/// Whether cell `c` is in board `b`: one word picked and shifted, cheaper than building a
+/// 128-bit mask.
+#[inline]
+pub fn holds(b: Cells, c: usize) -> bool {
+    let w = if c < 64 { b as u64 } else { (b >> 64) as u64 };
+    w >> (c & 63) & 1 != 0
+}
+
 /// Whether a board holds exactly two cells.
 #[inline]
 pub fn two(b: Cells) -> bool {
@@ -297,6 +305,9 @@ mod tests {
             }
             assert_eq!(single(b), count(b) == 1, "{b:x}");
             assert_eq!(two(b), count(b) == 2, "{b:x}");
+            for c in 0..81 {
+                assert_eq!(holds(b, c), b & 1 << c != 0, "{b:x} {c}");
+            }
             let m = b as u16 & 0x1ff;
             assert_eq!(two_digits(m), m.count_ones() == 2, "{m:x}");
             assert!(single(b & b.wrapping_neg()) || b == 0);

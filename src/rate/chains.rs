@@ -9,7 +9,7 @@
 //! breadth-first, so each node is reached by a shortest chain, and a chain's complexity is its
 //! number of distinct nodes.
 
-use super::board::{bit, cells, digits, houses_of, two, Board, Cells, HOUSES, PEERS};
+use super::board::{bit, cells, digits, holds, houses_of, two, Board, Cells, HOUSES, PEERS};
 use super::reach::{node, Reach};
 use super::scale::{length_increment, Technique};
 use super::Step;
@@ -418,9 +418,9 @@ impl CycleSearch {
         if walk.mode.y {
             for e in digits(b.cand[c]) {
                 let ed = e as usize - 1;
-                if e != d && walk.expanded_off[ed] & (1 << c) == 0 {
+                if e != d && !holds(walk.expanded_off[ed], c) {
                     walk.expanded_off[ed] |= 1 << c;
-                    if walk.live[ed] & (1 << c) == 0 {
+                    if !holds(walk.live[ed], c) {
                         continue;
                     }
                     self.pool.push(Node {
@@ -461,7 +461,7 @@ impl CycleSearch {
         let partners = &walk.partners[..walk.np];
         let adjacent = partners.iter().any(|q| {
             let (qc, qd) = (q.cell(), q.digit());
-            (qd == d && PEERS[c] & (1 << qc) != 0) || (walk.mode.y && qc == c && qd != d)
+            (qd == d && holds(PEERS[c], qc)) || (walk.mode.y && qc == c && qd != d)
         });
         if !adjacent {
             return;
@@ -502,9 +502,9 @@ impl CycleSearch {
             let p = self.pool[i as usize].pot;
             let (c, d) = (p.cell(), p.digit());
             let dd = d as usize - 1;
-            if walk.mode.y && l.biv & (1 << c) != 0 {
+            if walk.mode.y && holds(l.biv, c) {
                 let e = (b.cand[c] & !(1 << dd)).trailing_zeros() as usize;
-                if walk.to_on[e] & (1 << c) == 0 {
+                if !holds(walk.to_on[e], c) {
                     walk.to_on[e] |= 1 << c;
                     self.pool.push(Node {
                         pot: Pot::new(c, e as u8 + 1, true),
@@ -515,7 +515,7 @@ impl CycleSearch {
             }
             if walk.mode.x {
                 for o in l.partner[dd][c] {
-                    if o != 255 && walk.to_on[dd] & (1 << o) == 0 {
+                    if o != 255 && !holds(walk.to_on[dd], o as usize) {
                         walk.to_on[dd] |= 1 << o;
                         self.pool.push(Node {
                             pot: Pot::new(o as usize, d, true),
