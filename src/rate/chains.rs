@@ -260,6 +260,8 @@ const ROOT: u32 = u32::MAX;
 struct Walk {
     src: Pot,
     mode: Mode,
+    /// The on nodes the walk may make (those in the start's component).
+    on_span: [Cells; 9],
     /// Candidates (per digit) already turned on.
     to_on: [Cells; 9],
     /// Candidates (per digit) already expanded as off nodes.
@@ -273,7 +275,9 @@ struct Walk {
 }
 
 impl Walk {
-    fn new(b: &Board, l: &Links, src: Pot, mode: Mode) -> Walk {
+    /// A walk from `src` that only makes nodes of `span` (the candidates whose off and on nodes
+    /// lie in the start's component): a node outside it never leads back to the start.
+    fn new(b: &Board, l: &Links, src: Pot, mode: Mode, span: &[[Cells; 9]; 2]) -> Walk {
         let mut to_on = [0u128; 9];
         to_on[src.digit() as usize - 1] |= 1 << src.cell();
         let mut live = [0u128; 9];
@@ -284,6 +288,7 @@ impl Walk {
             if mode.y {
                 *v |= l.biv & b.pos[d];
             }
+            *v &= span[0][d];
         }
         let mut partners = [src; 4];
         let mut np = 0;
@@ -302,6 +307,7 @@ impl Walk {
         Walk {
             src,
             mode,
+            on_span: span[1],
             to_on,
             expanded_off: [0; 9],
             live,
@@ -357,12 +363,21 @@ impl CycleSearch {
     /// indexes of the chains that return to `src` after at least four half-steps, up to
     /// `max_nodes` nodes. A cycle found at one depth that eliminates something beats every
     /// longer one from the same start, so the walk ends with the layer that finds it.
-    fn run(&mut self, b: &Board, l: &Links, src: Pot, mode: Mode, max_nodes: usize) {
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &mut self,
+        b: &Board,
+        l: &Links,
+        src: Pot,
+        mode: Mode,
+        span: &[[Cells; 9]; 2],
+        max_nodes: usize,
+    ) {
         self.pool.clear();
         self.found.clear();
         self.pend_on.clear();
         self.pend_off.clear();
-        let mut walk = Walk::new(b, l, src, mode);
+        let mut walk = Walk::new(b, l, src, mode, span);
         self.pool.push(Node {
             pot: src,
             parent: ROOT,
@@ -506,17 +521,22 @@ impl CycleSearch {
                 let e = (b.cand[c] & !(1 << dd)).trailing_zeros() as usize;
                 if !holds(walk.to_on[e], c) {
                     walk.to_on[e] |= 1 << c;
-                    self.pool.push(Node {
-                        pot: Pot::new(c, e as u8 + 1, true),
-                        parent: i,
-                    });
-                    self.pend_on.push(self.pool.len() as u32 - 1);
+                    if holds(walk.on_span[e], c) {
+                        self.pool.push(Node {
+                            pot: Pot::new(c, e as u8 + 1, true),
+                            parent: i,
+                        });
+                        self.pend_on.push(self.pool.len() as u32 - 1);
+                    }
                 }
             }
             if walk.mode.x {
                 for o in l.partner[dd][c] {
                     if o != 255 && !holds(walk.to_on[dd], o as usize) {
                         walk.to_on[dd] |= 1 << o;
+                        if !holds(walk.on_span[dd], o as usize) {
+                            continue;
+                        }
                         self.pool.push(Node {
                             pot: Pot::new(o as usize, d, true),
                             parent: i,
@@ -953,6 +973,8 @@ fn best_cycle(
 ) -> Option<(Key, Step)> {
     let mut best: Option<(Key, Step)> = None;
     let eliminating = graph.eliminating_components(b);
+    // The members of each start's component, for the components met so far.
+    let mut spans: Vec<(usize, [[Cells; 9]; 2])> = Vec::new();
     for (mode, sort_key) in MODES {
         let (tech, base) = if mode.x && mode.y {
             (Technique::XYCycle, 70)
@@ -1008,7 +1030,15 @@ fn best_cycle(
                 if lim < 4 {
                     continue;
                 }
-                cs.run(b, l, Pot::new(c, d, true), mode, lim);
+                let k = graph.component(on).expect("a marked node is in the graph");
+                let span = match spans.iter().position(|(sk, _)| *sk == k) {
+                    Some(i) => &spans[i].1,
+                    None => {
+                        spans.push((k, graph.members(k)));
+                        &spans[spans.len() - 1].1
+                    }
+                };
+                cs.run(b, l, Pot::new(c, d, true), mode, span, lim);
                 for fi in 0..cs.found.len() {
                     let end = cs.found[fi];
                     let n = cs.cycle_len(end);
@@ -1131,10 +1161,70 @@ mod tests {
         }
     }
 
+    /// A cycle walk that only makes nodes of the start's component finds the same cycles, in
+    /// the same order, as one that makes every node.
+    #[test]
+    fn a_walk_kept_to_its_component_finds_the_same_cycles() {
+        use crate::rate::board::ALL;
+        use crate::rate::tests::golden_state;
+        let cycles = |cs: &CycleSearch| -> Vec<Vec<Pot>> {
+            cs.found
+                .iter()
+                .map(|&end| {
+                    let mut path = Vec::new();
+                    let mut i = end;
+                    while i != ROOT {
+                        path.push(cs.pool[i as usize].pot);
+                        i = cs.pool[i as usize].parent;
+                    }
+                    path
+                })
+                .collect()
+        };
+        let (mut found, mut smaller) = (0, 0);
+        for t in [
+            Technique::XCycle,
+            Technique::YCycle,
+            Technique::ForcingChain,
+        ] {
+            let (b, _, _) = golden_state(t);
+            let l = Links::new(&b);
+            let graph = Reach::new(&b);
+            let (mut full, mut kept) = (CycleSearch::new(), CycleSearch::new());
+            for (mode, _) in MODES {
+                for c in cells(b.empty) {
+                    for d in digits(b.cand[c]) {
+                        let on = node(c, d, true);
+                        let Some(k) = graph.component(on) else {
+                            continue;
+                        };
+                        let start = Pot::new(c, d, true);
+                        full.run(&b, &l, start, mode, &[[ALL; 9]; 2], 24);
+                        kept.run(&b, &l, start, mode, &graph.members(k), 24);
+                        assert_eq!(
+                            cycles(&kept),
+                            cycles(&full),
+                            "{t:?} r{}c{} {d}",
+                            c / 9 + 1,
+                            c % 9 + 1
+                        );
+                        found += full.found.len();
+                        smaller += (kept.pool.len() < full.pool.len()) as usize;
+                    }
+                }
+            }
+        }
+        assert!(
+            found > 0 && smaller > 0,
+            "{found} cycles, {smaller} smaller walks"
+        );
+    }
+
     /// The starts `static_chains` skips have no chain: every start whose search finds a
     /// forcing chain, and every start of a cycle that eliminates something, passes the tests.
     #[test]
     fn skipped_starts_have_no_chain() {
+        use crate::rate::board::ALL;
         use crate::rate::tests::golden_state;
         let (mut chains, mut cycles) = (0, 0);
         for t in [
@@ -1173,7 +1263,7 @@ mod tests {
                                 chains += 1;
                             }
                         }
-                        cs.run(&b, &l, Pot::new(c, d, true), mode, 64);
+                        cs.run(&b, &l, Pot::new(c, d, true), mode, &[[ALL; 9]; 2], 64);
                         let on = node(c, d, true);
                         for i in 0..cs.found.len() {
                             let end = cs.found[i];

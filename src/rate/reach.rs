@@ -117,9 +117,23 @@ impl Reach {
 
     /// The component of a node of the grid.
     #[inline]
-    fn component(&self, n: usize) -> Option<usize> {
+    pub(super) fn component(&self, n: usize) -> Option<usize> {
         let i = self.id[n];
         (i != NONE).then(|| self.comp[i as usize] as usize)
+    }
+
+    /// The candidates (per digit) whose "on" node, and those whose "off" node, lie in component
+    /// `k`.
+    pub(super) fn members(&self, k: usize) -> [[Cells; 9]; 2] {
+        let mut m = [[0; 9]; 2];
+        for (i, &n) in self.node.iter().enumerate() {
+            if self.comp[i] as usize == k {
+                let n = n as usize;
+                let (cd, on) = (n / 2, n % 2);
+                m[on][cd % 9] |= 1 << (cd / 9);
+            }
+        }
+        m
     }
 
     /// Whether nodes `a` and `b` lie on one cycle of links (one component).
