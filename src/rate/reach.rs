@@ -488,7 +488,7 @@ mod tests {
             assert!(linked > 0, "{t:?}: no two nodes share a component");
             // A node implied by both starts that would make progress (nodes with no links out
             // included, as starts and as targets).
-            let progress = |n: usize| n % 2 == 0 || b.cand[n / 18].count_ones() > 1;
+            let progress = |n: usize| n.is_multiple_of(2) || b.cand[n / 18].count_ones() > 1;
             let mut sinks = 0;
             for (i, &a) in back.iter().enumerate().step_by(5) {
                 sinks += g.sink(i) as usize;
