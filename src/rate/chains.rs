@@ -166,10 +166,8 @@ fn expand_on(b: &Board, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
 /// always used by forcing chains).
 fn expand_off(b: &Board, l: &Links, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
     for d in 0..9 {
-        if front[d] == 0 {
-            continue;
-        }
-        for c in cells(front[d]) {
+        // Only a cell where the digit has a conjugate links anywhere.
+        for c in cells(front[d] & l.strong[d]) {
             out[d] |= l.conj[d][c];
         }
     }
