@@ -595,6 +595,37 @@ impl CycleSearch {
         n
     }
 
+    /// Replaces `best` with each cycle of the last walk (from candidate `d` of cell `c`, rated
+    /// from `base` as `tech`) that is within the bound, eliminates something and sorts first.
+    fn keep_best(
+        &self,
+        b: &Board,
+        (tech, base, sort_key, c, d): (Technique, u16, u8, usize, u8),
+        bound: Option<u16>,
+        best: &mut Option<(Key, Step)>,
+    ) {
+        for (fi, &end) in self.found.iter().enumerate() {
+            let n = self.cycle_len(end);
+            let rating = base + length_increment(n);
+            if bound.is_some_and(|r| rating > r) {
+                continue;
+            }
+            let key = (rating, n, sort_key, c as u8, d, 0, fi as u32);
+            if best.as_ref().is_some_and(|b| key >= b.0) {
+                continue;
+            }
+            let (_, e) = self.cycle_hint(b, end);
+            if e.is_empty() {
+                continue;
+            }
+            let mut s = Step::new(tech);
+            s.rating = rating;
+            s.eliminations = e;
+            s.set_cells(self.cycle_cells(end));
+            *best = Some((key, s));
+        }
+    }
+
     /// Complexity and eliminations of the cycle ending at pool index `end`.
     fn cycle_hint(&self, b: &Board, end: u32) -> (usize, Vec<(u8, u8)>) {
         let mut loop_cells: Cells = 0;
@@ -959,6 +990,54 @@ fn forcing_bound(
     bound
 }
 
+/// The largest cycle (nodes) rated from `base` that sorts before a hint of `rating` with
+/// `nodes` nodes: a lower rating, or the same rating and at most `nodes` nodes.
+fn cycle_limit(base: u16, rating: u16, nodes: usize) -> usize {
+    max_nodes(base, rating.saturating_sub(1)).max(max_nodes(base, rating).min(nodes))
+}
+
+/// The members of each start's component ([`Reach::members`]), for the components met so far.
+#[derive(Default)]
+struct Spans(Vec<(usize, [[Cells; 9]; 2])>);
+
+impl Spans {
+    fn of(&mut self, graph: &Reach, k: usize) -> &[[Cells; 9]; 2] {
+        let i = match self.0.iter().position(|(sk, _)| *sk == k) {
+            Some(i) => i,
+            None => {
+                self.0.push((k, graph.members(k)));
+                self.0.len() - 1
+            }
+        };
+        &self.0[i].1
+    }
+}
+
+/// Whether a cycle in `mode` through candidate `d` of cell `c` (on) could eliminate anything:
+/// it returns to its start through a strong link, all its nodes lie in one component of the
+/// graph, and that component must hold what an elimination needs (`eliminating`).
+fn may_close(
+    b: &Board,
+    l: &Links,
+    graph: &Reach,
+    eliminating: &[bool],
+    mode: Mode,
+    c: usize,
+    d: u8,
+) -> bool {
+    let on = node(c, d, true);
+    if !graph.marked(eliminating, on) {
+        return false;
+    }
+    let y_partner = || {
+        let e = (b.cand[c] & !bit(d)).trailing_zeros() as u8 + 1;
+        graph.same_component(on, node(c, e, false))
+    };
+    let x_partner =
+        || cells(l.conj[d as usize - 1][c]).any(|o| graph.same_component(on, node(o, d, false)));
+    (mode.y && b.cand[c].count_ones() == 2 && y_partner()) || (mode.x && x_partner())
+}
+
 /// The best cycle no longer than the bound allows (and not sorting after the easiest forcing
 /// chain, which has `fewest` nodes): its sort key and step.
 fn best_cycle(
@@ -971,8 +1050,7 @@ fn best_cycle(
 ) -> Option<(Key, Step)> {
     let mut best: Option<(Key, Step)> = None;
     let eliminating = graph.eliminating_components(b);
-    // The members of each start's component, for the components met so far.
-    let mut spans: Vec<(usize, [[Cells; 9]; 2])> = Vec::new();
+    let mut spans = Spans::default();
     for (mode, sort_key) in MODES {
         let (tech, base) = if mode.x && mode.y {
             (Technique::XYCycle, 70)
@@ -981,12 +1059,9 @@ fn best_cycle(
         } else {
             (Technique::YCycle, 65)
         };
-        // A cycle must not sort after that forcing chain: at the bound's rating, it may have
-        // as many nodes at most.
+        // A cycle must not sort after that forcing chain.
         let lim = match (bound, fewest) {
-            (Some(r), Some(n)) => {
-                max_nodes(base, r.saturating_sub(1)).max(max_nodes(base, r).min(n))
-            }
+            (Some(r), Some(n)) => cycle_limit(base, r, n),
             _ => usize::MAX / 4,
         };
         if lim < 4 {
@@ -998,66 +1073,23 @@ fn best_cycle(
                 continue;
             }
             for d in digits(b.cand[c]) {
-                // A cycle returns to its start through a strong link.
-                // ... and a cycle's nodes all lie in one component of the graph, which must
-                // hold what an elimination needs.
-                let on = node(c, d, true);
-                if !graph.marked(&eliminating, on) {
-                    continue;
-                }
-                let y_partner = || {
-                    let e = (b.cand[c] & !bit(d)).trailing_zeros() as u8 + 1;
-                    graph.same_component(on, node(c, e, false))
-                };
-                let x_partner = || {
-                    cells(l.conj[d as usize - 1][c])
-                        .any(|o| graph.same_component(on, node(o, d, false)))
-                };
-                if !((mode.y && k == 2 && y_partner()) || (mode.x && x_partner())) {
+                if !may_close(b, l, graph, &eliminating, mode, c, d) {
                     continue;
                 }
                 // Only a cycle with a smaller (rating, complexity) can beat the best so far:
                 // the starts and modes still to come sort after it.
                 let lim = match &best {
-                    Some((key, _)) => lim.min(
-                        max_nodes(base, key.0.saturating_sub(1))
-                            .max(max_nodes(base, key.0).min(key.1.saturating_sub(1))),
-                    ),
+                    Some((key, _)) => lim.min(cycle_limit(base, key.0, key.1.saturating_sub(1))),
                     None => lim,
                 };
                 if lim < 4 {
                     continue;
                 }
+                let on = node(c, d, true);
                 let k = graph.component(on).expect("a marked node is in the graph");
-                let span = match spans.iter().position(|(sk, _)| *sk == k) {
-                    Some(i) => &spans[i].1,
-                    None => {
-                        spans.push((k, graph.members(k)));
-                        &spans[spans.len() - 1].1
-                    }
-                };
-                cs.run(b, l, Pot::new(c, d, true), mode, span, lim);
-                for fi in 0..cs.found.len() {
-                    let end = cs.found[fi];
-                    let n = cs.cycle_len(end);
-                    let rating = base + length_increment(n);
-                    if bound.is_some_and(|r| rating > r) {
-                        continue;
-                    }
-                    let key = (rating, n, sort_key, c as u8, d, 0, fi as u32);
-                    if best.as_ref().is_some_and(|b| key >= b.0) {
-                        continue;
-                    }
-                    let (_, e) = cs.cycle_hint(b, end);
-                    if e.is_empty() {
-                        continue;
-                    }
-                    let mut s = Step::new(tech);
-                    s.rating = rating;
-                    s.eliminations = e;
-                    s.set_cells(cs.cycle_cells(end));
-                    best = Some((key, s));
-                }
+                cs.run(b, l, Pot::new(c, d, true), mode, spans.of(graph, k), lim);
+                let start = (tech, base, sort_key, c, d);
+                cs.keep_best(b, start, bound, &mut best);
             }
         }
     }

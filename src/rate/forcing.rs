@@ -339,8 +339,9 @@ impl Pool {
         self.nodes.len() as u32 - 1
     }
 
-    /// Distinct candidates-with-state among the ancestors of `roots` (each root counted too),
-    /// summed per root as SE does (each root's ancestry counted separately).
+    /// Distinct candidates-with-state among the ancestors of `root` (itself counted too),
+    /// remembered per node; callers sum it per root as SE does (each root's ancestry counted
+    /// separately).
     fn ancestors(&mut self, root: u32) -> usize {
         let known = self.anc[root as usize];
         if known != 0 {
