@@ -64,10 +64,15 @@ impl Changed {
         self.cells
     }
 
-    /// How many candidates cell `c` lost.
+    /// The candidates cell `c` lost (bit `d - 1` for digit `d`); with the cell's candidates now,
+    /// its candidates on the earlier state (a cell placed since lost all of them).
     #[inline]
-    pub fn removed_at(&self, c: usize) -> u32 {
-        self.removed.iter().map(|r| (r >> c) as u32 & 1).sum()
+    pub fn removed_at(&self, c: usize) -> u16 {
+        let mut m = 0;
+        for (d, r) in self.removed.iter().enumerate() {
+            m |= ((r >> c) as u16 & 1) << d;
+        }
+        m
     }
 
     /// The changed cells and their peers: every cell sharing a house with a change.
@@ -116,6 +121,7 @@ impl<const N: usize> Memo<N> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rate::board::bit;
 
     #[test]
     fn since_reports_exactly_the_removed_candidates() {
@@ -126,11 +132,17 @@ mod tests {
         let ch = Changed::since(&before, &b);
         assert_eq!(ch.cells(), 1 << 10);
         assert!(ch.digit(4) && !ch.digit(5));
+        assert_eq!((ch.removed_at(10), ch.removed_at(11)), (bit(4), 0));
         assert!(ch.digit_in(4, 1 << 10) && !ch.digit_in(4, 1 << 11));
         assert_eq!(ch.near(), PEERS[10] | 1 << 10);
         b.place(0, 5);
         let ch = Changed::since(&before, &b);
         assert!(ch.cells_in(1 << 0) && ch.digit_in(5, PEERS[0]));
+        assert_eq!(
+            ch.removed_at(0),
+            0x1ff,
+            "a placed cell lost every candidate"
+        );
         assert_eq!(Changed::ALL.near(), ALL);
     }
 }

@@ -3,7 +3,7 @@
 //! candidates for triples) or repeat a digit in a shared house are impossible; a digit with no
 //! possible combination left is eliminated.
 
-use super::board::{bit, cells, digits, more_than, Board, Cells, PEERS};
+use super::board::{bit, cells, digits, holds, more_than, Board, Cells, PEERS};
 use super::changed::Changed;
 use super::scale::Technique;
 use super::Step;
@@ -99,51 +99,27 @@ fn pair_kept(b: &Board, c0: usize, c1: usize, excl: Cells) -> (u16, u16) {
 /// Aligned triple exclusion: SE pairs two candidate cells, adds a third from the cells their
 /// excluders (peers with two or three candidates) could see, and needs two common excluders.
 ///
-/// A trio's hint depends on the candidates of its cells and of their common peers, and on
-/// which cells count as candidate cells or excluders: a cell's own class (naked single, two or
-/// three candidates, more) and its peers' classes. Only trios where one of those changed are
-/// looked at.
+/// A trio's hint depends on the candidates of its cells and of their common small peers, and
+/// on its cells being candidate cells (which depends on their peers' classes: naked single,
+/// two or three candidates, more). Only trios where one of those changed are looked at: a cell
+/// that lost a candidate, a common peer that did, or a cell that became a candidate cell.
 pub fn aligned_triple(b: &Board, changed: &Changed) -> Option<Step> {
-    let mut small: Cells = 0;
-    let mut naked_single: Cells = 0;
-    let mut several: Cells = 0;
-    for c in cells(b.empty) {
-        // Cleared of its lowest digits, one at a time (no count: see `more_than`).
-        let m = b.cand[c];
-        let m1 = m & m.wrapping_sub(1);
-        let m2 = m1 & m1.wrapping_sub(1);
-        if m == 0 {
-            // No candidate left (never on a rating path): counted with the small cells.
-            small |= 1 << c;
-        } else if m1 == 0 {
-            naked_single |= 1 << c;
-        } else {
-            several |= 1 << c;
-            if m2 & m2.wrapping_sub(1) == 0 {
-                small |= 1 << c;
-            }
-        }
-    }
-    let mut cand_cells: Cells = 0;
-    for c in cells(several) {
-        if PEERS[c] & naked_single == 0 && PEERS[c] & small != 0 {
-            cand_cells |= 1 << c;
-        }
-    }
+    let now = Classes::of(b.empty, |c| b.cand[c]);
+    let Classes { small, .. } = now;
+    let cand_cells = now.candidate_cells(now.several);
     let dirty = changed.cells();
-    // The cells whose class changed make their peers' membership change too.
-    let class = |k: u32| match k {
-        0 | 1 => k,
-        2 | 3 => 2,
-        _ => 3,
-    };
-    let mut touched = dirty;
+    // A cell that was no candidate cell on the earlier state (a peer became small, or a
+    // peer's naked single was placed) starts new trios; its candidates may be unchanged.
+    let before = Classes::of(b.empty | dirty, |c| b.cand[c] | changed.removed_at(c));
+    let mut class_changed: Cells = 0;
     for c in cells(dirty) {
-        let now = b.cand[c].count_ones();
-        if class(now) != class(now + changed.removed_at(c)) {
-            touched |= PEERS[c];
+        if now.class(c) != before.class(c) {
+            class_changed |= PEERS[c];
         }
     }
+    let entered =
+        (cand_cells & class_changed) & !before.candidate_cells(cand_cells & class_changed);
+    let touched = dirty | entered;
     for c0 in cells(cand_cells) {
         // The later cells sharing at least two small peers (excluders) with c0.
         let (mut once, mut twice): (Cells, Cells) = (0, 0);
@@ -176,6 +152,68 @@ pub fn aligned_triple(b: &Board, changed: &Changed) -> Option<Step> {
         }
     }
     None
+}
+
+/// The cells of a board sorted by their number of candidates, as aligned triple exclusion
+/// uses them.
+#[derive(Clone, Copy)]
+struct Classes {
+    /// Cells with two or three candidates (the excluders), or none (never on a rating path).
+    small: Cells,
+    /// Cells with one candidate, not yet placed.
+    naked_single: Cells,
+    /// Cells with two or more candidates.
+    several: Cells,
+}
+
+impl Classes {
+    /// Sorts the cells of `open` by their candidates `cand(c)`.
+    fn of(open: Cells, cand: impl Fn(usize) -> u16) -> Classes {
+        let mut k = Classes {
+            small: 0,
+            naked_single: 0,
+            several: 0,
+        };
+        for c in cells(open) {
+            // Cleared of its lowest digits, one at a time (no count: see `more_than`).
+            let m = cand(c);
+            let m1 = m & m.wrapping_sub(1);
+            let m2 = m1 & m1.wrapping_sub(1);
+            if m == 0 {
+                k.small |= 1 << c;
+            } else if m1 == 0 {
+                k.naked_single |= 1 << c;
+            } else {
+                k.several |= 1 << c;
+                if m2 & m2.wrapping_sub(1) == 0 {
+                    k.small |= 1 << c;
+                }
+            }
+        }
+        k
+    }
+
+    /// The class of cell `c`: 0 placed (or no candidate), 1 naked single, 2 small, 3 more.
+    fn class(&self, c: usize) -> u8 {
+        let (s, n, v) = (
+            holds(self.small, c),
+            holds(self.naked_single, c),
+            holds(self.several, c),
+        );
+        u8::from(n) | u8::from(s) << 1 | u8::from(v) << 2
+    }
+
+    /// The cells of `among` that are candidate cells: two or more candidates, a small peer
+    /// and no naked single among their peers.
+    fn candidate_cells(&self, among: Cells) -> Cells {
+        let mut out: Cells = 0;
+        for c in cells(among & self.several) {
+            if PEERS[c] & self.naked_single == 0 && PEERS[c] & self.small != 0 {
+                out |= 1 << c;
+            }
+        }
+        out
+    }
 }
 
 /// Removes the digits of `trio` that take part in no allowed combination.
