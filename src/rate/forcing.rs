@@ -1189,44 +1189,25 @@ fn region_chains(
         if !more_than(p, 1) || p.trailing_zeros() as usize != c || houses >> ki & 1 == 0 {
             continue;
         }
-        // Outcomes of the other places, computed one at a time; intersect as we go.
+        // Outcomes of the other places, computed one at a time; intersect as we go. Few nodes
+        // survive, so their ancestors are counted only then.
         let mine = &runs.outs[mine];
-        let mut common_on: Vec<(u32, usize)> = mine.on.iter().map(|&i| (i, 0)).collect();
-        let mut common_off: Vec<(u32, usize)> = mine.off.iter().map(|&i| (i, 0)).collect();
-        for e in common_on.iter_mut().chain(common_off.iter_mut()) {
-            e.1 = pool.ancestors(e.0);
-        }
+        let mut common_on: Vec<u32> = mine.on.clone();
+        let mut common_off: Vec<u32> = mine.off.clone();
         for oc in cells(p & !(1u128 << c)) {
             let cd = (oc * 9 + d as usize - 1) as u16;
             let oi = runs.on(pool, b, kind, cd);
             let other = &runs.outs[oi];
-            common_on.retain_mut(|(i, n)| {
-                let q = pool.nodes[*i as usize].cd;
-                let m = other.on_map[q as usize];
-                if m == NONE {
-                    false
-                } else {
-                    *n += pool.ancestors(m);
-                    true
-                }
-            });
-            common_off.retain_mut(|(i, n)| {
-                let q = pool.nodes[*i as usize].cd;
-                let m = other.off_map[q as usize];
-                if m == NONE {
-                    false
-                } else {
-                    *n += pool.ancestors(m);
-                    true
-                }
-            });
+            common_on.retain(|&i| other.on_map[pool.nodes[i as usize].cd as usize] != NONE);
+            common_off.retain(|&i| other.off_map[pool.nodes[i as usize].cd as usize] != NONE);
             if common_on.is_empty() && common_off.is_empty() {
                 break;
             }
         }
         for (state, list) in [(true, &common_on), (false, &common_off)] {
-            for &(i, flat) in list.iter() {
+            for &i in list.iter() {
                 let q = pool.nodes[i as usize].cd;
+                let flat = region_flat(runs, pool, p, d, i, state);
                 let n = if pool.nested.is_empty() {
                     flat
                 } else {
@@ -1243,6 +1224,18 @@ fn region_chains(
             }
         }
     }
+}
+
+/// The ancestor count of a region hint on the node `i`'s candidate (state `on`): the sum over
+/// its node in the run of each place `p` of digit `d`.
+fn region_flat(runs: &Runs, pool: &mut Pool, p: Cells, d: u8, i: u32, on: bool) -> usize {
+    let q = pool.nodes[i as usize].cd as usize;
+    let mut flat = 0;
+    for oc in cells(p) {
+        let o = &runs.outs[runs.idx[oc * 9 + d as usize - 1] as usize];
+        flat += pool.ancestors(if on { o.on_map[q] } else { o.off_map[q] });
+    }
+    flat
 }
 
 /// The nodes behind a region hint on the node `i`'s candidate (state `on`): its node in the
