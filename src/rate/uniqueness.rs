@@ -3,7 +3,7 @@
 //!
 //! Both rely on the puzzle having exactly one solution, which the caller guarantees.
 
-use super::board::{bit, cells, count, digits, houses_of, Board, Cells, HOUSES, PEERS};
+use super::board::{bit, cells, count, digits, houses_of, two_digits, Board, Cells, HOUSES, PEERS};
 use super::changed::Changed;
 use super::scale::Technique;
 use super::subsets::combos;
@@ -56,12 +56,15 @@ impl LoopSearch<'_> {
                 } else {
                     let m = self.b.cand[next];
                     ex |= m & !v;
-                    let k = m.count_ones();
-                    if (k == 2 || ex.count_ones() == 1 || allowed_ex > 0)
+                    // Bivalue, or the extra digits so far are one digit (no counts: see
+                    // `more_than`).
+                    let pair = two_digits(m);
+                    let one_extra = ex != 0 && ex & (ex - 1) == 0;
+                    if (pair || one_extra || allowed_ex > 0)
                         && self.len < MAX_LOOP
                         && PEERS[next] & same == 0
                     {
-                        let na = if k > 2 { allowed_ex - 1 } else { allowed_ex };
+                        let na = if pair { allowed_ex } else { allowed_ex - 1 };
                         self.walk(next, na, ex, kind, v);
                     }
                 }
