@@ -10,8 +10,6 @@
 //! (see `advanced`). A hint's complexity is the number of distinct nodes among the ancestors
 //! of its chain ends.
 
-use std::collections::VecDeque;
-
 use super::advanced::{advanced_eliminations, Advanced};
 use super::board::{
     bit, cells, digits, houses_of, more_than, two, two_digits, Board, Cells, HOUSES,
@@ -117,6 +115,32 @@ impl Outcome {
     }
 }
 
+/// The pending nodes of one run, first in first out. A run only appends until it ends, so a
+/// list with a read position does (cheaper than a ring buffer).
+#[derive(Default)]
+struct Queue {
+    items: Vec<u32>,
+    head: usize,
+}
+
+impl Queue {
+    fn clear(&mut self) {
+        self.items.clear();
+        self.head = 0;
+    }
+    fn push(&mut self, i: u32) {
+        self.items.push(i);
+    }
+    fn pop(&mut self) -> Option<u32> {
+        let i = *self.items.get(self.head)?;
+        self.head += 1;
+        Some(i)
+    }
+    fn is_empty(&self) -> bool {
+        self.head == self.items.len()
+    }
+}
+
 /// Node storage shared by the runs of one search.
 struct Pool {
     nodes: Vec<Node>,
@@ -126,8 +150,8 @@ struct Pool {
     seen: Vec<u32>,
     stamp: u32,
     stack: Vec<u32>,
-    pend_on: VecDeque<u32>,
-    pend_off: VecDeque<u32>,
+    pend_on: Queue,
+    pend_off: Queue,
     tmp_parents: Vec<u32>,
     /// The advanced rules' eliminations (dynamic forcing chains (+)).
     adv: Advanced,
@@ -215,8 +239,8 @@ impl Pool {
             seen: vec![0; 1458],
             stamp: 0,
             stack: Vec::new(),
-            pend_on: VecDeque::new(),
-            pend_off: VecDeque::new(),
+            pend_on: Queue::default(),
+            pend_off: Queue::default(),
             tmp_parents: Vec::new(),
             adv: Advanced::default(),
             inner: None,
@@ -369,15 +393,15 @@ impl Pool {
         self.pend_on.clear();
         self.pend_off.clear();
         for &i in &out.on {
-            self.pend_on.push_back(i);
+            self.pend_on.push(i);
         }
         for &i in &out.off {
-            self.pend_off.push_back(i);
+            self.pend_off.push(i);
         }
         loop {
-            let absurd = if let Some(pi) = self.pend_on.pop_front() {
+            let absurd = if let Some(pi) = self.pend_on.pop() {
                 self.follow_on(&grid, kind, pi, out)
-            } else if let Some(pi) = self.pend_off.pop_front() {
+            } else if let Some(pi) = self.pend_off.pop() {
                 self.follow_off(real, &mut grid, kind, pi, out)
             } else if kind.plus() && self.push_advanced(real, &grid, kind, out) {
                 false
@@ -413,7 +437,7 @@ impl Pool {
             let ni = self.add(q, false, &tp);
             out.off_map[q as usize] = ni;
             out.off.push(ni);
-            self.pend_off.push_back(ni);
+            self.pend_off.push(ni);
             let chain = adv.nest[k];
             if chain != NONE {
                 let (hash, cx) = adv.chains[chain as usize];
@@ -440,7 +464,7 @@ impl Pool {
                 let ni = self.add(q, false, &[pi]);
                 out.off_map[q as usize] = ni;
                 out.off.push(ni);
-                self.pend_off.push_back(ni);
+                self.pend_off.push(ni);
             }
         }
         false
@@ -479,7 +503,7 @@ impl Pool {
                 self.tmp_parents = tp;
                 out.on_map[q as usize] = ni;
                 out.on.push(ni);
-                self.pend_on.push_back(ni);
+                self.pend_on.push(ni);
             }
         }
         if kind.dynamic() {
