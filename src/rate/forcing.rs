@@ -78,6 +78,8 @@ struct Node {
     on: bool,
     pstart: u32,
     plen: u32,
+    /// Ancestor count once computed (0: not yet).
+    anc: u32,
 }
 
 /// The result of one implication run: which candidates were implied on and off (node index
@@ -145,8 +147,6 @@ impl Queue {
 struct Pool {
     nodes: Vec<Node>,
     parents: Vec<u32>,
-    /// Ancestor count of each node once computed (0: not yet).
-    anc: Vec<u32>,
     seen: Vec<u32>,
     stamp: u32,
     stack: Vec<u32>,
@@ -235,7 +235,6 @@ impl Pool {
         Pool {
             nodes: Vec::with_capacity(8192),
             parents: Vec::with_capacity(16384),
-            anc: Vec::with_capacity(8192),
             seen: vec![0; 1458],
             stamp: 0,
             stack: Vec::new(),
@@ -254,7 +253,6 @@ impl Pool {
     fn clear(&mut self) {
         self.nodes.clear();
         self.parents.clear();
-        self.anc.clear();
         self.nested.clear();
     }
 
@@ -358,8 +356,8 @@ impl Pool {
             on,
             pstart,
             plen: parents.len() as u32,
+            anc: 0,
         });
-        self.anc.push(0);
         self.nodes.len() as u32 - 1
     }
 
@@ -367,7 +365,7 @@ impl Pool {
     /// remembered per node; callers sum it per root as SE does (each root's ancestry counted
     /// separately).
     fn ancestors(&mut self, root: u32) -> usize {
-        let known = self.anc[root as usize];
+        let known = self.nodes[root as usize].anc;
         if known != 0 {
             return known as usize;
         }
@@ -383,7 +381,7 @@ impl Pool {
             root,
             |_, _, _| n += 1,
         );
-        self.anc[root as usize] = n as u32;
+        self.nodes[root as usize].anc = n as u32;
         n
     }
 
