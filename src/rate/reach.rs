@@ -18,7 +18,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::board::{cells, digits, two, Board, Cells, HOUSES, PEERS};
+use super::board::{cells, digits, two, two_digits, Board, Cells, HOUSES, PEERS};
 
 thread_local! {
     /// The last graph [`Reach::shared`] built, and the candidates it was built for.
@@ -262,46 +262,48 @@ struct Graph {
 
 impl Graph {
     fn new(b: &Board, conj: &[[Cells; 81]; 9]) -> Graph {
+        // Dense indexes in cell, digit order, "off" before "on".
         let mut id = vec![NONE; NODES];
-        let mut nodes = Vec::with_capacity(NODES);
+        let mut dense: Vec<u16> = Vec::with_capacity(NODES);
         for c in cells(b.empty) {
             for d in digits(b.cand[c]) {
-                for on in [false, true] {
-                    id[node(c, d, on)] = nodes.len() as u16;
-                    nodes.push((c, d, on));
-                }
+                let off = node(c, d, false);
+                id[off] = dense.len() as u16;
+                id[off + 1] = dense.len() as u16 + 1;
+                dense.extend([off as u16, off as u16 + 1]);
             }
         }
-        let mut start = Vec::with_capacity(nodes.len() + 1);
-        let mut succ = Vec::with_capacity(nodes.len() * 8);
-        for &(c, d, on) in &nodes {
-            start.push(succ.len() as u32);
-            let dd = d as usize - 1;
-            let others = b.cand[c] & !(1 << dd);
-            if on {
+        let mut start = Vec::with_capacity(dense.len() + 1);
+        let mut succ = Vec::with_capacity(dense.len() * 8);
+        for c in cells(b.empty) {
+            let m = b.cand[c];
+            let bivalue = two_digits(m);
+            for d in digits(m) {
+                let dd = d as usize - 1;
+                let others = m & !(1 << dd);
+                // Off: the digit's conjugates turn on, and a bivalue cell's other candidate.
+                start.push(succ.len() as u32);
+                for o in cells(conj[dd][c]) {
+                    succ.push(id[node(o, d, true)]);
+                }
+                if bivalue {
+                    succ.push(id[node(c, others.trailing_zeros() as u8 + 1, true)]);
+                }
+                // On: the digit's other places in the cell's houses turn off, and the cell's
+                // other candidates.
+                start.push(succ.len() as u32);
                 for o in cells(PEERS[c] & b.pos[dd]) {
                     succ.push(id[node(o, d, false)]);
                 }
                 for e in digits(others) {
                     succ.push(id[node(c, e, false)]);
                 }
-            } else {
-                for o in cells(conj[dd][c]) {
-                    succ.push(id[node(o, d, true)]);
-                }
-                if others.count_ones() == 1 {
-                    succ.push(id[node(c, others.trailing_zeros() as u8 + 1, true)]);
-                }
             }
         }
         start.push(succ.len() as u32);
-        let node = nodes
-            .iter()
-            .map(|&(c, d, on)| node(c, d, on) as u16)
-            .collect();
         Graph {
             id,
-            node,
+            node: dense,
             start,
             succ,
         }
