@@ -29,6 +29,8 @@ thread_local! {
 const NODES: usize = 81 * 9 * 2;
 /// Not a node of the grid (its candidate is gone), or not visited yet.
 const NONE: u16 = u16::MAX;
+/// The visit index of a node with no links out (never visited).
+const SINK: u16 = u16::MAX - 1;
 
 /// The node of candidate `d` (1-9) in cell `c`, on or off.
 #[inline]
@@ -86,7 +88,7 @@ impl Reach {
         let g = Graph::new(b, conj);
         let mut t = Tarjan::new(&g);
         for n in 0..g.len() {
-            if t.index[n] == NONE && !g.sink(n) {
+            if t.index[n] == NONE {
                 t.visit(&g, n);
             }
         }
@@ -345,8 +347,13 @@ struct Tarjan {
 impl Tarjan {
     fn new(g: &Graph) -> Tarjan {
         let n = g.len();
+        // A node with no links out is never visited (it is its own component, numbered after
+        // the search): marked as visited, off the stack, from the start.
+        let index = (0..n)
+            .map(|m| if g.sink(m) { SINK } else { NONE })
+            .collect();
         Tarjan {
-            index: vec![NONE; n],
+            index,
             low: vec![0; n],
             on_stack: vec![false; n],
             comp: vec![NONE; n],
@@ -373,18 +380,23 @@ impl Tarjan {
         self.open(g, root);
         while let Some(&(n, at)) = self.path.last() {
             let n = n as usize;
-            if at < g.start[n + 1] {
-                self.path.last_mut().expect("a node is open").1 += 1;
-                let m = g.succ[at as usize] as usize;
+            // The successors of the node on top of the path, until one is new.
+            let (mut at, end) = (at as usize, g.start[n + 1] as usize);
+            let mut new = None;
+            while at < end {
+                let m = g.succ[at] as usize;
+                at += 1;
                 if self.index[m] == NONE {
-                    if g.sink(m) {
-                        // Its own component, numbered after the search.
-                        continue;
-                    }
-                    self.open(g, m);
-                } else if self.on_stack[m] {
+                    new = Some(m);
+                    break;
+                }
+                if self.on_stack[m] {
                     self.low[n] = self.low[n].min(self.index[m]);
                 }
+            }
+            if let Some(m) = new {
+                self.path.last_mut().expect("a node is open").1 = at as u32;
+                self.open(g, m);
                 continue;
             }
             self.path.pop();
@@ -426,7 +438,8 @@ impl Tarjan {
             let m = m as usize;
             set[m / 64] |= 1 << (m % 64);
             for &s in g.successors(m) {
-                if g.sink(s as usize) {
+                // Every successor not a sink is closed by now, so has its component.
+                if self.comp[s as usize] == NONE {
                     // A node with no links out reaches only itself.
                     set[s as usize / 64] |= 1 << (s % 64);
                     continue;
