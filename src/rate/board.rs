@@ -69,17 +69,17 @@ pub fn houses_of(c: usize) -> [House; 3] {
     [h[0] as usize, h[1] as usize, h[2] as usize]
 }
 
-const fn build_cell_houses() -> [[u8; 3]; 81] {
-    let mut t = [[0u8; 3]; 81];
+const fn build_cell_houses() -> [[u8; 4]; 81] {
+    let mut t = [[0u8; 4]; 81];
     let mut c = 0;
     while c < 81 {
-        t[c] = [row(c) as u8, (9 + col(c)) as u8, (18 + boxof(c)) as u8];
+        t[c] = [row(c) as u8, (9 + col(c)) as u8, (18 + boxof(c)) as u8, 0];
         c += 1;
     }
     t
 }
 
-static CELL_HOUSES: [[u8; 3]; 81] = build_cell_houses();
+static CELL_HOUSES: [[u8; 4]; 81] = build_cell_houses();
 
 /// Number of cells in a board.
 #[inline]
