@@ -724,14 +724,8 @@ impl Best {
         source: u8,
         roots: &[u32],
     ) {
-        let (c, d) = (cd as usize / 9, (cd % 9) as u8 + 1);
-        let elims = if on {
-            b.cand[c] & !bit(d)
-        } else if b.has(c, d) {
-            bit(d)
-        } else {
-            0
-        };
+        let c = cd as usize / 9;
+        let elims = target_elims(b, cd, on);
         let key = (rating, n, sort, self.seq);
         self.seq += 1;
         if elims != 0 {
@@ -757,25 +751,43 @@ impl Best {
     }
 }
 
-fn target_step(b: &Board, kind: Kind, rating: u16, cd: u16, on: bool) -> Option<Step> {
+/// The digits a hint on candidate `cd` (proved on, or off) removes from its cell: its other
+/// candidates, or the digit itself while it is still there (0: the hint makes no progress).
+fn target_elims(b: &Board, cd: u16, on: bool) -> u16 {
     let (c, d) = (cd as usize / 9, (cd % 9) as u8 + 1);
-    let mut s = Step::new(kind.technique());
-    s.rating = rating;
     if on {
-        for e in digits(b.cand[c] & !bit(d)) {
+        b.cand[c] & !bit(d)
+    } else if b.has(c, d) {
+        bit(d)
+    } else {
+        0
+    }
+}
+
+/// Offers the hint on candidate `cd` (proved on, or off) when it makes progress; its step is
+/// built only if it becomes the best.
+fn offer_target(
+    b: &Board,
+    kind: Kind,
+    (rating, n, sort): (u16, usize, u8),
+    cd: u16,
+    on: bool,
+    best: &mut Best,
+) {
+    let elims = target_elims(b, cd, on);
+    if elims == 0 {
+        return;
+    }
+    best.offer(rating, n, sort, || {
+        let c = cd as usize / 9;
+        let mut s = Step::new(kind.technique());
+        s.rating = rating;
+        for e in digits(elims) {
             s.eliminations.push((c as u8, e));
         }
-    } else {
-        if !b.has(c, d) {
-            return None;
-        }
-        s.eliminations.push((c as u8, d));
-    }
-    if s.eliminations.is_empty() {
-        return None;
-    }
-    s.cells = vec![c as u8];
-    Some(s)
+        s.cells = vec![c as u8];
+        s
+    });
 }
 
 /// The complexity of a hint whose chains end at `roots` (`flat`: their ancestor counts), with
@@ -1100,8 +1112,8 @@ fn offer_contradiction(
         let rating = kind.base() + length_increment(n);
         if best.collect {
             best.hit(b, (rating, n, 7), cd, target_on, NO_HOUSE, &[a, z]);
-        } else if let Some(s) = target_step(b, kind, rating, cd, target_on) {
-            best.offer(rating, n, 7, || s);
+        } else {
+            offer_target(b, kind, (rating, n, 7), cd, target_on, best);
         }
     }
 }
@@ -1131,8 +1143,8 @@ fn double_implications(
                 let rating = base + length_increment(n);
                 if best.collect {
                     best.hit(b, (rating, n, 1), q, state, NO_HOUSE, &[pi, qi]);
-                } else if let Some(s) = target_step(b, kind, rating, q, state) {
-                    best.offer(rating, n, 1, || s);
+                } else {
+                    offer_target(b, kind, (rating, n, 1), q, state, best);
                 }
             }
         }
@@ -1180,14 +1192,7 @@ fn cell_chains(
                 best.hit(b, (rating, total, 5), q, state, CELL_HINT + c as u8, roots);
                 continue;
             }
-            let Some(s0) = target_step(b, kind, 0, q, state) else {
-                continue;
-            };
-            best.offer(rating, total, 5, || {
-                let mut s = s0;
-                s.rating = rating;
-                s
-            });
+            offer_target(b, kind, (rating, total, 5), q, state, best);
         }
     }
 }
@@ -1240,8 +1245,8 @@ fn region_chains(
                 if best.collect {
                     let roots = region_roots(runs, pool, p, d, i, state);
                     best.hit(b, (rating, n, 6), q, state, hs[k] as u8, &roots);
-                } else if let Some(s) = target_step(b, kind, rating, q, state) {
-                    best.offer(rating, n, 6, || s);
+                } else {
+                    offer_target(b, kind, (rating, n, 6), q, state, best);
                 }
             }
         }
