@@ -1024,7 +1024,12 @@ fn search(
             continue;
         }
         let cell_ok = chains.cell(b, c);
-        let vals: Vec<u8> = digits(b.cand[c]).collect();
+        let (mut vals, mut nv) = ([0u8; 9], 0);
+        for d in digits(b.cand[c]) {
+            vals[nv] = d;
+            nv += 1;
+        }
+        let vals = &vals[..nv];
         let mut on_idx = [0usize; 9];
         for (vi, &d) in vals.iter().enumerate() {
             let regions = chains.regions(b, c, d);
