@@ -504,4 +504,85 @@ mod tests {
         let s = exclude(&b, &trio, excl).unwrap();
         assert_eq!(s.eliminations, vec![(1, 3), (2, 4)]);
     }
+
+    /// `exclude` against every combination of three digits, on random candidate sets of three
+    /// cells (seeing each other or not) and their common excluders: a digit goes exactly when
+    /// every combination using it repeats a digit in a shared house or leaves some excluder
+    /// with no candidate.
+    #[test]
+    fn triple_exclusion_agrees_with_every_combination() {
+        let mut x = 0x2545_F491_4F6C_DD1D_u64;
+        let mut rand = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        // Three cells of box 1 (all seeing each other), or r1c1, r1c5 and r5c1 (r1c5 and r5c1
+        // do not see each other); the excluders are common peers.
+        let layouts: [([usize; 3], Cells); 2] = [
+            ([0, 1, 2], 1 << 9 | 1 << 10 | 1 << 19 | 1 << 20),
+            ([0, 4, 36], 0),
+        ];
+        let mut removed = 0;
+        for round in 0..4000 {
+            let (trio, excl) = layouts[round % 2];
+            let mut cand = [0x1ffu16; 81];
+            for &c in &trio {
+                // Two to four digits, mostly of 1-5.
+                let (mut m, size) = (0u16, 2 + rand(3) as u32);
+                while m.count_ones() < size {
+                    let range = if rand(4) == 0 { 9 } else { 5 };
+                    m |= bit(1 + rand(range) as u8);
+                }
+                cand[c] = m;
+            }
+            for e in cells(excl) {
+                // Two or three digits, mostly the trio's.
+                let (mut m, size) = (0u16, 2 + rand(2) as u32);
+                while m.count_ones() < size {
+                    let range = if rand(4) == 0 { 9 } else { 4 };
+                    m |= bit(1 + rand(range) as u8);
+                }
+                cand[e] = m;
+            }
+            let b = Board::from_parts([0; 81], cand);
+            let ms = trio.map(|c| b.cand[c]);
+            let see = |i: usize, j: usize| PEERS[trio[i]] >> trio[j] & 1 == 1;
+            let mut ok = [0u16; 3];
+            for d0 in digits(ms[0]) {
+                for d1 in digits(ms[1]) {
+                    for d2 in digits(ms[2]) {
+                        let ds = [d0, d1, d2];
+                        let repeats =
+                            (0..3).any(|i| (i + 1..3).any(|j| see(i, j) && ds[i] == ds[j]));
+                        let union = bit(d0) | bit(d1) | bit(d2);
+                        let empties = cells(excl).any(|e| b.cand[e] & !union == 0);
+                        if !repeats && !empties {
+                            for k in 0..3 {
+                                ok[k] |= bit(ds[k]);
+                            }
+                        }
+                    }
+                }
+            }
+            let mut want: Vec<(u8, u8)> = Vec::new();
+            for k in 0..3 {
+                want.extend(digits(ms[k] & !ok[k]).map(|d| (trio[k] as u8, d)));
+            }
+            want.sort_unstable();
+            let got = exclude(&b, &trio, excl)
+                .map(|s| s.eliminations)
+                .unwrap_or_default();
+            assert_eq!(
+                got,
+                want,
+                "{:?} {:?}",
+                ms,
+                cells(excl).map(|e| b.cand[e]).collect::<Vec<_>>()
+            );
+            removed += usize::from(!want.is_empty());
+        }
+        assert!(removed > 100, "{removed} rounds removed something");
+    }
 }
