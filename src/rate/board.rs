@@ -119,6 +119,12 @@ pub fn two(b: Cells) -> bool {
     rest != 0 && rest & rest.wrapping_sub(1) == 0
 }
 
+/// Whether a digit mask holds exactly one digit (without a count, as [`more_than`]).
+#[inline]
+pub fn one_digit(m: u16) -> bool {
+    m != 0 && m & (m - 1) == 0
+}
+
 /// Whether a digit mask holds exactly two digits (without a count, as [`more_than`]).
 #[inline]
 pub fn two_digits(m: u16) -> bool {
@@ -287,7 +293,7 @@ impl Board {
     pub fn bivalue(&self) -> Cells {
         let mut b = 0;
         for c in cells(self.empty) {
-            if self.cand[c].count_ones() == 2 {
+            if two_digits(self.cand[c]) {
                 b |= 1 << c;
             }
         }
@@ -324,6 +330,7 @@ mod tests {
             }
             let m = b as u16 & 0x1ff;
             assert_eq!(two_digits(m), m.count_ones() == 2, "{m:x}");
+            assert_eq!(one_digit(m), m.count_ones() == 1, "{m:x}");
             assert!(single(b & b.wrapping_neg()) || b == 0);
         }
     }

@@ -3,7 +3,7 @@
 //! candidates for triples) or repeat a digit in a shared house are impossible; a digit with no
 //! possible combination left is eliminated.
 
-use super::board::{bit, cells, digits, holds, more_than, Board, Cells, PEERS};
+use super::board::{bit, cells, digits, holds, more_than, one_digit, Board, Cells, PEERS};
 use super::changed::Changed;
 use super::scale::Technique;
 use super::Step;
@@ -18,13 +18,15 @@ pub fn aligned_pair(b: &Board, changed: &Changed) -> Option<Step> {
     let biv = b.bivalue();
     let mut naked_single: Cells = 0;
     for c in cells(b.empty) {
-        if b.cand[c].count_ones() == 1 {
+        if one_digit(b.cand[c]) {
             naked_single |= 1 << c;
         }
     }
     let mut listed: Cells = 0;
     for c in cells(b.empty) {
-        if b.cand[c].count_ones() >= 2 && PEERS[c] & naked_single == 0 && PEERS[c] & biv != 0 {
+        let m = b.cand[c];
+        // Two or more digits (no count: see `more_than`).
+        if m & m.wrapping_sub(1) != 0 && PEERS[c] & naked_single == 0 && PEERS[c] & biv != 0 {
             listed |= 1 << c;
         }
     }

@@ -1,6 +1,6 @@
 //! Singles: full house (1.0), hidden single in a box (1.2) or line (1.5), naked single (2.3).
 
-use super::board::{cells, single, Board, HOUSES};
+use super::board::{cells, one_digit, single, Board, HOUSES};
 use super::scale::Technique;
 use super::Step;
 
@@ -17,7 +17,7 @@ pub fn full_house(b: &Board) -> Option<Step> {
         if single(e) {
             let c = e.trailing_zeros() as usize;
             let m = b.cand[c];
-            if m.count_ones() == 1 {
+            if one_digit(m) {
                 let d = m.trailing_zeros() as u8 + 1;
                 return Some(Step::place(Technique::FullHouse, c, d, e));
             }
@@ -52,7 +52,7 @@ pub fn hidden_single(b: &Board) -> Option<Step> {
 pub fn naked_single(b: &Board) -> Option<Step> {
     for c in cells(b.empty) {
         let m = b.cand[c];
-        if m.count_ones() == 1 {
+        if one_digit(m) {
             let d = m.trailing_zeros() as u8 + 1;
             return Some(Step::place(Technique::NakedSingle, c, d, 1 << c));
         }
