@@ -12,7 +12,7 @@
 
 use super::advanced::{advanced_eliminations, Advanced};
 use super::board::{
-    bit, cells, digits, houses_of, more_than, two, two_digits, Board, Cells, HOUSES,
+    bit, cells, digits, houses_of, more_than, single, two, two_digits, Board, Cells, HOUSES, PEERS,
 };
 use super::deadline::expired;
 use super::reach::{node, Reach};
@@ -575,16 +575,20 @@ pub(super) fn off_consequences(grid: &Board, y: bool, cd: u16) -> ([(u16, u8); 4
         ons[n] = ((c * 9 + e) as u16, 3);
         n += 1;
     }
+    // The digit's other places that `c` sees; a house where one is left links to it (once,
+    // though it may share two houses with `c`).
+    let others = grid.pos[d as usize - 1] & PEERS[c];
     let hs = houses_of(c);
+    let mut linked: Cells = 0;
     for (ki, k) in KINDS.iter().enumerate() {
-        let pp = grid.pos[d as usize - 1] & HOUSES[hs[*k]];
-        if two(pp) {
-            let oc = (pp & !(1u128 << c)).trailing_zeros() as usize;
-            let q = (oc * 9 + d as usize - 1) as u16;
-            if !ons[..n].iter().any(|o| o.0 == q) {
-                ons[n] = (q, ki as u8);
-                n += 1;
-            }
+        let o = others & HOUSES[hs[*k]];
+        if single(o) && o & linked == 0 {
+            linked |= o;
+            ons[n] = (
+                (o.trailing_zeros() as usize * 9 + d as usize - 1) as u16,
+                ki as u8,
+            );
+            n += 1;
         }
     }
     (ons, n)
