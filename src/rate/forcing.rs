@@ -551,9 +551,10 @@ pub(super) fn on_consequences(grid: &Board, y: bool, cd: u16) -> ([u16; 32], usi
         }
     }
     let mut seen = 0u128;
+    let others = grid.pos[d as usize - 1] & PEERS[c];
     let hs = houses_of(c);
     for k in KINDS {
-        let o = grid.pos[d as usize - 1] & HOUSES[hs[k]] & !(1u128 << c) & !seen;
+        let o = others & HOUSES[hs[k]] & !seen;
         seen |= o;
         for oc in cells(o) {
             offs[n] = (oc * 9 + d as usize - 1) as u16;
