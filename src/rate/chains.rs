@@ -9,7 +9,9 @@
 //! breadth-first, so each node is reached by a shortest chain, and a chain's complexity is its
 //! number of distinct nodes.
 
-use super::board::{bit, cells, digits, holds, houses_of, two, Board, Cells, HOUSES, PEERS};
+use super::board::{
+    bit, cells, digits, holds, houses_of, two, two_digits, Board, Cells, HOUSES, PEERS,
+};
 use super::reach::{node, Reach};
 use super::scale::{length_increment, Technique};
 use super::Step;
@@ -548,19 +550,26 @@ impl CycleSearch {
         self.pend_off.clear();
     }
 
-    /// Whether the cycle ending at pool index `end` eliminates anything (as [`Self::cycle_hint`]).
-    fn eliminates(&self, b: &Board, end: u32) -> bool {
-        let mut loop_cells: Cells = 0;
+    /// The nodes of the cycle ending at pool index `end`, from there back to (not including)
+    /// its start.
+    fn cycle(&self, end: u32) -> impl Iterator<Item = Pot> + '_ {
         let mut i = end;
-        while self.pool[i as usize].parent != ROOT {
-            loop_cells |= 1 << self.pool[i as usize].pot.cell();
-            i = self.pool[i as usize].parent;
-        }
+        std::iter::from_fn(move || {
+            let n = self.pool[i as usize];
+            (n.parent != ROOT).then(|| {
+                i = n.parent;
+                n.pot
+            })
+        })
+    }
+
+    /// Per digit, the candidates outside the cycle ending at pool index `end` that see both an
+    /// on node and an off node of it: what the cycle eliminates.
+    fn seen_both(&self, b: &Board, end: u32) -> [Cells; 9] {
+        let loop_cells = self.cycle_cells(end);
         let mut fw = [0u128; 9];
         let mut bk = [0u128; 9];
-        let mut i = end;
-        while self.pool[i as usize].parent != ROOT {
-            let p = self.pool[i as usize].pot;
+        for p in self.cycle(end) {
             let d = p.digit() as usize - 1;
             let hit = PEERS[p.cell()] & !loop_cells & b.pos[d];
             if p.on {
@@ -568,31 +577,23 @@ impl CycleSearch {
             } else {
                 bk[d] |= hit;
             }
-            i = self.pool[i as usize].parent;
         }
-        (0..9).any(|d| fw[d] & bk[d] != 0)
+        std::array::from_fn(|d| fw[d] & bk[d])
+    }
+
+    /// Whether the cycle ending at pool index `end` eliminates anything.
+    fn eliminates(&self, b: &Board, end: u32) -> bool {
+        self.seen_both(b, end).iter().any(|&m| m != 0)
     }
 
     /// The cells of the cycle ending at pool index `end`.
     fn cycle_cells(&self, end: u32) -> Cells {
-        let mut lc: Cells = 0;
-        let mut i = end;
-        while self.pool[i as usize].parent != ROOT {
-            lc |= 1 << self.pool[i as usize].pot.cell();
-            i = self.pool[i as usize].parent;
-        }
-        lc
+        self.cycle(end).fold(0, |lc, p| lc | 1 << p.cell())
     }
 
     /// Number of nodes of the cycle ending at pool index `end`.
     fn cycle_len(&self, end: u32) -> usize {
-        let mut n = 0;
-        let mut i = end;
-        while self.pool[i as usize].parent != ROOT {
-            n += 1;
-            i = self.pool[i as usize].parent;
-        }
-        n
+        self.cycle(end).count()
     }
 
     /// Replaces `best` with each cycle of the last walk (from candidate `d` of cell `c`, rated
@@ -614,7 +615,7 @@ impl CycleSearch {
             if best.as_ref().is_some_and(|b| key >= b.0) {
                 continue;
             }
-            let (_, e) = self.cycle_hint(b, end);
+            let e = self.cycle_elims(b, end);
             if e.is_empty() {
                 continue;
             }
@@ -626,37 +627,16 @@ impl CycleSearch {
         }
     }
 
-    /// Complexity and eliminations of the cycle ending at pool index `end`.
-    fn cycle_hint(&self, b: &Board, end: u32) -> (usize, Vec<(u8, u8)>) {
-        let mut loop_cells: Cells = 0;
-        let mut n = 0;
-        let mut i = end;
-        while self.pool[i as usize].parent != ROOT {
-            loop_cells |= 1 << self.pool[i as usize].pot.cell();
-            n += 1;
-            i = self.pool[i as usize].parent;
-        }
-        let mut fw = [0u128; 9];
-        let mut bk = [0u128; 9];
-        let mut i = end;
-        while self.pool[i as usize].parent != ROOT {
-            let p = self.pool[i as usize].pot;
-            let d = p.digit() as usize - 1;
-            let hit = PEERS[p.cell()] & !loop_cells & b.pos[d];
-            if p.on {
-                fw[d] |= hit;
-            } else {
-                bk[d] |= hit;
-            }
-            i = self.pool[i as usize].parent;
-        }
+    /// The eliminations of the cycle ending at pool index `end`.
+    fn cycle_elims(&self, b: &Board, end: u32) -> Vec<(u8, u8)> {
+        let both = self.seen_both(b, end);
         let mut e = Vec::new();
-        for d in 0..9 {
-            for c in cells(fw[d] & bk[d]) {
+        for (d, &m) in both.iter().enumerate() {
+            for c in cells(m) {
                 e.push((c as u8, d as u8 + 1));
             }
         }
-        (n, e)
+        e
     }
 }
 
@@ -1035,7 +1015,7 @@ fn may_close(
     };
     let x_partner =
         || cells(l.conj[d as usize - 1][c]).any(|o| graph.same_component(on, node(o, d, false)));
-    (mode.y && b.cand[c].count_ones() == 2 && y_partner()) || (mode.x && x_partner())
+    (mode.y && two_digits(b.cand[c]) && y_partner()) || (mode.x && x_partner())
 }
 
 /// The best cycle no longer than the bound allows (and not sorting after the easiest forcing
@@ -1158,6 +1138,12 @@ pub fn next_chain_step(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rate::board::cell_name;
+
+    /// Every candidate of `b`, as (cell, digit).
+    fn candidates(b: &Board) -> impl Iterator<Item = (usize, u8)> + '_ {
+        cells(b.empty).flat_map(move |c| digits(b.cand[c]).map(move |d| (c, d)))
+    }
 
     #[test]
     fn meet_in_the_middle_lengths_match_the_plain_search() {
@@ -1173,18 +1159,16 @@ mod tests {
                 if !mode.x {
                     continue;
                 }
-                for c in cells(b.empty) {
-                    for d in digits(b.cand[c]) {
-                        for on in [true, false] {
-                            let mut arena = Vec::new();
-                            let mut seen = Vec::new();
-                            let mut f = Fc::new(c, d, on, &mut arena, &mut seen);
-                            while !f.done {
-                                f.step(&b, &l, mode, &mut arena, &mut seen[0]);
-                            }
-                            let plain = forcing_chain_len(&b, &l, Pot::new(c, d, on), mode, 10_000);
-                            assert_eq!(f.found, plain, "r{}c{} {d} on={on}", c / 9 + 1, c % 9 + 1);
+                for (c, d) in candidates(&b) {
+                    for on in [true, false] {
+                        let mut arena = Vec::new();
+                        let mut seen = Vec::new();
+                        let mut f = Fc::new(c, d, on, &mut arena, &mut seen);
+                        while !f.done {
+                            f.step(&b, &l, mode, &mut arena, &mut seen[0]);
                         }
+                        let plain = forcing_chain_len(&b, &l, Pot::new(c, d, on), mode, 10_000);
+                        assert_eq!(f.found, plain, "{} {d} on={on}", cell_name(c));
                     }
                 }
             }
@@ -1200,15 +1184,7 @@ mod tests {
         let cycles = |cs: &CycleSearch| -> Vec<Vec<Pot>> {
             cs.found
                 .iter()
-                .map(|&end| {
-                    let mut path = Vec::new();
-                    let mut i = end;
-                    while i != ROOT {
-                        path.push(cs.pool[i as usize].pot);
-                        i = cs.pool[i as usize].parent;
-                    }
-                    path
-                })
+                .map(|&end| cs.cycle(end).collect())
                 .collect()
         };
         let (mut found, mut smaller) = (0, 0);
@@ -1222,25 +1198,17 @@ mod tests {
             let graph = Reach::new(&b);
             let (mut full, mut kept) = (CycleSearch::new(), CycleSearch::new());
             for (mode, _) in MODES {
-                for c in cells(b.empty) {
-                    for d in digits(b.cand[c]) {
-                        let on = node(c, d, true);
-                        let Some(k) = graph.component(on) else {
-                            continue;
-                        };
-                        let start = Pot::new(c, d, true);
-                        full.run(&b, &l, start, mode, &[[ALL; 9]; 2], 24);
-                        kept.run(&b, &l, start, mode, &graph.members(k), 24);
-                        assert_eq!(
-                            cycles(&kept),
-                            cycles(&full),
-                            "{t:?} r{}c{} {d}",
-                            c / 9 + 1,
-                            c % 9 + 1
-                        );
-                        found += full.found.len();
-                        smaller += (kept.pool.len() < full.pool.len()) as usize;
-                    }
+                for (c, d) in candidates(&b) {
+                    let on = node(c, d, true);
+                    let Some(k) = graph.component(on) else {
+                        continue;
+                    };
+                    let start = Pot::new(c, d, true);
+                    full.run(&b, &l, start, mode, &[[ALL; 9]; 2], 24);
+                    kept.run(&b, &l, start, mode, &graph.members(k), 24);
+                    assert_eq!(cycles(&kept), cycles(&full), "{t:?} {} {d}", cell_name(c));
+                    found += full.found.len();
+                    smaller += (kept.pool.len() < full.pool.len()) as usize;
                 }
             }
         }
@@ -1270,47 +1238,35 @@ mod tests {
             let eliminating = graph.eliminating_components(&b);
             let mut cs = CycleSearch::new();
             for (mode, _) in MODES {
-                for c in cells(b.empty) {
-                    for d in digits(b.cand[c]) {
-                        for on in [true, false] {
-                            let (mut arena, mut seen) = (Vec::new(), Vec::new());
-                            let mut f = Fc::new(c, d, on, &mut arena, &mut seen);
-                            while mode.x && !f.done {
-                                f.step(&b, &l, mode, &mut arena, &mut seen[0]);
-                            }
-                            let reaches = graph.reaches(node(c, d, on), node(c, d, !on));
-                            if mode.x && mode.y {
-                                assert_eq!(
-                                    f.found.is_some(),
-                                    reaches,
-                                    "{t:?} r{}c{} {d}",
-                                    c / 9 + 1,
-                                    c % 9 + 1
-                                );
-                            }
-                            if mode.x && f.found.is_some() {
-                                assert!(reaches);
-                                chains += 1;
-                            }
+                for (c, d) in candidates(&b) {
+                    for on in [true, false] {
+                        let (mut arena, mut seen) = (Vec::new(), Vec::new());
+                        let mut f = Fc::new(c, d, on, &mut arena, &mut seen);
+                        while mode.x && !f.done {
+                            f.step(&b, &l, mode, &mut arena, &mut seen[0]);
                         }
-                        cs.run(&b, &l, Pot::new(c, d, true), mode, &[[ALL; 9]; 2], 64);
-                        let on = node(c, d, true);
-                        for i in 0..cs.found.len() {
-                            let end = cs.found[i];
-                            if cs.cycle_hint(&b, end).1.is_empty() {
-                                continue;
-                            }
-                            let partner = cs.pool[cs.pool[end as usize].parent as usize].pot;
-                            assert!(
-                                graph.marked(&eliminating, on),
-                                "{t:?} r{}c{} {d}",
-                                c / 9 + 1,
-                                c % 9 + 1
-                            );
-                            assert!(graph
-                                .same_component(on, node(partner.cell(), partner.digit(), false)));
-                            cycles += 1;
+                        let reaches = graph.reaches(node(c, d, on), node(c, d, !on));
+                        if mode.x && mode.y {
+                            assert_eq!(f.found.is_some(), reaches, "{t:?} {} {d}", cell_name(c));
                         }
+                        if mode.x && f.found.is_some() {
+                            assert!(reaches);
+                            chains += 1;
+                        }
+                    }
+                    cs.run(&b, &l, Pot::new(c, d, true), mode, &[[ALL; 9]; 2], 64);
+                    let on = node(c, d, true);
+                    for i in 0..cs.found.len() {
+                        let end = cs.found[i];
+                        if !cs.eliminates(&b, end) {
+                            continue;
+                        }
+                        let partner = cs.pool[cs.pool[end as usize].parent as usize].pot;
+                        assert!(graph.marked(&eliminating, on), "{t:?} {} {d}", cell_name(c));
+                        assert!(
+                            graph.same_component(on, node(partner.cell(), partner.digit(), false))
+                        );
+                        cycles += 1;
                     }
                 }
             }
