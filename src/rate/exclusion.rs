@@ -3,7 +3,7 @@
 //! candidates for triples) or repeat a digit in a shared house are impossible; a digit with no
 //! possible combination left is eliminated.
 
-use super::board::{bit, cells, digits, holds, more_than, one_digit, Board, Cells, PEERS};
+use super::board::{bit, cells, digits, more_than, Board, Cells, PEERS};
 use super::changed::Changed;
 use super::scale::Technique;
 use super::Step;
@@ -16,20 +16,9 @@ use super::Step;
 /// placed.
 pub fn aligned_pair(b: &Board, changed: &Changed) -> Option<Step> {
     let biv = b.bivalue();
-    let mut naked_single: Cells = 0;
-    for c in cells(b.empty) {
-        if one_digit(b.cand[c]) {
-            naked_single |= 1 << c;
-        }
-    }
-    let mut listed: Cells = 0;
-    for c in cells(b.empty) {
-        let m = b.cand[c];
-        // Two or more digits (no count: see `more_than`).
-        if m & m.wrapping_sub(1) != 0 && PEERS[c] & naked_single == 0 && PEERS[c] & biv != 0 {
-            listed |= 1 << c;
-        }
-    }
+    let classes = Classes::of(b);
+    let naked_single = classes.naked_single;
+    let listed = classes.candidate_cells(classes.several, biv);
     let dirty = changed.cells();
     // The cells whose naked-single filter may have changed: peers of a changed cell that is
     // now placed or a naked single.
@@ -106,21 +95,19 @@ fn pair_kept(b: &Board, c0: usize, c1: usize, excl: Cells) -> (u16, u16) {
 /// two or three candidates, more). Only trios where one of those changed are looked at: a cell
 /// that lost a candidate, a common peer that did, or a cell that became a candidate cell.
 pub fn aligned_triple(b: &Board, changed: &Changed) -> Option<Step> {
-    let now = Classes::of(b.empty, |c| b.cand[c]);
-    let Classes { small, .. } = now;
-    let cand_cells = now.candidate_cells(now.several);
+    let now = Classes::of(b);
+    let small = now.small;
+    let cand_cells = now.candidate_cells(now.several, small);
     let dirty = changed.cells();
     // A cell that was no candidate cell on the earlier state (a peer became small, or a
     // peer's naked single was placed) starts new trios; its candidates may be unchanged.
-    let before = Classes::of(b.empty | dirty, |c| b.cand[c] | changed.removed_at(c));
+    let before = now.before(b, changed);
     let mut class_changed: Cells = 0;
-    for c in cells(dirty) {
-        if now.class(c) != before.class(c) {
-            class_changed |= PEERS[c];
-        }
+    for c in cells(now.differ(&before)) {
+        class_changed |= PEERS[c];
     }
-    let entered =
-        (cand_cells & class_changed) & !before.candidate_cells(cand_cells & class_changed);
+    let near_change = cand_cells & class_changed;
+    let entered = near_change & !before.candidate_cells(near_change, before.small);
     let touched = dirty | entered;
     for c0 in cells(cand_cells) {
         // The later cells sharing at least two small peers (excluders) with c0.
@@ -156,8 +143,7 @@ pub fn aligned_triple(b: &Board, changed: &Changed) -> Option<Step> {
     None
 }
 
-/// The cells of a board sorted by their number of candidates, as aligned triple exclusion
-/// uses them.
+/// The cells of a board sorted by their number of candidates, as the exclusions use them.
 #[derive(Clone, Copy)]
 struct Classes {
     /// Cells with two or three candidates (the excluders), or none (never on a rating path).
@@ -169,48 +155,63 @@ struct Classes {
 }
 
 impl Classes {
-    /// Sorts the cells of `open` by their candidates `cand(c)`.
-    fn of(open: Cells, cand: impl Fn(usize) -> u16) -> Classes {
+    /// The classes of the board's open cells.
+    fn of(b: &Board) -> Classes {
         let mut k = Classes {
             small: 0,
             naked_single: 0,
             several: 0,
         };
-        for c in cells(open) {
-            // Cleared of its lowest digits, one at a time (no count: see `more_than`).
-            let m = cand(c);
-            let m1 = m & m.wrapping_sub(1);
-            let m2 = m1 & m1.wrapping_sub(1);
-            if m == 0 {
-                k.small |= 1 << c;
-            } else if m1 == 0 {
-                k.naked_single |= 1 << c;
-            } else {
-                k.several |= 1 << c;
-                if m2 & m2.wrapping_sub(1) == 0 {
-                    k.small |= 1 << c;
-                }
-            }
+        for c in cells(b.empty) {
+            k.set(c, b.cand[c]);
         }
         k
     }
 
-    /// The class of cell `c`: 0 placed (or no candidate), 1 naked single, 2 small, 3 more.
-    fn class(&self, c: usize) -> u8 {
-        let (s, n, v) = (
-            holds(self.small, c),
-            holds(self.naked_single, c),
-            holds(self.several, c),
-        );
-        u8::from(n) | u8::from(s) << 1 | u8::from(v) << 2
+    /// The classes on the earlier state `changed` is measured from: only the cells that lost
+    /// a candidate differ (a cell placed since was open then).
+    fn before(&self, b: &Board, changed: &Changed) -> Classes {
+        let mut k = *self;
+        for c in cells(changed.cells()) {
+            let cell = !(1u128 << c);
+            k.small &= cell;
+            k.naked_single &= cell;
+            k.several &= cell;
+            k.set(c, b.cand[c] | changed.removed_at(c));
+        }
+        k
     }
 
-    /// The cells of `among` that are candidate cells: two or more candidates, a small peer
-    /// and no naked single among their peers.
-    fn candidate_cells(&self, among: Cells) -> Cells {
+    /// Files cell `c`, with candidates `m`, in its class.
+    fn set(&mut self, c: usize, m: u16) {
+        // Cleared of its lowest digits, one at a time (no count: see `more_than`).
+        let m1 = m & m.wrapping_sub(1);
+        let m2 = m1 & m1.wrapping_sub(1);
+        if m == 0 {
+            self.small |= 1 << c;
+        } else if m1 == 0 {
+            self.naked_single |= 1 << c;
+        } else {
+            self.several |= 1 << c;
+            if m2 & m2.wrapping_sub(1) == 0 {
+                self.small |= 1 << c;
+            }
+        }
+    }
+
+    /// The cells whose class differs between `self` and `other`.
+    fn differ(&self, other: &Classes) -> Cells {
+        (self.small ^ other.small)
+            | (self.naked_single ^ other.naked_single)
+            | (self.several ^ other.several)
+    }
+
+    /// The cells of `among` that are candidate cells: two or more candidates, a peer among
+    /// `excluders` and no naked single among their peers.
+    fn candidate_cells(&self, among: Cells, excluders: Cells) -> Cells {
         let mut out: Cells = 0;
         for c in cells(among & self.several) {
-            if PEERS[c] & self.naked_single == 0 && PEERS[c] & self.small != 0 {
+            if PEERS[c] & self.naked_single == 0 && PEERS[c] & excluders != 0 {
                 out |= 1 << c;
             }
         }
