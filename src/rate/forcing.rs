@@ -1029,14 +1029,8 @@ fn search(
             continue;
         }
         let cell_ok = chains.cell(b, c);
-        let (mut vals, mut nv) = ([0u8; 9], 0);
-        for d in digits(b.cand[c]) {
-            vals[nv] = d;
-            nv += 1;
-        }
-        let vals = &vals[..nv];
         let mut on_idx = [0usize; 9];
-        for (vi, &d) in vals.iter().enumerate() {
+        for (vi, d) in digits(b.cand[c]).enumerate() {
             let regions = chains.regions(b, c, d);
             if !cell_ok && regions == 0 {
                 continue;
@@ -1061,7 +1055,7 @@ fn search(
             region_chains(b, kind, (c, d, regions), oi, pool, runs, best);
         }
         if kind != Kind::Nishio && cell_ok {
-            cell_chains(b, kind, &on_idx[..vals.len()], pool, runs, best);
+            cell_chains(b, kind, &on_idx[..card as usize], pool, runs, best);
         }
     }
     true
@@ -1244,16 +1238,21 @@ fn region_chains(
         for (state, list) in [(true, &common_on), (false, &common_off)] {
             for &i in list.iter() {
                 let q = pool.nodes[i as usize].cd;
-                let flat = region_flat(runs, pool, p, d, i, state);
+                let flat = region_nodes(runs, p, d, q, state)
+                    .map(|m| pool.ancestors(m))
+                    .sum();
+                let roots: Vec<u32> = if pool.nested.is_empty() && !best.collect {
+                    Vec::new()
+                } else {
+                    region_nodes(runs, p, d, q, state).collect()
+                };
                 let n = if pool.nested.is_empty() {
                     flat
                 } else {
-                    let roots = region_roots(runs, pool, p, d, i, state);
                     full_complexity(pool, best, base, &roots, flat, 6)
                 };
                 let rating = base + length_increment(n);
                 if best.collect {
-                    let roots = region_roots(runs, pool, p, d, i, state);
                     best.hit(b, (rating, n, 6), q, state, hs[k] as u8, &roots);
                 } else {
                     offer_target(b, kind, (rating, n, 6), q, state, best);
@@ -1263,32 +1262,17 @@ fn region_chains(
     }
 }
 
-/// The ancestor count of a region hint on the node `i`'s candidate (state `on`): the sum over
-/// its node in the run of each place `p` of digit `d`.
-fn region_flat(runs: &Runs, pool: &mut Pool, p: Cells, d: u8, i: u32, on: bool) -> usize {
-    let q = pool.nodes[i as usize].cd as usize;
-    let mut flat = 0;
-    for oc in cells(p) {
+/// The nodes behind a region hint on candidate `q` (state `on`): its node in the run of each
+/// place `p` of digit `d`.
+fn region_nodes(runs: &Runs, p: Cells, d: u8, q: u16, on: bool) -> impl Iterator<Item = u32> + '_ {
+    cells(p).map(move |oc| {
         let o = &runs.outs[runs.idx[oc * 9 + d as usize - 1] as usize];
-        flat += pool.ancestors(if on { o.on_map[q] } else { o.off_map[q] });
-    }
-    flat
-}
-
-/// The nodes behind a region hint on the node `i`'s candidate (state `on`): its node in the
-/// run of each place `p` of digit `d`.
-fn region_roots(runs: &Runs, pool: &Pool, p: Cells, d: u8, i: u32, on: bool) -> Vec<u32> {
-    let q = pool.nodes[i as usize].cd as usize;
-    cells(p)
-        .map(|oc| {
-            let o = &runs.outs[runs.idx[oc * 9 + d as usize - 1] as usize];
-            if on {
-                o.on_map[q]
-            } else {
-                o.off_map[q]
-            }
-        })
-        .collect()
+        if on {
+            o.on_map[q as usize]
+        } else {
+            o.off_map[q as usize]
+        }
+    })
 }
 
 #[cfg(test)]
