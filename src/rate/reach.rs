@@ -213,11 +213,13 @@ impl Reach {
         let Some(common) = common else {
             return false;
         };
-        let progress = |n: usize| n.is_multiple_of(2) || b.cand[n / 18].count_ones() > 1;
         common.iter().enumerate().any(|(w, &bits)| {
             let mut bits = bits;
             while bits != 0 {
-                if progress(self.node[w * 64 + bits.trailing_zeros() as usize] as usize) {
+                if progress(
+                    b,
+                    self.node[w * 64 + bits.trailing_zeros() as usize] as usize,
+                ) {
                     return true;
                 }
                 bits &= bits - 1;
@@ -232,6 +234,12 @@ impl Reach {
     pub(super) fn marked(&self, marks: &[bool], n: usize) -> bool {
         self.component(n).is_some_and(|k| marks[k])
     }
+}
+
+/// Whether node `n` would make progress as a hint's conclusion: an "off" node (a candidate to
+/// remove) or an "on" node of a cell with other candidates.
+fn progress(b: &Board, n: usize) -> bool {
+    n.is_multiple_of(2) || b.cand[n / 18].count_ones() > 1
 }
 
 /// `conj[d][c]`: the cells that are `c`'s only other place for digit `d + 1` in a house.
@@ -503,12 +511,12 @@ mod tests {
             assert!(linked > 0, "{t:?}: no two nodes share a component");
             // A node implied by both starts that would make progress (nodes with no links out
             // included, as starts and as targets).
-            let progress = |n: usize| n.is_multiple_of(2) || b.cand[n / 18].count_ones() > 1;
             let mut sinks = 0;
             for (i, &a) in back.iter().enumerate().step_by(5) {
                 sinks += g.sink(i) as usize;
                 for (j, &z) in back.iter().enumerate().step_by(3) {
-                    let plain = (0..g.len()).any(|k| all[i][k] && all[j][k] && progress(back[k]));
+                    let plain =
+                        (0..g.len()).any(|k| all[i][k] && all[j][k] && progress(&b, back[k]));
                     let got = r.implied_by_all(&b, [a, z].into_iter());
                     assert_eq!(got, plain, "{t:?} {a} & {z}");
                 }

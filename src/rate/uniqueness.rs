@@ -3,7 +3,9 @@
 //!
 //! Both rely on the puzzle having exactly one solution, which the caller guarantees.
 
-use super::board::{bit, cells, count, digits, houses_of, two_digits, Board, Cells, HOUSES, PEERS};
+use super::board::{
+    bit, cells, count, digits, houses_of, one_digit, two_digits, Board, Cells, HOUSES, PEERS,
+};
 use super::changed::Changed;
 use super::scale::Technique;
 use super::subsets::combos;
@@ -59,8 +61,7 @@ impl LoopSearch<'_> {
                     // Bivalue, or the extra digits so far are one digit (no counts: see
                     // `more_than`).
                     let pair = two_digits(m);
-                    let one_extra = ex != 0 && ex & (ex - 1) == 0;
-                    if (pair || one_extra || allowed_ex > 0)
+                    if (pair || one_digit(ex) || allowed_ex > 0)
                         && self.len < MAX_LOOP
                         && PEERS[next] & same == 0
                     {
