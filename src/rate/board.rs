@@ -353,6 +353,7 @@ mod tests {
                 hs[0] < 9 && (9..18).contains(&hs[1]) && hs[2] >= 18,
                 "{c}: {hs:?}"
             );
+            assert_eq!((hs[0], hs[1] - 9, hs[2] - 18), (row(c), col(c), boxof(c)));
         }
         assert_eq!(boxof(80), 8);
         assert_eq!(cell_name(10), "r2c2");
