@@ -81,6 +81,47 @@ const fn build_cell_houses() -> [[u8; 4]; 81] {
 
 static CELL_HOUSES: [[u8; 4]; 81] = build_cell_houses();
 
+const fn build_house_cells() -> [[u8; 9]; 27] {
+    let mut t = [[0u8; 9]; 27];
+    let mut h = 0;
+    while h < 27 {
+        let mut i = 0;
+        let mut c = 0;
+        while c < 81 {
+            if HOUSES[h] >> c & 1 != 0 {
+                t[h][i] = c as u8;
+                i += 1;
+            }
+            c += 1;
+        }
+        h += 1;
+    }
+    t
+}
+
+/// The cells of each house, lowest first: bit `i` of a house's [`Board::house_places`] mask is
+/// cell `HOUSE_CELLS[h][i]`.
+pub static HOUSE_CELLS: [[u8; 9]; 27] = build_house_cells();
+
+const fn build_pop9() -> [u8; 512] {
+    let mut t = [0u8; 512];
+    let mut m = 0;
+    while m < 512 {
+        t[m] = (m as u32).count_ones() as u8;
+        m += 1;
+    }
+    t
+}
+
+static POP9: [u8; 512] = build_pop9();
+
+/// Number of bits of a nine-bit mask (a digit mask, or places in a house): a table, since the
+/// portable x86-64 build has no popcount instruction.
+#[inline]
+pub fn count9(m: u16) -> usize {
+    POP9[m as usize & 511] as usize
+}
+
 /// Number of cells in a board.
 #[inline]
 pub fn count(b: Cells) -> u32 {
@@ -261,6 +302,45 @@ impl Board {
         self.pos[d as usize - 1] & HOUSES[house]
     }
 
+    /// The places of each digit (index `d-1`) in house `h`, as nine-bit masks over the
+    /// house's cells in [`HOUSE_CELLS`] order.
+    #[inline]
+    pub fn house_places(&self, h: House) -> [u16; 9] {
+        let mut out = [0u16; 9];
+        for (i, &c) in HOUSE_CELLS[h].iter().enumerate() {
+            let mut m = self.cand[c as usize];
+            while m != 0 {
+                out[m.trailing_zeros() as usize] |= 1 << i;
+                m &= m - 1;
+            }
+        }
+        out
+    }
+
+    /// The places of digit `d` in each row (columns first when `by_col`) as nine-bit masks:
+    /// bit `i` of line `j`'s mask is the line's `i`-th cell, that is, the cell where it crosses
+    /// line `i` of the other kind.
+    #[inline]
+    pub fn line_places(&self, d: u8, by_col: bool) -> [u16; 9] {
+        let p = self.pos[d as usize - 1];
+        let mut rows = [0u16; 9];
+        for (r, m) in rows.iter_mut().enumerate() {
+            *m = (p >> (9 * r)) as u16 & 0x1ff;
+        }
+        if !by_col {
+            return rows;
+        }
+        let mut cols = [0u16; 9];
+        for (r, &m) in rows.iter().enumerate() {
+            let mut m = m;
+            while m != 0 {
+                cols[m.trailing_zeros() as usize] |= 1 << r;
+                m &= m - 1;
+            }
+        }
+        cols
+    }
+
     /// Whether `d` is a candidate of cell `c`.
     #[inline]
     pub fn has(&self, c: usize, d: u8) -> bool {
@@ -371,6 +451,36 @@ mod tests {
         assert!(cells(PEERS[0]).all(|p| !b.has(p, 5) && b.cand[p].count_ones() == 8));
         b.eliminate(80, 1);
         assert!(!b.has(80, 1) && b.pos[0] & (1 << 80) == 0);
+    }
+
+    #[test]
+    fn house_and_line_places_agree_with_the_boards() {
+        let g: crate::Grid =
+            "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+                .parse()
+                .unwrap();
+        let b = Board::new(&g);
+        for h in 0..27 {
+            let places = b.house_places(h);
+            for d in 1..=9u8 {
+                let mut want: Cells = 0;
+                for i in 0..9 {
+                    if places[d as usize - 1] >> i & 1 != 0 {
+                        want |= 1 << HOUSE_CELLS[h][i];
+                    }
+                }
+                assert_eq!(want, b.pos_in(d, h), "house {h}, digit {d}");
+                assert_eq!(count9(places[d as usize - 1]), count(want) as usize);
+            }
+        }
+        for d in 1..=9u8 {
+            for (by_col, first) in [(false, 0), (true, 9)] {
+                let lines = b.line_places(d, by_col);
+                for (j, &m) in lines.iter().enumerate() {
+                    assert_eq!(m, b.house_places(first + j)[d as usize - 1]);
+                }
+            }
+        }
     }
 
     #[test]

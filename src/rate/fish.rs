@@ -1,20 +1,10 @@
 //! Basic fish: X-Wing (3.2), Swordfish (3.8), Jellyfish (5.2).
 
-use super::board::{cells, more_than, Board, Cells, HOUSES};
+use super::board::{count9, Board, Cells, HOUSES};
 use super::changed::Changed;
 use super::scale::Technique;
-use super::subsets::combos;
+use super::subsets::small_unions;
 use super::Step;
-
-/// The line index (0-8) within its kind of each cell for the cover lines: for column bases the
-/// covers are rows, for row bases columns.
-fn cover_index(c: usize, base_is_col: bool) -> usize {
-    if base_is_col {
-        c / 9
-    } else {
-        c % 9
-    }
-}
 
 /// Fish of `degree` base lines (columns first, then rows, as SE scans them). Only digits with a
 /// changed candidate are looked at.
@@ -34,27 +24,26 @@ pub fn fish(b: &Board, degree: usize, changed: &Changed) -> Option<Step> {
             if placed[d as usize] as usize + degree * 2 > 9 || !changed.digit(d) {
                 continue;
             }
+            // Bit i of a base line's mask: where it crosses cover line i.
+            let lines = b.line_places(d, base_is_col);
             let mut list = [0usize; 9];
+            let mut masks = [0u16; 9];
             let mut n = 0;
-            for i in 0..9 {
-                let p = b.pos_in(d, base0 + i);
-                if more_than(p, 1) && !more_than(p, degree as u32) {
+            for (i, &p) in lines.iter().enumerate() {
+                let k = count9(p);
+                if k >= 2 && k <= degree {
                     list[n] = i;
+                    masks[n] = p;
                     n += 1;
                 }
             }
-            let r = combos(&list[..n], degree, |set| {
-                let mut covers = 0u16;
-                let mut base: Cells = 0;
-                for &i in set {
-                    let p = b.pos_in(d, base0 + i);
-                    base |= p;
-                    for c in cells(p) {
-                        covers |= 1 << cover_index(c, base_is_col);
-                    }
-                }
-                if covers.count_ones() as usize != degree {
+            let r = small_unions(&masks[..n], degree, |set, covers| {
+                if count9(covers) != degree {
                     return None;
+                }
+                let mut base: Cells = 0;
+                for &j in set {
+                    base |= b.pos_in(d, base0 + list[j]);
                 }
                 let mut cover_cells: Cells = 0;
                 for i in 0..9 {

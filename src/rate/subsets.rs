@@ -1,6 +1,6 @@
 //! Naked and hidden subsets (pairs, triples, quads) and the direct hidden pair/triple.
 
-use super::board::{cells, count, more_than, single, Board, Cells, HOUSES};
+use super::board::{bit, cells, count, count9, Board, Cells, HOUSES, HOUSE_CELLS};
 use super::changed::Changed;
 use super::scale::Technique;
 use super::singles::SCAN_ORDER;
@@ -47,6 +47,46 @@ pub(crate) fn combos<T>(
     }
 }
 
+/// Calls `f` with every `k`-combination of the indexes of `masks` (lexicographic) whose
+/// nine-bit masks hold at most `k` bits together, and with that union, stopping at the first
+/// `Some`. A union only grows as items join it, so a prefix already over `k` bits is not
+/// extended: the combinations skipped are exactly those whose union is over `k` bits. `k` is
+/// at most 4.
+pub(crate) fn small_unions<T>(
+    masks: &[u16],
+    k: usize,
+    mut f: impl FnMut(&[usize], u16) -> Option<T>,
+) -> Option<T> {
+    fn extend<T, F: FnMut(&[usize], u16) -> Option<T>>(
+        masks: &[u16],
+        k: usize,
+        pick: &mut [usize; 4],
+        depth: usize,
+        union: u16,
+        f: &mut F,
+    ) -> Option<T> {
+        if depth == k {
+            return f(&pick[..k], union);
+        }
+        let from = if depth == 0 { 0 } else { pick[depth - 1] + 1 };
+        for i in from..=masks.len() - (k - depth) {
+            let u = union | masks[i];
+            if count9(u) > k {
+                continue;
+            }
+            pick[depth] = i;
+            if let Some(r) = extend(masks, k, pick, depth + 1, u, f) {
+                return Some(r);
+            }
+        }
+        None
+    }
+    if k == 0 || k > 4 || k > masks.len() {
+        return None;
+    }
+    extend(masks, k, &mut [0; 4], 0, 0, &mut f)
+}
+
 /// Naked set of `degree` cells in a house: their candidates number `degree`; those digits go
 /// from the house's other cells. Only houses with a changed cell are looked at.
 pub fn naked(b: &Board, degree: usize, changed: &Changed) -> Option<Step> {
@@ -61,23 +101,23 @@ pub fn naked(b: &Board, degree: usize, changed: &Changed) -> Option<Step> {
             continue;
         }
         let mut list = [0usize; 9];
+        let mut masks = [0u16; 9];
         let mut n = 0;
         for c in cells(e) {
-            let k = b.cand[c].count_ones() as usize;
+            let k = count9(b.cand[c]);
             if k >= 2 && k <= degree {
                 list[n] = c;
+                masks[n] = b.cand[c];
                 n += 1;
             }
         }
-        let r = combos(&list[..n], degree, |set| {
-            let mut m = 0u16;
-            let mut bd: Cells = 0;
-            for &c in set {
-                m |= b.cand[c];
-                bd |= 1 << c;
-            }
-            if m.count_ones() as usize != degree {
+        let r = small_unions(&masks[..n], degree, |set, m| {
+            if count9(m) != degree {
                 return None;
+            }
+            let mut bd: Cells = 0;
+            for &i in set {
+                bd |= 1 << list[i];
             }
             let mut s = Step::new(tech);
             for c in cells(e & !bd) {
@@ -115,24 +155,30 @@ pub fn hidden(b: &Board, degree: usize, direct: bool, changed: &Changed) -> Opti
         if !(ne > degree * 2 || (direct && ne > degree)) || !changed.cells_in(HOUSES[h]) {
             continue;
         }
-        let mut list = [0usize; 9];
+        // Places within the house: bit i is cell HOUSE_CELLS[h][i].
+        let places = b.house_places(h);
+        let mut list = [0u8; 9];
+        let mut masks = [0u16; 9];
         let mut n = 0;
         for d in 1..=9u8 {
-            let p = b.pos_in(d, h);
-            if more_than(p, 1) && !more_than(p, degree as u32) {
-                list[n] = d as usize;
+            let k = count9(places[d as usize - 1]);
+            if k >= 2 && k <= degree {
+                list[n] = d;
+                masks[n] = places[d as usize - 1];
                 n += 1;
             }
         }
-        let r = combos(&list[..n], degree, |set| {
-            let mut common: Cells = 0;
-            let mut m = 0u16;
-            for &d in set {
-                common |= b.pos_in(d as u8, h);
-                m |= 1 << (d - 1);
-            }
-            if count(common) as usize != degree {
+        let r = small_unions(&masks[..n], degree, |set, at| {
+            if count9(at) != degree {
                 return None;
+            }
+            let mut m = 0u16;
+            for &i in set {
+                m |= bit(list[i]);
+            }
+            let mut common: Cells = 0;
+            for i in digits_of(at) {
+                common |= 1 << HOUSE_CELLS[h][i];
             }
             let mut s = Step::new(tech);
             for c in cells(common) {
@@ -149,11 +195,12 @@ pub fn hidden(b: &Board, degree: usize, direct: bool, changed: &Changed) -> Opti
                     if m & (1 << (d - 1)) != 0 {
                         continue;
                     }
-                    let p = b.pos_in(d, h);
-                    if more_than(p, 1) {
-                        let rest = p & !common;
-                        if single(rest) {
-                            s.placements.push((rest.trailing_zeros() as u8, d));
+                    let p = places[d as usize - 1];
+                    if count9(p) > 1 {
+                        let rest = p & !at;
+                        if count9(rest) == 1 {
+                            let c = HOUSE_CELLS[h][rest.trailing_zeros() as usize];
+                            s.placements.push((c, d));
                             return Some(s);
                         }
                     }
@@ -167,6 +214,11 @@ pub fn hidden(b: &Board, degree: usize, direct: bool, changed: &Changed) -> Opti
         }
     }
     None
+}
+
+/// The bit indexes (0-8) of a nine-bit mask, lowest first.
+fn digits_of(m: u16) -> impl Iterator<Item = usize> {
+    super::board::digits(m).map(|d| d as usize - 1)
 }
 
 #[cfg(test)]
@@ -186,6 +238,45 @@ mod tests {
             None
         });
         assert_eq!(seen, [(1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)]);
+    }
+
+    #[test]
+    fn small_unions_are_the_combinations_within_k_bits_in_order() {
+        // Pseudo-random nine-bit masks; every k: the pruned walk lists exactly the
+        // combinations whose union has at most k bits, in combos' order, with that union.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..300 {
+            let n = (x % 10) as usize;
+            let mut masks = [0u16; 9];
+            for m in masks.iter_mut().take(n) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // Sparse masks, so that some unions stay small.
+                *m = (x & (x >> 9) & (x >> 18)) as u16 & 0x1ff;
+            }
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let masks = &masks[..n];
+            for k in 1..=4 {
+                let idx: Vec<usize> = (0..n).collect();
+                let mut want = Vec::new();
+                let _: Option<()> = combos(&idx, k, |set| {
+                    let u = set.iter().fold(0, |u, &i| u | masks[i]);
+                    if u.count_ones() as usize <= k {
+                        want.push((set.to_vec(), u));
+                    }
+                    None
+                });
+                let mut got = Vec::new();
+                let _: Option<()> = small_unions(masks, k, |set, u| {
+                    got.push((set.to_vec(), u));
+                    None
+                });
+                assert_eq!(got, want, "masks {masks:?}, k {k}");
+            }
+        }
     }
 
     #[test]
