@@ -4,7 +4,8 @@
 //! Both rely on the puzzle having exactly one solution, which the caller guarantees.
 
 use super::board::{
-    bit, cells, count, digits, houses_of, one_digit, two_digits, Board, Cells, HOUSES, PEERS,
+    bit, cells, count, count9, digits, houses_of, one_digit, two_digits, Board, Cells, HOUSES,
+    HOUSE_CELLS, PEERS,
 };
 use super::changed::Changed;
 use super::scale::Technique;
@@ -406,18 +407,27 @@ pub fn bug(b: &Board) -> Option<Step> {
     for kind in [2usize, 0, 1] {
         for i in 0..9 {
             let h = kind * 9 + i;
+            // Places in the house (bit j: cell HOUSE_CELLS[h][j]), and its cells of three or
+            // more candidates.
+            let places = b.house_places(h);
+            let mut multi = 0u16;
+            for (j, &c) in HOUSE_CELLS[h].iter().enumerate() {
+                if count9(b.cand[c as usize]) >= 3 {
+                    multi |= 1 << j;
+                }
+            }
             for d in 1..=9u8 {
-                let p = b.pos_in(d, h);
-                let k = count(p);
+                let p = places[d as usize - 1];
+                let k = count9(p);
                 if k == 0 || k == 2 {
                     continue;
                 }
-                let nb: Vec<usize> = cells(p).filter(|&c| b.cand[c].count_ones() >= 3).collect();
-                if nb.is_empty() {
+                let nb = p & multi;
+                if nb == 0 {
                     return None;
                 }
-                if nb.len() == 1 {
-                    let c = nb[0];
+                if count9(nb) == 1 {
+                    let c = HOUSE_CELLS[h][nb.trailing_zeros() as usize] as usize;
                     if !bug_cells.contains(&c) {
                         bug_cells.push(c);
                     }
@@ -475,10 +485,8 @@ pub fn bug(b: &Board) -> Option<Step> {
 /// Whether the candidates `temp` of the unsolved cells of `b` (the extra candidates removed)
 /// are a BUG: every cell bivalue, every digit of a house in no cell or in two.
 fn is_bug_grid(b: &Board, temp: &[u16; 81]) -> bool {
-    for c in cells(b.empty) {
-        if temp[c].count_ones() != 2 {
-            return false;
-        }
+    if cells(b.empty).any(|c| !two_digits(temp[c])) {
+        return false;
     }
     for h in 0..27 {
         for d in 1..=9u8 {
