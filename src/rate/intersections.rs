@@ -1,7 +1,9 @@
 //! Intersections (locked candidates): pointing (2.6) and claiming (2.8), and their "direct"
 //! forms (1.7 / 1.9) that are only used when they immediately leave a hidden single.
 
-use super::board::{boxof, col, more_than, row, single, Board, Cells, HOUSES};
+use super::board::{
+    bit, boxof, col, count9, digits, more_than, row, single, Board, Cells, HOUSES, HOUSE_CELLS,
+};
 use super::changed::Changed;
 use super::scale::Technique;
 use super::Step;
@@ -26,15 +28,34 @@ pub(super) fn scan<T>(
             }
             // Each digit's places lie in at most one crossing house: find it, then visit the
             // digits in SE's order (crossing house first, then digit).
+            let mut look = 0u16;
+            for d in 1..=9u8 {
+                if keep(h1, t2, d) {
+                    look |= bit(d);
+                }
+            }
+            if look == 0 {
+                continue;
+            }
+            // Places in h1 (bit j: cell HOUSE_CELLS[h1][j]); the places of h1 that one crossing
+            // house of kind t2 holds are a group of three bits.
+            let places = b.house_places(h1);
             let mut hits = [(0usize, 0u8, 0 as Cells); 9];
             let mut n = 0;
-            for d in 1..=9u8 {
-                let p = b.pos_in(d, h1);
-                if !more_than(p, 1) || !keep(h1, t2, d) {
+            for d in digits(look) {
+                let p9 = places[d as usize - 1];
+                if count9(p9) < 2 {
                     continue;
                 }
-                let h2 = crossing(t2, p.trailing_zeros() as usize);
-                if p & !HOUSES[h2] == 0 {
+                let j = p9.trailing_zeros() as usize;
+                let group = if t1 == 18 && t2 == 9 {
+                    0o111 << (j % 3)
+                } else {
+                    0o7 << (j / 3 * 3)
+                };
+                if p9 & !group == 0 {
+                    let h2 = crossing(t2, HOUSE_CELLS[h1][j] as usize);
+                    let p = b.pos_in(d, h1);
                     let mut at = n;
                     while at > 0 && hits[at - 1].0 > h2 {
                         hits[at] = hits[at - 1];
