@@ -238,11 +238,11 @@ macro_rules! rule {
 
 /// The rules before the chains, in SE's order.
 const RULES: [Rule; 21] = [
-    rule!(|b, _| singles::full_house(b)),
-    rule!(|b, _| singles::hidden_single(b)),
+    rule!(|b, ch| singles::full_house(b, ch)),
+    rule!(|b, ch| singles::hidden_single(b, ch)),
     rule!(|b, ch| intersections::direct(b, ch)),
     rule!(|b, ch| subsets::hidden(b, 2, true, ch)),
-    rule!(|b, _| singles::naked_single(b)),
+    rule!(|b, ch| singles::naked_single(b, ch)),
     rule!(|b, ch| subsets::hidden(b, 3, true, ch)),
     rule!(|b, ch| intersections::locking(b, ch)),
     rule!(|b, ch| subsets::naked(b, 2, ch)),

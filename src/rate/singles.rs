@@ -1,6 +1,7 @@
 //! Singles: full house (1.0), hidden single in a box (1.2) or line (1.5), naked single (2.3).
 
-use super::board::{cells, one_digit, single, Board, HOUSES};
+use super::board::{cells, one_digit, single, Board, HOUSES, HOUSE_CELLS};
+use super::changed::Changed;
 use super::scale::Technique;
 use super::Step;
 
@@ -10,11 +11,12 @@ pub(crate) const SCAN_ORDER: [usize; 27] = [
     8,
 ];
 
-/// Last empty cell of a house.
-pub fn full_house(b: &Board) -> Option<Step> {
+/// Last empty cell of a house. Only houses with a changed cell are looked at: a house's empty
+/// cells change only when one of its cells is placed, and so loses its candidates.
+pub fn full_house(b: &Board, changed: &Changed) -> Option<Step> {
     for &h in &SCAN_ORDER {
         let e = b.empty & HOUSES[h];
-        if single(e) {
+        if single(e) && changed.cells_in(HOUSES[h]) {
             let c = e.trailing_zeros() as usize;
             let m = b.cand[c];
             if one_digit(m) {
@@ -26,31 +28,40 @@ pub fn full_house(b: &Board) -> Option<Step> {
     None
 }
 
-/// A digit with one place left in a house (boxes first, then columns, then rows).
-pub fn hidden_single(b: &Board) -> Option<Step> {
+/// A digit with one place left in a house (boxes first, then columns, then rows; the lowest
+/// digit first). Only houses with a changed cell are looked at: a digit's places in a house
+/// change only when one of its cells loses a candidate.
+pub fn hidden_single(b: &Board, changed: &Changed) -> Option<Step> {
     for &h in &SCAN_ORDER {
-        if b.empty & HOUSES[h] == 0 {
+        if b.empty & HOUSES[h] == 0 || !changed.cells_in(HOUSES[h]) {
             continue;
         }
-        for d in 1..=9u8 {
-            let p = b.pos_in(d, h);
-            if single(p) {
-                let c = p.trailing_zeros() as usize;
-                let t = if h >= 18 {
-                    Technique::HiddenSingleBox
-                } else {
-                    Technique::HiddenSingleLine
-                };
-                return Some(Step::place(t, c, d, HOUSES[h] & b.empty));
-            }
+        // The digits with one place in the house: seen once and not twice.
+        let (mut once, mut twice) = (0u16, 0u16);
+        for &c in &HOUSE_CELLS[h] {
+            let m = b.cand[c as usize];
+            twice |= once & m;
+            once |= m;
+        }
+        let one = once & !twice;
+        if one != 0 {
+            let d = one.trailing_zeros() as u8 + 1;
+            let c = b.pos_in(d, h).trailing_zeros() as usize;
+            let t = if h >= 18 {
+                Technique::HiddenSingleBox
+            } else {
+                Technique::HiddenSingleLine
+            };
+            return Some(Step::place(t, c, d, HOUSES[h] & b.empty));
         }
     }
     None
 }
 
-/// A cell with one candidate left.
-pub fn naked_single(b: &Board) -> Option<Step> {
-    for c in cells(b.empty) {
+/// A cell with one candidate left (the first in cell order). Only changed cells are looked at:
+/// a cell's candidates change only when it loses one.
+pub fn naked_single(b: &Board, changed: &Changed) -> Option<Step> {
+    for c in cells(b.empty & changed.cells()) {
         let m = b.cand[c];
         if one_digit(m) {
             let d = m.trailing_zeros() as u8 + 1;
@@ -76,7 +87,7 @@ mod tests {
             "..4678912672195348198342567859761423426853791713924856961537284287419635345286179",
         );
         // Boxes come first but box 1 has two empty cells; column 1 has one: r1c1 = 5.
-        let s = full_house(&b).unwrap();
+        let s = full_house(&b, &Changed::ALL).unwrap();
         assert_eq!(s.technique, Technique::FullHouse);
         assert_eq!(s.placements, vec![(0, 5)]);
     }
@@ -86,7 +97,7 @@ mod tests {
         let b = board(
             "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79",
         );
-        let s = hidden_single(&b).unwrap();
+        let s = hidden_single(&b, &Changed::ALL).unwrap();
         assert_eq!(s.technique, Technique::HiddenSingleBox);
         let (c, d) = s.placements[0];
         // The known solution of this puzzle.
@@ -101,7 +112,7 @@ mod tests {
             "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79",
         );
         // r5c5 has candidates {5} in this classic puzzle.
-        let s = naked_single(&b).unwrap();
+        let s = naked_single(&b, &Changed::ALL).unwrap();
         assert_eq!(s.technique, Technique::NakedSingle);
         s.apply(&mut b);
         assert_eq!(b.value[s.placements[0].0 as usize], s.placements[0].1);
