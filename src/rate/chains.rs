@@ -922,7 +922,7 @@ fn search(b: &Board, s: &mut Scratch) -> Option<Step> {
             .min()
             .unwrap_or(usize::MAX)
     });
-    let best = best_cycle(b, l, graph, cycles, bound, fewest);
+    let best = best_cycle(b, l, graph, cycles, fcs, bound, fewest);
     let best = best_forcing_chain(b, fcs, bound, best);
     best.map(|(_, mut s)| {
         s.eliminations.sort_unstable();
@@ -1025,11 +1025,11 @@ fn best_cycle(
     l: &Links,
     graph: &Reach,
     cs: &mut CycleSearch,
+    fcs: &[(usize, Fc)],
     bound: Option<u16>,
     fewest: Option<usize>,
 ) -> Option<(Key, Step)> {
     let mut best: Option<(Key, Step)> = None;
-    let eliminating = graph.eliminating_components(b);
     let mut spans = Spans::default();
     for (mode, sort_key) in MODES {
         let (tech, base) = if mode.x && mode.y {
@@ -1047,6 +1047,11 @@ fn best_cycle(
         if lim < 4 {
             continue;
         }
+        let targets = cycle_targets(fcs, mode, lim);
+        if targets.iter().all(|&t| t == 0) {
+            continue;
+        }
+        let eliminating = graph.eliminating_components(b, &targets);
         for c in cells(b.empty) {
             let k = b.cand[c].count_ones();
             if k < 2 || (k > 2 && !mode.x) {
@@ -1074,6 +1079,33 @@ fn best_cycle(
         }
     }
     best
+}
+
+/// The candidates (per digit) that a cycle in `mode` of at most `lim` nodes could eliminate.
+///
+/// A cycle of `n` nodes that removes `x` (seeing an "on" node `a` and an "off" node `b` of
+/// it, in its digit) gives the forcing chain `x` on -> `a` off -> (the cycle's contrapositive,
+/// at most `n` nodes from not-`a` to not-`b`) -> `b` on -> `x` off: at most `n + 2` nodes, with
+/// X links only for an X-cycle and both kinds otherwise. So `x` is a target only when the
+/// search of that kind from `x` on found a chain of at most `lim + 2` nodes, or has not yet
+/// settled that length. A candidate with no search has no chain at all.
+fn cycle_targets(fcs: &[(usize, Fc)], mode: Mode, lim: usize) -> [Cells; 9] {
+    // The forcing-chain searches run in modes X (0) and X and Y (2).
+    let mi = if mode.y { 2 } else { 0 };
+    let mut t = [0; 9];
+    for (m, f) in fcs {
+        if *m != mi || !f.on {
+            continue;
+        }
+        let possible = match f.found {
+            Some(n) => n <= lim + 2,
+            None => !f.done && f.settled() < lim + 2,
+        };
+        if possible {
+            t[f.d] |= 1 << f.c;
+        }
+    }
+    t
 }
 
 /// The forcing chains within the bound: `best` (a cycle's) or an easier forcing chain.
@@ -1235,7 +1267,7 @@ mod tests {
             let (b, _, _) = golden_state(t);
             let l = Links::new(&b);
             let graph = Reach::new(&b);
-            let eliminating = graph.eliminating_components(&b);
+            let eliminating = graph.eliminating_components(&b, &graph.self_refuting(&b));
             let mut cs = CycleSearch::new();
             for (mode, _) in MODES {
                 for (c, d) in candidates(&b) {
@@ -1266,6 +1298,19 @@ mod tests {
                         assert!(
                             graph.same_component(on, node(partner.cell(), partner.digit(), false))
                         );
+                        // Each candidate it removes has a forcing chain of the matching kind
+                        // of at most n + 2 nodes (what `cycle_targets` relies on).
+                        let n = cs.cycle_len(end);
+                        let fc_mode = MODES[if mode.y { 2 } else { 0 }].0;
+                        for (x, e) in cs.cycle_elims(&b, end) {
+                            let (mut arena, mut seen) = (Vec::new(), Vec::new());
+                            let mut f = Fc::new(x as usize, e, true, &mut arena, &mut seen);
+                            while !f.done {
+                                f.step(&b, &l, fc_mode, &mut arena, &mut seen[0]);
+                            }
+                            let found = f.found.expect("a removed candidate has a chain");
+                            assert!(found <= n + 2, "{t:?}: {found} nodes, cycle of {n}");
+                        }
                         cycles += 1;
                     }
                 }

@@ -159,17 +159,26 @@ impl Reach {
         }
     }
 
-    /// For each component, whether a cycle within it could eliminate a candidate: some
-    /// candidate `x` implies its own negation and sees, in its digit, an "on" node and an "off"
-    /// node of the component (a cycle removes `x` only so).
-    pub(super) fn eliminating_components(&self, b: &Board) -> Vec<bool> {
+    /// The candidates (per digit) whose "on" node implies their "off" node.
+    #[cfg(test)]
+    pub(super) fn self_refuting(&self, b: &Board) -> [Cells; 9] {
+        std::array::from_fn(|i| {
+            let d = i as u8 + 1;
+            cells(b.pos[i])
+                .filter(|&x| self.reaches(node(x, d, true), node(x, d, false)))
+                .fold(0, |m, x| m | 1 << x)
+        })
+    }
+
+    /// For each component, whether a cycle within it could eliminate one of the candidates
+    /// `targets` (per digit; each must imply its own negation): the candidate sees, in its
+    /// digit, an "on" node and an "off" node of the component (a cycle removes a candidate only
+    /// so).
+    pub(super) fn eliminating_components(&self, b: &Board, targets: &[Cells; 9]) -> Vec<bool> {
         let mut useful = vec![false; self.components()];
         let mut seen_on = vec![u32::MAX; self.components()];
         for d in 1..=9u8 {
-            for x in cells(b.pos[d as usize - 1]) {
-                if !self.reaches(node(x, d, true), node(x, d, false)) {
-                    continue;
-                }
+            for x in cells(targets[d as usize - 1]) {
                 let seen = PEERS[x] & b.pos[d as usize - 1];
                 let stamp = (x * 9 + d as usize) as u32;
                 for c in cells(seen) {
