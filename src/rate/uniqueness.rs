@@ -126,6 +126,11 @@ pub fn unique_loops(b: &Board, changed: &Changed) -> (Option<Step>, bool) {
     let biv = b.bivalue();
     let near = changed.near();
     let mut complete = true;
+    // The loops already looked at, as (cells, digits, first roof): a loop's hints depend only on
+    // these (the roofs' order matters to type 3's hidden sets, the path's order nowhere else),
+    // and a loop found again, from another start or the other way round, only repeats hints
+    // found before it, which win every tie.
+    let mut seen: Vec<(Cells, u16, u8)> = Vec::new();
     for start in cells(biv) {
         let v = b.cand[start];
         let mut both = b.empty;
@@ -153,6 +158,15 @@ pub fn unique_loops(b: &Board, changed: &Changed) -> (Option<Step>, bool) {
             if path.iter().all(|&c| near & 1 << c == 0) || !valid_loop(path) {
                 continue;
             }
+            let lc = path.iter().fold(0 as Cells, |m, &c| m | 1 << c);
+            let roof = path
+                .iter()
+                .find(|&&c| !two_digits(b.cand[c as usize]))
+                .map_or(u8::MAX, |&c| c);
+            if seen.contains(&(lc, v, roof)) {
+                continue;
+            }
+            seen.push((lc, v, roof));
             loop_hints(b, path, v, &mut hints);
         }
     }
