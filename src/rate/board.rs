@@ -173,26 +173,38 @@ pub fn two_digits(m: u16) -> bool {
     rest != 0 && rest & (rest - 1) == 0
 }
 
-/// Iterates over the cells of a board, lowest first.
+/// Iterates over the cells of a board, lowest first, one 64-bit word at a time (a 128-bit
+/// "clear the lowest bit" and zero test cost twice the instructions).
 #[derive(Clone, Copy)]
-pub struct Iter(pub Cells);
+pub struct Iter {
+    lo: u64,
+    hi: u64,
+}
 impl Iterator for Iter {
     type Item = usize;
     #[inline]
     fn next(&mut self) -> Option<usize> {
-        if self.0 == 0 {
-            return None;
+        if self.lo != 0 {
+            let c = self.lo.trailing_zeros() as usize;
+            self.lo &= self.lo - 1;
+            return Some(c);
         }
-        let c = self.0.trailing_zeros() as usize;
-        self.0 &= self.0 - 1;
-        Some(c)
+        if self.hi != 0 {
+            let c = self.hi.trailing_zeros() as usize + 64;
+            self.hi &= self.hi - 1;
+            return Some(c);
+        }
+        None
     }
 }
 
 /// Iterates over the cells of a board.
 #[inline]
 pub fn cells(b: Cells) -> Iter {
-    Iter(b)
+    Iter {
+        lo: b as u64,
+        hi: (b >> 64) as u64,
+    }
 }
 
 /// Iterates over the digits (1-9) of a candidate mask (bit `d-1` is digit `d`).
