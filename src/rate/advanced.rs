@@ -90,7 +90,7 @@ fn gone(real: &Board, grid: &Board, d: u8) -> Cells {
 fn intersections(real: &Board, grid: &Board, acc: &mut Advanced) {
     super::intersections::scan(
         grid,
-        |_, _, _| true,
+        |_, _| 0x1ff,
         |h1, h2, d, _| {
             let elim = super::intersections::elims(grid, d, h1, h2);
             if elim != 0 {

@@ -52,6 +52,21 @@ impl Changed {
         self.removed[d as usize - 1] & region != 0
     }
 
+    /// The digits (mask, bit `d - 1`) removed from some cell of `region`.
+    #[inline]
+    pub fn digits_in(&self, region: Cells) -> u16 {
+        if self.cells & region == 0 {
+            return 0;
+        }
+        let mut m = 0;
+        for (i, &r) in self.removed.iter().enumerate() {
+            if r & region != 0 {
+                m |= 1 << i;
+            }
+        }
+        m
+    }
+
     /// Whether candidate `d` was removed anywhere.
     #[inline]
     pub fn digit(&self, d: u8) -> bool {
@@ -134,10 +149,13 @@ mod tests {
         assert!(ch.digit(4) && !ch.digit(5));
         assert_eq!((ch.removed_at(10), ch.removed_at(11)), (bit(4), 0));
         assert!(ch.digit_in(4, 1 << 10) && !ch.digit_in(4, 1 << 11));
+        assert_eq!((ch.digits_in(1 << 10), ch.digits_in(1 << 11)), (bit(4), 0));
         assert_eq!(ch.near(), PEERS[10] | 1 << 10);
         b.place(0, 5);
         let ch = Changed::since(&before, &b);
         assert!(ch.cells_in(1 << 0) && ch.digit_in(5, PEERS[0]));
+        assert_eq!(ch.digits_in(PEERS[0]), bit(4) | bit(5));
+        assert_eq!(ch.digits_in(1 << 0), 0x1ff);
         assert_eq!(
             ch.removed_at(0),
             0x1ff,

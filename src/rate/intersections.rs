@@ -2,7 +2,7 @@
 //! forms (1.7 / 1.9) that are only used when they immediately leave a hidden single.
 
 use super::board::{
-    bit, boxof, col, count9, digits, more_than, row, single, Board, Cells, HOUSES, HOUSE_CELLS,
+    boxof, col, count9, digits, more_than, row, single, Board, Cells, HOUSES, HOUSE_CELLS,
 };
 use super::changed::Changed;
 use super::scale::Technique;
@@ -13,11 +13,11 @@ const PAIRINGS: [(usize, usize); 4] = [(18, 9), (18, 0), (9, 18), (0, 18)];
 
 /// Calls `f(h1, h2, d, positions)` for every digit whose candidates in house `h1` (at least two)
 /// all lie in the crossing house `h2`, in SE's scan order; stops at the first `Some`. Only the
-/// digits `d` of `h1` for which `keep(h1, t2, d)` holds are looked at (`t2`: the kind of `h2`,
-/// 0 rows, 9 columns, 18 boxes).
+/// digits of `look(h1, t2)` (a digit mask) are looked at (`t2`: the kind of `h2`, 0 rows, 9
+/// columns, 18 boxes).
 pub(super) fn scan<T>(
     b: &Board,
-    keep: impl Fn(usize, usize, u8) -> bool,
+    look: impl Fn(usize, usize) -> u16,
     mut f: impl FnMut(usize, usize, u8, Cells) -> Option<T>,
 ) -> Option<T> {
     for &(t1, t2) in &PAIRINGS {
@@ -28,12 +28,7 @@ pub(super) fn scan<T>(
             }
             // Each digit's places lie in at most one crossing house: find it, then visit the
             // digits in SE's order (crossing house first, then digit).
-            let mut look = 0u16;
-            for d in 1..=9u8 {
-                if keep(h1, t2, d) {
-                    look |= bit(d);
-                }
-            }
+            let look = look(h1, t2);
             if look == 0 {
                 continue;
             }
@@ -116,49 +111,55 @@ fn chute(h1: usize, t2: usize) -> Cells {
 /// Pointing or claiming whose eliminations leave a hidden single in another house of the first
 /// house's kind crossing the second house. Only digits with a change in the chute are looked at.
 pub fn direct(b: &Board, changed: &Changed) -> Option<Step> {
-    let keep = |h1, t2, d| changed.digit_in(d, chute(h1, t2));
-    scan(b, keep, |h1, h2, d, p| {
-        let t1 = h1 / 9 * 9;
-        for h3 in t1..t1 + 9 {
-            if h3 == h1 || HOUSES[h3] & HOUSES[h2] == 0 {
-                continue;
-            }
-            let p3 = b.pos_in(d, h3);
-            if more_than(p3, 1) {
-                let rest = p3 & !HOUSES[h2];
-                if single(rest) {
-                    let t = if h1 >= 18 {
-                        Technique::DirectPointing
-                    } else {
-                        Technique::DirectClaiming
-                    };
-                    let e = elims(b, d, h1, h2);
-                    let mut s = Step::eliminate(t, d, e, p);
-                    s.placements.push((rest.trailing_zeros() as u8, d));
-                    return Some(s);
+    scan(
+        b,
+        |h1, t2| changed.digits_in(chute(h1, t2)),
+        |h1, h2, d, p| {
+            let t1 = h1 / 9 * 9;
+            for h3 in t1..t1 + 9 {
+                if h3 == h1 || HOUSES[h3] & HOUSES[h2] == 0 {
+                    continue;
+                }
+                let p3 = b.pos_in(d, h3);
+                if more_than(p3, 1) {
+                    let rest = p3 & !HOUSES[h2];
+                    if single(rest) {
+                        let t = if h1 >= 18 {
+                            Technique::DirectPointing
+                        } else {
+                            Technique::DirectClaiming
+                        };
+                        let e = elims(b, d, h1, h2);
+                        let mut s = Step::eliminate(t, d, e, p);
+                        s.placements.push((rest.trailing_zeros() as u8, d));
+                        return Some(s);
+                    }
                 }
             }
-        }
-        None
-    })
+            None
+        },
+    )
 }
 
 /// Pointing (the first house is a box) or claiming (a line). Only digits that changed in the
 /// first house are looked at.
 pub fn locking(b: &Board, changed: &Changed) -> Option<Step> {
-    let keep = |h1, _, d| changed.digit_in(d, HOUSES[h1]);
-    scan(b, keep, |h1, h2, d, p| {
-        let e = elims(b, d, h1, h2);
-        if e == 0 {
-            return None;
-        }
-        let t = if h1 >= 18 {
-            Technique::Pointing
-        } else {
-            Technique::Claiming
-        };
-        Some(Step::eliminate(t, d, e, p))
-    })
+    scan(
+        b,
+        |h1, _| changed.digits_in(HOUSES[h1]),
+        |h1, h2, d, p| {
+            let e = elims(b, d, h1, h2);
+            if e == 0 {
+                return None;
+            }
+            let t = if h1 >= 18 {
+                Technique::Pointing
+            } else {
+                Technique::Claiming
+            };
+            Some(Step::eliminate(t, d, e, p))
+        },
+    )
 }
 
 #[cfg(test)]
