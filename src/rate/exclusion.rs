@@ -28,13 +28,7 @@ pub fn aligned_pair(b: &Board, changed: &Changed) -> Option<Step> {
     }
     let touched = dirty | filtered;
     for c0 in cells(listed) {
-        // The later cells sharing at least two bivalue peers (excluders) with c0.
-        let (mut once, mut twice): (Cells, Cells) = (0, 0);
-        for e in cells(biv & PEERS[c0]) {
-            twice |= once & PEERS[e];
-            once |= PEERS[e];
-        }
-        let mut pairs = twice & listed & !((2u128 << c0) - 1);
+        let mut pairs = listed & !((2u128 << c0) - 1);
         if touched & (1 << c0) == 0 {
             // Only the cells that changed, or share a changed peer with c0.
             let mut near = touched;
@@ -42,8 +36,17 @@ pub fn aligned_pair(b: &Board, changed: &Changed) -> Option<Step> {
                 near |= PEERS[y];
             }
             pairs &= near;
+            if pairs == 0 {
+                continue;
+            }
         }
-        for c1 in cells(pairs) {
+        // The later cells sharing at least two bivalue peers (excluders) with c0.
+        let (mut once, mut twice): (Cells, Cells) = (0, 0);
+        for e in cells(biv & PEERS[c0]) {
+            twice |= once & PEERS[e];
+            once |= PEERS[e];
+        }
+        for c1 in cells(pairs & twice) {
             let excl = PEERS[c0] & PEERS[c1] & biv;
             let (m0, m1) = (b.cand[c0], b.cand[c1]);
             let (ok0, ok1) = pair_kept(b, c0, c1, excl);

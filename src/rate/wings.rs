@@ -23,6 +23,9 @@ pub fn wing(b: &Board, xyz: bool, changed: &Changed) -> Option<Step> {
         }
         let wings: Cells = biv & PEERS[p];
         let pivot_changed = changed.cells_in(1 << p);
+        if !pivot_changed && !changed.cells_in(wings) {
+            continue;
+        }
         for a in cells(wings) {
             let am = b.cand[a];
             // A wing none of whose three cells changed was no hint before and is none now.
