@@ -233,6 +233,16 @@ pub fn cell_name(c: usize) -> String {
     format!("r{}c{}", row(c) + 1, col(c) + 1)
 }
 
+/// The cells of board `p` in column `col`, as a nine-bit mask by row. The column's cells lie
+/// 9 bits apart: the first eight are gathered by a multiply (each lands on its own bit of the
+/// top byte, and no two partial products share a bit, so nothing carries), the ninth is bit 72.
+#[inline]
+fn column_places(p: Cells, col: usize) -> u16 {
+    let x = p >> col;
+    let lo = (x as u64 & 0x8040_2010_0804_0201).wrapping_mul(0x0101_0101_0101_0101);
+    (lo >> 56) as u16 | ((x >> 64) as u16 & 0x100)
+}
+
 /// A pencil-mark grid: placed values and the remaining candidates of each empty cell.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Board {
@@ -329,14 +339,8 @@ impl Board {
                 }
             }
             1 => {
-                // A column's cells lie 9 bits apart: the first eight are gathered by a
-                // multiply (each lands on its own bit of the top byte, with no carries), the
-                // ninth is bit 72.
-                let s = h - 9;
                 for (o, &p) in out.iter_mut().zip(&self.pos) {
-                    let x = p >> s;
-                    let lo = (x as u64 & 0x8040_2010_0804_0201).wrapping_mul(0x0101_0101_0101_0101);
-                    *o = (lo >> 56) as u16 | ((x >> 64) as u16 & 0x100);
+                    *o = column_places(p, h - 9);
                 }
             }
             _ => {
@@ -357,22 +361,11 @@ impl Board {
     #[inline]
     pub fn line_places(&self, d: u8, by_col: bool) -> [u16; 9] {
         let p = self.pos[d as usize - 1];
-        let mut rows = [0u16; 9];
-        for (r, m) in rows.iter_mut().enumerate() {
-            *m = (p >> (9 * r)) as u16 & 0x1ff;
+        if by_col {
+            std::array::from_fn(|col| column_places(p, col))
+        } else {
+            std::array::from_fn(|row| (p >> (9 * row)) as u16 & 0x1ff)
         }
-        if !by_col {
-            return rows;
-        }
-        let mut cols = [0u16; 9];
-        for (r, &m) in rows.iter().enumerate() {
-            let mut m = m;
-            while m != 0 {
-                cols[m.trailing_zeros() as usize] |= 1 << r;
-                m &= m - 1;
-            }
-        }
-        cols
     }
 
     /// Whether `d` is a candidate of cell `c`.
