@@ -480,13 +480,18 @@ mod tests {
         assert!(!b.has(80, 1) && b.pos[0] & (1 << 80) == 0);
     }
 
-    #[test]
-    fn house_and_line_places_agree_with_the_boards() {
+    /// The candidate grid of a 30-clue puzzle.
+    fn example_board() -> Board {
         let g: crate::Grid =
             "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
                 .parse()
                 .unwrap();
-        let b = Board::new(&g);
+        Board::new(&g)
+    }
+
+    #[test]
+    fn house_and_line_places_agree_with_the_boards() {
+        let b = example_board();
         for h in 0..27 {
             let places = b.house_places(h);
             for d in 1..=9u8 {
@@ -512,11 +517,7 @@ mod tests {
 
     #[test]
     fn new_board_has_the_candidates_the_clues_allow() {
-        let g: crate::Grid =
-            "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
-                .parse()
-                .unwrap();
-        let b = Board::new(&g);
+        let b = example_board();
         assert_eq!(count(b.empty), 81 - 30);
         // r1c3 sees 5, 3, 7 (row), 8 (column), 9, 6 (box): candidates 1, 2, 4.
         assert_eq!(b.cand[2], bit(1) | bit(2) | bit(4));
