@@ -233,14 +233,47 @@ pub fn cell_name(c: usize) -> String {
     format!("r{}c{}", row(c) + 1, col(c) + 1)
 }
 
-/// The cells of board `p` in column `col`, as a nine-bit mask by row. The column's cells lie
-/// 9 bits apart: the first eight are gathered by a multiply (each lands on its own bit of the
-/// top byte, and no two partial products share a bit, so nothing carries), the ninth is bit 72.
+/// The cells of board `p` in house `h`, as a nine-bit mask over the house's cells in
+/// [`HOUSE_CELLS`] order, gathered without a branch on the cells.
+#[inline]
+pub fn places(p: Cells, h: House) -> u16 {
+    match h / 9 {
+        0 => row_places(p, h),
+        1 => column_places(p, h - 9),
+        _ => box_places(p, h - 18),
+    }
+}
+
+/// The cells of house `h` that the nine-bit mask `m` (from [`places`]) holds.
+pub fn house_cells(h: House, m: u16) -> Cells {
+    let mut out: Cells = 0;
+    for i in digits(m) {
+        out |= 1 << HOUSE_CELLS[h][i as usize - 1];
+    }
+    out
+}
+
+/// [`places`] in row `r`: one shift.
+#[inline]
+fn row_places(p: Cells, r: usize) -> u16 {
+    (p >> (9 * r)) as u16 & 0x1ff
+}
+
+/// [`places`] in column `col`. The column's cells lie 9 bits apart: the first eight are
+/// gathered by a multiply (each lands on its own bit of the top byte, and no two partial
+/// products share a bit, so nothing carries), the ninth is bit 72.
 #[inline]
 fn column_places(p: Cells, col: usize) -> u16 {
     let x = p >> col;
     let lo = (x as u64 & 0x8040_2010_0804_0201).wrapping_mul(0x0101_0101_0101_0101);
     (lo >> 56) as u16 | ((x >> 64) as u16 & 0x100)
+}
+
+/// [`places`] in box `bx`: its three rows' three-bit pieces.
+#[inline]
+fn box_places(p: Cells, bx: usize) -> u16 {
+    let x = (p >> (27 * (bx / 3) + 3 * (bx % 3))) as u64;
+    (x & 7 | (x >> 6) & 0o70 | (x >> 12) & 0o700) as u16
 }
 
 /// A pencil-mark grid: placed values and the remaining candidates of each empty cell.
@@ -324,33 +357,25 @@ impl Board {
         self.pos[d as usize - 1] & HOUSES[house]
     }
 
-    /// The places of each digit (index `d-1`) in house `h`, as nine-bit masks over the
-    /// house's cells in [`HOUSE_CELLS`] order.
-    /// Gathered from the digits' boards without a branch on the candidates (a loop over each
-    /// cell's candidates mispredicts its exits).
+    /// The places of each digit (index `d-1`) in house `h`: [`places`] of the digits' boards
+    /// (not a loop over each cell's candidates, whose exits mispredict).
     #[inline]
     pub fn house_places(&self, h: House) -> [u16; 9] {
+        // One match per house, not per digit.
         let mut out = [0u16; 9];
         match h / 9 {
-            0 => {
-                let s = 9 * h;
-                for (o, &p) in out.iter_mut().zip(&self.pos) {
-                    *o = (p >> s) as u16 & 0x1ff;
-                }
-            }
-            1 => {
-                for (o, &p) in out.iter_mut().zip(&self.pos) {
-                    *o = column_places(p, h - 9);
-                }
-            }
-            _ => {
-                let b = h - 18;
-                let s = 27 * (b / 3) + 3 * (b % 3);
-                for (o, &p) in out.iter_mut().zip(&self.pos) {
-                    let x = (p >> s) as u64;
-                    *o = (x & 7 | (x >> 6) & 0o70 | (x >> 12) & 0o700) as u16;
-                }
-            }
+            0 => out
+                .iter_mut()
+                .zip(&self.pos)
+                .for_each(|(o, &p)| *o = row_places(p, h)),
+            1 => out
+                .iter_mut()
+                .zip(&self.pos)
+                .for_each(|(o, &p)| *o = column_places(p, h - 9)),
+            _ => out
+                .iter_mut()
+                .zip(&self.pos)
+                .for_each(|(o, &p)| *o = box_places(p, h - 18)),
         }
         out
     }
@@ -364,7 +389,7 @@ impl Board {
         if by_col {
             std::array::from_fn(|col| column_places(p, col))
         } else {
-            std::array::from_fn(|row| (p >> (9 * row)) as u16 & 0x1ff)
+            std::array::from_fn(|row| row_places(p, row))
         }
     }
 
@@ -493,16 +518,18 @@ mod tests {
     fn house_and_line_places_agree_with_the_boards() {
         let b = example_board();
         for h in 0..27 {
-            let places = b.house_places(h);
+            let hp = b.house_places(h);
             for d in 1..=9u8 {
                 let mut want: Cells = 0;
                 for i in 0..9 {
-                    if places[d as usize - 1] >> i & 1 != 0 {
+                    if hp[d as usize - 1] >> i & 1 != 0 {
                         want |= 1 << HOUSE_CELLS[h][i];
                     }
                 }
                 assert_eq!(want, b.pos_in(d, h), "house {h}, digit {d}");
-                assert_eq!(count9(places[d as usize - 1]), count(want) as usize);
+                assert_eq!(house_cells(h, hp[d as usize - 1]), want);
+                assert_eq!(places(b.pos[d as usize - 1], h), hp[d as usize - 1]);
+                assert_eq!(count9(hp[d as usize - 1]), count(want) as usize);
             }
         }
         for d in 1..=9u8 {

@@ -1090,8 +1090,7 @@ fn best_cycle(
 /// search of that kind from `x` on found a chain of at most `lim + 2` nodes, or has not yet
 /// settled that length. A candidate with no search has no chain at all.
 fn cycle_targets(fcs: &[(usize, Fc)], mode: Mode, lim: usize) -> [Cells; 9] {
-    // The forcing-chain searches run in modes X (0) and X and Y (2).
-    let mi = if mode.y { 2 } else { 0 };
+    let mi = chain_search_of(mode);
     let mut t = [0; 9];
     for (m, f) in fcs {
         if *m != mi || !f.on {
@@ -1106,6 +1105,16 @@ fn cycle_targets(fcs: &[(usize, Fc)], mode: Mode, lim: usize) -> [Cells; 9] {
         }
     }
     t
+}
+
+/// The index in [`MODES`] of the forcing-chain search whose links a cycle in `mode` uses: the
+/// searches run in modes X (0) and X and Y (2), and a Y-cycle's links are among the latter's.
+fn chain_search_of(mode: Mode) -> usize {
+    if mode.y {
+        2
+    } else {
+        0
+    }
 }
 
 /// The forcing chains within the bound: `best` (a cycle's) or an easier forcing chain.
@@ -1301,7 +1310,7 @@ mod tests {
                         // Each candidate it removes has a forcing chain of the matching kind
                         // of at most n + 2 nodes (what `cycle_targets` relies on).
                         let n = cs.cycle_len(end);
-                        let fc_mode = MODES[if mode.y { 2 } else { 0 }].0;
+                        let fc_mode = MODES[chain_search_of(mode)].0;
                         for (x, e) in cs.cycle_elims(&b, end) {
                             let (mut arena, mut seen) = (Vec::new(), Vec::new());
                             let mut f = Fc::new(x as usize, e, true, &mut arena, &mut seen);

@@ -1,6 +1,6 @@
 //! Naked and hidden subsets (pairs, triples, quads) and the direct hidden pair/triple.
 
-use super::board::{bit, cells, count, count9, Board, Cells, HOUSES, HOUSE_CELLS};
+use super::board::{bit, cells, count, count9, house_cells, Board, Cells, HOUSES, HOUSE_CELLS};
 use super::changed::Changed;
 use super::scale::Technique;
 use super::singles::SCAN_ORDER;
@@ -176,10 +176,7 @@ pub fn hidden(b: &Board, degree: usize, direct: bool, changed: &Changed) -> Opti
             for &i in set {
                 m |= bit(list[i]);
             }
-            let mut common: Cells = 0;
-            for i in digits_of(at) {
-                common |= 1 << HOUSE_CELLS[h][i];
-            }
+            let common = house_cells(h, at);
             let mut s = Step::new(tech);
             for c in cells(common) {
                 for d in super::board::digits(b.cand[c] & !m) {
@@ -214,11 +211,6 @@ pub fn hidden(b: &Board, degree: usize, direct: bool, changed: &Changed) -> Opti
         }
     }
     None
-}
-
-/// The bit indexes (0-8) of a nine-bit mask, lowest first.
-fn digits_of(m: u16) -> impl Iterator<Item = usize> {
-    super::board::digits(m).map(|d| d as usize - 1)
 }
 
 #[cfg(test)]

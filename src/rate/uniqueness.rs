@@ -167,7 +167,7 @@ pub fn unique_loops(b: &Board, changed: &Changed) -> (Option<Step>, bool) {
                 continue;
             }
             seen.push((lc, v, roof));
-            loop_hints(b, path, v, &mut hints);
+            loop_hints(b, path, lc, v, &mut hints);
         }
     }
     let mut best: Option<(u16, u8, Step)> = None;
@@ -184,14 +184,10 @@ pub fn unique_loops(b: &Board, changed: &Changed) -> (Option<Step>, bool) {
     (step, complete)
 }
 
-/// Adds to `hints` (rating, type, step) the hints of types 1-4 of the valid loop `path` on the
-/// candidates `v`, skipping a hint of the same type with the same eliminations as an earlier one.
-fn loop_hints(b: &Board, path: &[u8], v: u16, hints: &mut Vec<(u16, u8, Step)>) {
+/// Adds to `hints` (rating, type, step) the hints of types 1-4 of the valid loop `path` (its
+/// cells `lc`) on the candidates `v`, skipping a hint of the same type with the same eliminations as an earlier one.
+fn loop_hints(b: &Board, path: &[u8], lc: Cells, v: u16, hints: &mut Vec<(u16, u8, Step)>) {
     let len = path.len();
-    let mut lc: Cells = 0;
-    for &c in path {
-        lc |= 1 << c;
-    }
     let base = 45 + loop_increment(len);
     let extras: Vec<usize> = path
         .iter()
@@ -418,18 +414,17 @@ pub fn bug(b: &Board) -> Option<Step> {
     let mut bug_values = [0u16; 81];
     let mut all: u16 = 0;
     let mut common: Option<Cells> = None;
+    // The open cells with three or more candidates.
+    let wide = cells(b.empty)
+        .filter(|&c| count9(b.cand[c]) >= 3)
+        .fold(0 as Cells, |m, c| m | 1 << c);
     for kind in [2usize, 0, 1] {
         for i in 0..9 {
             let h = kind * 9 + i;
             // Places in the house (bit j: cell HOUSE_CELLS[h][j]), and its cells of three or
             // more candidates.
             let places = b.house_places(h);
-            let mut multi = 0u16;
-            for (j, &c) in HOUSE_CELLS[h].iter().enumerate() {
-                if count9(b.cand[c as usize]) >= 3 {
-                    multi |= 1 << j;
-                }
-            }
+            let multi = super::board::places(wide, h);
             for d in 1..=9u8 {
                 let p = places[d as usize - 1];
                 let k = count9(p);
