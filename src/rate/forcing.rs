@@ -117,32 +117,6 @@ impl Outcome {
     }
 }
 
-/// The pending nodes of one run, first in first out. A run only appends until it ends, so a
-/// list with a read position does (cheaper than a ring buffer).
-#[derive(Default)]
-struct Queue {
-    items: Vec<u32>,
-    head: usize,
-}
-
-impl Queue {
-    fn clear(&mut self) {
-        self.items.clear();
-        self.head = 0;
-    }
-    fn push(&mut self, i: u32) {
-        self.items.push(i);
-    }
-    fn pop(&mut self) -> Option<u32> {
-        let i = *self.items.get(self.head)?;
-        self.head += 1;
-        Some(i)
-    }
-    fn is_empty(&self) -> bool {
-        self.head == self.items.len()
-    }
-}
-
 /// Node storage shared by the runs of one search.
 struct Pool {
     nodes: Vec<Node>,
@@ -150,8 +124,6 @@ struct Pool {
     seen: Vec<u32>,
     stamp: u32,
     stack: Vec<u32>,
-    pend_on: Queue,
-    pend_off: Queue,
     tmp_parents: Vec<u32>,
     /// The advanced rules' eliminations (dynamic forcing chains (+)).
     adv: Advanced,
@@ -238,8 +210,6 @@ impl Pool {
             seen: vec![0; 1458],
             stamp: 0,
             stack: Vec::new(),
-            pend_on: Queue::default(),
-            pend_off: Queue::default(),
             tmp_parents: Vec::new(),
             adv: Advanced::default(),
             inner: None,
@@ -386,20 +356,17 @@ impl Pool {
     }
 
     /// Runs the implications of `start` (already added nodes, recorded in `out`) on `grid`.
+    /// The pending nodes are the tails of `out.on` and `out.off` (a run only appends to them,
+    /// in the order it follows them).
     fn run(&mut self, real: &Board, kind: Kind, out: &mut Outcome) {
         let mut grid = real.clone();
-        self.pend_on.clear();
-        self.pend_off.clear();
-        for &i in &out.on {
-            self.pend_on.push(i);
-        }
-        for &i in &out.off {
-            self.pend_off.push(i);
-        }
+        let (mut next_on, mut next_off) = (0, 0);
         loop {
-            let absurd = if let Some(pi) = self.pend_on.pop() {
+            let absurd = if let Some(&pi) = out.on.get(next_on) {
+                next_on += 1;
                 self.follow_on(&grid, kind, pi, out)
-            } else if let Some(pi) = self.pend_off.pop() {
+            } else if let Some(&pi) = out.off.get(next_off) {
+                next_off += 1;
                 self.follow_off(real, &mut grid, kind, pi, out)
             } else if kind.plus() && self.push_advanced(real, &grid, kind, out) {
                 false
@@ -423,6 +390,7 @@ impl Pool {
             }
         }
         let mut tp = std::mem::take(&mut self.tmp_parents);
+        let before = out.off.len();
         for (k, &(q, start, end)) in adv.elims.iter().enumerate() {
             if out.off_map[q as usize] != NONE {
                 continue;
@@ -435,7 +403,6 @@ impl Pool {
             let ni = self.add(q, false, &tp);
             out.off_map[q as usize] = ni;
             out.off.push(ni);
-            self.pend_off.push(ni);
             let chain = adv.nest[k];
             if chain != NONE {
                 let (hash, cx) = adv.chains[chain as usize];
@@ -444,7 +411,7 @@ impl Pool {
         }
         self.tmp_parents = tp;
         self.adv = adv;
-        !self.pend_off.is_empty()
+        out.off.len() > before
     }
 
     /// Turns off what the "on" node `pi` excludes on `grid`; true when that contradicts an
@@ -462,7 +429,6 @@ impl Pool {
                 let ni = self.add(q, false, &[pi]);
                 out.off_map[q as usize] = ni;
                 out.off.push(ni);
-                self.pend_off.push(ni);
             }
         }
         false
@@ -501,7 +467,6 @@ impl Pool {
                 self.tmp_parents = tp;
                 out.on_map[q as usize] = ni;
                 out.on.push(ni);
-                self.pend_on.push(ni);
             }
         }
         if kind.dynamic() {
