@@ -1170,7 +1170,7 @@ pub fn next_chain_step(
     static_chains(b)
         .or_else(|| aligned_triple(b))
         .or_else(|| forcing_chains(b, Kind::Nishio))
-        .or_else(|| forcing_chains(b, Kind::Multiple))
+        .or_else(|| super::multiple::multiple_forcing_chains(b))
         .or_else(|| forcing_chains(b, Kind::Dynamic))
         .or_else(|| forcing_chains(b, Kind::DynamicPlus))
         .or_else(|| super::nested::nested_step(b))

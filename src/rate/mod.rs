@@ -27,6 +27,7 @@ pub mod exclusion;
 pub mod fish;
 pub mod forcing;
 pub mod intersections;
+mod multiple;
 pub mod nested;
 mod reach;
 pub mod scale;
