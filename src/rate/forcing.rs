@@ -319,16 +319,28 @@ impl Pool {
     }
 
     fn add(&mut self, cd: u16, on: bool, parents: &[u32]) -> u32 {
-        let pstart = self.parents.len() as u32;
+        let pstart = self.parents.len();
         self.parents.extend_from_slice(parents);
+        self.add_with_parents(cd, on, pstart)
+    }
+
+    /// Adds a node whose parents are `parents[pstart..]`, already pushed.
+    fn add_with_parents(&mut self, cd: u16, on: bool, pstart: usize) -> u32 {
         self.nodes.push(Node {
             cd,
             on,
-            pstart,
-            plen: parents.len() as u32,
+            pstart: pstart as u32,
+            plen: (self.parents.len() - pstart) as u32,
             anc: 0,
         });
         self.nodes.len() as u32 - 1
+    }
+
+    /// Adds a node whose one parent is `parent`.
+    fn add_child(&mut self, cd: u16, on: bool, parent: u32) -> u32 {
+        let pstart = self.parents.len();
+        self.parents.push(parent);
+        self.add_with_parents(cd, on, pstart)
     }
 
     /// Distinct candidates-with-state among the ancestors of `root` (itself counted too),
@@ -421,12 +433,12 @@ impl Pool {
         let (offs, n) = on_consequences(grid, kind.y(), p.cd);
         for &q in &offs[..n] {
             if out.on_map[q as usize] != NONE {
-                let off = self.add(q, false, &[pi]);
+                let off = self.add_child(q, false, pi);
                 out.absurd = Some((out.on_map[q as usize], off));
                 return true;
             }
             if out.off_map[q as usize] == NONE {
-                let ni = self.add(q, false, &[pi]);
+                let ni = self.add_child(q, false, pi);
                 out.off_map[q as usize] = ni;
                 out.off.push(ni);
             }
@@ -448,26 +460,23 @@ impl Pool {
         let (c, d) = (p.cd as usize / 9, (p.cd % 9) as u8 + 1);
         let (ons, n) = off_consequences(grid, kind.y(), p.cd);
         for &(q, via) in &ons[..n] {
-            // Parents: p plus, in dynamic runs, the eliminations that made the link.
-            self.tmp_parents.clear();
-            self.tmp_parents.push(pi);
-            if kind.dynamic() {
-                push_link_parents(&mut self.tmp_parents, real, grid, out, q, via, c, d);
+            let absurd = out.off_map[q as usize] != NONE;
+            if !absurd && out.on_map[q as usize] != NONE {
+                continue;
             }
-            if out.off_map[q as usize] != NONE {
-                let tp = std::mem::take(&mut self.tmp_parents);
-                let on = self.add(q, true, &tp);
-                self.tmp_parents = tp;
-                out.absurd = Some((on, out.off_map[q as usize]));
+            // Parents: p plus, in dynamic runs, the eliminations that made the link.
+            let pstart = self.parents.len();
+            self.parents.push(pi);
+            if kind.dynamic() {
+                push_link_parents(&mut self.parents, real, grid, out, q, via, c, d);
+            }
+            let ni = self.add_with_parents(q, true, pstart);
+            if absurd {
+                out.absurd = Some((ni, out.off_map[q as usize]));
                 return true;
             }
-            if out.on_map[q as usize] == NONE {
-                let tp = std::mem::take(&mut self.tmp_parents);
-                let ni = self.add(q, true, &tp);
-                self.tmp_parents = tp;
-                out.on_map[q as usize] = ni;
-                out.on.push(ni);
-            }
+            out.on_map[q as usize] = ni;
+            out.on.push(ni);
         }
         if kind.dynamic() {
             grid.eliminate(c, d);
