@@ -90,7 +90,31 @@ struct Outcome {
     off: Vec<u32>,
     on_map: Vec<u32>,
     off_map: Vec<u32>,
+    /// The candidates of `on` and `off` as bit sets (by `cd`), to intersect runs in a few
+    /// words before looking any node up.
+    on_bits: Bits,
+    off_bits: Bits,
     absurd: Option<(u32, u32)>,
+}
+
+/// A set of candidates, one bit per `cell * 9 + digit - 1`.
+type Bits = [u64; 12];
+
+/// Whether candidate `cd` is in `bits`.
+#[inline]
+fn has(bits: &Bits, cd: u16) -> bool {
+    bits[cd as usize / 64] >> (cd % 64) & 1 != 0
+}
+
+/// Intersects `into` with `bits`; whether anything is left.
+#[inline]
+fn intersect(into: &mut Bits, bits: &Bits) -> bool {
+    let mut any = 0;
+    for (a, b) in into.iter_mut().zip(bits) {
+        *a &= b;
+        any |= *a;
+    }
+    any != 0
 }
 
 impl Outcome {
@@ -100,8 +124,26 @@ impl Outcome {
             off: Vec::new(),
             on_map: vec![NONE; 729],
             off_map: vec![NONE; 729],
+            on_bits: [0; 12],
+            off_bits: [0; 12],
             absurd: None,
         }
+    }
+
+    /// Records node `ni`, candidate `cd`, as implied on.
+    #[inline]
+    fn push_on(&mut self, cd: u16, ni: u32) {
+        self.on_map[cd as usize] = ni;
+        self.on_bits[cd as usize / 64] |= 1 << (cd % 64);
+        self.on.push(ni);
+    }
+
+    /// Records node `ni`, candidate `cd`, as implied off.
+    #[inline]
+    fn push_off(&mut self, cd: u16, ni: u32) {
+        self.off_map[cd as usize] = ni;
+        self.off_bits[cd as usize / 64] |= 1 << (cd % 64);
+        self.off.push(ni);
     }
     /// Empties the outcome; `nodes` must still hold the nodes it lists.
     fn reset(&mut self, nodes: &[Node]) {
@@ -113,6 +155,8 @@ impl Outcome {
         }
         self.on.clear();
         self.off.clear();
+        self.on_bits = [0; 12];
+        self.off_bits = [0; 12];
         self.absurd = None;
     }
 }
@@ -413,8 +457,7 @@ impl Pool {
                 tp.push(out.off_map[p as usize]);
             }
             let ni = self.add(q, false, &tp);
-            out.off_map[q as usize] = ni;
-            out.off.push(ni);
+            out.push_off(q, ni);
             let chain = adv.nest[k];
             if chain != NONE {
                 let (hash, cx) = adv.chains[chain as usize];
@@ -439,8 +482,7 @@ impl Pool {
             }
             if out.off_map[q as usize] == NONE {
                 let ni = self.add_child(q, false, pi);
-                out.off_map[q as usize] = ni;
-                out.off.push(ni);
+                out.push_off(q, ni);
             }
         }
         false
@@ -475,8 +517,7 @@ impl Pool {
                 out.absurd = Some((ni, out.off_map[q as usize]));
                 return true;
             }
-            out.on_map[q as usize] = ni;
-            out.on.push(ni);
+            out.push_on(q, ni);
         }
         if kind.dynamic() {
             grid.eliminate(c, d);
@@ -639,8 +680,7 @@ impl Runs {
         self.used += 1;
         let out = &mut self.outs[i];
         let ni = pool.add(cd, true, &[]);
-        out.on_map[cd as usize] = ni;
-        out.on.push(ni);
+        out.push_on(cd, ni);
         pool.run(b, kind, out);
         self.idx[cd as usize] = i as u32;
         i
@@ -1067,8 +1107,7 @@ fn run_off(
 ) -> Option<(u32, u32)> {
     off_out.reset(&pool.nodes);
     let ni = pool.add(cd, false, &[]);
-    off_out.off_map[cd as usize] = ni;
-    off_out.off.push(ni);
+    off_out.push_off(cd, ni);
     pool.run(b, kind, off_out);
     off_out.absurd
 }
@@ -1108,8 +1147,26 @@ fn double_implications(
 ) {
     let base = kind.base();
     for (state, list) in [(true, &on_out.on), (false, &on_out.off)] {
+        let mut common = if state {
+            on_out.on_bits
+        } else {
+            on_out.off_bits
+        };
+        if !intersect(
+            &mut common,
+            if state {
+                &off_out.on_bits
+            } else {
+                &off_out.off_bits
+            },
+        ) {
+            continue;
+        }
         for &pi in list {
             let q = pool.nodes[pi as usize].cd;
+            if !has(&common, q) {
+                continue;
+            }
             let qi = if state {
                 off_out.on_map[q as usize]
             } else {
@@ -1142,21 +1199,28 @@ fn cell_chains(
     let base = kind.base();
     for state in [true, false] {
         let first = &runs.outs[on_idx[0]];
+        let bits = |o: &Outcome| if state { o.on_bits } else { o.off_bits };
+        let mut common = bits(first);
+        if !on_idx[1..]
+            .iter()
+            .all(|&oi| intersect(&mut common, &bits(&runs.outs[oi])))
+        {
+            continue;
+        }
         let list = if state { &first.on } else { &first.off };
-        'implied: for &pi in list {
+        for &pi in list {
             let q = pool.nodes[pi as usize].cd;
+            if !has(&common, q) {
+                continue;
+            }
             let mut ids = [NONE; 9];
             for (vi, &oi) in on_idx.iter().enumerate() {
                 let o = &runs.outs[oi];
-                let m = if state {
+                ids[vi] = if state {
                     o.on_map[q as usize]
                 } else {
                     o.off_map[q as usize]
                 };
-                if m == NONE {
-                    continue 'implied;
-                }
-                ids[vi] = m;
             }
             let mut flat = 0;
             for &m in &ids[..on_idx.len()] {
@@ -1196,22 +1260,24 @@ fn region_chains(
         }
         // Outcomes of the other places, computed one at a time; intersect as we go. Few nodes
         // survive, so their ancestors are counted only then.
-        let mine = &runs.outs[mine];
-        let mut common_on: Vec<u32> = mine.on.clone();
-        let mut common_off: Vec<u32> = mine.off.clone();
+        let (mut common_on, mut common_off) = (runs.outs[mine].on_bits, runs.outs[mine].off_bits);
         for oc in cells(p & !(1u128 << c)) {
             let cd = (oc * 9 + d as usize - 1) as u16;
             let oi = runs.on(pool, b, kind, cd);
             let other = &runs.outs[oi];
-            common_on.retain(|&i| other.on_map[pool.nodes[i as usize].cd as usize] != NONE);
-            common_off.retain(|&i| other.off_map[pool.nodes[i as usize].cd as usize] != NONE);
-            if common_on.is_empty() && common_off.is_empty() {
+            let on_left = intersect(&mut common_on, &other.on_bits);
+            let off_left = intersect(&mut common_off, &other.off_bits);
+            if !on_left && !off_left {
                 break;
             }
         }
-        for (state, list) in [(true, &common_on), (false, &common_off)] {
+        let mine = &runs.outs[mine];
+        for (state, list, common) in [(true, &mine.on, common_on), (false, &mine.off, common_off)] {
             for &i in list.iter() {
                 let q = pool.nodes[i as usize].cd;
+                if !has(&common, q) {
+                    continue;
+                }
                 let flat = region_nodes(runs, p, d, q, state)
                     .map(|m| pool.ancestors(m))
                     .sum();
