@@ -553,6 +553,7 @@ fn link_house(grid: &Board, p: &Node, q: u16) -> u8 {
 
 /// The candidates that candidate `cd` being on turns off on `grid`, in SE's order: the cell's
 /// other candidates (with Y links), then the digit's other places in box, row and column.
+#[inline(always)]
 pub(super) fn on_consequences(grid: &Board, y: bool, cd: u16) -> ([u16; 32], usize) {
     let (c, d) = (cd as usize / 9, (cd % 9) as u8 + 1);
     let mut offs: [u16; 32] = [0; 32];
@@ -582,6 +583,7 @@ pub(super) fn on_consequences(grid: &Board, y: bool, cd: u16) -> ([u16; 32], usi
 /// The candidates that candidate `cd` being off turns on on `grid`, each with the link that
 /// does it (an index into [`KINDS`] for a house, 3 for the bivalue cell), in SE's order: the
 /// cell's other candidate (with Y links), then the digit's other place in box, row, column.
+#[inline(always)]
 pub(super) fn off_consequences(grid: &Board, y: bool, cd: u16) -> ([(u16, u8); 4], usize) {
     let (c, d) = (cd as usize / 9, (cd % 9) as u8 + 1);
     let mut ons: [(u16, u8); 4] = [(0, 0); 4];
