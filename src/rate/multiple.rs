@@ -107,28 +107,28 @@ impl Closures {
         let mut off: Set = [0; 9];
         let mut front = on;
         self.layers.push(front);
+        // The digits with a candidate in `front`, and in `next`.
+        let mut live: u16 = 1 << (d - 1);
         let mut turning_off = true;
         loop {
             let mut next: Set = [0; 9];
-            if turning_off {
-                // "On" turns off the digit's other places it sees, and its cell's other digits.
-                for (dd, &f) in front.iter().enumerate() {
-                    for x in cells(f) {
-                        next[dd] |= PEERS[x] & b.pos[dd];
-                        for e in digits(b.cand[x] & !(1 << dd)) {
-                            next[e as usize - 1] |= 1 << x;
-                        }
-                    }
-                }
-            } else {
-                // "Off" turns on the digit's conjugates, and a bivalue cell's other digit.
-                for (dd, &f) in front.iter().enumerate() {
-                    for x in cells(f) {
-                        next[dd] |= conj[dd][x];
-                        let m = b.cand[x];
-                        if two_digits(m) {
-                            next[(m & !(1 << dd)).trailing_zeros() as usize] |= 1 << x;
-                        }
+            let mut next_live: u16 = 0;
+            for dd in digits(live).map(|d| d as usize - 1) {
+                for x in cells(front[dd]) {
+                    let m = b.cand[x];
+                    let (to, others) = if turning_off {
+                        // "On" turns off the digit's other places it sees, and its cell's
+                        // other digits.
+                        (PEERS[x] & b.pos[dd], m & !(1 << dd))
+                    } else {
+                        // "Off" turns on the digit's conjugates, and a bivalue cell's other
+                        // digit.
+                        (conj[dd][x], if two_digits(m) { m & !(1 << dd) } else { 0 })
+                    };
+                    next[dd] |= to;
+                    next_live |= u16::from(to != 0) << dd | others;
+                    for e in digits(others) {
+                        next[e as usize - 1] |= 1 << x;
                     }
                 }
             }
@@ -137,16 +137,16 @@ impl Closures {
             } else {
                 (&mut on, &off)
             };
-            let mut any = 0;
-            for dd in 0..9 {
+            live = 0;
+            for dd in digits(next_live).map(|d| d as usize - 1) {
                 if next[dd] & other[dd] != 0 {
                     return Err(Undecided);
                 }
                 next[dd] &= !same[dd];
                 same[dd] |= next[dd];
-                any |= next[dd];
+                live |= u16::from(next[dd] != 0) << dd;
             }
-            if any == 0 {
+            if live == 0 {
                 break;
             }
             self.layers.push(next);
