@@ -249,16 +249,17 @@ fn exclude(b: &Board, trio: &[usize; 3], excl: Cells) -> Option<Step> {
         if d0 == d1 && see01 {
             return 0;
         }
+        // Branch-free over the excluders (which of them a pair empties or leaves one digit is
+        // hard to predict): an emptied excluder allows no third digit at all.
         let two = bit(d0) | bit(d1);
-        let mut bad = 0u16;
+        let (mut bad, mut emptied) = (0u16, false);
         for &m in ex {
             let rest = m & !two;
-            if rest == 0 {
-                return 0;
-            }
-            if rest & (rest - 1) == 0 {
-                bad |= rest;
-            }
+            emptied |= rest == 0;
+            bad |= rest & u16::from(rest & rest.wrapping_sub(1) == 0).wrapping_neg();
+        }
+        if emptied {
+            return 0;
         }
         if see02 {
             bad |= bit(d0);
