@@ -730,6 +730,14 @@ impl Best {
             roots: Vec::new(),
         }
     }
+    /// The complexity above which no hint can come before the best so far (its rating grows
+    /// with its complexity): none for a collecting search, which keeps every hint.
+    fn limit(&self) -> usize {
+        match &self.step {
+            Some(_) if !self.collect => self.key.1,
+            _ => usize::MAX,
+        }
+    }
     /// Whether a hint with this rating, complexity and kind would come before the best so far.
     fn beats(&self, rating: u16, n: usize, sort: u8) -> bool {
         self.step.is_none() || (rating, n, sort) < (self.key.0, self.key.1, self.key.2)
@@ -1224,9 +1232,16 @@ fn cell_chains(
                     o.off_map[q as usize]
                 };
             }
-            let mut flat = 0;
+            // The ancestor counts only until they pass the best hint's complexity.
+            let (mut flat, limit) = (0, best.limit());
             for &m in &ids[..on_idx.len()] {
                 flat += pool.ancestors(m);
+                if flat > limit {
+                    break;
+                }
+            }
+            if flat > limit {
+                continue;
             }
             let total = full_complexity(pool, best, base, &ids[..on_idx.len()], flat, 5);
             let rating = base + length_increment(total);
@@ -1280,9 +1295,16 @@ fn region_chains(
                 if !has(&common, q) {
                     continue;
                 }
-                let flat = region_nodes(runs, p, d, q, state)
-                    .map(|m| pool.ancestors(m))
-                    .sum();
+                let (mut flat, limit) = (0, best.limit());
+                for m in region_nodes(runs, p, d, q, state) {
+                    flat += pool.ancestors(m);
+                    if flat > limit {
+                        break;
+                    }
+                }
+                if flat > limit {
+                    continue;
+                }
                 let roots: Vec<u32> = if pool.nested.is_empty() && !best.collect {
                     Vec::new()
                 } else {
