@@ -199,30 +199,27 @@ impl Reach {
     /// Whether some node is implied by every node of `starts` and would make progress: an
     /// "off" node (a candidate to remove) or an "on" node of a cell with other candidates.
     pub(super) fn implied_by_all(&self, b: &Board, starts: impl Iterator<Item = usize>) -> bool {
-        let mut common: Option<Vec<u64>> = None;
+        // A node set has at most `NODES / 64` words (23).
+        let mut common = [!0u64; NODES.div_ceil(64)];
+        let common = &mut common[..self.words];
+        let mut any = false;
         for n in starts {
             let Some(k) = self.component(n) else {
                 return false;
             };
+            any = true;
             if k >= self.with_sets {
                 // A node with no links out reaches only itself.
                 let i = self.id[n] as usize;
-                let c = common.get_or_insert_with(|| vec![!0; self.words]);
-                for (w, a) in c.iter_mut().enumerate() {
+                for (w, a) in common.iter_mut().enumerate() {
                     *a &= if w == i / 64 { 1 << (i % 64) } else { 0 };
                 }
                 continue;
             }
             let set = &self.reach[k * self.words..(k + 1) * self.words];
-            match &mut common {
-                None => common = Some(set.to_vec()),
-                Some(c) => c.iter_mut().zip(set).for_each(|(a, s)| *a &= s),
-            }
+            common.iter_mut().zip(set).for_each(|(a, s)| *a &= s);
         }
-        let Some(common) = common else {
-            return false;
-        };
-        common.iter().enumerate().any(|(w, &bits)| {
+        any && common.iter().enumerate().any(|(w, &bits)| {
             let mut bits = bits;
             while bits != 0 {
                 if progress(
