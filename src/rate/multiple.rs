@@ -174,42 +174,37 @@ impl Closures {
         let [ons, offs] = &mut self.order;
         ons.clear();
         offs.clear();
-        ons.push(start);
         let mut seen: [Set; 2] = [[0; 9]; 2];
-        seen[1][start as usize % 9] |= 1 << (start / 9);
-        let (mut next_on, mut next_off) = (0, 0);
-        let found = |q: u16, state: bool| {
+        // Makes node `q` in `state` unless it is made already; the tied hint it is, if any.
+        let mut make = |q: u16, state: bool, list: &mut Vec<u16>| {
             let (c, dd) = (q as usize / 9, q as usize % 9);
+            let made = &mut seen[usize::from(state)][dd];
+            if *made >> c & 1 != 0 {
+                return None;
+            }
+            *made |= 1 << c;
+            list.push(q);
             (state == on && tied[dd] >> c & 1 == 1).then_some((c, dd as u8 + 1))
         };
-        if let Some(t) = found(start, true) {
+        if let Some(t) = make(start, true, ons) {
             return t;
         }
+        let (mut next_on, mut next_off) = (0, 0);
         loop {
             if let Some(&p) = ons.get(next_on) {
                 next_on += 1;
                 let (qs, n) = on_consequences(b, true, p);
                 for &q in &qs[..n] {
-                    let (c, dd) = (q as usize / 9, q as usize % 9);
-                    if seen[0][dd] >> c & 1 == 0 {
-                        seen[0][dd] |= 1 << c;
-                        offs.push(q);
-                        if let Some(t) = found(q, false) {
-                            return t;
-                        }
+                    if let Some(t) = make(q, false, offs) {
+                        return t;
                     }
                 }
             } else if let Some(&p) = offs.get(next_off) {
                 next_off += 1;
                 let (qs, n) = off_consequences(b, true, p);
                 for &(q, _) in &qs[..n] {
-                    let (c, dd) = (q as usize / 9, q as usize % 9);
-                    if seen[1][dd] >> c & 1 == 0 {
-                        seen[1][dd] |= 1 << c;
-                        ons.push(q);
-                        if let Some(t) = found(q, true) {
-                            return t;
-                        }
+                    if let Some(t) = make(q, true, ons) {
+                        return t;
                     }
                 }
             } else {
