@@ -11,8 +11,9 @@
 //!
 //! What sets cannot tell is the order in which a run made the nodes of one layer, which decides
 //! between two hints of one list with the same complexity and the same distance in the list's
-//! run, nor where a run that contradicts itself stopped. In those cases the search falls back
-//! to `forcing`'s node runs, which give the same result slower.
+//! run: those are settled by replaying that run in the node order until one of them comes up.
+//! Nor can they tell where a run that contradicts itself stopped: then the search falls back to
+//! `forcing`'s node runs, which give the same result slower.
 
 use std::cell::RefCell;
 
