@@ -130,6 +130,26 @@ impl Outcome {
         }
     }
 
+    /// The candidates implied in state `on`.
+    #[inline]
+    fn bits(&self, on: bool) -> &Bits {
+        if on {
+            &self.on_bits
+        } else {
+            &self.off_bits
+        }
+    }
+
+    /// The node of candidate `cd` in state `on`, or [`NONE`].
+    #[inline]
+    fn node(&self, cd: u16, on: bool) -> u32 {
+        if on {
+            self.on_map[cd as usize]
+        } else {
+            self.off_map[cd as usize]
+        }
+    }
+
     /// Records node `ni`, candidate `cd`, as implied on.
     #[inline]
     fn push_on(&mut self, cd: u16, ni: u32) {
@@ -780,6 +800,36 @@ impl Best {
     }
 }
 
+/// The places of digit `d` in each house of `c`, by index into [`KINDS`], where `c` is the
+/// first of two or more places (0 elsewhere): the regions whose hints `c` offers.
+pub(super) fn region_places(b: &Board, c: usize, d: u8) -> [Cells; 3] {
+    let hs = houses_of(c);
+    KINDS.map(|k| {
+        let p = b.pos[d as usize - 1] & HOUSES[hs[k]];
+        if more_than(p, 1) && p.trailing_zeros() as usize == c {
+            p
+        } else {
+            0
+        }
+    })
+}
+
+/// The step of a hint of rule `kind` rated `rating` on candidate `cd` (proved on, or off), or
+/// `None` when it makes no progress (see [`target_elims`]).
+pub(super) fn target_step(b: &Board, kind: Kind, rating: u16, cd: u16, on: bool) -> Option<Step> {
+    let elims = target_elims(b, cd, on);
+    (elims != 0).then(|| {
+        let c = cd as usize / 9;
+        let mut s = Step::new(kind.technique());
+        s.rating = rating;
+        for e in digits(elims) {
+            s.eliminations.push((c as u8, e));
+        }
+        s.cells = vec![c as u8];
+        s
+    })
+}
+
 /// The digits a hint on candidate `cd` (proved on, or off) removes from its cell: its other
 /// candidates, or the digit itself while it is still there (0: the hint makes no progress).
 fn target_elims(b: &Board, cd: u16, on: bool) -> u16 {
@@ -803,19 +853,11 @@ fn offer_target(
     on: bool,
     best: &mut Best,
 ) {
-    let elims = target_elims(b, cd, on);
-    if elims == 0 {
+    if target_elims(b, cd, on) == 0 {
         return;
     }
     best.offer(rating, n, sort, || {
-        let c = cd as usize / 9;
-        let mut s = Step::new(kind.technique());
-        s.rating = rating;
-        for e in digits(elims) {
-            s.eliminations.push((c as u8, e));
-        }
-        s.cells = vec![c as u8];
-        s
+        target_step(b, kind, rating, cd, on).expect("a hint that makes progress")
     });
 }
 
@@ -931,11 +973,9 @@ impl Chains {
     /// The houses (bits by index into [`KINDS`]) where `c` is the first place of `d` and the
     /// places may imply something in common.
     fn regions(&self, b: &Board, c: usize, d: u8) -> u8 {
-        let hs = houses_of(c);
         let mut out = 0;
-        for (ki, k) in KINDS.into_iter().enumerate() {
-            let p = b.pos[d as usize - 1] & HOUSES[hs[k]];
-            if !more_than(p, 1) || p.trailing_zeros() as usize != c {
+        for (ki, p) in region_places(b, c, d).into_iter().enumerate() {
+            if p == 0 {
                 continue;
             }
             let ok = match self {
@@ -1157,19 +1197,8 @@ fn double_implications(
 ) {
     let base = kind.base();
     for (state, list) in [(true, &on_out.on), (false, &on_out.off)] {
-        let mut common = if state {
-            on_out.on_bits
-        } else {
-            on_out.off_bits
-        };
-        if !intersect(
-            &mut common,
-            if state {
-                &off_out.on_bits
-            } else {
-                &off_out.off_bits
-            },
-        ) {
+        let mut common = *on_out.bits(state);
+        if !intersect(&mut common, off_out.bits(state)) {
             continue;
         }
         for &pi in list {
@@ -1177,11 +1206,7 @@ fn double_implications(
             if !has(&common, q) {
                 continue;
             }
-            let qi = if state {
-                off_out.on_map[q as usize]
-            } else {
-                off_out.off_map[q as usize]
-            };
+            let qi = off_out.node(q, state);
             if qi != NONE {
                 let flat = pool.ancestors(pi) + pool.ancestors(qi);
                 let n = full_complexity(pool, best, base, &[pi, qi], flat, 1);
@@ -1209,11 +1234,10 @@ fn cell_chains(
     let base = kind.base();
     for state in [true, false] {
         let first = &runs.outs[on_idx[0]];
-        let bits = |o: &Outcome| if state { o.on_bits } else { o.off_bits };
-        let mut common = bits(first);
+        let mut common = *first.bits(state);
         if !on_idx[1..]
             .iter()
-            .all(|&oi| intersect(&mut common, &bits(&runs.outs[oi])))
+            .all(|&oi| intersect(&mut common, runs.outs[oi].bits(state)))
         {
             continue;
         }
@@ -1225,12 +1249,7 @@ fn cell_chains(
             }
             let mut ids = [NONE; 9];
             for (vi, &oi) in on_idx.iter().enumerate() {
-                let o = &runs.outs[oi];
-                ids[vi] = if state {
-                    o.on_map[q as usize]
-                } else {
-                    o.off_map[q as usize]
-                };
+                ids[vi] = runs.outs[oi].node(q, state);
             }
             // The ancestor counts only until they pass the best hint's complexity.
             let (mut flat, limit) = (0, best.limit());
@@ -1270,11 +1289,11 @@ fn region_chains(
 ) {
     let base = kind.base();
     let hs = houses_of(c);
-    for (ki, k) in KINDS.into_iter().enumerate() {
-        let p = b.pos[d as usize - 1] & HOUSES[hs[k]];
-        if !more_than(p, 1) || p.trailing_zeros() as usize != c || houses >> ki & 1 == 0 {
+    for (ki, p) in region_places(b, c, d).into_iter().enumerate() {
+        if p == 0 || houses >> ki & 1 == 0 {
             continue;
         }
+        let k = KINDS[ki];
         // Outcomes of the other places, computed one at a time; intersect as we go. Few nodes
         // survive, so their ancestors are counted only then.
         let (mut common_on, mut common_off) = (runs.outs[mine].on_bits, runs.outs[mine].off_bits);
@@ -1329,14 +1348,7 @@ fn region_chains(
 /// The nodes behind a region hint on candidate `q` (state `on`): its node in the run of each
 /// place `p` of digit `d`.
 fn region_nodes(runs: &Runs, p: Cells, d: u8, q: u16, on: bool) -> impl Iterator<Item = u32> + '_ {
-    cells(p).map(move |oc| {
-        let o = &runs.outs[runs.idx[oc * 9 + d as usize - 1] as usize];
-        if on {
-            o.on_map[q as usize]
-        } else {
-            o.off_map[q as usize]
-        }
-    })
+    cells(p).map(move |oc| runs.outs[runs.idx[oc * 9 + d as usize - 1] as usize].node(q, on))
 }
 
 #[cfg(test)]

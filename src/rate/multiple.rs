@@ -17,10 +17,10 @@
 
 use std::cell::RefCell;
 
-use super::board::{
-    bit, cells, digits, houses_of, more_than, two_digits, Board, Cells, HOUSES, PEERS,
+use super::board::{cells, digits, two_digits, Board, Cells, PEERS};
+use super::forcing::{
+    forcing_chains, off_consequences, on_consequences, region_places, target_step, Kind,
 };
-use super::forcing::{forcing_chains, off_consequences, on_consequences, Kind, KINDS};
 use super::reach::{conjugates, node, Reach};
 use super::scale::{length_increment, Technique};
 use super::Step;
@@ -271,21 +271,16 @@ fn search(b: &Board, cl: &mut Closures) -> Result<Option<Step>, Undecided> {
         }
         let cell_ok = reach.implied_by_all(b, digits(m).map(|d| node(c, d, true)));
         for (vi, d) in digits(m).enumerate() {
-            let dd = d as usize - 1;
-            let hs = houses_of(c);
-            let mut houses = [0 as Cells; 3];
-            let mut any_house = false;
-            for (ki, k) in KINDS.into_iter().enumerate() {
-                let p = b.pos[dd] & HOUSES[hs[k]];
-                if more_than(p, 1)
-                    && p.trailing_zeros() as usize == c
-                    && reach.implied_by_all(b, cells(p).map(|o| node(o, d, true)))
-                {
-                    houses[ki] = p;
-                    any_house = true;
+            // The regions whose places may imply something in common.
+            let houses = region_places(b, c, d).map(|p| {
+                let common = p != 0 && reach.implied_by_all(b, cells(p).map(|o| node(o, d, true)));
+                if common {
+                    p
+                } else {
+                    0
                 }
-            }
-            if !cell_ok && !any_house {
+            });
+            if !cell_ok && houses == [0; 3] {
                 continue;
             }
             runs[vi] = cl.run(b, &conj, c, d)?;
@@ -304,15 +299,9 @@ fn search(b: &Board, cl: &mut Closures) -> Result<Option<Step>, Undecided> {
             offer_lists(b, cl, &runs[..n], (base, 5, several), &mut best)?;
         }
     }
-    Ok(best.target.map(|(c, d, on)| {
-        let mut s = Step::new(Technique::MultipleForcingChain);
-        s.rating = best.key.0;
-        let elims = if on { b.cand[c] & !bit(d) } else { bit(d) };
-        for e in digits(elims) {
-            s.eliminations.push((c as u8, e));
-        }
-        s.cells = vec![c as u8];
-        s
+    Ok(best.target.and_then(|(c, d, on)| {
+        let cd = (c * 9 + d as usize - 1) as u16;
+        target_step(b, Kind::Multiple, best.key.0, cd, on)
     }))
 }
 
