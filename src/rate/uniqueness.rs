@@ -185,7 +185,8 @@ pub fn unique_loops(b: &Board, changed: &Changed) -> (Option<Step>, bool) {
 }
 
 /// Adds to `hints` (rating, type, step) the hints of types 1-4 of the valid loop `path` (its
-/// cells `lc`) on the candidates `v`, skipping a hint of the same type with the same eliminations as an earlier one.
+/// cells `lc`) on the candidates `v`, skipping a hint of the same type with the same
+/// eliminations as an earlier one.
 fn loop_hints(b: &Board, path: &[u8], lc: Cells, v: u16, hints: &mut Vec<(u16, u8, Step)>) {
     let len = path.len();
     let base = 45 + loop_increment(len);
