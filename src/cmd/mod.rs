@@ -94,6 +94,8 @@ impl Finish {
 /// Runs a command, prints its report as the command line does and returns its outcome.
 /// Errors are usage or I/O failures (exit 2); bad puzzles are rows, not errors.
 pub fn run(command: Command) -> Result<Finish> {
+    // The stopwatch's calibration runs from here, alongside the command's start-up.
+    crate::stopwatch::start();
     match command {
         Command::Solve(config) => solve::run(&config)?.finish(&config),
         Command::Merge(config) => merge::run(&config)?.finish(),

@@ -494,8 +494,6 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     let threads = config.run.threads.max(1);
     check_threads(threads, config.run.allow_oversubscribe)?;
     let pool = build_pool(threads)?;
-    // Calibrated here (a 2 ms sleep) rather than by the first worker's first puzzle.
-    crate::stopwatch::init();
     let mut files: Vec<String> = config.run.inputs.iter().map(Input::display_name).collect();
     let total_bytes: Option<u64> = config.run.inputs.iter().map(Input::size).sum();
     let started = Instant::now();
