@@ -468,7 +468,7 @@ impl Pool {
         let mut tp = std::mem::take(&mut self.tmp_parents);
         let before = out.off.len();
         for (k, &(q, start, end)) in adv.elims.iter().enumerate() {
-            if out.off_map[q as usize] != NONE {
+            if has(&out.off_bits, q) {
                 continue;
             }
             tp.clear();
@@ -495,12 +495,13 @@ impl Pool {
         let p = self.nodes[pi as usize];
         let (offs, n) = on_consequences(grid, kind.y(), p.cd);
         for &q in &offs[..n] {
-            if out.on_map[q as usize] != NONE {
+            // Membership from the bit sets: a run's 3 KB maps are often out of cache.
+            if has(&out.on_bits, q) {
                 let off = self.add_child(q, false, pi);
                 out.absurd = Some((out.on_map[q as usize], off));
                 return true;
             }
-            if out.off_map[q as usize] == NONE {
+            if !has(&out.off_bits, q) {
                 let ni = self.add_child(q, false, pi);
                 out.push_off(q, ni);
             }
@@ -522,8 +523,8 @@ impl Pool {
         let (c, d) = (p.cd as usize / 9, (p.cd % 9) as u8 + 1);
         let (ons, n) = off_consequences(grid, kind.y(), p.cd);
         for &(q, via) in &ons[..n] {
-            let absurd = out.off_map[q as usize] != NONE;
-            if !absurd && out.on_map[q as usize] != NONE {
+            let absurd = has(&out.off_bits, q);
+            if !absurd && has(&out.on_bits, q) {
                 continue;
             }
             // Parents: p plus, in dynamic runs, the eliminations that made the link.
