@@ -3,16 +3,18 @@
 //!
 //! Two `Instant` reads (vDSO `clock_gettime`) cost about 44 ns per puzzle on the machine the
 //! benchmarks run on, 3% of a million easy puzzles' CPU time; two `rdtsc` reads cost about 18 ns
-//! (`docs/BENCHMARKS.md`). The counter's rate is calibrated once per process against `Instant`
-//! over at least 2 ms: [`start`] reads both clocks as a command begins, and the first reading
-//! that needs the rate sleeps only for what is left of the 2 ms, so the start-up work overlaps
-//! the calibration. The result is checked for plausibility, and a machine without an invariant
-//! counter (or any other architecture) uses `Instant` for every reading.
+//! (`docs/BENCHMARKS.md`). The counter's rate is calibrated once per process against `Instant`,
+//! over at least 2 ms and without waiting: [`start`] reads both clocks as a command begins, the
+//! readings of the first 2 ms come from `Instant`, and the first reading after them reads both
+//! clocks again and fixes the rate. A reading of either kind converts to nanoseconds since the
+//! calibration's start, so an interval may begin before the rate is known and end after. The
+//! rate is checked for plausibility, and a machine without an invariant counter (or any other
+//! architecture) uses `Instant` for every reading.
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// How a reading becomes nanoseconds.
+/// How readings are taken once the calibration is over.
 #[derive(Debug, Clone, Copy)]
 enum Source {
     /// Time-stamp counter ticks; `ns = ticks * mult >> SHIFT`.
@@ -26,58 +28,149 @@ enum Source {
 /// in 128 bits, so no interval overflows).
 const SHIFT: u32 = 32;
 
+/// The shortest interval the counter's rate is measured over.
+const CALIBRATION: Duration = Duration::from_millis(2);
+
+/// Marks a reading of the counter (the others are nanoseconds since [`epoch`]).
+const TICKS: u64 = 1 << 63;
+
 /// A reading of the stopwatch: pass two to [`elapsed_ns`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Reading(u64);
 
+/// The counter and `Instant` read at one moment: the middle of two counter reads taken on both
+/// sides of `Instant::now()`.
+#[derive(Debug, Clone, Copy)]
+struct Pair {
+    ticks: u64,
+    at: Instant,
+}
+
+/// Where the calibration starts: the first [`Pair`] with a tight bracket, or `None` when the
+/// counter is not used (`SUDOKU_BATCH_CLOCK=instant`, no invariant counter, another
+/// architecture, or no tight bracket in three tries).
+fn base() -> Option<Pair> {
+    static BASE: OnceLock<Option<Pair>> = OnceLock::new();
+    *BASE.get_or_init(|| {
+        let _ = epoch();
+        let off = std::env::var_os("SUDOKU_BATCH_CLOCK").is_some_and(|v| v == "instant");
+        if off || !invariant_tsc() {
+            return None;
+        }
+        (0..3).find_map(|_| pair())
+    })
+}
+
+/// The start of the nanoseconds that readings of `Instant` count (before [`base`]'s pair).
 fn epoch() -> Instant {
     static EPOCH: OnceLock<Instant> = OnceLock::new();
     *EPOCH.get_or_init(Instant::now)
 }
 
-fn source() -> Source {
-    static SOURCE: OnceLock<Source> = OnceLock::new();
-    *SOURCE.get_or_init(calibrate)
-}
+/// The source, once the calibration is over.
+static SOURCE: OnceLock<Source> = OnceLock::new();
 
 /// Reads both clocks for the calibration's start: call it as early as possible, so that the
-/// calibration waits only for what is left of its 2 ms. Costs a few reads of the clocks.
+/// readings use the counter sooner. Costs a few reads of the clocks (and `/proc/cpuinfo`).
 pub fn start() {
-    let _ = epoch();
-    let _ = first_pair();
+    let _ = base();
 }
 
-/// Sets the stopwatch up (the rest of the calibration) now rather than at the first reading.
+/// Finishes the calibration now, sleeping for what is left of its 2 ms, rather than at the
+/// first reading after them.
 pub fn init() {
-    start();
-    let _ = source();
+    if SOURCE.get().is_none() {
+        if let Some(b) = base() {
+            if let Some(rest) = CALIBRATION.checked_sub(b.at.elapsed()) {
+                std::thread::sleep(rest);
+            }
+        }
+        let _ = now();
+    }
 }
 
 /// The current reading.
 #[inline]
 pub fn now() -> Reading {
-    match source() {
-        Source::Tsc { .. } => Reading(ticks()),
-        Source::Instant => Reading(epoch().elapsed().as_nanos() as u64),
+    match SOURCE.get() {
+        Some(Source::Tsc { .. }) => Reading(ticks() | TICKS),
+        Some(Source::Instant) => Reading(since_epoch(Instant::now())),
+        None => calibrating(),
     }
+}
+
+/// A reading while the rate is not known: from `Instant`, finishing the calibration when 2 ms
+/// have passed since its start.
+#[cold]
+fn calibrating() -> Reading {
+    let at = Instant::now();
+    match base() {
+        None => {
+            let _ = SOURCE.set(Source::Instant);
+        }
+        Some(b) if at.duration_since(b.at) >= CALIBRATION => {
+            // Three tries at a tight bracket; an implausible rate means `Instant` for good.
+            if let Some(end) = (0..3).find_map(|_| pair()) {
+                let _ = SOURCE.set(rate(b, end).unwrap_or(Source::Instant));
+            }
+        }
+        Some(_) => {}
+    }
+    Reading(since_epoch(at))
+}
+
+/// Nanoseconds from [`epoch`] to `at`.
+fn since_epoch(at: Instant) -> u64 {
+    at.duration_since(epoch()).as_nanos() as u64 & !TICKS
+}
+
+/// The counter's rate from two pairs, if plausible (between 0.1 and 10 GHz).
+fn rate(start: Pair, end: Pair) -> Option<Source> {
+    let ns = end.at.duration_since(start.at).as_nanos() as f64;
+    let ticks = end.ticks.checked_sub(start.ticks)? as f64;
+    let ghz = ticks / ns;
+    (0.1..=10.0).contains(&ghz).then(|| Source::Tsc {
+        mult: ((1u64 << SHIFT) as f64 / ghz).round() as u64,
+    })
 }
 
 /// Nanoseconds from `start` to `end` (0 if `end` is earlier).
 #[inline]
 pub fn elapsed_ns(start: Reading, end: Reading) -> u64 {
-    let delta = end.0.saturating_sub(start.0);
-    match source() {
-        Source::Tsc { mult } => ((u128::from(delta) * u128::from(mult)) >> SHIFT) as u64,
-        Source::Instant => delta,
+    if start.0 & end.0 & TICKS != 0 {
+        let delta = end.0.saturating_sub(start.0);
+        return to_ns(delta);
+    }
+    nanos(end).saturating_sub(nanos(start))
+}
+
+/// Counter ticks as nanoseconds (0 before the rate is known, which no counter reading is).
+#[inline]
+fn to_ns(ticks: u64) -> u64 {
+    match SOURCE.get() {
+        Some(Source::Tsc { mult }) => ((u128::from(ticks) * u128::from(*mult)) >> SHIFT) as u64,
+        _ => 0,
+    }
+}
+
+/// A reading as nanoseconds since [`epoch`]: a counter reading through the calibration's start.
+#[cold]
+fn nanos(r: Reading) -> u64 {
+    if r.0 & TICKS == 0 {
+        return r.0;
+    }
+    match base() {
+        Some(b) => since_epoch(b.at) + to_ns((r.0 & !TICKS).saturating_sub(b.ticks)),
+        None => 0,
     }
 }
 
 /// Which clock the stopwatch reads: `"tsc"` or `"instant"`.
 #[cfg(test)]
 fn source_name() -> &'static str {
-    match source() {
-        Source::Tsc { .. } => "tsc",
-        Source::Instant => "instant",
+    match SOURCE.get() {
+        Some(Source::Tsc { .. }) => "tsc",
+        _ => "instant",
     }
 }
 
@@ -95,6 +188,19 @@ fn ticks() -> u64 {
     epoch().elapsed().as_nanos() as u64
 }
 
+/// A [`Pair`], if its two counter reads lie close together (else a preemption came between
+/// them, or a counter read on another core ran behind).
+fn pair() -> Option<Pair> {
+    let before = ticks();
+    let at = Instant::now();
+    let after = ticks();
+    // `wrapping_sub`: a counter read on another core may run behind; that too is a retry.
+    (after.wrapping_sub(before) <= 10_000).then(|| Pair {
+        ticks: before + (after - before) / 2,
+        at,
+    })
+}
+
 /// True when the CPU says its time-stamp counter ticks at one rate whatever the core's clock and
 /// sleep state (`constant_tsc` and `nonstop_tsc`; Linux lists them in `/proc/cpuinfo`).
 #[cfg(target_arch = "x86_64")]
@@ -107,56 +213,9 @@ fn invariant_tsc() -> bool {
     has("constant_tsc") && has("nonstop_tsc")
 }
 
-/// The shortest interval the counter's rate is measured over.
-#[cfg(target_arch = "x86_64")]
-const CALIBRATION: Duration = Duration::from_millis(2);
-
-/// The counter read on both sides of `Instant::now()`, so that a preemption between the reads
-/// shows as a wide bracket (and the calibration attempt is retried).
-fn pair() -> (u64, Instant, u64) {
-    let before = ticks();
-    let at = Instant::now();
-    let after = ticks();
-    (before, at, after)
-}
-
-/// The pair the calibration starts from, taken by the first call.
-fn first_pair() -> &'static (u64, Instant, u64) {
-    static FIRST: OnceLock<(u64, Instant, u64)> = OnceLock::new();
-    FIRST.get_or_init(pair)
-}
-
-#[cfg(target_arch = "x86_64")]
-fn calibrate() -> Source {
-    if std::env::var_os("SUDOKU_BATCH_CLOCK").is_some_and(|v| v == "instant") || !invariant_tsc() {
-        return Source::Instant;
-    }
-    for attempt in 0..3 {
-        // The first attempt starts from the pair `start` took; a retry takes a fresh one.
-        let (b0, t0, a0) = if attempt == 0 { *first_pair() } else { pair() };
-        if let Some(rest) = CALIBRATION.checked_sub(t0.elapsed()) {
-            std::thread::sleep(rest);
-        }
-        let (b1, t1, a1) = pair();
-        // `wrapping_sub`: a counter read on another core may run behind; that too is a retry.
-        if a0.wrapping_sub(b0) > 10_000 || a1.wrapping_sub(b1) > 10_000 || b1 <= a0 {
-            continue;
-        }
-        let ns = t1.duration_since(t0).as_nanos() as f64;
-        let ticks = ((b1 + a1) / 2 - (b0 + a0) / 2) as f64;
-        let ghz = ticks / ns;
-        // A plausible counter runs between 0.1 and 10 GHz.
-        if (0.1..=10.0).contains(&ghz) {
-            let mult = ((1u64 << SHIFT) as f64 / ghz).round() as u64;
-            return Source::Tsc { mult };
-        }
-    }
-    Source::Instant
-}
-
 #[cfg(not(target_arch = "x86_64"))]
-fn calibrate() -> Source {
-    Source::Instant
+fn invariant_tsc() -> bool {
+    false
 }
 
 #[cfg(test)]
@@ -180,5 +239,28 @@ mod tests {
             source_name()
         );
         assert_eq!(elapsed_ns(e, s), 0, "an earlier end is 0, not a wrap");
+    }
+
+    #[test]
+    fn an_interval_may_start_before_the_rate_is_known_and_end_after() {
+        init();
+        if source_name() != "tsc" {
+            return;
+        }
+        // A reading from `Instant` (as in the first 2 ms) and one from the counter, both ways.
+        let early: fn() -> Reading = || Reading(since_epoch(Instant::now()));
+        let late: fn() -> Reading = || Reading(ticks() | TICKS);
+        for (first, second) in [(early, late), (late, early)] {
+            let (i0, s, i1) = (Instant::now(), first(), Instant::now());
+            std::thread::sleep(Duration::from_millis(5));
+            let (j0, e, j1) = (Instant::now(), second(), Instant::now());
+            let ours = elapsed_ns(s, e) as f64;
+            let shortest = j0.duration_since(i1).as_nanos() as f64;
+            let longest = j1.duration_since(i0).as_nanos() as f64;
+            assert!(
+                ours >= shortest * 0.99 && ours <= longest * 1.01,
+                "{ours} ns, Instant between {shortest} and {longest} ns"
+            );
+        }
     }
 }
