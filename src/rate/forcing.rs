@@ -826,7 +826,7 @@ pub(super) fn target_step(b: &Board, kind: Kind, rating: u16, cd: u16, on: bool)
         for e in digits(elims) {
             s.eliminations.push((c as u8, e));
         }
-        s.cells = vec![c as u8];
+        s.cells = 1 << c;
         s
     })
 }

@@ -57,8 +57,8 @@ pub struct Step {
     pub placements: Vec<(u8, u8)>,
     /// Candidates removed, as `(cell, digit)`.
     pub eliminations: Vec<(u8, u8)>,
-    /// Cells that make up the pattern (for explanations).
-    pub cells: Vec<u8>,
+    /// Cells that make up the pattern (for explanations), as a set.
+    pub cells: Cells,
 }
 
 impl Step {
@@ -69,7 +69,7 @@ impl Step {
             rating: technique.base(),
             placements: Vec::new(),
             eliminations: Vec::new(),
-            cells: Vec::new(),
+            cells: 0,
         }
     }
 
@@ -93,7 +93,7 @@ impl Step {
 
     /// Records the pattern's cells.
     pub fn set_cells(&mut self, pattern: Cells) {
-        self.cells = cells(pattern).map(|c| c as u8).collect();
+        self.cells = pattern;
     }
 
     /// Rating as a number like 2.6.
@@ -117,8 +117,8 @@ impl Step {
 impl fmt::Display for Step {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} ({:.1})", self.technique.name(), self.rating_f32())?;
-        if !self.cells.is_empty() {
-            let names: Vec<String> = self.cells.iter().map(|&c| cell_name(c as usize)).collect();
+        if self.cells != 0 {
+            let names: Vec<String> = cells(self.cells).map(cell_name).collect();
             write!(f, " on {}", names.join(","))?;
         }
         for &(c, d) in &self.placements {
