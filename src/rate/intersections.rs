@@ -218,7 +218,7 @@ mod tests {
         let s = direct(&b, &Changed::ALL).unwrap();
         assert_eq!(s.technique, Technique::DirectPointing);
         assert_eq!(s.rating, 17);
-        assert_eq!(s.placements, vec![(13, 7)]);
+        assert_eq!(s.placements[..], [(13, 7)]);
         assert_eq!(s.eliminations, (18..24).map(|c| (c, 7)).collect::<Vec<_>>());
     }
 }

@@ -54,7 +54,7 @@ pub struct Step {
     /// Rating in tenths (base plus any length or size increment).
     pub rating: u16,
     /// Values set, as `(cell 0-80, digit 1-9)`; applied after the eliminations.
-    pub placements: Vec<(u8, u8)>,
+    pub placements: smallvec::SmallVec<[(u8, u8); 1]>,
     /// Candidates removed, as `(cell, digit)`.
     pub eliminations: Vec<(u8, u8)>,
     /// Cells that make up the pattern (for explanations), as a set.
@@ -67,7 +67,7 @@ impl Step {
         Step {
             technique,
             rating: technique.base(),
-            placements: Vec::new(),
+            placements: smallvec::SmallVec::new(),
             eliminations: Vec::new(),
             cells: 0,
         }

@@ -89,7 +89,7 @@ mod tests {
         // Boxes come first but box 1 has two empty cells; column 1 has one: r1c1 = 5.
         let s = full_house(&b, &Changed::ALL).unwrap();
         assert_eq!(s.technique, Technique::FullHouse);
-        assert_eq!(s.placements, vec![(0, 5)]);
+        assert_eq!(s.placements[..], [(0, 5)]);
     }
 
     #[test]

@@ -320,6 +320,6 @@ mod tests {
         }
         let b = Board::from_parts([0; 81], cand);
         let s = hidden(&b, 2, true, &Changed::ALL).unwrap();
-        assert_eq!(s.placements, vec![(2, 5)]);
+        assert_eq!(s.placements[..], [(2, 5)]);
     }
 }
