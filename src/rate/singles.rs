@@ -11,12 +11,25 @@ pub(crate) const SCAN_ORDER: [usize; 27] = [
     8,
 ];
 
+/// The houses with a changed cell, in SE's scan order ([`SCAN_ORDER`]).
+#[inline]
+pub(crate) fn scan(changed: &Changed) -> impl Iterator<Item = usize> {
+    let mut m = changed.scan_houses();
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            SCAN_ORDER[i]
+        })
+    })
+}
+
 /// Last empty cell of a house. Only houses with a changed cell are looked at: a house's empty
 /// cells change only when one of its cells is placed, and so loses its candidates.
 pub fn full_house(b: &Board, changed: &Changed) -> Option<Step> {
-    for &h in &SCAN_ORDER {
+    for h in scan(changed) {
         let e = b.empty & HOUSES[h];
-        if single(e) && changed.cells_in(HOUSES[h]) {
+        if single(e) {
             let c = e.trailing_zeros() as usize;
             let m = b.cand[c];
             if one_digit(m) {
@@ -32,8 +45,8 @@ pub fn full_house(b: &Board, changed: &Changed) -> Option<Step> {
 /// digit first). Only houses with a changed cell are looked at: a digit's places in a house
 /// change only when one of its cells loses a candidate.
 pub fn hidden_single(b: &Board, changed: &Changed) -> Option<Step> {
-    for &h in &SCAN_ORDER {
-        if b.empty & HOUSES[h] == 0 || !changed.cells_in(HOUSES[h]) {
+    for h in scan(changed) {
+        if b.empty & HOUSES[h] == 0 {
             continue;
         }
         // The digits with one place in the house: seen once and not twice.

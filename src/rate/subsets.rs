@@ -3,7 +3,7 @@
 use super::board::{bit, cells, count, count9, house_cells, Board, Cells, HOUSES, HOUSE_CELLS};
 use super::changed::Changed;
 use super::scale::Technique;
-use super::singles::SCAN_ORDER;
+use super::singles::scan;
 use super::Step;
 
 /// Calls `f` with every `k`-combination of `items` (lexicographic), stopping at the first `Some`.
@@ -95,9 +95,9 @@ pub fn naked(b: &Board, degree: usize, changed: &Changed) -> Option<Step> {
         3 => Technique::NakedTriple,
         _ => Technique::NakedQuad,
     };
-    for &h in &SCAN_ORDER {
+    for h in scan(changed) {
         let e = b.empty & HOUSES[h];
-        if (count(e) as usize) < degree * 2 || !changed.cells_in(HOUSES[h]) {
+        if (count(e) as usize) < degree * 2 {
             continue;
         }
         let mut list = [0usize; 9];
@@ -149,10 +149,10 @@ pub fn hidden(b: &Board, degree: usize, direct: bool, changed: &Changed) -> Opti
         (3, false) => Technique::HiddenTriple,
         _ => Technique::HiddenQuad,
     };
-    for &h in &SCAN_ORDER {
+    for h in scan(changed) {
         let e = b.empty & HOUSES[h];
         let ne = count(e) as usize;
-        if !(ne > degree * 2 || (direct && ne > degree)) || !changed.cells_in(HOUSES[h]) {
+        if !(ne > degree * 2 || (direct && ne > degree)) {
             continue;
         }
         // Places within the house: bit i is cell HOUSE_CELLS[h][i].
