@@ -222,14 +222,14 @@ fn invariant_tsc() -> bool {
 mod tests {
     use super::*;
 
-    #[test]
-    fn readings_agree_with_instant() {
-        init();
-        // A 20 ms sleep timed by both clocks. Each reading of ours is bracketed by two of
-        // `Instant`, so a preemption between reads widens the bracket instead of failing.
-        let (i0, s, i1) = (Instant::now(), now(), Instant::now());
-        std::thread::sleep(Duration::from_millis(20));
-        let (j0, e, j1) = (Instant::now(), now(), Instant::now());
+    /// Times a sleep of `ms` with a reading from `first` and one from `second`, and asserts
+    /// that ours lies within the `Instant` bracket around them (each reading of ours sits
+    /// between two of `Instant`, so a preemption between reads widens the bracket instead of
+    /// failing the test). Returns the two readings.
+    fn agrees(first: fn() -> Reading, second: fn() -> Reading, ms: u64) -> (Reading, Reading) {
+        let (i0, s, i1) = (Instant::now(), first(), Instant::now());
+        std::thread::sleep(Duration::from_millis(ms));
+        let (j0, e, j1) = (Instant::now(), second(), Instant::now());
         let ours = elapsed_ns(s, e) as f64;
         let shortest = j0.duration_since(i1).as_nanos() as f64;
         let longest = j1.duration_since(i0).as_nanos() as f64;
@@ -238,6 +238,13 @@ mod tests {
             "{} says {ours} ns, Instant between {shortest} and {longest} ns",
             source_name()
         );
+        (s, e)
+    }
+
+    #[test]
+    fn readings_agree_with_instant() {
+        init();
+        let (s, e) = agrees(now, now, 20);
         assert_eq!(elapsed_ns(e, s), 0, "an earlier end is 0, not a wrap");
     }
 
@@ -250,17 +257,7 @@ mod tests {
         // A reading from `Instant` (as in the first 2 ms) and one from the counter, both ways.
         let early: fn() -> Reading = || Reading(since_epoch(Instant::now()));
         let late: fn() -> Reading = || Reading(ticks() | TICKS);
-        for (first, second) in [(early, late), (late, early)] {
-            let (i0, s, i1) = (Instant::now(), first(), Instant::now());
-            std::thread::sleep(Duration::from_millis(5));
-            let (j0, e, j1) = (Instant::now(), second(), Instant::now());
-            let ours = elapsed_ns(s, e) as f64;
-            let shortest = j0.duration_since(i1).as_nanos() as f64;
-            let longest = j1.duration_since(i0).as_nanos() as f64;
-            assert!(
-                ours >= shortest * 0.99 && ours <= longest * 1.01,
-                "{ours} ns, Instant between {shortest} and {longest} ns"
-            );
-        }
+        agrees(early, late, 5);
+        agrees(late, early, 5);
     }
 }
