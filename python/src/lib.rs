@@ -167,7 +167,7 @@ fn solve_cells<'py>(
     max_guesses: Option<u64>,
 ) -> PyResult<SolveOut<'py>> {
     let kind = solver_kind(solver)?;
-    stopwatch::init();
+    stopwatch::start();
     let (input, n) = rows_of(&cells, "puzzles")?;
     let mut solutions = vec![0u8; n * CELLS];
     let mut status = vec![0u8; n];
