@@ -5,10 +5,11 @@
 //! how many it gave up on, the Spearman rank correlation of ER, and puzzles per second.
 //!
 //! ```text
-//! cargo run --release --no-default-features --example rate_fidelity -- FILE [--skip N] [--take N] [--every K] [--diff OUT] [--dump OUT] [--se121]
+//! cargo run --release --no-default-features --example rate_fidelity -- FILE [--skip N] [--take N] [--every K] [--diff OUT] [--dump OUT] [--serate1213]
 //! ```
 //!
-//! `--se121` follows the original SE 1.2.1 (see `rate::Flavor`) instead of serate 1.2.1.3.
+//! The original SE 1.2.1 is followed (see `rate::Flavor`); `--serate1213` follows serate 1.2.1.3
+//! instead (`--se121`, the default, is accepted).
 //! `--dump OUT` writes every puzzle with the engine's `ER/EP/ED`, status and steps, one a line,
 //! so two builds of the engine can be compared rating for rating.
 //!
@@ -65,7 +66,7 @@ fn spearman(a: &[f64], b: &[f64]) -> f64 {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let path = args.first().expect(
-        "usage: rate_fidelity FILE [--skip N] [--take N] [--every K] [--diff OUT] [--dump OUT] [--se121]",
+        "usage: rate_fidelity FILE [--skip N] [--take N] [--every K] [--diff OUT] [--dump OUT] [--serate1213]",
     );
     let get = |name: &str| {
         args.iter()
@@ -80,10 +81,10 @@ fn main() {
     let mut dump =
         get("--dump").map(|p| std::io::BufWriter::new(std::fs::File::create(p).unwrap()));
     let limits = Limits {
-        flavor: if args.iter().any(|a| a == "--se121") {
-            Flavor::Se121
-        } else {
+        flavor: if args.iter().any(|a| a == "--serate1213") {
             Flavor::Se1213
+        } else {
+            Flavor::Se121
         },
         ..Limits::default()
     };

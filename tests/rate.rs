@@ -35,7 +35,7 @@ fn ratings_equal_sudoku_explainers_and_do_not_depend_on_threads() {
     let text: String = golden.iter().map(|(p, _, _)| format!("{p}\n")).collect();
     std::fs::write(&input, text).unwrap();
     let mut outputs = Vec::new();
-    for (threads, flavor) in [("1", None), ("2", None), ("2", Some("--se121"))] {
+    for (threads, flavor) in [("1", None), ("2", None), ("2", Some("--serate1213"))] {
         let mut cmd = bin();
         cmd.args(["rate", "-q", "-j", threads]).arg(&input);
         if let Some(flag) = flavor {
@@ -48,7 +48,7 @@ fn ratings_equal_sudoku_explainers_and_do_not_depend_on_threads() {
         let mut rated = 0;
         for (row, (puzzle, se1213, se121)) in rows.iter().zip(&golden) {
             assert_eq!(&row[2], puzzle);
-            let want = if flavor.is_some() { se121 } else { se1213 };
+            let want = if flavor.is_some() { se1213 } else { se121 };
             let got = format!("{}/{}/{}", &row[3], &row[4], &row[5]);
             match &row[8] {
                 "rated" => {

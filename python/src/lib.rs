@@ -349,7 +349,7 @@ type RateOut<'py> = (
 /// verdict ([`sudoku_batch::rate::verdict::judge`]): (er, ep, ed, status, steps, rate_ns,
 /// technique names, [(row, message)]). ER/EP/ED are NaN for rows that were not rated.
 #[pyfunction]
-#[pyo3(signature = (cells, threads=None, max_er=None, timeout_ms=None, se121=false))]
+#[pyo3(signature = (cells, threads=None, max_er=None, timeout_ms=None, se121=true))]
 fn rate_cells<'py>(
     py: Python<'py>,
     cells: PyReadonlyArray2<'py, u8>,

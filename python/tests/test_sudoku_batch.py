@@ -285,7 +285,7 @@ def test_rate_matches_sudoku_explainer_and_the_cli(tmp_path):
     for i, g in enumerate(chosen):
         assert result.status_words()[i] == "rated"
         got = f"{result.er[i]:.1f}/{result.ep[i]:.1f}/{result.ed[i]:.1f}"
-        assert got == g[1], (g[0], got, g[1])
+        assert got == g[2], (g[0], got, g[2])
     assert result.status_words()[-3:] == ["invalid", "multiple", "invalid"]
     assert np.isnan(result.er[-1]) and result.technique[-1] == ""
     assert result.counts()["rated"] == len(chosen)

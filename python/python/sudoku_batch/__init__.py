@@ -283,12 +283,13 @@ class RateResult:
         return f"RateResult({len(self)} rows, {self.counts()})"
 
 
-def rate(puzzles, *, threads=None, max_er=None, timeout_ms=None, se121=False) -> RateResult:
+def rate(puzzles, *, threads=None, max_er=None, timeout_ms=None, se121=True) -> RateResult:
     """Rates each puzzle on Sudoku Explainer's scale (ER/EP/ED), as ``sudoku-batch rate`` does:
     the puzzle is proven to have exactly one solution first (``unsolvable``/``multiple``
     otherwise, no rating), then rated. ``max_er`` stops a puzzle once a harder step is needed
     and ``timeout_ms`` after that long (``gave_up``, the rating so far a lower bound);
-    ``se121=True`` follows the original SE 1.2.1 (the CLI's ``--se121``). A row that is not a
+    ``se121=True`` (the default) follows the original SE 1.2.1, ``se121=False`` serate 1.2.1.3
+    (the CLI's ``--serate1213``). A row that is not a
     puzzle is ``invalid``. Runs on ``threads`` threads with the GIL released; Ctrl-C raises
     ``KeyboardInterrupt`` within a second."""
     cells, failures = _coerce(puzzles)

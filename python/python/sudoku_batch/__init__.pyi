@@ -45,7 +45,7 @@ def rate(
     threads: int | None = None,
     max_er: float | None = None,
     timeout_ms: int | None = None,
-    se121: bool = False,
+    se121: bool = True,
 ) -> RateResult:
     """Sudoku Explainer ratings (ER/EP/ED) of every puzzle, as `sudoku-batch rate`."""
 

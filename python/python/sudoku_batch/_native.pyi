@@ -80,7 +80,7 @@ def rate_cells(
     threads: int | None = None,
     max_er: float | None = None,
     timeout_ms: int | None = None,
-    se121: bool = False,
+    se121: bool = True,
 ) -> tuple[
     npt.NDArray[np.float32],
     npt.NDArray[np.float32],
