@@ -81,7 +81,7 @@ const fn build_cell_houses() -> [[u8; 4]; 81] {
 
 static CELL_HOUSES: [[u8; 4]; 81] = build_cell_houses();
 
-const fn build_house_cells() -> [[u8; 9]; 27] {
+pub(crate) const fn build_house_cells() -> [[u8; 9]; 27] {
     let mut t = [[0u8; 9]; 27];
     let mut h = 0;
     while h < 27 {

@@ -8,7 +8,7 @@
 //! the patterns whose region meets a removed candidate, visited in its usual order: the first
 //! hint it finds is the one the full scan would find.
 
-use super::board::{boxof, cells, col, row, Board, Cells, ALL, PEERS};
+use super::board::{cells, Board, Cells, ALL, PEERS};
 
 /// Candidates removed (per digit) since some earlier state of the same path.
 #[derive(Clone, Copy, Debug)]
@@ -73,16 +73,6 @@ impl Changed {
         self.cells
     }
 
-    /// The houses holding a cell that lost a candidate, in SE's scan order (bit `i` for house
-    /// `SCAN_ORDER[i]`: boxes, then columns, then rows), so that a scan visits only them.
-    #[inline]
-    pub fn scan_houses(&self) -> u32 {
-        if self.cells == ALL {
-            return (1 << 27) - 1;
-        }
-        cells(self.cells).fold(0, |m, c| m | SCAN_BITS[c])
-    }
-
     /// The candidates cell `c` lost (bit `d - 1` for digit `d`); with the cell's candidates now,
     /// its candidates on the earlier state (a cell placed since lost all of them).
     #[inline]
@@ -106,17 +96,6 @@ impl Changed {
         n
     }
 }
-
-/// Per cell, its three houses as bits in SE's scan order ([`Changed::scan_houses`]).
-const SCAN_BITS: [u32; 81] = {
-    let mut t = [0; 81];
-    let mut c = 0;
-    while c < 81 {
-        t[c] = 1 << boxof(c) | 1 << (9 + col(c)) | 1 << (18 + row(c));
-        c += 1;
-    }
-    t
-};
 
 /// Per rule, the candidates of the last state on which it found nothing (or none yet).
 pub(super) struct Memo<const N: usize> {
@@ -177,33 +156,5 @@ mod tests {
             "a placed cell lost every candidate"
         );
         assert_eq!(Changed::ALL.near(), ALL);
-    }
-
-    #[test]
-    fn the_scan_visits_the_houses_with_a_change_in_se_order() {
-        use crate::rate::board::HOUSES;
-        use crate::rate::singles::{scan, SCAN_ORDER};
-        let full = |ch: &Changed| -> Vec<usize> {
-            SCAN_ORDER
-                .iter()
-                .copied()
-                .filter(|&h| ch.cells_in(HOUSES[h]))
-                .collect()
-        };
-        assert_eq!(scan(&Changed::ALL).collect::<Vec<_>>(), SCAN_ORDER.to_vec());
-        let mut b = Board::from_parts([0; 81], [0x1ff; 81]);
-        let before = b.pos;
-        assert_eq!(scan(&Changed::since(&before, &b)).count(), 0);
-        for c in [40, 0, 80, 13, 67] {
-            b.eliminate(c, 3);
-            let ch = Changed::since(&before, &b);
-            assert_eq!(
-                scan(&ch).collect::<Vec<_>>(),
-                full(&ch),
-                "after r{}c{}",
-                c / 9 + 1,
-                c % 9 + 1
-            );
-        }
     }
 }
