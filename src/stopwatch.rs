@@ -57,7 +57,7 @@ fn base() -> Option<Pair> {
         if off || !invariant_tsc() {
             return None;
         }
-        (0..3).find_map(|_| pair())
+        tight_pair()
     })
 }
 
@@ -109,8 +109,8 @@ fn calibrating() -> Reading {
             let _ = SOURCE.set(Source::Instant);
         }
         Some(b) if at.duration_since(b.at) >= CALIBRATION => {
-            // Three tries at a tight bracket; an implausible rate means `Instant` for good.
-            if let Some(end) = (0..3).find_map(|_| pair()) {
+            // An implausible rate means `Instant` for good; no tight bracket, a later try.
+            if let Some(end) = tight_pair() {
                 let _ = SOURCE.set(rate(b, end).unwrap_or(Source::Instant));
             }
         }
@@ -137,11 +137,12 @@ fn rate(start: Pair, end: Pair) -> Option<Source> {
 /// Nanoseconds from `start` to `end` (0 if `end` is earlier).
 #[inline]
 pub fn elapsed_ns(start: Reading, end: Reading) -> u64 {
-    if start.0 & end.0 & TICKS != 0 {
-        let delta = end.0.saturating_sub(start.0);
-        return to_ns(delta);
+    match (start.0 & TICKS != 0, end.0 & TICKS != 0) {
+        (true, true) => to_ns(end.0.saturating_sub(start.0)),
+        (false, false) => end.0.saturating_sub(start.0),
+        // Only across the calibration's end.
+        _ => nanos(end).saturating_sub(nanos(start)),
     }
-    nanos(end).saturating_sub(nanos(start))
 }
 
 /// Counter ticks as nanoseconds (0 before the rate is known, which no counter reading is).
@@ -186,6 +187,11 @@ fn ticks() -> u64 {
 #[inline]
 fn ticks() -> u64 {
     epoch().elapsed().as_nanos() as u64
+}
+
+/// The first of three [`pair`]s whose two counter reads lie close together.
+fn tight_pair() -> Option<Pair> {
+    (0..3).find_map(|_| pair())
 }
 
 /// A [`Pair`], if its two counter reads lie close together (else a preemption came between
