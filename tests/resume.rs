@@ -582,6 +582,8 @@ fn killed_runs_plain_and_compressed_resume_to_the_same_rows() {
         !out.exists(),
         "a killed run must not leave a finished-looking file"
     );
+    // Its sidecar was written with the first rows, before the input was read through: no hash.
+    assert_eq!(recorded_hashes(&out), [None]);
     let written = std::fs::read(&partial).unwrap();
     let total = std::fs::read(&full).unwrap();
     assert!(written.len() < total.len(), "killed midway");
@@ -601,6 +603,8 @@ fn killed_runs_plain_and_compressed_resume_to_the_same_rows() {
     assert_eq!(resumed.status.code(), Some(0));
     let note = String::from_utf8_lossy(&resumed.stderr);
     assert!(note.contains("resume: kept "), "{note}");
+    let hash = blake3::hash(&std::fs::read(&input).unwrap());
+    assert_eq!(recorded_hashes(&out), [Some(hash.to_hex().to_string())]);
     assert!(!partial.exists());
     let got = std::fs::read(&out).unwrap();
     assert_eq!(rows_without(&got, false), rows_without(&total, false));
@@ -827,4 +831,61 @@ fn shards_merged_equal_one_run() {
         .args(["solve", "--shard", "4/3", input])
         .assert()
         .code(2);
+}
+
+/// The BLAKE3 hash (hex) each input of the sidecar beside `out` records, in input order.
+fn recorded_hashes(out: &Path) -> Vec<Option<String>> {
+    let sidecar: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.with_extension("csv.run.json")).unwrap())
+            .unwrap();
+    sidecar["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|input| input["blake3"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn a_finished_sidecar_records_the_hash_of_every_input_file_read_once_or_first() {
+    let dir = solved_dir();
+    let d = dir.path();
+    let plain = std::fs::read(d.join("p.txt")).unwrap();
+    std::fs::write(d.join("p.txt.gz"), crate::robust::gzip(&plain)).unwrap();
+    crate::robust::zip_file(&d.join("p.zip"), &[("p.txt", &plain)]);
+    let names = ["p.txt", "p.txt.gz", "p.zip", "p.zip:p.txt"];
+    let on_disk = ["p.txt", "p.txt.gz", "p.zip", "p.zip"];
+    let want: Vec<Option<String>> = on_disk
+        .iter()
+        .map(|f| {
+            Some(
+                blake3::hash(&std::fs::read(d.join(f)).unwrap())
+                    .to_hex()
+                    .to_string(),
+            )
+        })
+        .collect();
+    // The default columns (with the puzzle text): hashed as read, the zip archive (of which
+    // only the member is read) afterwards. Without the puzzle column: hashed first.
+    for columns in [None, Some("index,line,status")] {
+        for command in ["solve", "rate"] {
+            let mut args = vec![command, "-q", "-o", "out.csv"];
+            args.extend(names);
+            if let Some(columns) = columns {
+                args.extend(["--columns", columns]);
+            }
+            let (code, err) = run(d, &args);
+            assert_eq!(code, 0, "{args:?}: {err}");
+            assert_eq!(recorded_hashes(&d.join("out.csv")), want, "{args:?}");
+        }
+    }
+    // Standard input is recorded by name only.
+    let out = bin()
+        .current_dir(d)
+        .args(["solve", "-q", "-o", "out.csv", "p.txt", "-"])
+        .write_stdin(plain.clone())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(recorded_hashes(&d.join("out.csv")), [want[0].clone(), None]);
 }

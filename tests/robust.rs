@@ -40,13 +40,13 @@ pub(crate) fn solve_stdout(args: &[&str], code: i32) -> Vec<u8> {
     output.stdout
 }
 
-fn gzip(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     enc.write_all(bytes).unwrap();
     enc.finish().unwrap()
 }
 
-fn zip_file(path: &Path, members: &[(&str, &[u8])]) {
+pub(crate) fn zip_file(path: &Path, members: &[(&str, &[u8])]) {
     let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
     let options = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated);

@@ -10,9 +10,11 @@
 //! Inputs are fingerprinted by the BLAKE3 hash of their bytes on disk (compressed bytes for a
 //! compressed file; the archive for `ARCHIVE.zip:MEMBER`). The whole file, not a sample: a merge
 //! must notice a change anywhere in the input, and a hash of the first and last MiB misses an
-//! edit in the middle. It costs one extra sequential read at the speed of BLAKE3 (about 8 GB/s
-//! on one core with AVX-512; 10 ms for 82 MB of puzzles where SHA-256 with the SHA extensions took
-//! 38 ms, 2% of a million easy puzzles' CPU time). Version 1 sidecars recorded SHA-256; they are
+//! edit in the middle. The reader hashes the bytes as it reads them ([`ReadHashes`]), so the
+//! finished sidecar has the hash without a second read; runs that need the hash before they start
+//! or cannot check their rows without it read the file once more first (BLAKE3 runs at about
+//! 8 GB/s on one core with AVX-512: 10 ms for 82 MB of puzzles, where SHA-256 with the SHA
+//! extensions took 38 ms). Version 1 sidecars recorded SHA-256; they are
 //! still read, and an input whose recorded hash is of the other kind is compared by size and
 //! file, with every row re-checked against it as for a FIFO. Standard input and other non-regular
 //! inputs (FIFOs) cannot be read twice, so they are recorded by name only: resuming them relies
@@ -21,13 +23,14 @@
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::io::output::Output;
-use crate::io::{Input, ReadOptions};
+use crate::io::{Input, ReadOptions, SharedTap, Tap};
 use crate::shard::Shard;
 
 /// The suffix of the sidecar beside an output: `FILE.run.json`.
@@ -138,8 +141,9 @@ fn on_disk(path: &Path) -> PathBuf {
 }
 
 impl InputId {
-    /// Identifies `input`, hashing its content when it is a regular file.
-    pub(crate) fn of(input: &Input) -> Result<InputId> {
+    /// Identifies `input`, hashing its content now when it is a regular file and `hash_now`
+    /// (otherwise [`RunManifest::finish`] records the hash).
+    pub(crate) fn of(input: &Input, hash_now: bool) -> Result<InputId> {
         let name = input.display_name();
         let Input::File(path) = input else {
             return Ok(InputId {
@@ -160,7 +164,8 @@ impl InputId {
         let dev_inode = metadata.as_ref().and_then(crate::io::input::inode_of);
         let regular = metadata.as_ref().filter(|m| m.is_file());
         let (size, blake3) = match regular {
-            Some(m) => (Some(m.len()), Some(blake3_of(&disk)?)),
+            Some(m) if hash_now => (Some(m.len()), Some(blake3_of(&disk)?)),
+            Some(m) => (Some(m.len()), None),
             None => (None, None),
         };
         Ok(InputId {
@@ -220,6 +225,88 @@ fn blake3_of(path: &Path) -> Result<String> {
     Ok(hasher.finalize().to_hex().to_string())
 }
 
+/// The BLAKE3 hashes of a run's input files taken as the run reads them, so that a run reads
+/// each input once. The sidecar written with the first rows then records no hash (the input
+/// has not been read through yet); the finished one does. Until then a `--resume` compares the
+/// input's file and size, and checks every kept row against it: exact when the rows hold the
+/// puzzle text. So a run hashes while reading only when its rows hold the `puzzle` column and it
+/// is no `--resume` (which must compare hashes before it starts); other runs hash first.
+pub(crate) struct ReadHashes {
+    /// Per input: the file on disk and, when hashed while read, the hash once the reader has
+    /// seen all of it; `None` for an input that is not a regular file.
+    inputs: Vec<Option<(PathBuf, Option<HashSlot>)>>,
+    /// The taps that compute them, handed to the reader.
+    taps: Vec<Option<SharedTap>>,
+}
+
+/// Where a [`HashTap`] leaves the hash (hex) once it has seen a whole file.
+type HashSlot = Arc<OnceLock<String>>;
+
+/// Hashes an input's bytes as they are read.
+struct HashTap {
+    hasher: blake3::Hasher,
+    done: HashSlot,
+}
+
+impl Tap for HashTap {
+    fn read(&mut self, bytes: &[u8]) {
+        self.hasher.update(bytes);
+    }
+
+    fn whole(&mut self) {
+        let _ = self.done.set(self.hasher.finalize().to_hex().to_string());
+    }
+}
+
+impl ReadHashes {
+    /// For a run over `inputs`: hashed while read when `while_reading`, else first (by
+    /// [`InputId::of`]).
+    pub(crate) fn new(inputs: &[Input], while_reading: bool) -> ReadHashes {
+        let mut hashes = ReadHashes {
+            inputs: Vec::with_capacity(inputs.len()),
+            taps: Vec::with_capacity(inputs.len()),
+        };
+        for input in inputs {
+            let disk = match input {
+                Input::File(path) => Some(on_disk(path)).filter(|d| d.is_file()),
+                Input::Stdin => None,
+            };
+            let done = (while_reading && disk.is_some()).then(|| Arc::new(OnceLock::new()));
+            let tap = done.as_ref().map(|done| {
+                Arc::new(Mutex::new(HashTap {
+                    hasher: blake3::Hasher::new(),
+                    done: done.clone(),
+                })) as SharedTap
+            });
+            hashes.taps.push(tap);
+            hashes.inputs.push(disk.map(|disk| (disk, done)));
+        }
+        hashes
+    }
+
+    /// The taps for the reader (`RecordReader::with_taps`).
+    pub(crate) fn taps(&self) -> Vec<Option<SharedTap>> {
+        self.taps.clone()
+    }
+
+    /// Whether input `i` is hashed as it is read rather than first.
+    fn while_reading(&self, i: usize) -> bool {
+        matches!(self.inputs.get(i), Some(Some((_, Some(_)))))
+    }
+
+    /// The hash of input `i` (a regular file): as read, or, where the reader did not see the
+    /// whole file (a zip archive, whose member alone is read), by reading it now.
+    fn of(&self, i: usize) -> Result<Option<String>> {
+        match self.inputs.get(i) {
+            Some(Some((disk, done))) => match done.as_ref().and_then(|d| d.get()) {
+                Some(hash) => Ok(Some(hash.clone())),
+                None => blake3_of(disk).map(Some),
+            },
+            _ => Ok(None),
+        }
+    }
+}
+
 /// A run's sidecar as the run goes: written with the first rows (so a run that fails before
 /// writing any leaves an earlier run's sidecar as it was), marked finished once the output is
 /// in place.
@@ -227,16 +314,23 @@ pub(crate) struct Sidecar<'a> {
     manifest: Option<RunManifest>,
     output: Option<&'a Path>,
     pending: bool,
+    hashes: ReadHashes,
 }
 
 impl<'a> Sidecar<'a> {
     /// The sidecar `manifest` (`None`: the output gets none) of the output at `output`.
-    pub(crate) fn new(manifest: Option<RunManifest>, output: Option<&'a Path>) -> Sidecar<'a> {
+    /// Its inputs are hashed as `hashes` says.
+    pub(crate) fn new(
+        manifest: Option<RunManifest>,
+        output: Option<&'a Path>,
+        hashes: ReadHashes,
+    ) -> Sidecar<'a> {
         let pending = manifest.is_some() && output.is_some();
         Sidecar {
             manifest,
             output,
             pending,
+            hashes,
         }
     }
 
@@ -280,7 +374,7 @@ impl<'a> Sidecar<'a> {
         }
         output.finish()?;
         if let (Some(manifest), Some(path)) = (self.manifest.as_mut(), self.output) {
-            manifest.finish(path, rows, input_records)?;
+            manifest.finish(path, rows, input_records, &self.hashes)?;
         }
         Ok(())
     }
@@ -337,6 +431,19 @@ pub(crate) struct RunDefinition<'a> {
     pub columns: &'a [&'a str],
     /// Worker threads.
     pub threads: usize,
+    /// How the inputs are hashed.
+    pub hashes: &'a ReadHashes,
+}
+
+/// Whether a run writing to `output`, resuming or not, hashes its inputs as it reads them
+/// ([`ReadHashes`]): when it gets a sidecar, is no `--resume` and its rows hold the puzzle text
+/// (`puzzle_column`).
+pub(crate) fn hash_while_reading(
+    output: Option<&Path>,
+    resume: bool,
+    puzzle_column: impl FnOnce() -> bool,
+) -> bool {
+    wants_sidecar(output) && !resume && puzzle_column()
 }
 
 /// Whether a run writing to `output` gets a sidecar: a regular file (or a new one) does;
@@ -396,7 +503,9 @@ impl RunManifest {
         Ok(RunManifest {
             kind: run.kind.to_string(),
             version: VERSION,
-            inputs: run.inputs.iter().map(InputId::of).collect::<Result<_>>()?,
+            inputs: (run.inputs.iter().enumerate())
+                .map(|(i, input)| InputId::of(input, !run.hashes.while_reading(i)))
+                .collect::<Result<_>>()?,
             format: format!("{:?}", run.read.format).to_lowercase(),
             column: run.read.column.clone(),
             unique: run.unique,
@@ -469,8 +578,20 @@ impl RunManifest {
         })
     }
 
-    /// Marks the run finished: `rows` rows in `path` (now in place) of `input_records` records.
-    pub(crate) fn finish(&mut self, path: &Path, rows: u64, input_records: u64) -> Result<()> {
+    /// Marks the run finished: `rows` rows in `path` (now in place) of `input_records` records,
+    /// and records the hashes of the inputs hashed as they were read (`hashes`).
+    pub(crate) fn finish(
+        &mut self,
+        path: &Path,
+        rows: u64,
+        input_records: u64,
+        hashes: &ReadHashes,
+    ) -> Result<()> {
+        for (i, input) in self.inputs.iter_mut().enumerate() {
+            if input.blake3.is_none() && hashes.while_reading(i) {
+                input.blake3 = hashes.of(i)?;
+            }
+        }
         let bytes = std::fs::metadata(path)
             .map_err(|cause| Error::Read {
                 path: path.to_path_buf(),
@@ -654,6 +775,76 @@ mod tests {
     use crate::cmd::solve::SolveConfig;
     use crate::io::results::Column;
 
+    /// Inputs hashed before the run.
+    fn no_tap(config: &SolveConfig) -> ReadHashes {
+        ReadHashes::new(&config.run.inputs, false)
+    }
+
+    #[test]
+    fn inputs_are_hashed_as_they_are_read_and_only_when_read_whole() {
+        use crate::io::RecordReader;
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let lines: String = (0..20_000).map(|i| format!("{i:081}\n")).collect();
+        let plain = dir.path().join("x.txt");
+        std::fs::write(&plain, &lines).unwrap();
+        let gz = dir.path().join("x.txt.gz");
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(lines.as_bytes()).unwrap();
+        std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+        let want: Vec<String> = [&plain, &gz]
+            .iter()
+            .map(|p| {
+                blake3::hash(&std::fs::read(p).unwrap())
+                    .to_hex()
+                    .to_string()
+            })
+            .collect();
+        let inputs = vec![
+            Input::File(plain.clone()),
+            Input::File(gz.clone()),
+            Input::Stdin,
+        ];
+        // The files' records (to the end when `records` is more than they hold).
+        let read = |hashes: &ReadHashes, records: usize| {
+            let files = inputs[..2].to_vec();
+            let reader = RecordReader::new(files, ReadOptions::default(), Arc::default());
+            let mut reader = reader.with_taps(hashes.taps());
+            for _ in 0..records {
+                reader.next_record().unwrap();
+            }
+        };
+        // Read whole: the hashes come from the reading (the files are gone when asked).
+        let hashes = ReadHashes::new(&inputs, true);
+        assert!(hashes.while_reading(0) && hashes.while_reading(1) && !hashes.while_reading(2));
+        read(&hashes, 40_001);
+        let backup = dir.path().join("backup");
+        std::fs::rename(&plain, &backup).unwrap();
+        std::fs::remove_file(&gz).unwrap();
+        assert_eq!(hashes.of(0).unwrap().as_ref(), Some(&want[0]));
+        assert_eq!(hashes.of(1).unwrap().as_ref(), Some(&want[1]));
+        assert_eq!(hashes.of(2).unwrap(), None);
+        // Read in part: no hash from the reading; the file is read again for it.
+        std::fs::rename(&backup, &plain).unwrap();
+        let inputs = &inputs[..1];
+        let hashes = ReadHashes::new(inputs, true);
+        read(&hashes, 19_999);
+        assert!(hashes.inputs[0]
+            .as_ref()
+            .unwrap()
+            .1
+            .as_ref()
+            .unwrap()
+            .get()
+            .is_none());
+        assert_eq!(hashes.of(0).unwrap().as_ref(), Some(&want[0]));
+        // Hashed first: no taps.
+        assert!(ReadHashes::new(inputs, false)
+            .taps()
+            .iter()
+            .all(Option::is_none));
+    }
+
     #[test]
     fn groups_thousands() {
         assert_eq!(grouped(0), "0");
@@ -671,7 +862,13 @@ mod tests {
             let mut config = SolveConfig::new(vec![Input::File(x.clone())]);
             config.unique = unique;
             config.solver = crate::solver::SolverKind::from_name(solver).unwrap();
-            RunManifest::new(&config, shard.map(|s| s.parse().unwrap()), &Column::ALL).unwrap()
+            RunManifest::new(
+                &config,
+                shard.map(|s| s.parse().unwrap()),
+                &Column::ALL,
+                &no_tap(&config),
+            )
+            .unwrap()
         };
         let a = run(false, "bands", Some("1/2"));
         assert!(a.differences(&a.clone(), Compare::Resume).is_empty());
@@ -701,7 +898,7 @@ mod tests {
         let x = dir.path().join("x.txt");
         std::fs::write(&x, "abc").unwrap();
         let config = SolveConfig::new(vec![Input::File(x.clone())]);
-        let now = RunManifest::new(&config, None, &Column::ALL).unwrap();
+        let now = RunManifest::new(&config, None, &Column::ALL, &no_tap(&config)).unwrap();
         assert_eq!(now.version, VERSION);
         let hex = now.inputs[0].blake3.clone().unwrap();
         assert_eq!(hex, blake3::hash(b"abc").to_hex().to_string());
@@ -724,7 +921,7 @@ mod tests {
         assert!(read.differences(&now, Compare::Resume).is_empty());
         // Another size is named.
         std::fs::write(&x, "abcd").unwrap();
-        let bigger = RunManifest::new(&config, None, &Column::ALL).unwrap();
+        let bigger = RunManifest::new(&config, None, &Column::ALL, &no_tap(&config)).unwrap();
         let diff = read.differences(&bigger, Compare::Resume);
         assert_eq!(
             diff,

@@ -10,12 +10,26 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::error::{Error, Result};
 
 /// Buffer size for input readers; also the longest first line format detection looks at.
 pub const READ_BUFFER: usize = 256 * 1024;
+
+/// Sees the raw bytes of one input as the run reads them (the compressed bytes of a compressed
+/// file), so a caller can fingerprint the input without reading it a second time.
+pub trait Tap: Send {
+    /// The next bytes read, in order.
+    fn read(&mut self, bytes: &[u8]);
+    /// The input has ended, and [`read`](Tap::read) saw every byte of the regular file as it was
+    /// when opened (it neither shrank nor was replaced or rewritten meanwhile). Never called for
+    /// a zip archive (only its member is read), standard input or a FIFO.
+    fn whole(&mut self);
+}
+
+/// A [`Tap`] shared by the reader (which feeds it) and its owner (which reads the result).
+pub type SharedTap = Arc<Mutex<dyn Tap>>;
 
 /// One input: a file path or standard input (`-`).
 ///
@@ -164,15 +178,18 @@ impl Input {
     /// Opens the input as a buffered, decompressed byte stream; `counter` is advanced by every
     /// raw (compressed) byte read.
     pub fn open(&self, counter: Arc<AtomicU64>) -> Result<Box<dyn BufRead + Send>> {
-        self.open_snapshot(counter).map(|(stream, _)| stream)
+        self.open_snapshot(counter, None).map(|(stream, _)| stream)
     }
 
     /// [`open`](Input::open), and for a regular file what it was when opened ([`Snapshot`]):
     /// the stream then ends at the size recorded, so a file that grows while it is read is read
     /// as it was, and [`Snapshot::changed`] at its end tells whether it shrank or was replaced.
+    /// `tap`, when given, sees every raw byte of a regular file that is not a zip archive; the
+    /// snapshot holds it, for [`Snapshot::end`] to tell it the file was read whole.
     pub fn open_snapshot(
         &self,
         counter: Arc<AtomicU64>,
+        tap: Option<SharedTap>,
     ) -> Result<(Box<dyn BufRead + Send>, Option<Snapshot>)> {
         let path = self.path();
         let open_error = |source| Error::Open {
@@ -233,9 +250,15 @@ impl Input {
                 }),
             };
         }
+        // Only a regular file's bytes are all seen, and only from its first byte on.
+        let tap = tap.filter(|_| snapshot.is_some());
+        if let Some(taken) = snapshot.as_mut() {
+            taken.tap.clone_from(&tap);
+        }
         let counted = CountingReader {
             inner: io::Cursor::new(head).chain(raw),
             counter,
+            tap,
         };
         let stream = decode(
             compression,
@@ -256,6 +279,14 @@ pub struct Snapshot {
     counted_at_open: u64,
     /// A zip archive: only its member's bytes are read, so the count is not compared.
     zip: bool,
+    /// What saw the file's bytes as they were read, told at the end whether they were all of it.
+    tap: Option<SharedTap>,
+}
+
+impl std::fmt::Debug for dyn Tap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tap")
+    }
 }
 
 impl Snapshot {
@@ -267,7 +298,18 @@ impl Snapshot {
             inode: inode_of(meta),
             counted_at_open: counter.load(Ordering::Relaxed),
             zip,
+            tap: None,
         }
+    }
+
+    /// At the end of the input (`counter` as the stream ended): [`changed`](Snapshot::changed),
+    /// and when nothing changed, the tap learns that it saw the whole file.
+    pub fn end(&self, counter: &AtomicU64) -> Option<String> {
+        let why = self.changed(counter);
+        if let (None, Some(tap), false) = (&why, &self.tap, self.zip) {
+            tap.lock().unwrap_or_else(PoisonError::into_inner).whole();
+        }
+        why
     }
 
     /// At the end of the input (`counter` as the stream ended): why it is not what was opened,
@@ -456,6 +498,7 @@ fn open_zip(
         CountingReader {
             inner: file.take(entry.compressed),
             counter,
+            tap: None,
         },
     );
     let data: Box<dyn Read + Send> = match entry.method {
@@ -610,12 +653,19 @@ impl<R: Read> Read for CrcCheck<R> {
 struct CountingReader<R> {
     inner: R,
     counter: Arc<AtomicU64>,
+    /// Sees the bytes too.
+    tap: Option<SharedTap>,
 }
 
 impl<R: Read> Read for CountingReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.counter.fetch_add(n as u64, Ordering::Relaxed);
+        if let Some(tap) = &self.tap {
+            tap.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .read(&buf[..n]);
+        }
         Ok(n)
     }
 }

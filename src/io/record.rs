@@ -18,7 +18,7 @@ use super::csv::{row_fields, Columns, CsvSource};
 use super::decode::gather_text;
 use super::detect::detect_format;
 use super::grid::GridSource;
-use super::input::{Input, Snapshot};
+use super::input::{Input, SharedTap, Snapshot};
 use super::lines::{line_fields, LineSource};
 use super::raw::{Body, Fields, Format, Layout, RawBody, RawRecord};
 use crate::error::{Error, Result};
@@ -108,6 +108,8 @@ pub struct RecordReader {
     preopened: Option<Box<dyn BufRead + Send>>,
     /// The current input as it was when opened (a regular file), checked at its end.
     snapshot: Option<Snapshot>,
+    /// What sees each input's raw bytes, by position in `inputs` ([`RecordReader::with_taps`]).
+    taps: Vec<Option<SharedTap>>,
     /// Line text for [`RecordReader::next_record`], reused.
     scratch: Vec<u8>,
 }
@@ -126,6 +128,7 @@ impl RecordReader {
             empty_inputs: Vec::new(),
             preopened: None,
             snapshot: None,
+            taps: Vec::new(),
             scratch: Vec::new(),
         }
     }
@@ -134,6 +137,13 @@ impl RecordReader {
     /// reference solution, as `solve` reads it).
     pub fn with_columns(mut self, columns: Columns) -> Self {
         self.columns = columns;
+        self
+    }
+
+    /// The same reader, showing the raw bytes of input `i` to `taps[i]` as they are read (see
+    /// [`Tap`](super::input::Tap): regular files only, not zip archives).
+    pub fn with_taps(mut self, taps: Vec<Option<SharedTap>>) -> Self {
+        self.taps = taps;
         self
     }
 
@@ -160,7 +170,8 @@ impl RecordReader {
         let stream = match self.preopened.take() {
             Some(stream) => stream,
             None => {
-                let (stream, snapshot) = input.open_snapshot(self.bytes_read.clone())?;
+                let tap = self.taps.get(file as usize).cloned().flatten();
+                let (stream, snapshot) = input.open_snapshot(self.bytes_read.clone(), tap)?;
                 self.snapshot = snapshot;
                 stream
             }
@@ -282,7 +293,7 @@ impl RecordReader {
         // A file that shrank or was replaced while it was read: its rows are not those of the
         // file the run started on (one that grew was read as it was).
         if let Some(snapshot) = self.snapshot.take() {
-            if let Some(why) = snapshot.changed(&self.bytes_read) {
+            if let Some(why) = snapshot.end(&self.bytes_read) {
                 return Err(Error::Input {
                     path: input.path(),
                     message: format!(

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::error::Result;
-use crate::io::{Input, RawRecord, ReadOptions, Record, RecordReader};
+use crate::io::{Input, RawRecord, ReadOptions, Record, RecordReader, SharedTap};
 use crate::shard::Shard;
 
 /// Raw records read for one pool task: consecutive records of the input stream from
@@ -85,14 +85,17 @@ impl ShardedRecords {
 
     /// Opens a reader over `inputs` (its first input's layout and header read now, so a bad
     /// input or option is an error before the caller creates any file), counting the bytes it
-    /// reads into the returned counter, for the progress bar.
+    /// reads into the returned counter, for the progress bar. Input `i`'s raw bytes are shown to
+    /// `taps[i]`.
     pub(crate) fn open(
         inputs: &[Input],
         read: &ReadOptions,
         shard: Option<Shard>,
+        taps: Vec<Option<SharedTap>>,
     ) -> Result<(ShardedRecords, Arc<AtomicU64>)> {
         let bytes_read = Arc::new(AtomicU64::new(0));
-        let mut reader = RecordReader::new(inputs.to_vec(), read.clone(), bytes_read.clone());
+        let mut reader =
+            RecordReader::new(inputs.to_vec(), read.clone(), bytes_read.clone()).with_taps(taps);
         reader.start()?;
         Ok((ShardedRecords::new(reader, shard), bytes_read))
     }

@@ -20,7 +20,9 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::cmd::sidecar::{wants_sidecar, RunDefinition, RunManifest, Sidecar, RATE_KIND};
+use crate::cmd::sidecar::{
+    hash_while_reading, wants_sidecar, ReadHashes, RunDefinition, RunManifest, Sidecar, RATE_KIND,
+};
 use crate::cmd::{Finish, RunOptions};
 use crate::error::{Error, Result};
 use crate::io::compress::Codec;
@@ -476,10 +478,18 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     let mut files: Vec<String> = config.run.inputs.iter().map(Input::display_name).collect();
     let total_bytes: Option<u64> = config.run.inputs.iter().map(Input::size).sum();
     // A bad input or option is an error before the output exists.
+    let sidecar_wanted = !config.explain && wants_sidecar(config.output.as_deref());
+    let hashes = ReadHashes::new(
+        &config.run.inputs,
+        sidecar_wanted
+            && hash_while_reading(config.output.as_deref(), config.resume, || {
+                config.columns.contains(&RateColumn::Puzzle)
+            }),
+    );
     let (mut records, bytes_read) =
-        ShardedRecords::open(&config.run.inputs, &config.run.read, shard)?;
+        ShardedRecords::open(&config.run.inputs, &config.run.read, shard, hashes.taps())?;
     let column_names: Vec<&str> = config.columns.iter().map(|c| c.name()).collect();
-    let manifest = match config.explain || !wants_sidecar(config.output.as_deref()) {
+    let manifest = match !sidecar_wanted {
         true => None,
         false => Some(RunManifest::of_run(
             RunDefinition {
@@ -490,11 +500,12 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
                 solver: config.scale(),
                 columns: &column_names,
                 threads,
+                hashes: &hashes,
             },
             shard,
         )?),
     };
-    let mut sidecar = Sidecar::new(manifest, config.output.as_deref());
+    let mut sidecar = Sidecar::new(manifest, config.output.as_deref(), hashes);
     let Resumed {
         mut output,
         rows: resumed_rows,

@@ -27,7 +27,9 @@ pub(crate) mod resume;
 pub use crate::verdict::Verdict;
 pub use judge::judge;
 
-use crate::cmd::sidecar::{wants_sidecar, RunDefinition, RunManifest, Sidecar, SOLVE_KIND};
+use crate::cmd::sidecar::{
+    hash_while_reading, wants_sidecar, ReadHashes, RunDefinition, RunManifest, Sidecar, SOLVE_KIND,
+};
 use crate::cmd::{Finish, RunOptions};
 use crate::error::{Error, Result};
 use crate::io::compress::Codec;
@@ -502,11 +504,17 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     }
     // The first input's layout and header are read before any file is created: a bad
     // `--column` or header leaves an earlier run's output and sidecar as they were.
+    let hashes = ReadHashes::new(
+        &config.run.inputs,
+        hash_while_reading(config.output.as_deref(), config.resume, || {
+            config.columns.contains(&Column::Puzzle)
+        }),
+    );
     let (mut records, bytes_read) =
-        ShardedRecords::open(&config.run.inputs, &config.run.read, shard)?;
+        ShardedRecords::open(&config.run.inputs, &config.run.read, shard, hashes.taps())?;
     // The run's sidecar (`FILE.run.json`): what defines its rows, for `--resume` and `merge`.
-    let manifest = RunManifest::for_run(config, shard, &config.columns)?;
-    let mut sidecar = Sidecar::new(manifest, config.output.as_deref());
+    let manifest = RunManifest::for_run(config, shard, &config.columns, &hashes)?;
+    let mut sidecar = Sidecar::new(manifest, config.output.as_deref(), hashes);
     let resumed = open_output(
         config,
         &mut records,
@@ -573,6 +581,7 @@ impl RunManifest {
         config: &SolveConfig,
         shard: Option<Shard>,
         columns: &[Column],
+        hashes: &ReadHashes,
     ) -> Result<RunManifest> {
         let columns: Vec<&str> = columns.iter().map(|c| c.name()).collect();
         RunManifest::of_run(
@@ -584,6 +593,7 @@ impl RunManifest {
                 solver: config.solver.name(),
                 columns: &columns,
                 threads: config.run.threads,
+                hashes,
             },
             shard,
         )
@@ -595,10 +605,11 @@ impl RunManifest {
         config: &SolveConfig,
         shard: Option<Shard>,
         columns: &[Column],
+        hashes: &ReadHashes,
     ) -> Result<Option<RunManifest>> {
         if !wants_sidecar(config.output.as_deref()) {
             return Ok(None);
         }
-        RunManifest::new(config, shard, columns).map(Some)
+        RunManifest::new(config, shard, columns, hashes).map(Some)
     }
 }
