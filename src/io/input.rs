@@ -31,6 +31,15 @@ pub trait Tap: Send {
 /// A [`Tap`] shared by the reader (which feeds it) and its owner (which reads the result).
 pub type SharedTap = Arc<Mutex<dyn Tap>>;
 
+/// The read buffer for a regular file of `size` bytes: [`READ_BUFFER`], or less for a smaller
+/// file. A buffer is zeroed when it is first filled, and the pages of a quarter-megabyte buffer
+/// cost a run on a file of one puzzle about 60 page faults, a fifth of its own.
+fn buffer_for(size: u64) -> usize {
+    // At most `READ_BUFFER` (a multiple of 4096) before rounding up, so nothing overflows.
+    let bytes = size.min(READ_BUFFER as u64) as usize + 1;
+    bytes.next_multiple_of(4096).min(READ_BUFFER)
+}
+
 /// One input: a file path or standard input (`-`).
 ///
 /// A path `ARCHIVE.zip:MEMBER` that does not exist as written, but whose part before the last
@@ -260,9 +269,12 @@ impl Input {
             counter,
             tap,
         };
+        let capacity = snapshot
+            .as_ref()
+            .map_or(READ_BUFFER, |s| buffer_for(s.size));
         let stream = decode(
             compression,
-            Box::new(BufReader::with_capacity(READ_BUFFER, counted)),
+            Box::new(BufReader::with_capacity(capacity, counted)),
         );
         Ok((stream, snapshot))
     }
@@ -676,6 +688,16 @@ mod tests {
     use std::io::Write;
 
     const TEXT: &[u8] = b"line one\nline two\n";
+
+    #[test]
+    fn a_small_file_gets_a_small_read_buffer() {
+        assert_eq!(buffer_for(0), 4096);
+        assert_eq!(buffer_for(82), 4096);
+        assert_eq!(buffer_for(4095), 4096);
+        assert_eq!(buffer_for(4096), 8192);
+        assert_eq!(buffer_for(100_000), 102_400);
+        assert_eq!(buffer_for(u64::MAX), READ_BUFFER);
+    }
 
     fn read_all(input: &Input) -> Result<Vec<u8>> {
         let mut out = Vec::new();

@@ -15,9 +15,12 @@ use rayon::prelude::*;
 use super::Pool;
 use crate::error::{Error, Result};
 
-/// The number of logical cores.
+/// The number of logical cores this process may use, asked of the system once: on Linux each
+/// asking reads the process's cgroup files (a few dozen microseconds), and a command asks for
+/// its defaults, its checks and its pool.
 pub(crate) fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Runs an ordered parallel map: `produce` is called on this thread for the next work item
