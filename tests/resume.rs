@@ -889,3 +889,76 @@ fn a_finished_sidecar_records_the_hash_of_every_input_file_read_once_or_first() 
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(recorded_hashes(&d.join("out.csv")), [want[0].clone(), None]);
 }
+
+/// Rewrites the sidecar beside `out` as the run that wrote it would have left it when stopped
+/// before the end: not finished, and no input hash yet (hashes are taken as the input is read).
+fn as_if_stopped(out: &Path) {
+    let path = out.with_extension("csv.run.json");
+    let mut sidecar: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    sidecar["finished"] = serde_json::Value::Null;
+    for input in sidecar["inputs"].as_array_mut().unwrap() {
+        input.as_object_mut().unwrap().remove("blake3");
+    }
+    std::fs::write(&path, serde_json::to_vec_pretty(&sidecar).unwrap()).unwrap();
+}
+
+#[test]
+fn resuming_a_stopped_run_checks_kept_mismatches_against_the_references_now_in_the_input() {
+    let dir = solved_dir();
+    let d = dir.path();
+    // `puzzle,solution` with the first 20 references wrong (two digits swapped).
+    let solved: Vec<(String, String)> = std::fs::read_to_string(d.join("out.csv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[2].to_string(), f[3].to_string())
+        })
+        .collect();
+    let csv = |wrong: usize| -> String {
+        let mut text = String::from("puzzle,solution\n");
+        for (i, (p, s)) in solved.iter().enumerate() {
+            let s = if i < wrong {
+                let (a, b) = (s.find('1').unwrap(), s.find('2').unwrap());
+                let mut bytes = s.clone().into_bytes();
+                bytes.swap(a, b);
+                String::from_utf8(bytes).unwrap()
+            } else {
+                s.clone()
+            };
+            text.push_str(&format!("{p},{s}\n"));
+        }
+        text
+    };
+    std::fs::write(d.join("in.csv"), csv(20)).unwrap();
+    let (code, err) = run(d, &["solve", "in.csv", "-q", "-o", "o.csv"]);
+    assert_eq!(code, 1, "{err}");
+    let text = std::fs::read_to_string(d.join("o.csv")).unwrap();
+    assert_eq!(text.matches(",mismatch,").count(), 20);
+    // Stopped after 100 rows; then the references are corrected, the file keeping its size.
+    let kept: String = text.lines().take(101).map(|l| format!("{l}\n")).collect();
+    std::fs::write(d.join("o.csv.partial"), kept).unwrap();
+    std::fs::remove_file(d.join("o.csv")).unwrap();
+    as_if_stopped(&d.join("o.csv"));
+    let corrected = csv(0);
+    assert_eq!(
+        corrected.len(),
+        std::fs::metadata(d.join("in.csv")).unwrap().len() as usize
+    );
+    std::fs::write(d.join("in.csv"), corrected).unwrap();
+    let (code, err) = run(d, &["solve", "in.csv", "-q", "-o", "o.csv", "--resume"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("status mismatch but the solution is the input's reference solution"),
+        "{err}"
+    );
+    // With the references as they were, the same stopped run resumes to the first run's rows.
+    std::fs::write(d.join("in.csv"), csv(20)).unwrap();
+    let (code, err) = run(d, &["solve", "in.csv", "-q", "-o", "o.csv", "--resume"]);
+    assert_eq!(code, 1, "{err}");
+    let resumed = std::fs::read_to_string(d.join("o.csv")).unwrap();
+    assert_eq!(resumed.matches(",mismatch,").count(), 20);
+    assert_eq!(resumed.lines().count(), text.lines().count());
+}

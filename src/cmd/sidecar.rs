@@ -228,39 +228,52 @@ fn blake3_of(path: &Path) -> Result<String> {
 /// The BLAKE3 hashes of a run's input files taken as the run reads them, so that a run reads
 /// each input once. The sidecar written with the first rows then records no hash (the input
 /// has not been read through yet); the finished one does. Until then a `--resume` compares the
-/// input's file and size, and checks every kept row against it: exact when the rows hold the
-/// puzzle text. So a run hashes while reading only when its rows hold the `puzzle` column and it
-/// is no `--resume` (which must compare hashes before it starts); other runs hash first.
+/// input's file and size and checks every kept row against the input: exact when the rows hold
+/// what the input decides of them (see [`hash_while_reading`]). Other runs, `--resume` itself
+/// (which compares hashes before it starts) and zip archives (of which only a member is read)
+/// hash first.
 pub(crate) struct ReadHashes {
-    /// Per input: the file on disk and, when hashed while read, the hash once the reader has
-    /// seen all of it; `None` for an input that is not a regular file.
+    /// Per input: the file on disk and, when hashed while read, where the hash arrives once the
+    /// reader has seen all of it; `None` for an input that is not a regular file.
     inputs: Vec<Option<(PathBuf, Option<HashSlot>)>>,
     /// The taps that compute them, handed to the reader.
     taps: Vec<Option<SharedTap>>,
 }
 
-/// Where a [`HashTap`] leaves the hash (hex) once it has seen a whole file.
-type HashSlot = Arc<OnceLock<String>>;
+/// Where a [`HashTap`] leaves the hash (hex) and the number of bytes it covers, once it has
+/// seen a whole file.
+type HashSlot = Arc<OnceLock<(String, u64)>>;
 
 /// Hashes an input's bytes as they are read.
 struct HashTap {
     hasher: blake3::Hasher,
+    bytes: u64,
     done: HashSlot,
 }
 
 impl Tap for HashTap {
     fn read(&mut self, bytes: &[u8]) {
         self.hasher.update(bytes);
+        self.bytes += bytes.len() as u64;
     }
 
     fn whole(&mut self) {
-        let _ = self.done.set(self.hasher.finalize().to_hex().to_string());
+        let hash = self.hasher.finalize().to_hex().to_string();
+        let _ = self.done.set((hash, self.bytes));
     }
 }
 
+/// Whether the file at `disk` is a zip archive (by its magic bytes, as the reader tells).
+fn is_zip(disk: &Path) -> bool {
+    let mut head = Vec::with_capacity(4);
+    File::open(disk)
+        .and_then(|f| f.take(4).read_to_end(&mut head))
+        .is_ok_and(|_| crate::io::Compression::detect(&head) == crate::io::Compression::Zip)
+}
+
 impl ReadHashes {
-    /// For a run over `inputs`: hashed while read when `while_reading`, else first (by
-    /// [`InputId::of`]).
+    /// For a run over `inputs`: hashed while read when `while_reading` (except zip archives),
+    /// else first (by [`InputId::of`]).
     pub(crate) fn new(inputs: &[Input], while_reading: bool) -> ReadHashes {
         let mut hashes = ReadHashes {
             inputs: Vec::with_capacity(inputs.len()),
@@ -271,10 +284,16 @@ impl ReadHashes {
                 Input::File(path) => Some(on_disk(path)).filter(|d| d.is_file()),
                 Input::Stdin => None,
             };
-            let done = (while_reading && disk.is_some()).then(|| Arc::new(OnceLock::new()));
+            // A member `ARCHIVE.zip:MEMBER` is on disk as its archive, not at its own path.
+            let tapped = |d: &PathBuf| matches!(input, Input::File(p) if p == d) && !is_zip(d);
+            let done = disk
+                .as_ref()
+                .filter(|d| while_reading && tapped(d))
+                .map(|_| HashSlot::default());
             let tap = done.as_ref().map(|done| {
                 Arc::new(Mutex::new(HashTap {
                     hasher: blake3::Hasher::new(),
+                    bytes: 0,
                     done: done.clone(),
                 })) as SharedTap
             });
@@ -294,13 +313,13 @@ impl ReadHashes {
         matches!(self.inputs.get(i), Some(Some((_, Some(_)))))
     }
 
-    /// The hash of input `i` (a regular file): as read, or, where the reader did not see the
-    /// whole file (a zip archive, whose member alone is read), by reading it now.
-    fn of(&self, i: usize) -> Result<Option<String>> {
+    /// The hash of input `i` (hashed while read) and the bytes it covers: as read, or, should
+    /// the reader not have seen the whole file, by reading it now.
+    fn of(&self, i: usize) -> Result<Option<(String, Option<u64>)>> {
         match self.inputs.get(i) {
             Some(Some((disk, done))) => match done.as_ref().and_then(|d| d.get()) {
-                Some(hash) => Ok(Some(hash.clone())),
-                None => blake3_of(disk).map(Some),
+                Some((hash, bytes)) => Ok(Some((hash.clone(), Some(*bytes)))),
+                None => blake3_of(disk).map(|hash| Some((hash, None))),
             },
             _ => Ok(None),
         }
@@ -372,9 +391,13 @@ impl<'a> Sidecar<'a> {
             }
             return Ok(());
         }
+        // The hashes first: a failure to take one leaves the output unfinished, as it should.
+        if let (Some(manifest), Some(_)) = (self.manifest.as_mut(), self.output) {
+            manifest.record_hashes(&self.hashes)?;
+        }
         output.finish()?;
         if let (Some(manifest), Some(path)) = (self.manifest.as_mut(), self.output) {
-            manifest.finish(path, rows, input_records, &self.hashes)?;
+            manifest.finish(path, rows, input_records)?;
         }
         Ok(())
     }
@@ -436,14 +459,16 @@ pub(crate) struct RunDefinition<'a> {
 }
 
 /// Whether a run writing to `output`, resuming or not, hashes its inputs as it reads them
-/// ([`ReadHashes`]): when it gets a sidecar, is no `--resume` and its rows hold the puzzle text
-/// (`puzzle_column`).
+/// ([`ReadHashes`]): when it gets a sidecar, is no `--resume`, and its rows hold everything of
+/// the input that decides them (`rows_say_their_input`: for `rate` the puzzle text, for `solve`
+/// the puzzle and the solution, which a resume checks against the input's reference), so that
+/// resuming it without a hash still checks every kept row exactly.
 pub(crate) fn hash_while_reading(
     output: Option<&Path>,
     resume: bool,
-    puzzle_column: impl FnOnce() -> bool,
+    rows_say_their_input: impl FnOnce() -> bool,
 ) -> bool {
-    wants_sidecar(output) && !resume && puzzle_column()
+    wants_sidecar(output) && !resume && rows_say_their_input()
 }
 
 /// Whether a run writing to `output` gets a sidecar: a regular file (or a new one) does;
@@ -578,20 +603,22 @@ impl RunManifest {
         })
     }
 
-    /// Marks the run finished: `rows` rows in `path` (now in place) of `input_records` records,
-    /// and records the hashes of the inputs hashed as they were read (`hashes`).
-    pub(crate) fn finish(
-        &mut self,
-        path: &Path,
-        rows: u64,
-        input_records: u64,
-        hashes: &ReadHashes,
-    ) -> Result<()> {
+    /// Records the hashes of the inputs hashed as they were read (`hashes`), each with the size
+    /// it covers (a file that grew after the run started was read as it was when opened).
+    fn record_hashes(&mut self, hashes: &ReadHashes) -> Result<()> {
         for (i, input) in self.inputs.iter_mut().enumerate() {
             if input.blake3.is_none() && hashes.while_reading(i) {
-                input.blake3 = hashes.of(i)?;
+                if let Some((hash, bytes)) = hashes.of(i)? {
+                    input.blake3 = Some(hash);
+                    input.size = bytes.or(input.size);
+                }
             }
         }
+        Ok(())
+    }
+
+    /// Marks the run finished: `rows` rows in `path` (now in place) of `input_records` records.
+    pub(crate) fn finish(&mut self, path: &Path, rows: u64, input_records: u64) -> Result<()> {
         let bytes = std::fs::metadata(path)
             .map_err(|cause| Error::Read {
                 path: path.to_path_buf(),
@@ -792,14 +819,16 @@ mod tests {
         let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         enc.write_all(lines.as_bytes()).unwrap();
         std::fs::write(&gz, enc.finish().unwrap()).unwrap();
-        let want: Vec<String> = [&plain, &gz]
+        // Each file's hash and size.
+        let want: Vec<(String, u64)> = [&plain, &gz]
             .iter()
             .map(|p| {
-                blake3::hash(&std::fs::read(p).unwrap())
-                    .to_hex()
-                    .to_string()
+                let bytes = std::fs::read(p).unwrap();
+                let hash = blake3::hash(&bytes).to_hex().to_string();
+                (hash, bytes.len() as u64)
             })
             .collect();
+        let whole = |i: usize| Some((want[i].0.clone(), Some(want[i].1)));
         let inputs = vec![
             Input::File(plain.clone()),
             Input::File(gz.clone()),
@@ -821,8 +850,8 @@ mod tests {
         let backup = dir.path().join("backup");
         std::fs::rename(&plain, &backup).unwrap();
         std::fs::remove_file(&gz).unwrap();
-        assert_eq!(hashes.of(0).unwrap().as_ref(), Some(&want[0]));
-        assert_eq!(hashes.of(1).unwrap().as_ref(), Some(&want[1]));
+        assert_eq!(hashes.of(0).unwrap(), whole(0));
+        assert_eq!(hashes.of(1).unwrap(), whole(1));
         assert_eq!(hashes.of(2).unwrap(), None);
         // Read in part: no hash from the reading; the file is read again for it.
         std::fs::rename(&backup, &plain).unwrap();
@@ -837,12 +866,23 @@ mod tests {
             .unwrap()
             .get()
             .is_none());
-        assert_eq!(hashes.of(0).unwrap().as_ref(), Some(&want[0]));
+        assert_eq!(hashes.of(0).unwrap(), Some((want[0].0.clone(), None)));
         // Hashed first: no taps.
         assert!(ReadHashes::new(inputs, false)
             .taps()
             .iter()
             .all(Option::is_none));
+        // A zip archive, whole or as `ARCHIVE.zip:MEMBER`, is hashed first: only a member is read.
+        let zip = dir.path().join("x.zip");
+        let mut archive = zip::ZipWriter::new(File::create(&zip).unwrap());
+        archive
+            .start_file("x.txt", zip::write::SimpleFileOptions::default())
+            .unwrap();
+        archive.write_all(lines.as_bytes()).unwrap();
+        archive.finish().unwrap();
+        let member = dir.path().join("x.zip:x.txt");
+        let hashes = ReadHashes::new(&[Input::File(zip), Input::File(member)], true);
+        assert!(!hashes.while_reading(0) && !hashes.while_reading(1));
     }
 
     #[test]

@@ -507,7 +507,9 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     let hashes = ReadHashes::new(
         &config.run.inputs,
         hash_while_reading(config.output.as_deref(), config.resume, || {
-            config.columns.contains(&Column::Puzzle)
+            [Column::Puzzle, Column::Solution]
+                .iter()
+                .all(|c| config.columns.contains(c))
         }),
     );
     let (mut records, bytes_read) =

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use crate::cmd::sidecar::{compare_for_resume, RunManifest};
 use crate::error::{Error, Result};
+use crate::grid::Grid;
 use crate::io::output::{take_for_resume, Earlier, Output, OutputOptions};
 use crate::io::results::{header_of, Column, ResultReader, ResultRowRef, Status};
 use crate::io::{Body, Record};
@@ -343,8 +344,9 @@ pub(crate) fn same_file(name: &str, found: &[u8]) -> bool {
 
 /// What is wrong with a kept row whose record is `body`, or `None`: a `solved` row must hold a
 /// complete solution that keeps the clues and obeys the rules (and equals the input's reference
-/// solution, when it has one); a `mismatch` row holds such a solution or none; every other
-/// status has no solution; a malformed record is `invalid`; `multiple` needs `--unique`.
+/// solution, when it has one); a `mismatch` row holds such a solution, which the input's
+/// reference must differ from, or none; every other status has no solution; a malformed record
+/// is `invalid`; `multiple` needs `--unique`.
 fn check_row(row: &ResultRowRef<'_>, body: &Body, unique: bool) -> Option<String> {
     let status = row.status?;
     let (puzzle, reference) = match body {
@@ -356,7 +358,22 @@ fn check_row(row: &ResultRowRef<'_>, body: &Body, unique: bool) -> Option<String
         Body::Puzzle { puzzle, reference } => (puzzle, reference),
     };
     let solution = row.solution?;
-    crate::verdict::check_result(status, solution, puzzle, reference.as_ref(), unique)
+    if let Some(why) =
+        crate::verdict::check_result(status, solution, puzzle, reference.as_ref(), unique)
+    {
+        return Some(why);
+    }
+    // A mismatch is with the input's reference: it must still be there, and still differ.
+    if status != Status::Mismatch || solution.is_empty() {
+        return None;
+    }
+    match reference {
+        None => Some("status mismatch but the input has no reference solution".into()),
+        Some(r) if Grid::from_bytes(solution.as_bytes()).is_ok_and(|g| &g == r) => {
+            Some("status mismatch but the solution is the input's reference solution".into())
+        }
+        Some(_) => None,
+    }
 }
 
 /// For an output without a complete header line: fine when what is there is the start of the
