@@ -32,8 +32,8 @@ pub trait Tap: Send {
 pub type SharedTap = Arc<Mutex<dyn Tap>>;
 
 /// The read buffer for a regular file of `size` bytes: [`READ_BUFFER`], or less for a smaller
-/// file. A buffer is zeroed when it is first filled, and the pages of a quarter-megabyte buffer
-/// cost a run on a file of one puzzle about 60 page faults, a fifth of its own.
+/// file. A buffer is zeroed when it is first filled: all 64 pages of a quarter-megabyte one,
+/// which on a file of one puzzle was a quarter of the run's page faults.
 fn buffer_for(size: u64) -> usize {
     // At most `READ_BUFFER` (a multiple of 4096) before rounding up, so nothing overflows.
     let bytes = size.min(READ_BUFFER as u64) as usize + 1;

@@ -477,7 +477,6 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     let pool = build_pool(threads)?;
     let mut files: Vec<String> = config.run.inputs.iter().map(Input::display_name).collect();
     let total_bytes: Option<u64> = config.run.inputs.iter().map(Input::size).sum();
-    // A bad input or option is an error before the output exists.
     let sidecar_wanted = !config.explain && wants_sidecar(config.output.as_deref());
     let hashes = ReadHashes::new(
         &config.run.inputs,
@@ -486,12 +485,13 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
                 config.columns.contains(&RateColumn::Puzzle)
             }),
     );
+    // A bad input or option is an error before the output exists.
     let (mut records, bytes_read) =
         ShardedRecords::open(&config.run.inputs, &config.run.read, shard, hashes.taps())?;
     let column_names: Vec<&str> = config.columns.iter().map(|c| c.name()).collect();
-    let manifest = match !sidecar_wanted {
-        true => None,
-        false => Some(RunManifest::of_run(
+    let manifest = match sidecar_wanted {
+        false => None,
+        true => Some(RunManifest::of_run(
             RunDefinition {
                 kind: RATE_KIND,
                 inputs: &config.run.inputs,
