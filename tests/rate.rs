@@ -407,6 +407,33 @@ fn resume_keeps_checked_rows_and_refuses_changed_ones() {
         assert_eq!(std::fs::read_to_string(&partial).unwrap(), text);
     }
 
+    // A run on the other scale is refused in the words of rate's own flag.
+    bin()
+        .args(["rate", "-q", "-j", "2", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .code(1);
+    std::fs::remove_file(&out).unwrap();
+    std::fs::write(&partial, lines[..5].join("\n") + "\n").unwrap();
+    let mut sidecar: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("r.csv.run.json")).unwrap()).unwrap();
+    sidecar["solver"] = "se1.2.1.3".into();
+    std::fs::write(
+        dir.path().join("r.csv.run.json"),
+        serde_json::to_vec(&sidecar).unwrap(),
+    )
+    .unwrap();
+    let refused = resume(None);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "the earlier run rated on the scale se1.2.1.3, this one on se1.2.1 (--serate1213"
+        ),
+        "{stderr}"
+    );
+
     // --resume needs the columns it counts and matches by; --explain writes no rows.
     let refused = resume(Some("puzzle,ep"));
     assert_eq!(refused.status.code(), Some(2));

@@ -674,10 +674,19 @@ impl RunManifest {
             });
         }
         if self.solver != other.solver {
-            out.push(format!(
-                "{earlier} used --solver {}, {this} --solver {}",
-                self.solver, other.solver
-            ));
+            // A rate run records its scale where a solve run records its solver.
+            out.push(if self.kind == RATE_KIND {
+                format!(
+                    "{earlier} rated on the scale {}, {this} on {} (--serate1213 rates on \
+                     se1.2.1.3, the default is se1.2.1)",
+                    self.solver, other.solver
+                )
+            } else {
+                format!(
+                    "{earlier} used --solver {}, {this} --solver {}",
+                    self.solver, other.solver
+                )
+            });
         }
         out.extend(self.shard_difference(other, compare));
         if self.columns != other.columns {
