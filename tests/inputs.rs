@@ -313,6 +313,72 @@ fn verify_reads_bare_cr_files() {
         .stdout(predicates::str::contains("valid                  6"));
 }
 
+/// A UTF-8 byte order mark (Notepad, Excel's "CSV UTF-8", PowerShell) opens the text, not the
+/// first record: every layout, a comment line first, stdin, `rate` and `verify` read the same
+/// records as without it.
+#[test]
+fn a_utf8_byte_order_mark_opens_the_text_in_every_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = kaggle_pairs(4);
+    let puzzles: Vec<&str> = pairs.iter().map(|(p, _)| p.as_str()).collect();
+    let grid: String = puzzles
+        .iter()
+        .map(|p| {
+            (0..9)
+                .map(|r| format!("{}\n", &p[r * 9..r * 9 + 9]))
+                .collect::<String>()
+                + "\n"
+        })
+        .collect();
+    let layouts = [
+        ("lines", puzzles.join("\r\n") + "\r\n"),
+        (
+            "comment",
+            format!("# four puzzles\n{}\n", puzzles.join("\n")),
+        ),
+        ("csv", format!("puzzle\n{}\n", puzzles.join("\n"))),
+        ("grid", grid),
+    ];
+    for (name, text) in layouts {
+        let plain = dir.path().join(format!("{name}.txt"));
+        let marked = dir.path().join(format!("{name}-bom.txt"));
+        std::fs::write(&plain, &text).unwrap();
+        std::fs::write(&marked, format!("\u{feff}{text}")).unwrap();
+        let expected = rows(&solve(&plain));
+        assert_eq!(expected.len(), 4, "{name}");
+        assert!(
+            expected.iter().all(|r| r.contains(&"solved".to_string())),
+            "{name}"
+        );
+        assert_eq!(rows(&solve(&marked)), expected, "{name}");
+    }
+    let marked = dir.path().join("lines-bom.txt");
+    let stdin = bin()
+        .args(["solve", "-q", "-"])
+        .write_stdin(std::fs::read(&marked).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(rows(&stdin.stdout), rows(&solve(&marked)), "stdin");
+    let rated = bin()
+        .args(["rate", "-q", "--columns", "status"])
+        .arg(&marked)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&rated.stdout),
+        "status\nrated\nrated\nrated\nrated\n"
+    );
+    let pairs_path = dir.path().join("pairs-bom.txt");
+    let body: String = pairs.iter().map(|(p, s)| format!("{p},{s}\n")).collect();
+    std::fs::write(&pairs_path, format!("\u{feff}{body}")).unwrap();
+    bin()
+        .arg("verify")
+        .arg(&pairs_path)
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("valid                  4"));
+}
+
 fn utf16(text: &str, big_endian: bool, bom: bool) -> Vec<u8> {
     let mut bytes = Vec::new();
     for unit in std::iter::once('\u{feff}')

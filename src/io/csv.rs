@@ -12,7 +12,8 @@ use super::input::Input;
 use super::raw::{echo, long_tokens, Fields, Format, Layout, RawBody, RawRecord, MAX_LINE};
 use crate::error::{Error, Result};
 
-/// The UTF-8 byte order mark some tools write at the start of a CSV file.
+/// The UTF-8 byte order mark: a file's first one is dropped before any layout reads it
+/// (`decode::gather_text`); one that opens a row is data.
 const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// Column names recognised as the puzzle column, compared without case.
@@ -100,8 +101,6 @@ struct CapScan {
     starts: VecDeque<(u64, u64)>,
     /// Copy runs of plain bytes at once (off only in tests, as the byte-by-byte reference).
     runs: bool,
-    /// Whether the start of the stream was checked for a byte order mark.
-    bom_checked: bool,
 }
 
 impl<R: BufRead> CsvCap<R> {
@@ -122,7 +121,6 @@ impl<R: BufRead> CsvCap<R> {
                 cuts: VecDeque::new(),
                 starts: VecDeque::new(),
                 runs: true,
-                bom_checked: false,
             },
         }
     }
@@ -272,16 +270,6 @@ impl<R: BufRead> Read for CsvCap<R> {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             };
-            if !self.scan.bom_checked {
-                // A byte order mark opens the file, not its first field (as for the `csv`
-                // reader). `open_next` has buffered the first line (`gather_head`), so a BOM is
-                // whole here.
-                self.scan.bom_checked = true;
-                if input.starts_with(BOM) {
-                    self.inner.consume(BOM.len());
-                    continue;
-                }
-            }
             if input.is_empty() {
                 if self.scan.cutting {
                     self.scan.end_cut(None);
@@ -742,7 +730,7 @@ fn with_csv_fields<T>(record: &[u8], f: impl FnOnce(&CsvRow) -> T) -> T {
         }
         ends.resize(ends.len().max(16), 0);
         // After `reset`, csv_core drops a UTF-8 BOM at the start of its first input, as at the
-        // start of a file. A file's BOM never gets here (`CsvCap` skips it); one starting a row
+        // start of a file. A file's BOM never gets here (`gather_text` drops it); one starting a row
         // is data, as for the `csv` reader, so its first byte goes in alone (too short to strip).
         let first = if record.starts_with(BOM) {
             1
@@ -990,8 +978,8 @@ mod tests {
         assert_eq!(records.len(), 1);
         assert_eq!(records[0].line, 3);
         assert_eq!(puzzle(Some(records[0].body.clone())).0, P.parse().unwrap());
-        // The same, one byte per read, with `--format csv` (no sniffing gathers the BOM;
-        // detection itself would look at the first line, `"x`, so the format is given).
+        // The same, one byte per read, with `--format csv` (detection would look at the first
+        // line, `"x`, so the format is given): the head is gathered whole all the same.
         let stream =
             std::io::BufReader::with_capacity(1, Trickle(std::io::Cursor::new(text.into_bytes())));
         let options = ReadOptions {

@@ -1,6 +1,7 @@
 //! Text decoding at the start of every input: `Peek`, the stream wrapper that gathers the first
 //! meaningful line before anything reads it (so detection and `CsvCap` see it whole), and the
-//! byte order marks: UTF-16 with a mark is decoded to UTF-8, UTF-16 without one refused.
+//! byte order marks: a UTF-8 one is dropped, UTF-16 with a mark is decoded to UTF-8, UTF-16
+//! without one refused.
 
 use std::io::{BufRead, Read};
 
@@ -13,22 +14,37 @@ use crate::error::{Error, Result};
 /// read of the underlying stream returns.
 pub(super) fn gather_head(stream: Box<dyn BufRead + Send>, path: &std::path::Path) -> Result<Peek> {
     let mut peek = Peek::new(stream);
+    fill_head(&mut peek, path)?;
+    Ok(peek)
+}
+
+/// [`Peek::head`] up to a meaningful line, a read error naming `path`.
+fn fill_head(peek: &mut Peek, path: &std::path::Path) -> Result<()> {
     peek.head(MAX_LINE).map_err(|cause| Error::Read {
         path: path.to_path_buf(),
         cause,
     })?;
-    Ok(peek)
+    Ok(())
 }
 
 /// Byte order marks of UTF-16: little-endian, then big-endian.
 const UTF16_BOMS: [&[u8]; 2] = [b"\xff\xfe", b"\xfe\xff"];
+/// The UTF-8 byte order mark (Notepad, Excel's "CSV UTF-8" and PowerShell write one).
+const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// [`gather_head`], as UTF-8 text: a stream that opens with a UTF-16 byte order mark (as
 /// Windows tools write) is decoded to UTF-8 as it is read, its mark dropped, as ripgrep does;
-/// UTF-16 without a mark is refused with a message that says so. Anything else (UTF-8, with
-/// or without its mark, and any other bytes) is passed on as it is, unwrapped.
+/// UTF-16 without a mark is refused with a message that says so. A UTF-8 mark is dropped, so
+/// it is not read as part of the first record in any layout. Anything else (UTF-8 and any
+/// other bytes) is passed on as it is, unwrapped.
 pub(super) fn gather_text(stream: Box<dyn BufRead + Send>, path: &std::path::Path) -> Result<Peek> {
-    let peek = gather_head(stream, path)?;
+    let mut peek = gather_head(stream, path)?;
+    if peek.head.starts_with(UTF8_BOM) {
+        peek.head.drain(..UTF8_BOM.len());
+        // The mark may have ended the head early, before a whole meaningful line.
+        fill_head(&mut peek, path)?;
+        return Ok(peek);
+    }
     if UTF16_BOMS.iter().any(|bom| peek.head.starts_with(bom)) {
         let decoded = encoding_rs_io::DecodeReaderBytesBuilder::new()
             .strip_bom(true)

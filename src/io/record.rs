@@ -176,8 +176,8 @@ impl RecordReader {
                 stream
             }
         };
-        // Gathered whatever the format, so `CsvCap` sees a byte order mark whole, and UTF-16 is
-        // decoded (or refused) for every layout.
+        // Gathered whatever the format, so a byte order mark is seen whole: a UTF-8 one is
+        // dropped and UTF-16 decoded (or refused) for every layout.
         let peek = gather_text(stream, &input.path())?;
         let format = match self.options.format {
             Format::Auto => detect_format(&peek.head),
