@@ -238,7 +238,7 @@ for file in "${sets[@]}"; do
     rm -f "$permuted"
     "$binary" bench "$work/sets/$name.repeated.txt" --solvers bands -j 1 --runs 1 --warmup 0 \
         --min-time 0 --max-pass 600 --permute "$seed" -q \
-        --external "keep=tee '$permuted' | '$binary' solve - -q -j 1 --columns solution | tail -n +2" \
+        --external "keep=tee '$permuted' | '$binary' solve - -q -j 1 --columns solution --no-header" \
         >"$work/sets/$name.permute.md" ||
         die "permuting $file failed; see $work/sets/$name.permute.md"
     [[ $(wc -l <"$permuted") -eq $((distinct * copies)) ]] || die "permuting $file: unexpected line count"
@@ -384,7 +384,7 @@ rm -f "$whole_csv" "$whole_cpu"
 declare -A whole_command=(
     [tdoku]="'$tdoku_solve' 1"
     [fastdoku]="'$fastdoku' solve - 2>/dev/null"
-    [sudoku-batch]="'$binary' solve - -q -j 1 --columns solution | tail -n +2"
+    [sudoku-batch]="'$binary' solve - -q -j 1 --columns solution --no-header"
 )
 if [[ $whole -eq 1 ]]; then
     for name in "${names[@]}"; do
@@ -545,7 +545,7 @@ EOF
     echo "# the puzzle file: solvable puzzles, capped and repeated, transformed once by bench"
     echo "sudoku-batch solve INPUT -q -j 1 --unique --columns puzzle,status -o status.csv"
     echo "sudoku-batch bench REPEATED --solvers bands -j 1 --runs 1 --warmup 0 --min-time 0 --permute $seed \\"
-    echo "    --external \"keep=tee SET | sudoku-batch solve - -q -j 1 --columns solution | tail -n +2\""
+    echo "    --external \"keep=tee SET | sudoku-batch solve - -q -j 1 --columns solution --no-header\""
     echo "# pure rates, in turn, $rounds rounds"
     echo "WORK/tdoku/build/run_benchmark -s tdoku -r0 -n N -w 1 -t $seconds -c1 [-f] SET   # -f: first solution"
     echo "WORK/fastdoku/target/release/fastdoku bench SET --rounds P        # and --rounds 2P; P: about $seconds/2 s"
@@ -554,7 +554,7 @@ EOF
         echo "# whole process"
         echo "sudoku-batch bench SET --solvers bands -j 1 --no-permute --warmup 1 --min-time $seconds --runs $rounds \\"
         echo "    --external \"tdoku=WORK/tdoku/build/solve 1\" --external \"fastdoku=WORK/fastdoku/target/release/fastdoku solve - 2>/dev/null\" \\"
-        echo "    --external \"sudoku-batch=sudoku-batch solve - -q -j 1 --columns solution | tail -n +2\""
+        echo "    --external \"sudoku-batch=sudoku-batch solve - -q -j 1 --columns solution --no-header\""
         echo "# the same three commands by hand, in CPU seconds (bash's time: user + system), $rounds rounds"
         echo "sh -c \"exec < SET; COMMAND\""
     fi

@@ -220,6 +220,11 @@ pub struct RateArgs {
     /// The rate columns to write, in order (`--columns`).
     #[arg(long, value_name = "LIST", value_parser = parse_rate_columns, help = rate_columns_help())]
     pub columns: Option<RateColumnList>,
+
+    /// Write the rows without the header line (with `--columns er`, one rating per line).
+    /// Such a file cannot be resumed.
+    #[arg(long, conflicts_with_all = ["resume", "explain"])]
+    pub no_header: bool,
 }
 
 /// The value of `rate --columns`: rate columns in output order.
@@ -261,6 +266,7 @@ impl RateArgs {
         if let Some(RateColumnList(columns)) = self.columns {
             config.columns = columns;
         }
+        config.header = !self.no_header;
         config
     }
 }
@@ -549,6 +555,11 @@ pub struct SolveArgs {
     /// The result columns to write, in order (`--columns`).
     #[arg(long, value_name = "LIST", value_parser = parse_columns, help = columns_help())]
     pub columns: Option<ColumnList>,
+
+    /// Write the rows without the header line: with `--columns solution`, one solution per
+    /// line, as other solvers print them. Such a file cannot be resumed or merged.
+    #[arg(long, conflicts_with = "resume")]
+    pub no_header: bool,
 }
 
 /// The value of `--columns`: result columns in output order.
@@ -590,6 +601,7 @@ impl SolveArgs {
         if let Some(ColumnList(columns)) = self.columns {
             config.columns = columns;
         }
+        config.header = !self.no_header;
         config
     }
 }

@@ -1,5 +1,5 @@
 //! Outputs: `--columns` (the hand-written row formatter quotes exactly as the csv crate does;
-//! the header and rows follow the list; `verify`, `--resume` and `merge` work with the columns
+//! the header and rows follow the list; `--no-header` leaves the header out; `verify`, `--resume` and `merge` work with the columns
 //! they need and refuse clearly without them), the summary's account of CPU time, compressed
 //! output (`.gz`, `.zst`, `--compress`) read by the standard tools, non-regular outputs (FIFOs,
 //! devices) written directly, one run per output at a time, bad `-o` paths refused before any
@@ -252,6 +252,66 @@ fn columns_choose_and_order_the_output() {
             "{joined}"
         );
     }
+}
+
+/// `--no-header` writes the same rows without the header line, for `solve` and `rate`, on
+/// stdout and into a file; such a file cannot be resumed (a usage error) nor merged (saying
+/// why).
+#[test]
+fn no_header_writes_the_rows_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = data("norvig_easy50.txt");
+    for (command, columns) in [
+        ("solve", "index,puzzle,solution,status"),
+        ("rate", "er,ep,ed,technique"),
+    ] {
+        let run = |extra: &[&str]| {
+            let output = bin()
+                .args([command, "-q", "-j", "2", "--columns", columns])
+                .args(extra)
+                .arg(&input)
+                .output()
+                .unwrap();
+            assert_eq!(output.status.code(), Some(0), "{command} {extra:?}");
+            String::from_utf8(output.stdout).unwrap()
+        };
+        let headed = run(&[]);
+        let (header, rows) = headed.split_once('\n').unwrap();
+        assert_eq!(header, columns);
+        assert_eq!(rows.lines().count(), 50);
+        assert_eq!(run(&["--no-header"]), rows, "{command}");
+        let out = dir.path().join(format!("{command}.csv"));
+        run(&["--no-header", "-o", out.to_str().unwrap()]);
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), rows, "{command} -o");
+        bin()
+            .args([command, "-q", "--no-header", "--resume", "-o"])
+            .arg(&out)
+            .arg(&input)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("--no-header"));
+    }
+    // One solution per line, as other solvers print them.
+    let solutions = bin()
+        .args(["solve", "-q", "--columns", "solution", "--no-header"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(solutions.stdout).unwrap();
+    assert_eq!(text.lines().count(), 50);
+    assert!(text
+        .lines()
+        .all(|l| l.len() == 81 && l.bytes().all(|b| b.is_ascii_digit())));
+    let out = dir.path().join("merge-me.csv");
+    solve(&["-q", "--no-header"], &input, &out);
+    bin()
+        .arg("merge")
+        .arg(&out)
+        .arg("-o")
+        .arg(dir.path().join("merged.csv"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--no-header"));
 }
 
 #[test]

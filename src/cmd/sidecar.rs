@@ -458,6 +458,17 @@ pub(crate) struct RunDefinition<'a> {
     pub hashes: &'a ReadHashes,
 }
 
+/// Refuses `--resume` into an output written without its header (`--no-header`): resuming
+/// reads the earlier rows by the header's column names.
+pub(crate) fn check_header_for_resume(header: bool, resume: bool) -> Result<()> {
+    if resume && !header {
+        return Err(Error::Usage(
+            "--resume reads the earlier rows by their header: it cannot go with --no-header".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Whether a run writing to `output`, resuming or not, hashes its inputs as it reads them
 /// ([`ReadHashes`]): when it gets a sidecar, is no `--resume`, and its rows hold everything of
 /// the input that decides them (`rows_say_their_input`: for `rate` the puzzle text, for `solve`

@@ -475,7 +475,7 @@ impl<R: Read> ResultReader<R> {
                 .ok_or_else(|| {
                     reader.file_error(format!(
                         "its header names {:?}, which is not a result column (the columns are \
-                         {})",
+                         {}; a file written with --no-header has no header)",
                         excerpt(name),
                         Column::join(&Column::ALL, ", ")
                     ))

@@ -21,7 +21,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::cmd::sidecar::{
-    hash_while_reading, wants_sidecar, ReadHashes, RunDefinition, RunManifest, Sidecar, RATE_KIND,
+    check_header_for_resume, hash_while_reading, wants_sidecar, ReadHashes, RunDefinition,
+    RunManifest, Sidecar, RATE_KIND,
 };
 use crate::cmd::{Finish, RunOptions};
 use crate::error::{Error, Result};
@@ -75,6 +76,8 @@ pub struct RateConfig {
     pub retry_gave_up: bool,
     /// The output's columns, in order.
     pub columns: Vec<RateColumn>,
+    /// Whether the output opens with its header line (`--no-header` turns it off).
+    pub header: bool,
 }
 
 impl RateConfig {
@@ -92,6 +95,7 @@ impl RateConfig {
             resume: false,
             retry_gave_up: false,
             columns: RateColumn::ALL.to_vec(),
+            header: true,
         }
     }
 
@@ -444,6 +448,7 @@ fn check_config(config: &RateConfig) -> Result<()> {
     if config.columns.is_empty() {
         return Err(Error::Usage("--columns needs at least one column".into()));
     }
+    check_header_for_resume(config.header, config.resume)?;
     if config.explain && config.resume {
         return Err(Error::Usage(
             "--explain writes text, not rows: it cannot --resume".into(),
@@ -518,7 +523,7 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
         sidecar.manifest_mut(),
         &mut notes,
     )?;
-    if needs_header && !config.explain {
+    if needs_header && config.header && !config.explain {
         output.write_all(RateColumn::header(&config.columns).as_bytes())?;
     }
     interrupt::arm(None);

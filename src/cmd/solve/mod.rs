@@ -28,7 +28,8 @@ pub use crate::verdict::Verdict;
 pub use judge::judge;
 
 use crate::cmd::sidecar::{
-    hash_while_reading, wants_sidecar, ReadHashes, RunDefinition, RunManifest, Sidecar, SOLVE_KIND,
+    check_header_for_resume, hash_while_reading, wants_sidecar, ReadHashes, RunDefinition,
+    RunManifest, Sidecar, SOLVE_KIND,
 };
 use crate::cmd::{Finish, RunOptions};
 use crate::error::{Error, Result};
@@ -92,6 +93,8 @@ pub struct SolveConfig {
     pub resume: bool,
     /// The output columns, in order (`--columns`); every column by default.
     pub columns: Vec<Column>,
+    /// Whether the output opens with its header line (`--no-header` turns it off).
+    pub header: bool,
 }
 
 impl SolveConfig {
@@ -118,6 +121,7 @@ impl SolveConfig {
             shard: ShardChoice::All,
             resume: false,
             columns: Column::ALL.to_vec(),
+            header: true,
         }
     }
 }
@@ -502,6 +506,7 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     if config.columns.is_empty() {
         return Err(Error::Usage("--columns needs at least one column".into()));
     }
+    check_header_for_resume(config.header, config.resume)?;
     // The first input's layout and header are read before any file is created: a bad
     // `--column` or header leaves an earlier run's output and sidecar as they were.
     let hashes = ReadHashes::new(
@@ -532,7 +537,7 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
         mut tally,
         needs_header,
     } = resumed;
-    if needs_header {
+    if needs_header && config.header {
         output.write_all(format.header().as_bytes())?;
     }
     interrupt::arm(None);
