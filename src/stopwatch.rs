@@ -71,7 +71,7 @@ fn epoch() -> Instant {
 static SOURCE: OnceLock<Source> = OnceLock::new();
 
 /// Reads both clocks for the calibration's start: call it as early as possible, so that the
-/// readings use the counter sooner. Costs a few reads of the clocks (and `/proc/cpuinfo`).
+/// readings use the counter sooner. Costs a few reads of the clocks (and a CPUID).
 pub fn start() {
     let _ = base();
 }
@@ -208,15 +208,21 @@ fn pair() -> Option<Pair> {
 }
 
 /// True when the CPU says its time-stamp counter ticks at one rate whatever the core's clock and
-/// sleep state (`constant_tsc` and `nonstop_tsc`; Linux lists them in `/proc/cpuinfo`).
+/// sleep state: CPUID leaf 0x8000_0007, EDX bit 8 ("invariant TSC", the same bit on Intel and
+/// AMD), from which Linux sets both `constant_tsc` and `nonstop_tsc`. Asked of the CPU rather
+/// than read from `/proc/cpuinfo`, which the kernel formats anew for every core at each read
+/// (a few kilobytes a core).
 #[cfg(target_arch = "x86_64")]
+// Newer Rust declares `__cpuid` safe to call; the `unsafe` blocks keep the minimum supported
+// version (`rust-version` in Cargo.toml) building.
+#[allow(unused_unsafe)]
 fn invariant_tsc() -> bool {
-    let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
-        return false;
-    };
-    let flags = info.lines().find(|l| l.starts_with("flags")).unwrap_or("");
-    let has = |flag: &str| flags.split_whitespace().any(|f| f == flag);
-    has("constant_tsc") && has("nonstop_tsc")
+    use std::arch::x86_64::__cpuid;
+    // SAFETY: CPUID exists on every x86_64 CPU; leaf 0x8000_0000 reports the highest extended
+    // leaf, and leaf 0x8000_0007 is read only when it says it exists.
+    let max_leaf = unsafe { __cpuid(0x8000_0000) }.eax;
+    // SAFETY: as above, the leaf is supported.
+    max_leaf >= 0x8000_0007 && unsafe { __cpuid(0x8000_0007) }.edx & (1 << 8) != 0
 }
 
 #[cfg(not(target_arch = "x86_64"))]
