@@ -33,7 +33,7 @@ use crate::io::output::{write_json, Output};
 use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::{Columns, Fields, Input, RecordReader};
 use crate::run::records::{Chunk, ShardedRecords};
-use crate::run::{build_pool, check_threads, ordered_map, Progress};
+use crate::run::{build_pool, check_threads, ordered_map, Progress, INLINE_START};
 use crate::solver::SolverKind;
 use crate::verdict::{self, CheckOptions};
 pub use crate::verdict::{FailureKind, RowVerdict};
@@ -521,7 +521,7 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
         progress.advance(chunk.rows, bytes_read.load(Ordering::Relaxed));
         Ok(())
     };
-    let result = ordered_map(&pool, threads * 4 + 2, produce, work, consume);
+    let result = ordered_map(&pool, threads * 4 + 2, INLINE_START, produce, work, consume);
     progress.finish();
     result?;
     if let Some(output) = report {

@@ -1105,7 +1105,7 @@ mod tests {
             refuse("quizzes,solutions\n"),
             "in.csv: not a result file: its header names \"quizzes\", which is not a result \
              column (the columns are index, line, puzzle, solution, status, guesses, solve_ns, \
-             message, file)"
+             message, file; a file written with --no-header has no header)"
         );
         assert_eq!(
             refuse("index,status,index\n"),

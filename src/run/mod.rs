@@ -7,7 +7,9 @@ pub(crate) mod pipeline;
 pub(crate) mod progress;
 pub(crate) mod records;
 
-pub(crate) use pipeline::{build_pool, check_threads, default_threads, ordered_map, par_map_into};
+pub(crate) use pipeline::{
+    build_pool, check_threads, default_threads, ordered_map, par_map_into, Start, INLINE_START,
+};
 pub(crate) use progress::Progress;
 
 /// The worker pool a run's chunks go to ([`build_pool`]).

@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::grid::CELLS;
 use crate::io::output::Output;
 use crate::io::targets::{check_targets, Target, WriteKind};
-use crate::run::{build_pool, check_threads, ordered_map, Progress};
+use crate::run::{build_pool, check_threads, ordered_map, Progress, Start};
 use crate::solver::SolverKind;
 
 pub use crate::generate::{
@@ -268,7 +268,14 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
         progress.advance(chunk.puzzles, 0);
         Ok(())
     };
-    let result = ordered_map(&pool, threads * 4 + 2, produce, work, consume);
+    let result = ordered_map(
+        &pool,
+        threads * 4 + 2,
+        Start::Threads,
+        produce,
+        work,
+        consume,
+    );
     progress.finish();
     result?;
     output.finish()?;

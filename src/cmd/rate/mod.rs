@@ -33,7 +33,7 @@ use crate::io::{Body, Input};
 use crate::rate::verdict::{self, RateStatus, RateVerdict as Rated};
 use crate::rate::{self as rater, Flavor, Limits};
 use crate::run::records::{Chunk, ChunkSize, ShardedRecords};
-use crate::run::{build_pool, check_threads, interrupt, ordered_map, Pool, Progress};
+use crate::run::{build_pool, check_threads, interrupt, ordered_map, Pool, Progress, Start};
 use crate::shard::ShardChoice;
 use columns::{push_row, RowPlace};
 use resume::Resumed;
@@ -405,7 +405,14 @@ fn rate_records(
         progress.advance(out.rated.len() as u64, bytes_read.load(Ordering::Relaxed));
         Ok(())
     };
-    let result = ordered_map(pool, threads * 4 + 2, produce, work, consume);
+    let result = ordered_map(
+        pool,
+        threads * 4 + 2,
+        Start::Threads,
+        produce,
+        work,
+        consume,
+    );
     progress.finish();
     result?;
     Ok((summary, cut))

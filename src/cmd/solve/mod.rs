@@ -40,7 +40,7 @@ use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::Input;
 use crate::io::{Body, Record, RecordReader};
 use crate::run::records::{Chunk, ChunkSize, ShardedRecords};
-use crate::run::{build_pool, check_threads, interrupt, ordered_map, Pool, Progress};
+use crate::run::{build_pool, check_threads, interrupt, ordered_map, Pool, Progress, INLINE_START};
 use crate::shard::{Shard, ShardChoice};
 use crate::solver::{Budget, SolverKind};
 use crate::stats::{Summary, Tally};
@@ -469,7 +469,7 @@ fn solve_records(
         Ok(())
     };
     let in_flight = (threads * 4 + 2).min(MAX_IN_FLIGHT);
-    let result = ordered_map(pool, in_flight, produce, work, consume);
+    let result = ordered_map(pool, in_flight, INLINE_START, produce, work, consume);
     progress.finish();
     result?;
     Ok(Solved {
