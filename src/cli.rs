@@ -222,7 +222,7 @@ pub struct RateArgs {
     pub columns: Option<RateColumnList>,
 
     /// Write the rows without the header line (with `--columns er`, one rating per line).
-    /// Such a file cannot be resumed.
+    /// Such a file cannot be resumed or merged.
     #[arg(long, conflicts_with_all = ["resume", "explain"])]
     pub no_header: bool,
 }

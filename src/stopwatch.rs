@@ -211,8 +211,9 @@ fn pair() -> Option<Pair> {
 /// sleep state: CPUID leaf 0x8000_0007, EDX bit 8 ("invariant TSC", the same bit on Intel and
 /// AMD), from which Linux sets both `constant_tsc` and `nonstop_tsc`. Asked of the CPU rather
 /// than read from `/proc/cpuinfo`, which the kernel formats anew for every core at each read
-/// (a few kilobytes a core).
-#[cfg(target_arch = "x86_64")]
+/// (a few kilobytes a core). Linux only, as before: elsewhere (macOS, where Rosetta 2
+/// emulates the counter, Windows, the BSDs) readings come from `Instant`.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 // Newer Rust declares `__cpuid` safe to call; the `unsafe` blocks keep the minimum supported
 // version (`rust-version` in Cargo.toml) building.
 #[allow(unused_unsafe)]
@@ -225,7 +226,7 @@ fn invariant_tsc() -> bool {
     max_leaf >= 0x8000_0007 && unsafe { __cpuid(0x8000_0007) }.edx & (1 << 8) != 0
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
 fn invariant_tsc() -> bool {
     false
 }

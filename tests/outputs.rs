@@ -312,6 +312,61 @@ fn no_header_writes_the_rows_alone() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--no-header"));
+    // Library callers are refused too, before any file is made.
+    for resume in [false, true] {
+        let mut config =
+            sudoku_batch::cmd::solve::SolveConfig::new(vec![sudoku_batch::io::Input::File(
+                input.clone(),
+            )]);
+        config.output = Some(dir.path().join(format!("lib-{resume}.csv")));
+        config.header = false;
+        config.resume = resume;
+        let result = sudoku_batch::cmd::solve::run(&config);
+        if resume {
+            let error = result.map(|_| ()).unwrap_err().to_string();
+            assert!(error.contains("--no-header"), "{error}");
+            assert!(!dir.path().join("lib-true.csv").exists());
+        } else {
+            result.unwrap();
+        }
+    }
+    let mut config = sudoku_batch::cmd::rate::RateConfig::new(vec![sudoku_batch::io::Input::File(
+        input.clone(),
+    )]);
+    config.output = Some(dir.path().join("lib-rate.csv"));
+    config.header = false;
+    config.resume = true;
+    let error = sudoku_batch::cmd::rate::run(&config)
+        .map(|_| ())
+        .unwrap_err();
+    assert!(error.to_string().contains("--no-header"), "{error}");
+    // With no row at all, a compressed output is still a stream the tools read (one empty
+    // member): an empty file is not.
+    let one = dir.path().join("one.txt");
+    std::fs::write(
+        &one,
+        std::fs::read_to_string(&input)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    for name in ["none.csv.gz", "none.csv.zst"] {
+        let out = dir.path().join(name);
+        solve(&["-q", "--no-header", "--shard", "2/2"], &one, &out);
+        let bytes = std::fs::read(&out).unwrap();
+        assert!(!bytes.is_empty(), "{name}");
+        let mut text = Vec::new();
+        if name.ends_with(".gz") {
+            flate2::read::MultiGzDecoder::new(&bytes[..])
+                .read_to_end(&mut text)
+                .unwrap();
+        } else {
+            text = zstd::decode_all(&bytes[..]).unwrap();
+        }
+        assert!(text.is_empty(), "{name}");
+    }
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Stopping: SIGINT (Ctrl-C), SIGTERM and SIGHUP stop a run alike (rows flushed in order, a
-//! message, the summary, a resumable `.partial`, exit 128 + the signal), a stop lands within a
-//! slow puzzle, and `--max-guesses` bounds what one puzzle may cost (`gave_up`, kept or retried
-//! on resume).
+//! message, the summary, a resumable `.partial` unless written `--no-header`, exit 128 + the
+//! signal), a stop lands within a slow puzzle, and `--max-guesses` bounds what one puzzle may
+//! cost (`gave_up`, kept or retried on resume).
 
 use std::process::Command as StdCommand;
 use std::time::{Duration, Instant};
@@ -87,6 +87,30 @@ fn sigint_sigterm_and_sighup_flush_print_the_summary_and_resume() {
             "{name}: the resumed run equals one run"
         );
     }
+}
+
+/// A stopped `--no-header` run keeps its rows but does not offer `--resume`, which reads rows
+/// by their header.
+#[test]
+fn a_stopped_run_without_a_header_does_not_offer_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = repeated_puzzles(dir.path(), 30, "big.txt");
+    let out = dir.path().join("nh.csv");
+    let partial = dir.path().join("nh.csv.partial");
+    let mut child = spawn_solve(&input, &out, &["-j", "2", "--no-header"]);
+    wait_for_growth(&mut child, &partial, 300_000);
+    kill("INT", child.id());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted: the rows so far are in"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--resume cannot continue them"), "{stderr}");
+    assert!(!stderr.contains("run again with --resume"), "{stderr}");
+    let written = std::fs::read_to_string(&partial).unwrap();
+    assert!(written.starts_with("0,"), "rows only: {}", &written[..40]);
 }
 
 #[test]

@@ -334,6 +334,8 @@ pub(crate) struct Sidecar<'a> {
     output: Option<&'a Path>,
     pending: bool,
     hashes: ReadHashes,
+    /// The output has its header, so a stopped run can be resumed (not with `--no-header`).
+    resumable: bool,
 }
 
 impl<'a> Sidecar<'a> {
@@ -350,7 +352,15 @@ impl<'a> Sidecar<'a> {
             output,
             pending,
             hashes,
+            resumable: true,
         }
+    }
+
+    /// The output is written without its header (`--no-header`): a stopped run's note does
+    /// not offer `--resume`, which reads the rows by their header.
+    pub(crate) fn without_header(mut self) -> Sidecar<'a> {
+        self.resumable = false;
+        self
     }
 
     /// The manifest, for `--resume` to compare with the earlier run's.
@@ -384,10 +394,21 @@ impl<'a> Sidecar<'a> {
             self.rows_written(&mut output)?;
             output.flush()?;
             if let Some(path) = self.output {
-                notes.push(format!(
-                    "interrupted: the rows so far are in {}; run again with --resume to finish",
-                    crate::io::targets::partial_path(path).display()
-                ));
+                let partial = crate::io::targets::partial_path(path);
+                notes.push(if self.resumable {
+                    format!(
+                        "interrupted: the rows so far are in {}; run again with --resume to \
+                         finish",
+                        partial.display()
+                    )
+                } else {
+                    format!(
+                        "interrupted: the rows so far are in {}, without a header \
+                         (--no-header), so --resume cannot continue them; run again to start \
+                         over",
+                        partial.display()
+                    )
+                });
             }
             return Ok(());
         }

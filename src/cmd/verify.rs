@@ -41,6 +41,9 @@ pub use crate::verdict::{FailureKind, RowVerdict};
 /// Rows per work item handed to the pool.
 const CHUNK: usize = 1024;
 
+/// Rows per chunk while the run starts on the calling thread.
+const INLINE_CHUNK: usize = 64;
+
 /// Record text per work item: a chunk of long records ends early, so memory stays bounded by
 /// the chunks in flight of at most this plus one record of [`crate::io::MAX_LINE`] bytes.
 const CHUNK_TEXT: usize = 256 * 1024;
@@ -486,7 +489,12 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     let started = Instant::now();
 
     let mut records = ShardedRecords::new(config.reader(bytes_read.clone()), None);
-    let produce = || records.next_chunk(Chunk::with_capacity(CHUNK), CHUNK, CHUNK_TEXT);
+    // Rows worked on this thread at the start (`INLINE_START`) come a few at a time, so the
+    // start stays short with `--unique` on hard puzzles too.
+    let produce = |inline: bool| {
+        let rows = if inline { INLINE_CHUNK } else { CHUNK };
+        records.next_chunk(Chunk::with_capacity(rows), rows, CHUNK_TEXT)
+    };
     let work = |chunk: Chunk| check_chunk(&chunk, config);
     let mut summary = VerifySummary::new(config, threads);
     let mut first_failures = Vec::new();

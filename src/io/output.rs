@@ -88,6 +88,8 @@ pub struct Output {
     display: PathBuf,
     /// Remove `FILE.partial` if dropped unfinished.
     discard: bool,
+    /// Nothing is in the output yet (no byte written, none kept from an earlier run).
+    empty: bool,
 }
 
 fn is_stdout(path: &Path) -> bool {
@@ -262,6 +264,7 @@ impl Output {
             target,
             display,
             discard,
+            empty: true,
         }
     }
 
@@ -283,6 +286,7 @@ impl Output {
 
     /// Writes plain bytes (compressed output gathers them into members of about a megabyte).
     pub fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
+        self.empty &= bytes.is_empty();
         if self.codec.is_plain() {
             return self.sink.write_all(bytes).map_err(|e| self.error(e));
         }
@@ -296,6 +300,7 @@ impl Output {
     /// Writes bytes already encoded with [`codec`](Output::codec) (whole members), after any
     /// plain bytes written before them.
     pub fn write_sealed(&mut self, bytes: &[u8]) -> Result<()> {
+        self.empty &= bytes.is_empty();
         self.seal_pending()?;
         self.sink.write_all(bytes).map_err(|e| self.error(e))
     }
@@ -317,8 +322,15 @@ impl Output {
         self.sink.flush().map_err(|e| self.error(e))
     }
 
-    /// Flushes, and for a file moves the completed output into place.
+    /// Flushes, and for a file moves the completed output into place. A compressed output
+    /// that got no bytes at all (no rows, `--no-header`) is one empty member, which `gzip -dc`
+    /// and `zstd -dc` read as empty (they refuse an empty file).
     pub fn finish(mut self) -> Result<()> {
+        if self.empty && !self.codec.is_plain() {
+            let mut member = Vec::new();
+            self.codec.encode_member(&[], &mut member);
+            self.sink.write_all(&member).map_err(|e| self.error(e))?;
+        }
         self.flush()?;
         if let Some(target) = self.target.take() {
             let partial = partial_path(&target);
@@ -516,6 +528,7 @@ impl Earlier {
             target,
             false,
         );
+        output.empty = cut == 0;
         if !reseal.is_empty() {
             output.write_all(&reseal)?;
         }

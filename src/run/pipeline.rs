@@ -33,11 +33,12 @@ pub(crate) enum Start {
     /// Every item goes to the pool and the writer thread.
     Threads,
     /// Items are worked and consumed on the calling thread, in order, until this long has
-    /// passed since the start; the rest go to the pool. Waking a sleeping thread costs tens
-    /// to hundreds of microseconds on a virtual machine, and a run of a few thousand easy
-    /// puzzles hands over a dozen chunks: on a 2-vCPU VM, 1,000 easy puzzles spent 3.3 ms of
-    /// their 5.4 ms in the pipeline waiting for threads to wake, against about 2 ms of work.
-    /// Only for items that take microseconds each: a slow first item would hold the start.
+    /// passed since the start (the item under way then finishes there); the rest go to the
+    /// pool. `produce` is told which items are worked inline, so it can keep them small and
+    /// the window is checked often. Waking a sleeping thread costs tens to hundreds of
+    /// microseconds on a virtual machine, and a run of a few thousand easy puzzles hands over
+    /// a dozen chunks: on a 2-vCPU VM, 1,000 easy puzzles spent 3.3 ms of their 5.4 ms in the
+    /// pipeline waiting for threads to wake, against about 2 ms of work.
     Inline(Duration),
 }
 
@@ -46,9 +47,10 @@ pub(crate) enum Start {
 pub(crate) const INLINE_START: Start = Start::Inline(Duration::from_millis(2));
 
 /// Runs an ordered parallel map: `produce` is called on this thread for the next work item
-/// (a chunk) until it returns `None` or an error; `work` runs on the pool's threads (or, at
-/// the `start`, on this one); `consume` gets the results on a writer thread (or this one), in
-/// the order the items were produced.
+/// (a chunk) until it returns `None` or an error, with `true` when the item will be worked
+/// here (at the `start`) rather than on the pool; `work` runs on the pool's threads (or this
+/// one); `consume` gets the results on a writer thread (or this one), in the order the items
+/// were produced.
 ///
 /// At most `in_flight` items exist at once (produced, not yet consumed), so memory is bounded
 /// whatever the input size. If `consume` fails, production stops and its error is returned;
@@ -58,7 +60,7 @@ pub(crate) fn ordered_map<T, O>(
     pool: &Pool,
     in_flight: usize,
     start: Start,
-    mut produce: impl FnMut() -> Result<Option<T>>,
+    mut produce: impl FnMut(bool) -> Result<Option<T>>,
     work: impl Fn(T) -> O + Sync,
     mut consume: impl FnMut(O) -> Result<()> + Send,
 ) -> Result<()>
@@ -69,7 +71,7 @@ where
     if let Start::Inline(window) = start {
         let started = Instant::now();
         while started.elapsed() < window {
-            let Some(item) = produce()? else {
+            let Some(item) = produce(true)? else {
                 return Ok(());
             };
             let out = work(item);
@@ -104,7 +106,7 @@ where
         pool.in_place_scope(|scope| {
             let mut seq = 0u64;
             while token_rx.recv().is_ok() {
-                match produce() {
+                match produce(false) {
                     Ok(Some(item)) => {
                         let done_tx = done_tx.clone();
                         let this = seq;
@@ -246,12 +248,14 @@ mod tests {
             let mut next = 0u32;
             let mut seen = Vec::new();
             let mut here = Vec::new();
+            let mut told = Vec::new();
             ordered_map(
                 &pool,
                 4,
                 start,
-                || {
+                |inline| {
                     next += 1;
+                    told.push(inline);
                     Ok((next <= 100).then_some(next))
                 },
                 |n| {
@@ -272,9 +276,11 @@ mod tests {
                 (1..=100).map(|n| n * 2).collect::<Vec<_>>(),
                 "{start:?}"
             );
-            // The calling thread works a prefix of the items, then the pool the rest.
+            // The calling thread works a prefix of the items, then the pool the rest, and
+            // `produce` was told which.
             let inline = here.iter().take_while(|&&h| h).count();
             assert!(here[inline..].iter().all(|&h| !h), "{start:?}: {here:?}");
+            assert_eq!(told[..100], here[..], "{start:?}");
             match start {
                 Start::Threads => assert_eq!(inline, 0),
                 Start::Inline(window) if window.as_secs() > 60 => assert_eq!(inline, 100),
@@ -292,7 +298,7 @@ mod tests {
                 &pool,
                 2,
                 start,
-                || {
+                |_| {
                     next += 1;
                     Ok((next <= 10).then_some(next))
                 },
@@ -322,7 +328,7 @@ mod tests {
                 &pool,
                 4,
                 start,
-                || {
+                |_| {
                     next += 1;
                     if next == 8 {
                         return Err(Error::Internal("read failed".into()));

@@ -158,6 +158,13 @@ impl ShardedRecords {
     }
 }
 
+/// The work a chunk aims at while a run starts on the calling thread: small against the
+/// inline window, so the window is checked often.
+const INLINE_CHUNK_NS: u64 = 250_000;
+
+/// Records in the first chunk worked on the calling thread, before any is timed.
+const FIRST_INLINE_CHUNK: usize = 4;
+
 /// How many records the next chunk gets: about `target_ns` of work at the mean time per record
 /// seen so far, between `min` and `max`. The first chunks, read before any is done, get
 /// `4 × min`, so short inputs still use every thread.
@@ -187,6 +194,20 @@ impl ChunkSize {
         self.records.fetch_add(records, Ordering::Relaxed);
     }
 
+    /// The size of the next chunk worked on the calling thread while a run starts
+    /// ([`super::Start::Inline`]): about [`INLINE_CHUNK_NS`] of work, and
+    /// [`FIRST_INLINE_CHUNK`] records before anything is known.
+    pub(crate) fn next_inline(&self) -> usize {
+        let records = self.records.load(Ordering::Relaxed);
+        if records == 0 {
+            return FIRST_INLINE_CHUNK.min(self.max);
+        }
+        let mean = (self.work_ns.load(Ordering::Relaxed) / records).max(1);
+        usize::try_from(INLINE_CHUNK_NS / mean)
+            .unwrap_or(self.max)
+            .clamp(1, self.max)
+    }
+
     /// The size of the next chunk.
     pub(crate) fn next(&self) -> usize {
         let records = self.records.load(Ordering::Relaxed);
@@ -208,10 +229,13 @@ mod tests {
     fn chunks_hold_about_the_target_work_within_the_bounds() {
         let size = ChunkSize::new(16, 2048, 4_000_000);
         assert_eq!(size.next(), 64);
+        assert_eq!(size.next_inline(), FIRST_INLINE_CHUNK);
         size.record(1_000_000, 1000); // 1 µs a record: the most
         assert_eq!(size.next(), 2048);
+        assert_eq!(size.next_inline(), 250);
         size.record(999_000_000_000, 0); // now ~1 ms a record: the fewest
         assert_eq!(size.next(), 16);
+        assert_eq!(size.next_inline(), 1, "at least one record");
         let size = ChunkSize::new(1, 32, 50_000_000);
         assert_eq!(size.next(), 4);
         size.record(20_000_000, 2); // 10 ms a record

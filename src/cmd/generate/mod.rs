@@ -229,7 +229,7 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     let mut progress = Progress::new(None, config.quiet);
     let started = Instant::now();
     let mut next = 0u64;
-    let produce = || -> Result<Option<(u64, u64)>> {
+    let produce = |_inline: bool| -> Result<Option<(u64, u64)>> {
         if next >= config.count {
             return Ok(None);
         }

@@ -369,7 +369,7 @@ fn rate_records(
 ) -> Result<(RateSummary, bool)> {
     let threads = config.run.threads.max(1);
     let chunk_size = ChunkSize::new(1, CHUNK, CHUNK_RATE_NS);
-    let produce = || -> Result<Option<Chunk>> {
+    let produce = |_inline: bool| -> Result<Option<Chunk>> {
         if interrupt::requested() {
             return Ok(None);
         }
@@ -518,6 +518,9 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
         )?),
     };
     let mut sidecar = Sidecar::new(manifest, config.output.as_deref(), hashes);
+    if !config.header {
+        sidecar = sidecar.without_header();
+    }
     let Resumed {
         mut output,
         rows: resumed_rows,

@@ -431,12 +431,19 @@ fn solve_records(
     let buffers = Buffers::default();
     let chunk_size = ChunkSize::new(MIN_CHUNK, CHUNK, CHUNK_SOLVE_NS);
     let mut interrupted = false;
-    let produce = || -> Result<Option<Chunk>> {
+    let produce = |inline: bool| -> Result<Option<Chunk>> {
         if interrupt::requested() {
             interrupted = true;
             return Ok(None);
         }
-        records.next_chunk(buffers.chunk(), chunk_size.next(), CHUNK_TEXT)
+        // A chunk worked on this thread at the start (`INLINE_START`) is small, so a slow
+        // first puzzle (or solver) cannot keep the pool idle for long.
+        let size = if inline {
+            chunk_size.next_inline()
+        } else {
+            chunk_size.next()
+        };
+        records.next_chunk(buffers.chunk(), size, CHUNK_TEXT)
     };
     let options = config.judge_options(Some(interrupt::flag()));
     // Compressed output: each chunk becomes one gzip member / zstd frame here, on the pool.
@@ -522,6 +529,9 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     // The run's sidecar (`FILE.run.json`): what defines its rows, for `--resume` and `merge`.
     let manifest = RunManifest::for_run(config, shard, &config.columns, &hashes)?;
     let mut sidecar = Sidecar::new(manifest, config.output.as_deref(), hashes);
+    if !config.header {
+        sidecar = sidecar.without_header();
+    }
     let resumed = open_output(
         config,
         &mut records,
