@@ -19,6 +19,9 @@
 #![warn(clippy::undocumented_unsafe_blocks, missing_docs, unreachable_pub)]
 
 // The core: depends on nothing above it and builds without the CLI's crates.
+// Its callers: the stopwatch (Linux) and the machine description (the CLI).
+#[cfg(all(target_arch = "x86_64", any(target_os = "linux", feature = "cli")))]
+mod cpuid;
 pub mod error;
 pub mod generate;
 pub mod grid;

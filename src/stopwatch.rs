@@ -214,16 +214,8 @@ fn pair() -> Option<Pair> {
 /// (a few kilobytes a core). Linux only, as before: elsewhere (macOS, where Rosetta 2
 /// emulates the counter, Windows, the BSDs) readings come from `Instant`.
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
-// Newer Rust declares `__cpuid` safe to call; the `unsafe` blocks keep the minimum supported
-// version (`rust-version` in Cargo.toml) building.
-#[allow(unused_unsafe)]
 fn invariant_tsc() -> bool {
-    use std::arch::x86_64::__cpuid;
-    // SAFETY: CPUID exists on every x86_64 CPU; leaf 0x8000_0000 reports the highest extended
-    // leaf, and leaf 0x8000_0007 is read only when it says it exists.
-    let max_leaf = unsafe { __cpuid(0x8000_0000) }.eax;
-    // SAFETY: as above, the leaf is supported.
-    max_leaf >= 0x8000_0007 && unsafe { __cpuid(0x8000_0007) }.edx & (1 << 8) != 0
+    crate::cpuid::extended(0x8000_0007).is_some_and(|r| r.edx & (1 << 8) != 0)
 }
 
 #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]

@@ -96,21 +96,10 @@ fn cpu_model() -> String {
 }
 
 #[cfg(target_arch = "x86_64")]
-// Newer Rust declares `__cpuid` safe to call; the `unsafe` blocks keep the minimum supported
-// version (`rust-version` in Cargo.toml) building.
-#[allow(unused_unsafe)]
 fn cpuid_brand() -> Option<String> {
-    use std::arch::x86_64::__cpuid;
-    // SAFETY: CPUID exists on every x86_64 CPU; leaf 0x8000_0000 reports the highest extended
-    // leaf, and the brand leaves are read only when it says they exist.
-    let max_leaf = unsafe { __cpuid(0x8000_0000) }.eax;
-    if max_leaf < 0x8000_0004 {
-        return None;
-    }
     let mut bytes = Vec::with_capacity(48);
     for leaf in 0x8000_0002u32..=0x8000_0004 {
-        // SAFETY: as above, the leaf is supported.
-        let r = unsafe { __cpuid(leaf) };
+        let r = crate::cpuid::extended(leaf)?;
         for word in [r.eax, r.ebx, r.ecx, r.edx] {
             bytes.extend_from_slice(&word.to_le_bytes());
         }
