@@ -394,21 +394,16 @@ impl<'a> Sidecar<'a> {
             self.rows_written(&mut output)?;
             output.flush()?;
             if let Some(path) = self.output {
-                let partial = crate::io::targets::partial_path(path);
-                notes.push(if self.resumable {
-                    format!(
-                        "interrupted: the rows so far are in {}; run again with --resume to \
-                         finish",
-                        partial.display()
-                    )
+                let next = if self.resumable {
+                    "; run again with --resume to finish"
                 } else {
-                    format!(
-                        "interrupted: the rows so far are in {}, without a header \
-                         (--no-header), so --resume cannot continue them; run again to start \
-                         over",
-                        partial.display()
-                    )
-                });
+                    ", without a header (--no-header), so --resume cannot continue them; run \
+                     again to start over"
+                };
+                notes.push(format!(
+                    "interrupted: the rows so far are in {}{next}",
+                    crate::io::targets::partial_path(path).display()
+                ));
             }
             return Ok(());
         }

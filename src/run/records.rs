@@ -198,26 +198,25 @@ impl ChunkSize {
     /// ([`super::Start::Inline`]): about [`INLINE_CHUNK_NS`] of work, and
     /// [`FIRST_INLINE_CHUNK`] records before anything is known.
     pub(crate) fn next_inline(&self) -> usize {
-        let records = self.records.load(Ordering::Relaxed);
-        if records == 0 {
-            return FIRST_INLINE_CHUNK.min(self.max);
-        }
-        let mean = (self.work_ns.load(Ordering::Relaxed) / records).max(1);
-        usize::try_from(INLINE_CHUNK_NS / mean)
-            .unwrap_or(self.max)
-            .clamp(1, self.max)
+        self.sized(INLINE_CHUNK_NS, FIRST_INLINE_CHUNK, 1)
     }
 
     /// The size of the next chunk.
     pub(crate) fn next(&self) -> usize {
+        self.sized(self.target_ns, self.min * 4, self.min)
+    }
+
+    /// About `target_ns` of work at the mean time per record so far, at least `least` (and
+    /// at most `max`) records; `first` before any record is timed.
+    fn sized(&self, target_ns: u64, first: usize, least: usize) -> usize {
         let records = self.records.load(Ordering::Relaxed);
         if records == 0 {
-            return (self.min * 4).min(self.max);
+            return first.min(self.max);
         }
         let mean = (self.work_ns.load(Ordering::Relaxed) / records).max(1);
-        usize::try_from(self.target_ns / mean)
+        usize::try_from(target_ns / mean)
             .unwrap_or(self.max)
-            .clamp(self.min, self.max)
+            .clamp(least, self.max)
     }
 }
 
