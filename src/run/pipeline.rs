@@ -37,8 +37,10 @@ pub(crate) enum Start {
     /// pool. `produce` is told which items are worked inline, so it can keep them small and
     /// the window is checked often. Waking a sleeping thread costs tens to hundreds of
     /// microseconds on a virtual machine, and a run of a few thousand easy puzzles hands over
-    /// a dozen chunks: on a 2-vCPU VM, 1,000 easy puzzles spent 3.3 ms of their 5.4 ms in the
-    /// pipeline waiting for threads to wake, against about 2 ms of work.
+    /// a dozen chunks: on a 2-vCPU VM, timestamps printed along a `-j 1` run of 1,000 easy
+    /// puzzles put 3.2-3.9 ms between the first chunk read and the last row written (the
+    /// writer once woke 1.7 ms after the worker's sixth chunk), against 1.4 ms for the same
+    /// rows on the calling thread alone.
     Inline(Duration),
 }
 
