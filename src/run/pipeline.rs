@@ -151,13 +151,9 @@ pub(crate) const MAX_THREADS_PER_CORE: usize = 4;
 /// Refuses a thread count above [`MAX_THREADS_PER_CORE`] × the logical cores unless
 /// `allow_oversubscribe`, naming the bound.
 pub(crate) fn check_threads(threads: usize, allow_oversubscribe: bool) -> Result<()> {
-    if threads <= MAX_THREADS_PER_CORE || allow_oversubscribe {
-        // Within the bound of any machine (it has a core): the system need not be asked.
-        return Ok(());
-    }
     let cores = default_threads();
     let bound = cores * MAX_THREADS_PER_CORE;
-    if threads <= bound {
+    if threads <= bound || allow_oversubscribe {
         return Ok(());
     }
     Err(Error::Usage(format!(
