@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod generate;
 pub mod merge;
+pub mod outcome;
 pub mod rate;
 pub mod report;
 pub(crate) mod sidecar;
@@ -97,12 +98,12 @@ pub fn run(command: Command) -> Result<Finish> {
     // The stopwatch's calibration runs from here, alongside the command's start-up.
     crate::stopwatch::start();
     match command {
-        Command::Solve(config) => solve::run(&config)?.finish(&config),
+        Command::Solve(config) => solve::run(&config)?.finish(config.run.quiet),
         Command::Merge(config) => merge::run(&config)?.finish(),
         Command::Bench(config) => bench::run(&config)?.finish(),
         Command::Report(config) => report::finish(&report::run(&config)?),
         Command::Generate(config) => generate::run(&config)?.finish(&config),
-        Command::Rate(config) => rate::run(&config)?.finish(&config),
+        Command::Rate(config) => rate::run(&config)?.finish(config.run.quiet),
         Command::Verify(config) => verify::run(&config)?.finish(&config),
     }
 }

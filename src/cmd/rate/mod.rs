@@ -20,11 +20,12 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::cmd::outcome::{RunReport, RunSummary};
 use crate::cmd::sidecar::{
     check_header_for_resume, hash_while_reading, wants_sidecar, ReadHashes, RunDefinition,
     RunManifest, Sidecar, RATE_KIND,
 };
-use crate::cmd::{Finish, RunOptions};
+use crate::cmd::RunOptions;
 use crate::error::{Error, Result};
 use crate::io::compress::Codec;
 use crate::io::output::{write_json, Output, OutputOptions};
@@ -235,42 +236,16 @@ impl RateSummary {
 }
 
 /// What a finished `rate` run reports.
-#[derive(Debug, Clone)]
-pub struct RateReport {
-    /// The summary.
-    pub summary: RateSummary,
-    /// Inputs that held no records.
-    pub empty_inputs: Vec<String>,
-    /// The run was stopped by a signal; the rows so far are in `FILE.partial`.
-    pub interrupted: bool,
-    /// Rows kept from an interrupted run (`--resume`); they count in the summary.
-    pub resumed_rows: u64,
-    /// Remarks for stderr: the shard in effect, what `--resume` kept, where the rows of a
-    /// stopped run are.
-    pub notes: Vec<String>,
-}
+pub type RateReport = RunReport<RateSummary>;
 
-impl RateReport {
-    /// Prints the report on stderr as the command line does (warnings always; the notes and
-    /// the summary unless `quiet`) and returns the outcome: all good when every puzzle was
-    /// rated.
-    pub fn finish(&self, config: &RateConfig) -> Result<Finish> {
-        for name in &self.empty_inputs {
-            eprintln!("warning: {name}: no puzzles found");
-        }
-        if !config.run.quiet {
-            self.notes.iter().for_each(|note| eprintln!("{note}"));
-            eprint!("{}", self.summary.to_text());
-        }
-        let s = &self.summary;
-        let rated = s.statuses.get("rated").copied().unwrap_or(0);
-        Ok(if self.interrupted {
-            Finish::Interrupted
-        } else if s.puzzles > 0 && rated == s.puzzles {
-            Finish::AllGood
-        } else {
-            Finish::SomeFailed
-        })
+impl RunSummary for RateSummary {
+    fn to_text(&self) -> String {
+        RateSummary::to_text(self)
+    }
+
+    fn passed(&self) -> (u64, u64) {
+        let rated = self.statuses.get("rated").copied().unwrap_or(0);
+        (self.puzzles, rated)
     }
 }
 

@@ -27,11 +27,12 @@ pub(crate) mod resume;
 pub use crate::verdict::Verdict;
 pub use judge::judge;
 
+use crate::cmd::outcome::{RunReport, RunSummary};
 use crate::cmd::sidecar::{
     check_header_for_resume, hash_while_reading, wants_sidecar, ReadHashes, RunDefinition,
     RunManifest, Sidecar, SOLVE_KIND,
 };
-use crate::cmd::{Finish, RunOptions};
+use crate::cmd::RunOptions;
 use crate::error::{Error, Result};
 use crate::io::compress::Codec;
 use crate::io::output::{write_json, Output, OutputOptions};
@@ -142,41 +143,16 @@ impl SolveConfig {
     }
 }
 
-/// What a finished run reports.
-#[derive(Debug, Clone)]
-pub struct SolveReport {
-    /// The summary (also printed / written as JSON).
-    pub summary: Summary,
-    /// Inputs that held no records.
-    pub empty_inputs: Vec<String>,
-    /// The run stopped early on Ctrl-C; the rows done so far are in `FILE.partial`.
-    pub interrupted: bool,
-    /// Rows kept from an interrupted run (`--resume`); they count in the summary.
-    pub resumed_rows: u64,
-    /// Remarks for stderr: the shard in effect, what `--resume` kept.
-    pub notes: Vec<String>,
-}
+/// What a finished `solve` run reports.
+pub type SolveReport = RunReport<Summary>;
 
-impl SolveReport {
-    /// Prints the report on stderr as the command line does (warnings always, notes and the
-    /// summary unless `quiet`) and returns the run's outcome: every puzzle solved, some not, or
-    /// stopped by a signal.
-    pub fn finish(&self, config: &SolveConfig) -> Result<Finish> {
-        for name in &self.empty_inputs {
-            eprintln!("warning: {name}: no puzzles found");
-        }
-        if !config.run.quiet {
-            self.notes.iter().for_each(|note| eprintln!("{note}"));
-            eprint!("{}", self.summary.to_text());
-        }
-        let s = &self.summary;
-        Ok(if self.interrupted {
-            Finish::Interrupted
-        } else if s.puzzles > 0 && s.solved == s.puzzles {
-            Finish::AllGood
-        } else {
-            Finish::SomeFailed
-        })
+impl RunSummary for Summary {
+    fn to_text(&self) -> String {
+        Summary::to_text(self)
+    }
+
+    fn passed(&self) -> (u64, u64) {
+        (self.puzzles, self.solved)
     }
 }
 
