@@ -185,8 +185,10 @@ pub fn unique_loops(b: &Board, changed: &Changed) -> (Option<Step>, bool) {
 }
 
 /// Adds to `hints` (rating, type, step) the hints of types 1-4 of the valid loop `path` (its
-/// cells `lc`) on the candidates `v`, skipping a hint of the same type with the same
-/// eliminations as an earlier one.
+/// cells `lc`) on the candidates `v` that sort before every earlier one (a lower rating, or the
+/// same rating and a lower type): the others can never be picked. Two hints with the same
+/// eliminations are not the same hint: a type 3 naked set and a hidden set may remove the same
+/// candidates at different ratings.
 fn loop_hints(b: &Board, path: &[u8], lc: Cells, v: u16, hints: &mut Vec<(u16, u8, Step)>) {
     let len = path.len();
     let base = 45 + loop_increment(len);
@@ -196,11 +198,7 @@ fn loop_hints(b: &Board, path: &[u8], lc: Cells, v: u16, hints: &mut Vec<(u16, u
         .filter(|&c| b.cand[c].count_ones() > 2)
         .collect();
     let push = |hints: &mut Vec<(u16, u8, Step)>, t: u8, s: Step| {
-        if !s.eliminations.is_empty()
-            && !hints
-                .iter()
-                .any(|h| h.2.eliminations == s.eliminations && h.1 == t)
-        {
+        if !s.eliminations.is_empty() && hints.iter().all(|h| (h.0, h.1) > (s.rating, t)) {
             hints.push((s.rating, t, s));
         }
     };
@@ -643,5 +641,40 @@ mod tests {
         let s = unique_loops(&b, &Changed::ALL).0.unwrap();
         assert_eq!(s.technique, Technique::UniqueLoop4);
         assert_eq!(s.eliminations, vec![(9, 2), (12, 2)]);
+    }
+
+    /// SE keeps a type 3 hidden set and a naked set that remove the same candidates as two
+    /// hints, and picks the easier. On this puzzle's path (made by `generate`, rated by serate
+    /// 1.2.1.3 as 6.6/1.2/1.2, its step 30 a type 3 at 4.6), the loop r2c6-r2c7-r7c7-r7c9-r3c9-r3c6 on 2 and 4 has roofs r2c6 {2,4,7}
+    /// and r3c6 {2,4,7,9}: in column 6 the naked pair of 7 and 9 (4.7) and the hidden pair of
+    /// 2 and 4 in r1c6 and a roof (4.6) both remove 7 from r1c6; serate's step is the 4.6 one.
+    #[test]
+    fn type_3_keeps_the_easier_of_a_naked_and_a_hidden_set_with_the_same_eliminations() {
+        let p: crate::Grid =
+            "...3....59..8......5..1.68..97...12....4.8..9.....17...........27..4..6...6..35.7"
+                .parse()
+                .unwrap();
+        let (r, steps) = crate::rate::explain(&p, &crate::rate::Limits::default());
+        assert_eq!(r.se_string(), "6.6/1.2/1.2");
+        let lc: Cells = [14usize, 15, 23, 26, 60, 62]
+            .iter()
+            .fold(0, |m, &c| m | 1 << c);
+        let mut b = Board::new(&p);
+        let mut at = None;
+        for (i, s) in steps.iter().enumerate() {
+            if s.technique == Technique::UniqueLoop3 && s.eliminations == vec![(5, 7)] {
+                at = Some(i);
+                break;
+            }
+            s.apply(&mut b);
+        }
+        let at = at.expect("the type 3 step on r1c6");
+        assert_eq!(steps[at].rating, 46, "{}", steps[at]);
+        let v = bit(2) | bit(4);
+        let found: Vec<u16> = type3(&b, 46, lc, 14, 23, v, bit(7) | bit(9))
+            .iter()
+            .map(|s| s.rating)
+            .collect();
+        assert_eq!(found, vec![47, 46]);
     }
 }
