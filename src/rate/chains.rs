@@ -923,7 +923,7 @@ fn search(b: &Board, s: &mut Scratch) -> Option<Step> {
             .unwrap_or(usize::MAX)
     });
     let best = best_cycle(b, l, graph, cycles, fcs, bound, fewest);
-    let best = best_forcing_chain(b, fcs, bound, best);
+    let best = best_forcing_chain(fcs, bound, best);
     best.map(|(_, mut s)| {
         s.eliminations.sort_unstable();
         s
@@ -1119,7 +1119,6 @@ fn chain_search_of(mode: Mode) -> usize {
 
 /// The forcing chains within the bound: `best` (a cycle's) or an easier forcing chain.
 fn best_forcing_chain(
-    b: &Board,
     fcs: &[(usize, Fc)],
     bound: Option<u16>,
     mut best: Option<(Key, Step)>,
@@ -1142,18 +1141,13 @@ fn best_forcing_chain(
         } else {
             Technique::ForcingXChain
         };
-        let mut s = Step::new(t);
-        s.rating = rating;
-        if on {
-            s.eliminations.push((c as u8, d));
+        // A start proved off is eliminated; one proved on is placed, as SE applies it.
+        let mut s = if on {
+            Step::eliminate(t, d, 1 << c, 1 << c)
         } else {
-            for e in digits(b.cand[c]) {
-                if e != d {
-                    s.eliminations.push((c as u8, e));
-                }
-            }
-        }
-        s.set_cells(1 << c);
+            Step::place(t, c, d, 1 << c)
+        };
+        s.rating = rating;
         best = Some((key, s));
     }
     best
@@ -1376,11 +1370,35 @@ mod tests {
             let (b, step, sol) = golden_state(t);
             let s = static_chains(&b).unwrap();
             assert_eq!(s, step);
-            assert!(!s.eliminations.is_empty());
+            assert!(!s.eliminations.is_empty() || !s.placements.is_empty());
             for &(c, d) in &s.eliminations {
                 assert!(b.has(c as usize, d));
                 assert_ne!(sol.get(c as usize), d, "{t:?} removes the solution digit");
             }
+            for &(c, d) in &s.placements {
+                assert!(b.has(c as usize, d));
+                assert_eq!(sol.get(c as usize), d, "{t:?} places a wrong digit");
+            }
         }
+    }
+
+    /// A forcing chain from a candidate assumed off that proves it on places it, as SE applies
+    /// such a hint (the digit leaves the cell's peers in the same step). On this puzzle (made
+    /// by `generate`; serate 1.2.1.3: 7.2/3.4/3.4 in 66 steps, its step 20 "Forcing Chain: C4.6
+    /// on" placing r4c3=6) the chain from r4c3=6 off (10 nodes) is easier than the one from
+    /// r4c3=2 on (12 nodes), both 7.2.
+    #[test]
+    fn a_forcing_chain_that_proves_a_candidate_on_places_it() {
+        let p: crate::Grid =
+            "....6.....61......7.9.....8....3.1...1..4..29...6..3.4.2....5..6.4.58..7.57....3."
+                .parse()
+                .unwrap();
+        let (r, steps) = crate::rate::explain(&p, &crate::rate::Limits::default());
+        assert_eq!(r.se_string(), "7.2/3.4/3.4");
+        assert_eq!(steps.len(), 66);
+        let s = &steps[19];
+        assert_eq!((s.technique, s.rating), (Technique::ForcingChain, 72));
+        assert_eq!(s.placements[..], [(29, 6)]);
+        assert!(s.eliminations.is_empty());
     }
 }

@@ -816,17 +816,18 @@ pub(super) fn region_places(b: &Board, c: usize, d: u8) -> [Cells; 3] {
 }
 
 /// The step of a hint of rule `kind` rated `rating` on candidate `cd` (proved on, or off), or
-/// `None` when it makes no progress (see [`target_elims`]).
+/// `None` when it makes no progress (see [`target_elims`]). A candidate proved on is placed, as
+/// SE applies such a hint (its other candidates go, and the digit leaves the cell's peers).
 pub(super) fn target_step(b: &Board, kind: Kind, rating: u16, cd: u16, on: bool) -> Option<Step> {
     let elims = target_elims(b, cd, on);
     (elims != 0).then(|| {
-        let c = cd as usize / 9;
-        let mut s = Step::new(kind.technique());
+        let (c, d) = (cd as usize / 9, (cd % 9) as u8 + 1);
+        let mut s = if on {
+            Step::place(kind.technique(), c, d, 1 << c)
+        } else {
+            Step::eliminate(kind.technique(), d, 1 << c, 1 << c)
+        };
         s.rating = rating;
-        for e in digits(elims) {
-            s.eliminations.push((c as u8, e));
-        }
-        s.cells = 1 << c;
         s
     })
 }
