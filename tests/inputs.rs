@@ -767,3 +767,41 @@ fn an_input_that_grows_during_a_run_is_read_as_it_was_when_opened() {
     );
     assert_eq!(sidecar["finished"]["input_records"].as_u64(), Some(100_000));
 }
+
+/// A stray quote in one CSV row (a quoted field that never closes) costs that row only:
+/// `solve` and `rate` report it as `invalid` at its line, and every other row is there, in order.
+#[test]
+fn an_unclosed_quote_costs_one_csv_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = kaggle_pairs(300);
+    let mut text = String::from("puzzle,solution\n");
+    for (i, (p, s)) in pairs.iter().enumerate() {
+        let quote = if i == 2 { "\"" } else { "" };
+        text += &format!("{p},{quote}{s}\n");
+    }
+    let file = dir.path().join("quote.csv");
+    std::fs::write(&file, &text).unwrap();
+    for command in ["solve", "rate"] {
+        let output = bin()
+            .args([command, "-q", "-j", "2"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{command}");
+        let mut reader = csv::Reader::from_reader(output.stdout.as_slice());
+        let header = reader.headers().unwrap().clone();
+        let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let (line, status, message) = (at("line"), at("status"), at("message"));
+        let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        assert_eq!(rows.len(), pairs.len(), "{command}");
+        for (i, row) in rows.iter().enumerate() {
+            assert_eq!(row[line], (i + 2).to_string(), "{command}: {row:?}");
+            let bad = row[message].starts_with("unclosed quote");
+            assert_eq!(
+                (&row[status] == "invalid", bad),
+                (i == 2, i == 2),
+                "{command}: {row:?}"
+            );
+        }
+    }
+}

@@ -588,8 +588,8 @@ fn verify_unique_proves_puzzle_only_lines_csv_and_grids() {
     assert_eq!(s["failed"], 0);
 }
 
-/// A CSV whose second row holds one quoted field of `len` bytes (line ends inside it), between
-/// two rows with real puzzles and their solutions.
+/// A CSV whose second row holds one quoted field of `len` bytes on one line (commas and doubled
+/// quotes inside it), between two rows with real puzzles and their solutions.
 fn long_field_csv(path: &Path, len: usize) -> (Grid, Grid) {
     use std::io::Write;
     let puzzle = top95(1)[0];
@@ -597,7 +597,7 @@ fn long_field_csv(path: &Path, len: usize) -> (Grid, Grid) {
     let (p, s) = (text(&puzzle), text(&solution));
     let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
     write!(out, "puzzle,solution\n{p},{s}\n{p},\"").unwrap();
-    let chunk = [b"1234567\n".repeat(1024), b"\"\"".to_vec()].concat();
+    let chunk = [b"1234567,".repeat(1024), b"\"\"".to_vec()].concat();
     let mut written = 0;
     while written < len {
         out.write_all(&chunk).unwrap();

@@ -75,9 +75,28 @@ impl CsvState {
 /// `csv` parser), and a quote is added if the cut fell inside a quoted field. Offsets are
 /// counted in the bytes passed on: `cuts` holds those where records were cut, `starts` the
 /// start of each record and its line.
+///
+/// A quoted field that goes on past a line end is held back (at most `limit` bytes) until its
+/// quote closes. If it does not close within the limit (or before the input ends), the quote is
+/// taken as unclosed: the record ends at that first line end (a [`Cut::Unclosed`] record), and
+/// the held bytes are read again as new records from the next line. Without this, one stray
+/// quote would make the rest of the file one record.
 pub(super) struct CsvCap<R> {
     inner: R,
     scan: CapScan,
+    /// Bytes to scan again before more input (after an unclosed quote), and how many of them
+    /// were scanned.
+    replay: Vec<u8>,
+    replay_at: usize,
+}
+
+/// Why a record was cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Cut {
+    /// Longer than the limit.
+    Long,
+    /// A quoted field that spans a line end and does not close within the limit.
+    Unclosed,
 }
 
 /// What [`CsvCap`] knows of the bytes it has seen: the CSV state, the record being passed on
@@ -88,16 +107,22 @@ struct CapScan {
     record_len: usize,
     cutting: bool,
     close_quote: bool,
-    /// Bytes to pass on before more input: a closing quote, then the record's end.
-    pending_quote: bool,
-    pending_end: Option<u8>,
+    /// Bytes to pass on before more input: a closing quote, a record's end, held bytes.
+    queue: VecDeque<u8>,
+    /// A quoted field crossed a line end: the bytes from there on are held in `held` until
+    /// its quote closes; `held_line` is the line after that first line end.
+    holding: bool,
+    held: Vec<u8>,
+    held_line: u64,
+    /// Bytes for [`CsvCap`] to scan again, set when a held quote proves unclosed.
+    to_replay: Vec<u8>,
     /// Bytes passed on so far.
     passed: u64,
     /// The 1-based line of the next input byte.
     line: u64,
     /// Whether the last input byte was a `\r` (so a `\n` right after it ends no new line).
     after_cr: bool,
-    cuts: VecDeque<u64>,
+    cuts: VecDeque<(u64, Cut)>,
     starts: VecDeque<(u64, u64)>,
     /// Copy runs of plain bytes at once (off only in tests, as the byte-by-byte reference).
     runs: bool,
@@ -113,8 +138,11 @@ impl<R: BufRead> CsvCap<R> {
                 record_len: 0,
                 cutting: false,
                 close_quote: false,
-                pending_quote: false,
-                pending_end: None,
+                queue: VecDeque::new(),
+                holding: false,
+                held: Vec::new(),
+                held_line: 0,
+                to_replay: Vec::new(),
                 passed: 0,
                 line: 1,
                 after_cr: false,
@@ -122,12 +150,14 @@ impl<R: BufRead> CsvCap<R> {
                 starts: VecDeque::new(),
                 runs: true,
             },
+            replay: Vec::new(),
+            replay_at: 0,
         }
     }
 
-    /// Forgets what lies before `offset`; then whether a record in `offset..end` was cut, and
-    /// the line where it starts.
-    fn record_at(&mut self, offset: u64, end: u64) -> (bool, Option<u64>) {
+    /// Forgets what lies before `offset`; then why a record in `offset..end` was cut (if it
+    /// was), and the line where it starts.
+    fn record_at(&mut self, offset: u64, end: u64) -> (Option<Cut>, Option<u64>) {
         self.scan.record_at(offset, end)
     }
 }
@@ -136,33 +166,56 @@ impl CapScan {
     /// Ends a cut: queue the closing quote and the record's end.
     fn end_cut(&mut self, end: Option<u8>) {
         self.cutting = false;
-        self.pending_quote = self.close_quote;
-        self.pending_end = end;
+        if self.close_quote {
+            self.queue.push_back(b'"');
+        }
+        self.queue.extend(end);
         self.record_len = 0;
+    }
+
+    /// The held quoted field did not close: the record ends at the line end that started the
+    /// hold (its quote closed there), and the bytes held after it are to be read again as new
+    /// records from the next line. `at` is the offset of the next byte passed on.
+    fn unclosed(&mut self, at: u64) {
+        let first = self.held[0];
+        self.cuts.push_back((at, Cut::Unclosed));
+        self.queue.push_back(b'"');
+        self.queue.push_back(first);
+        self.to_replay.extend_from_slice(&self.held[1..]);
+        self.held.clear();
+        self.holding = false;
+        self.state = CsvState::FieldStart;
+        self.record_len = 0;
+        self.line = self.held_line;
+        self.after_cr = first == b'\r';
+    }
+
+    /// The input ended while a quoted field was held: a quote that has just closed (the last
+    /// byte was it) keeps the field; one still open is unclosed.
+    fn end_held(&mut self, at: u64) {
+        if self.state == CsvState::QuoteInQuoted {
+            self.holding = false;
+            self.record_len += self.held.len();
+            self.queue.extend(self.held.drain(..));
+        } else {
+            self.unclosed(at);
+        }
     }
 
     /// Copies queued bytes into `out`; returns how many.
     fn drain_pending(&mut self, out: &mut [u8]) -> usize {
-        let mut n = 0;
-        while n < out.len() {
-            if self.pending_quote {
-                self.pending_quote = false;
-                out[n] = b'"';
-            } else if let Some(end) = self.pending_end.take() {
-                out[n] = end;
-            } else {
-                break;
-            }
-            n += 1;
+        let n = self.queue.len().min(out.len());
+        for (slot, byte) in out.iter_mut().zip(self.queue.drain(..n)) {
+            *slot = byte;
         }
         self.passed += n as u64;
         n
     }
 
-    /// Forgets what lies before `offset`; then whether a record in `offset..end` was cut, and
-    /// the line where it starts.
-    fn record_at(&mut self, offset: u64, end: u64) -> (bool, Option<u64>) {
-        while self.cuts.front().is_some_and(|&cut| cut < offset) {
+    /// Forgets what lies before `offset`; then why a record in `offset..end` was cut (if it
+    /// was), and the line where it starts.
+    fn record_at(&mut self, offset: u64, end: u64) -> (Option<Cut>, Option<u64>) {
+        while self.cuts.front().is_some_and(|&(cut, _)| cut < offset) {
             self.cuts.pop_front();
         }
         while self
@@ -173,7 +226,11 @@ impl CapScan {
             self.starts.pop_front();
         }
         // `<=`: a record cut outside quotes at the end of the input ends at its cut.
-        let cut = self.cuts.front().is_some_and(|&cut| cut <= end);
+        let cut = self
+            .cuts
+            .front()
+            .filter(|&&(cut, _)| cut <= end)
+            .map(|&(_, why)| why);
         let line = self
             .starts
             .front()
@@ -183,14 +240,19 @@ impl CapScan {
     }
 
     /// Passes bytes of `input` on into `out`, cutting records at the limit, until either is
-    /// used up or a cut record ends (so its closing quote and end go out first). Returns the
-    /// input bytes used and the bytes written.
+    /// used up or a cut record ends, a held quote resolves (so queued bytes go out first).
+    /// Returns the input bytes used and the bytes written.
     #[inline]
     fn pass(&mut self, input: &[u8], out: &mut [u8]) -> (usize, usize) {
         let mut used = 0;
         let mut written = 0;
         while used < input.len() && written < out.len() {
-            if self.runs && !self.cutting && self.record_len > 0 && self.state != CsvState::Quoted {
+            if self.runs
+                && !self.cutting
+                && !self.holding
+                && self.record_len > 0
+                && self.state != CsvState::Quoted
+            {
                 let run = self.copy_run(&input[used..], &mut out[written..]);
                 if run > 0 {
                     used += run;
@@ -207,8 +269,31 @@ impl CapScan {
             // `\n`, `\r\n` and a lone `\r` each end one line.
             self.line += u64::from(byte == b'\r' || (byte == b'\n' && !self.after_cr));
             self.after_cr = byte == b'\r';
+            if self.holding {
+                self.held.push(byte);
+                if self.record_len + self.held.len() > self.limit {
+                    self.unclosed(self.passed + written as u64);
+                    break;
+                }
+                if !matches!(after, CsvState::Quoted | CsvState::QuoteInQuoted) {
+                    // The quote closed: a field with line ends, passed on as it is.
+                    self.holding = false;
+                    self.record_len = if ends_record {
+                        0
+                    } else {
+                        self.record_len + self.held.len()
+                    };
+                    self.queue.extend(self.held.drain(..));
+                    break;
+                }
+                continue;
+            }
             if self.cutting {
-                if ends_record {
+                // A cut quoted field ends at a line end too: what follows it past the limit
+                // is read as new records, as after an unclosed quote.
+                let quoted_line_end = after == CsvState::Quoted && (byte == b'\n' || byte == b'\r');
+                if ends_record || quoted_line_end {
+                    self.state = CsvState::FieldStart;
                     self.end_cut(Some(byte));
                     break;
                 }
@@ -224,7 +309,16 @@ impl CapScan {
                 if self.record_len > self.limit {
                     self.cutting = true;
                     self.close_quote = before == CsvState::Quoted;
-                    self.cuts.push_back(self.passed + written as u64);
+                    self.cuts
+                        .push_back((self.passed + written as u64, Cut::Long));
+                    continue;
+                }
+                if before == CsvState::Quoted && (byte == b'\n' || byte == b'\r') {
+                    // Held until the quote closes or proves unclosed.
+                    self.record_len -= 1;
+                    self.holding = true;
+                    self.held.push(byte);
+                    self.held_line = self.line;
                     continue;
                 }
             }
@@ -265,20 +359,38 @@ impl<R: BufRead> Read for CsvCap<R> {
             if n > 0 {
                 return Ok(n);
             }
-            let input = match self.inner.fill_buf() {
-                Ok(input) => input,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if input.is_empty() {
-                if self.scan.cutting {
-                    self.scan.end_cut(None);
-                    continue;
+            let written = if self.replay_at < self.replay.len() {
+                let (used, written) = self.scan.pass(&self.replay[self.replay_at..], out);
+                self.replay_at += used;
+                written
+            } else {
+                let input = match self.inner.fill_buf() {
+                    Ok(input) => input,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                };
+                if input.is_empty() {
+                    if self.scan.holding {
+                        self.scan.end_held(self.scan.passed);
+                    } else if self.scan.cutting {
+                        self.scan.end_cut(None);
+                    } else {
+                        return Ok(0);
+                    }
+                    0
+                } else {
+                    let (used, written) = self.scan.pass(input, out);
+                    self.inner.consume(used);
+                    written
                 }
-                return Ok(0);
+            };
+            if !self.scan.to_replay.is_empty() {
+                // Held bytes come before what was still to be read again.
+                let rest = self.replay.split_off(self.replay_at);
+                self.replay = std::mem::take(&mut self.scan.to_replay);
+                self.replay.extend_from_slice(&rest);
+                self.replay_at = 0;
             }
-            let (used, written) = self.scan.pass(input, out);
-            self.inner.consume(used);
             if written > 0 {
                 return Ok(written);
             }
@@ -465,19 +577,26 @@ impl Layout for CsvSource {
         let short_solution = self
             .solution_column
             .filter(|&c| self.check_solution && raw.fields <= c);
-        let body = if cut || raw.fields <= self.puzzle_column || short_solution.is_some() {
+        let body = if cut.is_some() || raw.fields <= self.puzzle_column || short_solution.is_some()
+        {
             // Read here: the message needs the row's fields.
             let row = csv_fields(&text[start..]);
             text.truncate(start);
-            let long = || format!("record longer than {MAX_LINE} bytes");
-            match row.get(self.puzzle_column) {
-                Some(field) if cut => RawBody::bad(field, long()),
-                None if cut => RawBody::bad(b"", long()),
-                None => RawBody::bad(
+            let why = |cut| match cut {
+                Cut::Long => format!("record longer than {MAX_LINE} bytes"),
+                Cut::Unclosed => format!(
+                    "unclosed quote: a quoted field runs past this line for over {MAX_LINE} \
+                     bytes or to the end of the input; the row ends at this line"
+                ),
+            };
+            match (row.get(self.puzzle_column), cut) {
+                (Some(field), Some(cut)) => RawBody::bad(field, why(cut)),
+                (None, Some(cut)) => RawBody::bad(b"", why(cut)),
+                (None, None) => RawBody::bad(
                     &row.join(&b','),
                     self.too_short(row.len(), "puzzle", self.puzzle_column),
                 ),
-                Some(_) => RawBody::bad(
+                (Some(_), None) => RawBody::bad(
                     &row.join(&b','),
                     self.too_short(row.len(), "solution", short_solution.unwrap_or(0)),
                 ),
@@ -550,8 +669,8 @@ impl<R: BufRead> CsvSplitter<R> {
         }
     }
 
-    /// Whether a record was cut short, and the line where it starts.
-    fn record_at(&mut self, raw: CsvSpan) -> (bool, u64) {
+    /// Why a record was cut short (if it was), and the line where it starts.
+    fn record_at(&mut self, raw: CsvSpan) -> (Option<Cut>, u64) {
         let (cut, line) = self.input.get_mut().record_at(raw.start, raw.end);
         (cut, line.unwrap_or(0))
     }
@@ -642,7 +761,7 @@ fn read_header<R: BufRead>(records: &mut CsvSplitter<R>, path: &Path) -> Result<
     let fields = match raw {
         None => Vec::new(),
         Some(raw) => {
-            if records.record_at(raw).0 {
+            if records.record_at(raw).0.is_some() {
                 return Err(Error::Input {
                     path: path.to_path_buf(),
                     message: format!("the CSV header is longer than {MAX_LINE} bytes"),
@@ -816,6 +935,10 @@ mod tests {
                 // A byte order mark opens some files (and, as data, may start any row).
                 let bom = if bom { "\u{feff}" } else { "" };
                 let text = format!("{bom}{header}\n{}", tokens.concat());
+                // A quote still open at the end is an unclosed quote here, where the csv crate
+                // takes the rest of the input as the field (the unit tests above cover it).
+                let end = text.bytes().fold(CsvState::FieldStart, |s, b| s.step(b).0);
+                prop_assume!(end != CsvState::Quoted);
                 let got: Vec<Body> = read_all(text.as_bytes(), Format::Csv)
                     .into_iter()
                     .map(|r| r.body)
@@ -856,7 +979,7 @@ mod tests {
             }
             out.extend_from_slice(&small[..n]);
         }
-        (out, cap.scan.cuts.into_iter().collect())
+        (out, cap.scan.cuts.into_iter().map(|(at, _)| at).collect())
     }
 
     #[test]
@@ -929,10 +1052,21 @@ mod tests {
         let (out, cuts) = csv_records(b"h\n0123456789abc\nok\n", 8);
         assert_eq!(out, b"h\n01234567\nok\n");
         assert_eq!(cuts, [10]);
-        // Cut inside a quoted field with newlines: the quote is closed, the newlines kept.
+        // A quoted field with line ends that closes within the limit passes on as it is.
+        let (out, cuts) = csv_records(b"h\n\"01\n2\r\n3\",y\nok\n", 12);
+        assert_eq!(
+            (out.as_slice(), cuts.len()),
+            (&b"h\n\"01\n2\r\n3\",y\nok\n"[..], 0)
+        );
+        // One that does not is an unclosed quote: the record ends at its first line end (the
+        // quote closed there), and the lines after it are read again as records.
         let (out, cuts) = csv_records(b"h\n\"0123\n5678\n\"\"x\",y\nok\n", 8);
-        assert_eq!(out, b"h\n\"0123\n56\"\nok\n");
-        assert_eq!(cuts, [10]);
+        assert_eq!(out, b"h\n\"0123\"\n5678\n\"\"x\",y\nok\n");
+        assert_eq!(cuts, [7]);
+        // So is one still open at the end of the input.
+        let (out, cuts) = csv_records(b"h\na,\"b\r\nc\nd", 8);
+        assert_eq!(out, b"h\na,\"b\"\r\nc\nd");
+        assert_eq!(cuts, [6]);
         // A stray quote mid-field is literal, as for the parser: nothing is cut.
         let (out, cuts) = csv_records(b"a\"b\nc\nd\n", 4);
         assert_eq!((out.as_slice(), cuts.len()), (&b"a\"b\nc\nd\n"[..], 0));
@@ -941,7 +1075,7 @@ mod tests {
     #[test]
     fn long_csv_records_are_invalid_rows_at_the_right_line() {
         let long = "7".repeat(MAX_LINE + 10);
-        let text = format!("puzzle,solution\n{P},{S}\n{P},\"{long}\n{long}\"\n\n{P},{S}\n");
+        let text = format!("puzzle,solution\n{P},{S}\n{P},\"{S}{long}\"\n\n{P},{S}\n");
         let records = read_all(text.as_bytes(), Format::Auto);
         assert_eq!(records.len(), 3);
         assert_eq!(records[1].line, 3);
@@ -949,7 +1083,36 @@ mod tests {
             message(Some(records[1].body.clone())),
             format!("record longer than {MAX_LINE} bytes")
         );
-        assert_eq!(records[2].line, 6, "after a blank line too");
+        assert_eq!(records[2].line, 5, "after a blank line too");
+        assert_eq!(
+            puzzle(Some(records[2].body.clone())).1,
+            Some(S.parse().unwrap())
+        );
+        // A quoted field running over line ends past the limit is an unclosed quote: its row
+        // is bad, and the next lines are rows again (here an overlong one, then a good one).
+        let text = format!("puzzle,solution\n{P},\"{S}\n{long}\"\n\n{P},{S}\n");
+        let records = read_all(text.as_bytes(), Format::Auto);
+        let lines: Vec<u64> = records.iter().map(|r| r.line).collect();
+        assert_eq!(lines, [2, 3, 5]);
+        assert!(message(Some(records[0].body.clone())).starts_with("unclosed quote"));
+        assert_eq!(
+            message(Some(records[1].body.clone())),
+            format!("record longer than {MAX_LINE} bytes")
+        );
+        // A quoted field over the limit on its own line is cut, and its quote ends at the
+        // line's end: the next lines are rows again.
+        let text = format!("puzzle,solution\n{P},\"{long}\n{P},{S}\n{P},{S}\n");
+        let records = read_all(text.as_bytes(), Format::Auto);
+        let lines: Vec<u64> = records.iter().map(|r| r.line).collect();
+        assert_eq!(lines, [2, 3, 4]);
+        assert_eq!(
+            message(Some(records[0].body.clone())),
+            format!("record longer than {MAX_LINE} bytes")
+        );
+        assert_eq!(
+            puzzle(Some(records[2].body.clone())).1,
+            Some(S.parse().unwrap())
+        );
         assert_eq!(
             puzzle(Some(records[2].body.clone())).1,
             Some(S.parse().unwrap())
