@@ -18,6 +18,20 @@
 
 #![warn(clippy::undocumented_unsafe_blocks, missing_docs, unreachable_pub)]
 
+/// `eprintln!` and `eprint!` (`stderr!(line: ...)`, `stderr!(text: ...)`) that never panic: when
+/// stderr is a closed pipe (its reader left), the message is lost, not the run's outcome.
+#[allow(unused_macros)]
+macro_rules! stderr {
+    (line: $($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+    (text: $($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 // The core: depends on nothing above it and builds without the CLI's crates.
 // Its callers: the stopwatch (Linux) and the machine description (the CLI).
 #[cfg(all(target_arch = "x86_64", any(target_os = "linux", feature = "cli")))]

@@ -14,7 +14,7 @@ fn main() -> ExitCode {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
                 Err(error) => {
-                    eprintln!("sudoku-batch: error: cannot write -: {error}");
+                    report(format_args!("sudoku-batch: error: cannot write -: {error}"));
                     ExitCode::from(2)
                 }
             };
@@ -27,8 +27,14 @@ fn main() -> ExitCode {
         // The library's messages are complete: the file where there is one, and the cause
         // (an `anyhow` chain printed the cause a second time).
         Err(error) => {
-            eprintln!("sudoku-batch: error: {error}");
+            report(format_args!("sudoku-batch: error: {error}"));
             ExitCode::from(2)
         }
     }
+}
+
+/// Prints an error line on stderr; a closed stderr loses it (the exit status still tells).
+fn report(message: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{message}");
 }

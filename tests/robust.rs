@@ -692,3 +692,56 @@ fn the_summary_max_solve_time_is_the_slowest_rows_exactly() {
         serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
     assert_eq!(json["solve_ns"]["max"].as_u64(), Some(slowest), "{json}");
 }
+
+/// A closed stderr (its pipe's reader gone, as in `2>&1 >/dev/null | true`) loses the messages,
+/// not the run: every command still ends with its own exit status, never a panic's 101.
+#[test]
+fn a_closed_stderr_is_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.csv");
+    let top95 = crate::support::data("norvig_top95.txt");
+    let cases: [(&[&std::ffi::OsStr], i32); 4] = [
+        (
+            &[
+                "solve".as_ref(),
+                top95.as_os_str(),
+                "-o".as_ref(),
+                out.as_os_str(),
+            ],
+            0,
+        ),
+        (&["solve".as_ref(), "no-such-file.txt".as_ref()], 2),
+        (
+            &[
+                "generate".as_ref(),
+                "-n".as_ref(),
+                "3".as_ref(),
+                "--seed".as_ref(),
+                "1".as_ref(),
+            ],
+            0,
+        ),
+        (
+            &[
+                "rate".as_ref(),
+                top95.as_os_str(),
+                "-q".as_ref(),
+                "--max-er".as_ref(),
+                "1".as_ref(),
+            ],
+            1,
+        ),
+    ];
+    for (args, code) in cases {
+        // `true` leaves at once, so the messages written at the end meet a closed pipe.
+        let status = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(r#""$@" 2>&1 >/dev/null | true; exit "${PIPESTATUS[0]}""#)
+            .arg("bash")
+            .arg(crate::support::bin_path())
+            .args(args)
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(code), "{args:?}");
+    }
+}

@@ -84,12 +84,12 @@ impl MergeReport {
     /// nothing was written; else the summary) and returns the outcome: all good only when the
     /// merge was written, whole, and every puzzle in it solved.
     pub fn finish(&self) -> Result<Finish> {
-        self.notes.iter().for_each(|note| eprintln!("{note}"));
+        self.notes.iter().for_each(|note| stderr!(line: "{note}"));
         if !self.written {
             for problem in &self.incomplete {
-                eprintln!("merge: incomplete: {problem}");
+                stderr!(line: "merge: incomplete: {problem}");
             }
-            eprintln!(
+            stderr!(line:
                 "merge: nothing written: shards are missing or cut off; re-run them, or pass \
                  --allow-incomplete to merge what there is"
             );
@@ -97,7 +97,7 @@ impl MergeReport {
         }
         let whole = self.missing == 0 && self.incomplete.is_empty();
         if let Some(rated) = &self.rated {
-            eprint!("{}", rated.to_text());
+            stderr!(text: "{}", rated.to_text());
             let all = rated.statuses.get("rated").copied().unwrap_or(0) == rated.puzzles;
             return Ok(if whole && all {
                 Finish::AllGood
@@ -105,7 +105,7 @@ impl MergeReport {
                 Finish::SomeFailed
             });
         }
-        eprint!("{}", self.summary.to_text());
+        stderr!(text: "{}", self.summary.to_text());
         let s = &self.summary;
         Ok(if whole && s.solved == s.puzzles {
             Finish::AllGood

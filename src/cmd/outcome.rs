@@ -34,11 +34,11 @@ impl<S: RunSummary> RunReport<S> {
     /// did not (or there were none), or the run was stopped by a signal.
     pub fn finish(&self, quiet: bool) -> Result<Finish> {
         for name in &self.empty_inputs {
-            eprintln!("warning: {name}: no puzzles found");
+            stderr!(line: "warning: {name}: no puzzles found");
         }
         if !quiet {
-            self.notes.iter().for_each(|note| eprintln!("{note}"));
-            eprint!("{}", self.summary.to_text());
+            self.notes.iter().for_each(|note| stderr!(line: "{note}"));
+            stderr!(text: "{}", self.summary.to_text());
         }
         let (records, passed) = self.summary.passed();
         Ok(if self.interrupted {

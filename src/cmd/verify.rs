@@ -355,7 +355,7 @@ impl VerifyReport {
     /// summary on stdout unless `quiet`) and returns the outcome of [`all_good`](Self::all_good).
     pub fn finish(&self, config: &VerifyConfig) -> Result<Finish> {
         for name in &self.empty_inputs {
-            eprintln!("warning: {name}: no rows found");
+            stderr!(line: "warning: {name}: no rows found");
         }
         if !config.run.quiet {
             use std::io::Write;

@@ -40,7 +40,7 @@ fn on_signal(signal: i32) {
     SIGNAL.store(signal, Ordering::SeqCst);
     let notice = NOTICE.lock().map(|n| *n).unwrap_or(None);
     let notice = notice.unwrap_or("stopping; the rows so far are kept");
-    eprintln!(
+    stderr!(line:
         "sudoku-batch: {}: {notice} (again to quit at once)",
         signal_name(signal)
     );

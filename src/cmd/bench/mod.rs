@@ -292,7 +292,7 @@ fn load_datasets(config: &BenchConfig) -> Result<Vec<Dataset>> {
     };
     for dataset in &datasets {
         if dataset.invalid > 0 {
-            eprintln!(
+            stderr!(line:
                 "note: {}: {} invalid records skipped, {} puzzles kept",
                 dataset.name,
                 dataset.invalid,

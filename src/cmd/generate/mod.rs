@@ -104,7 +104,7 @@ impl GenerateReport {
     /// Prints the summary on stderr unless `quiet`; a generate run that ended is all good.
     pub fn finish(&self, config: &GenerateConfig) -> Result<Finish> {
         if !config.quiet {
-            eprint!("{}", self.to_text(&config.shape));
+            stderr!(text: "{}", self.to_text(&config.shape));
         }
         Ok(Finish::AllGood)
     }
