@@ -3,10 +3,10 @@
 //! signal), a stop lands within a slow puzzle, and `--max-guesses` bounds what one puzzle may
 //! cost (`gave_up`, kept or retried on resume).
 
-use std::process::Command as StdCommand;
+use std::process::{Command as StdCommand, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{bin, data, repeated_puzzles, spawn_solve, wait_for_growth};
+use crate::support::{bin, bin_path, data, repeated_puzzles, spawn_solve, wait_for_growth};
 
 /// A permutation of an 11-clue grid with no solution: about half a minute for `backtrack` to
 /// prove it.
@@ -304,4 +304,55 @@ fn generate_with_max_guesses_stays_unique_and_reproducible() {
         .arg(&path)
         .assert()
         .code(0);
+}
+
+/// A line without an end (`/dev/zero`) is skipped as an overlong record; a stop request cuts the
+/// skip short, so the first Ctrl-C stops `solve` and `rate` like any other run.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_stop_ends_the_skipping_of_an_endless_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for command in ["solve", "rate"] {
+        let out = dir.path().join(format!("{command}.csv"));
+        let child = StdCommand::new(bin_path())
+            .args([command, "/dev/zero", "-o"])
+            .arg(&out)
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        let stopped = Instant::now();
+        kill("INT", child.id());
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(130), "{command}: {stderr}");
+        assert!(
+            stopped.elapsed() < Duration::from_secs(5),
+            "{command}: {stderr}"
+        );
+    }
+}
+
+/// A stopped run whose `-o` is a device wrote its rows there as they came: the note says so
+/// and offers no `.partial` to resume.
+#[test]
+#[cfg(unix)]
+fn a_stopped_run_into_a_device_names_no_partial_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // The hardest puzzles, so that the run is far from done when it is stopped.
+    let hard = std::fs::read_to_string(data("norvig_sudokus_hard_375.txt")).unwrap();
+    let input = dir.path().join("hard.txt");
+    std::fs::write(&input, hard.repeat(300)).unwrap();
+    let child = spawn_solve(&input, std::path::Path::new("/dev/null"), &["-j", "2"]);
+    std::thread::sleep(Duration::from_millis(400));
+    kill("INT", child.id());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("the rows so far went to /dev/null (not a regular file"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(".partial"), "{stderr}");
 }

@@ -393,7 +393,14 @@ impl<'a> Sidecar<'a> {
         if interrupted {
             self.rows_written(&mut output)?;
             output.flush()?;
-            if let Some(path) = self.output {
+            if let Some(path) = self.output.filter(|&p| crate::io::targets::is_direct(p)) {
+                // A device or FIFO was written as the rows came: no `.partial` to resume.
+                notes.push(format!(
+                    "interrupted: the rows so far went to {} (not a regular file, so --resume \
+                     cannot continue them)",
+                    path.display()
+                ));
+            } else if let Some(path) = self.output {
                 let next = if self.resumable {
                     "; run again with --resume to finish"
                 } else {

@@ -359,6 +359,15 @@ impl<R: BufRead> Read for CsvCap<R> {
             if n > 0 {
                 return Ok(n);
             }
+            // A stop request ends a record being skipped or held (it may have no end).
+            if (self.scan.cutting || self.scan.holding) && super::raw::stop_requested() {
+                if self.scan.holding {
+                    self.scan.unclosed(self.scan.passed);
+                } else {
+                    self.scan.end_cut(None);
+                }
+                continue;
+            }
             let written = if self.replay_at < self.replay.len() {
                 let (used, written) = self.scan.pass(&self.replay[self.replay_at..], out);
                 self.replay_at += used;

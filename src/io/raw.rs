@@ -14,6 +14,8 @@
 
 use std::borrow::Cow;
 use std::io::BufRead;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 
 use crate::error::Result;
 use crate::grid::Grid;
@@ -287,6 +289,21 @@ pub fn read_line_bounded(
 /// Appends one line (without its line end: `\n`, `\r\n` or a lone `\r`) to `buf`, letting
 /// `buf` grow to at most `limit` bytes and skipping the rest of the line. Returns `None` at end
 /// of input (nothing appended), otherwise whether the line did not fit.
+/// The run's stop flag, once the run layer has handed it over ([`set_stop_flag`]).
+static STOP: OnceLock<&'static AtomicBool> = OnceLock::new();
+
+/// Hands the readers the flag a stop request (Ctrl-C, SIGTERM, SIGHUP) sets, so that skipping
+/// the rest of an overlong record (a "line" of `/dev/zero` has no end) stops when it is set:
+/// the record ends there, as a bad one, and the run stops before reading the next.
+pub fn set_stop_flag(flag: &'static AtomicBool) {
+    let _ = STOP.set(flag);
+}
+
+/// Whether a stop was requested ([`set_stop_flag`]).
+pub(super) fn stop_requested() -> bool {
+    STOP.get().is_some_and(|flag| flag.load(Ordering::Relaxed))
+}
+
 pub(super) fn append_line_bounded(
     stream: &mut dyn BufRead,
     buf: &mut Vec<u8>,
@@ -323,7 +340,7 @@ pub(super) fn append_line_bounded(
         if cr_last {
             skip_lf(stream)?;
         }
-        if done {
+        if done || (overlong && stop_requested()) {
             return Ok(Some(overlong));
         }
     }

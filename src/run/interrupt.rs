@@ -31,6 +31,15 @@ fn signal_name(signal: i32) -> &'static str {
     }
 }
 
+/// What stopped the run, for a report: `Ctrl-C`, `SIGTERM` or `SIGHUP`.
+pub(crate) fn stopped_by() -> &'static str {
+    match SIGNAL.load(Ordering::SeqCst) {
+        1 => "SIGHUP",
+        15 => "SIGTERM",
+        _ => "Ctrl-C",
+    }
+}
+
 /// What the handler does with a signal: the first sets the flag and prints that the run is
 /// stopping; a second exits at once.
 fn on_signal(signal: i32) {
@@ -51,6 +60,7 @@ fn on_signal(signal: i32) {
 fn install() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
     INSTALLED.get_or_init(|| {
+        crate::io::raw::set_stop_flag(&INTERRUPTED);
         #[cfg(unix)]
         {
             use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};

@@ -149,7 +149,10 @@ fn notes(rows: &[BenchRow], datasets: &[Dataset], interrupted: bool) -> Vec<Stri
         ));
     }
     if interrupted {
-        notes.push("- interrupted by Ctrl-C: the rows above are what was measured".to_string());
+        notes.push(format!(
+            "- interrupted by {}: the rows above are what was measured",
+            crate::run::interrupt::stopped_by()
+        ));
     }
     notes
 }

@@ -194,9 +194,7 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
             }
         })
         .collect::<Result<Vec<_>>>()?;
-    crate::run::interrupt::arm(Some(
-        "\ninterrupted: stopping after the current pass (Ctrl-C again to quit now)",
-    ));
+    crate::run::interrupt::arm(Some("stopping after the current pass"));
     let steps = (datasets.len() * solvers.len() * threads.len()) as u64;
     let progress = Progress::steps(steps, config.quiet);
     let mut rows: Vec<BenchRow> = Vec::new();
