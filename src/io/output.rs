@@ -479,6 +479,11 @@ impl Earlier {
     /// The earlier rows' plain bytes: for compressed output those of its complete members (a
     /// torn last member is left out, and its rows are redone).
     pub fn rows(&self) -> Result<Box<dyn Read + Send>> {
+        if self.readable == 0 {
+            // No complete member (a run killed while writing its first): no rows to keep; a
+            // decoder would call the empty stream a truncated one.
+            return Ok(Box::new(std::io::empty()));
+        }
         read_members(self.codec, &self.source, self.readable).map_err(|e| Error::Open {
             path: self.source.clone(),
             cause: e,
@@ -638,6 +643,25 @@ mod tests {
             .read_to_string(&mut text)
             .unwrap();
             assert_eq!(text, "a,b\n1,x\n2,w\n", "{name}");
+        }
+    }
+
+    #[test]
+    fn a_compressed_partial_with_only_a_torn_first_member_keeps_no_rows() {
+        for (name, codec) in [("out.csv.gz", Codec::Gzip), ("out.csv.zst", Codec::Zstd)] {
+            let dir = tempfile::tempdir().unwrap();
+            let target = dir.path().join(name);
+            let mut bytes = Vec::new();
+            codec.encode_member(b"a,b\n1,x\n", &mut bytes);
+            for torn in [2, 5, bytes.len() - 1] {
+                std::fs::write(partial_path(&target), &bytes[..torn]).unwrap();
+                let earlier = take_for_resume(&target, &OutputOptions::default())
+                    .unwrap()
+                    .unwrap();
+                let mut text = String::new();
+                earlier.rows().unwrap().read_to_string(&mut text).unwrap();
+                assert_eq!(text, "", "{name}, {torn} bytes");
+            }
         }
     }
 
