@@ -315,7 +315,7 @@ impl<'a> RecordMatch<'a> {
             if self.rows_have[column as usize] && want != found {
                 return Err(mismatch(format!(
                     "line {} (index {}) has {column} {:?} but the input record at line {} has \
-                     {:?}; the input changed since the interrupted run",
+                     {:?}; the input or the partial file changed since the interrupted run",
                     row.at_line,
                     row.index.unwrap_or(index),
                     String::from_utf8_lossy(found),
