@@ -231,8 +231,8 @@ fn match_record<'a>(
         let found = field(column);
         if has(column) && want.as_bytes() != found {
             return Err(format!(
-                "{column} {:?} but the input record at line {} has {want:?}; the input changed \
-                 since the interrupted run",
+                "{column} {:?} but the input record at line {} has {want:?}; the input or the \
+                 partial file changed since the interrupted run",
                 String::from_utf8_lossy(found),
                 input.line,
             ));
