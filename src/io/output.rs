@@ -621,13 +621,7 @@ mod tests {
             for part in ["a,b\n", "1,x\n2,y\n", "3,z\n"] {
                 codec.encode_member(part.as_bytes(), &mut bytes);
             }
-            let torn = bytes.len() - 3;
-            std::fs::write(partial_path(&target), &bytes[..torn]).unwrap();
-            let earlier = take_for_resume(&target, &OutputOptions::default())
-                .unwrap()
-                .unwrap();
-            let mut text = String::new();
-            earlier.rows().unwrap().read_to_string(&mut text).unwrap();
+            let (earlier, text) = kept_rows(&target, &bytes[..bytes.len() - 3]);
             assert_eq!(text, "a,b\n1,x\n2,y\n", "{name}");
             // Keep the header and row 1: the second member is cut and re-sealed.
             let mut out = earlier.append(8).unwrap();
@@ -654,15 +648,22 @@ mod tests {
             let mut bytes = Vec::new();
             codec.encode_member(b"a,b\n1,x\n", &mut bytes);
             for torn in [2, 5, bytes.len() - 1] {
-                std::fs::write(partial_path(&target), &bytes[..torn]).unwrap();
-                let earlier = take_for_resume(&target, &OutputOptions::default())
-                    .unwrap()
-                    .unwrap();
-                let mut text = String::new();
-                earlier.rows().unwrap().read_to_string(&mut text).unwrap();
+                let (_, text) = kept_rows(&target, &bytes[..torn]);
                 assert_eq!(text, "", "{name}, {torn} bytes");
             }
         }
+    }
+
+    /// Writes `partial` as the in-progress file of `target` and reads back what `--resume`
+    /// keeps of it.
+    fn kept_rows(target: &Path, partial: &[u8]) -> (Earlier, String) {
+        std::fs::write(partial_path(target), partial).unwrap();
+        let earlier = take_for_resume(target, &OutputOptions::default())
+            .unwrap()
+            .unwrap();
+        let mut text = String::new();
+        earlier.rows().unwrap().read_to_string(&mut text).unwrap();
+        (earlier, text)
     }
 
     #[test]
