@@ -334,6 +334,42 @@ fn a_stop_ends_the_skipping_of_an_endless_line() {
     }
 }
 
+/// The same for a CSV record with no end, from a pipe: the run stops at the first signal,
+/// in bounded memory, and its partial output holds the whole records before it only.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_stop_ends_the_skipping_of_an_endless_csv_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.csv");
+    let top95 = data("norvig_top95.txt");
+    let started = Instant::now();
+    let status = StdCommand::new("bash")
+        .arg("-c")
+        .arg(
+            r#"(printf 'puzzle\n'; head -3 "$1"; cat /dev/zero) |
+               timeout --preserve-status -s INT 1 "$2" solve --format csv - -q -o "$3""#,
+        )
+        .arg("bash")
+        .arg(&top95)
+        .arg(bin_path())
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(started.elapsed() < Duration::from_secs(6));
+    let partial = std::fs::read_to_string(dir.path().join("out.csv.partial")).unwrap();
+    let lines: Vec<&str> = partial.lines().collect();
+    assert_eq!(
+        lines.len(),
+        4,
+        "the header and three whole records: {partial}"
+    );
+    assert!(
+        lines[1..].iter().all(|l| l.contains(",solved,")),
+        "{partial}"
+    );
+}
+
 /// A stopped run whose `-o` is a device wrote its rows there as they came: the note says so
 /// and offers no `.partial` to resume.
 #[test]

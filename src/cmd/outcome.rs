@@ -33,7 +33,8 @@ impl<S: RunSummary> RunReport<S> {
     /// the summary unless `quiet`) and returns the run's outcome: every record passed, some
     /// did not (or there were none), or the run was stopped by a signal.
     pub fn finish(&self, quiet: bool) -> Result<Finish> {
-        for name in &self.empty_inputs {
+        // A stopped run may not have reached an input's first puzzle.
+        for name in self.empty_inputs.iter().filter(|_| !self.interrupted) {
             stderr!(line: "warning: {name}: no puzzles found");
         }
         if !quiet {

@@ -126,6 +126,9 @@ struct CapScan {
     starts: VecDeque<(u64, u64)>,
     /// Copy runs of plain bytes at once (off only in tests, as the byte-by-byte reference).
     runs: bool,
+    /// A stop was requested while a record was skipped or held: the input ends here, without
+    /// that unfinished record.
+    stopped: bool,
 }
 
 impl<R: BufRead> CsvCap<R> {
@@ -149,6 +152,7 @@ impl<R: BufRead> CsvCap<R> {
                 cuts: VecDeque::new(),
                 starts: VecDeque::new(),
                 runs: true,
+                stopped: false,
             },
             replay: Vec::new(),
             replay_at: 0,
@@ -301,6 +305,13 @@ impl CapScan {
             }
             if ends_record {
                 self.record_len = 0;
+            } else if before == CsvState::Quoted && (byte == b'\n' || byte == b'\r') {
+                // A line end inside quotes (never a record's first byte): held until the quote
+                // closes or proves unclosed, even where it is the byte past the limit.
+                self.holding = true;
+                self.held.push(byte);
+                self.held_line = self.line;
+                continue;
             } else {
                 if self.record_len == 0 {
                     self.starts.push_back((self.passed + written as u64, line));
@@ -311,14 +322,6 @@ impl CapScan {
                     self.close_quote = before == CsvState::Quoted;
                     self.cuts
                         .push_back((self.passed + written as u64, Cut::Long));
-                    continue;
-                }
-                if before == CsvState::Quoted && (byte == b'\n' || byte == b'\r') {
-                    // Held until the quote closes or proves unclosed.
-                    self.record_len -= 1;
-                    self.holding = true;
-                    self.held.push(byte);
-                    self.held_line = self.line;
                     continue;
                 }
             }
@@ -355,18 +358,17 @@ impl<R: BufRead> Read for CsvCap<R> {
             return Ok(0);
         }
         loop {
+            // A stop request while a record is skipped or held (it may have no end) ends the
+            // input here; the splitter drops the unfinished record.
+            if self.scan.stopped
+                || ((self.scan.cutting || self.scan.holding) && super::raw::stop_requested())
+            {
+                self.scan.stopped = true;
+                return Ok(0);
+            }
             let n = self.scan.drain_pending(out);
             if n > 0 {
                 return Ok(n);
-            }
-            // A stop request ends a record being skipped or held (it may have no end).
-            if (self.scan.cutting || self.scan.holding) && super::raw::stop_requested() {
-                if self.scan.holding {
-                    self.scan.unclosed(self.scan.passed);
-                } else {
-                    self.scan.end_cut(None);
-                }
-                continue;
             }
             let written = if self.replay_at < self.replay.len() {
                 let (used, written) = self.scan.pass(&self.replay[self.replay_at..], out);
@@ -696,6 +698,10 @@ impl<R: BufRead> CsvSplitter<R> {
             };
             if buf.is_empty() {
                 self.state = CsvState::FieldStart;
+                if self.input.get_ref().scan.stopped {
+                    // The record was cut short by a stop request, not by the input's end.
+                    return Ok(None);
+                }
                 return Ok(start.map(|start| CsvSpan {
                     start,
                     end: self.offset,
@@ -770,10 +776,15 @@ fn read_header<R: BufRead>(records: &mut CsvSplitter<R>, path: &Path) -> Result<
     let fields = match raw {
         None => Vec::new(),
         Some(raw) => {
-            if records.record_at(raw).0.is_some() {
+            let message = match records.record_at(raw).0 {
+                Some(Cut::Long) => Some(format!("the CSV header is longer than {MAX_LINE} bytes")),
+                Some(Cut::Unclosed) => Some("the CSV header has an unclosed quote".to_string()),
+                None => None,
+            };
+            if let Some(message) = message {
                 return Err(Error::Input {
                     path: path.to_path_buf(),
-                    message: format!("the CSV header is longer than {MAX_LINE} bytes"),
+                    message,
                 });
             }
             csv_fields(&header_text)
@@ -1072,6 +1083,11 @@ mod tests {
         let (out, cuts) = csv_records(b"h\n\"0123\n5678\n\"\"x\",y\nok\n", 8);
         assert_eq!(out, b"h\n\"0123\"\n5678\n\"\"x\",y\nok\n");
         assert_eq!(cuts, [7]);
+        // Also where the line end inside the quote is the byte past the limit: it ends the
+        // record, and the next line is read again.
+        let (out, cuts) = csv_records(b"h\n\"0123456\nok\nz\n", 8);
+        assert_eq!(out, b"h\n\"0123456\"\nok\nz\n");
+        assert_eq!(cuts, [10]);
         // So is one still open at the end of the input.
         let (out, cuts) = csv_records(b"h\na,\"b\r\nc\nd", 8);
         assert_eq!(out, b"h\na,\"b\"\r\nc\nd");

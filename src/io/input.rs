@@ -317,6 +317,11 @@ impl Snapshot {
     /// At the end of the input (`counter` as the stream ended): [`changed`](Snapshot::changed),
     /// and when nothing changed, the tap learns that it saw the whole file.
     pub fn end(&self, counter: &AtomicU64) -> Option<String> {
+        if super::raw::stop_requested() {
+            // A stop request ended the reading inside a record (`raw::set_stop_flag`): the
+            // file was not read to its end, which says nothing about its size.
+            return None;
+        }
         let why = self.changed(counter);
         if let (None, Some(tap), false) = (&why, &self.tap, self.zip) {
             tap.lock().unwrap_or_else(PoisonError::into_inner).whole();

@@ -286,15 +286,13 @@ pub fn read_line_bounded(
     append_line_bounded(stream, buf, limit)
 }
 
-/// Appends one line (without its line end: `\n`, `\r\n` or a lone `\r`) to `buf`, letting
-/// `buf` grow to at most `limit` bytes and skipping the rest of the line. Returns `None` at end
-/// of input (nothing appended), otherwise whether the line did not fit.
 /// The run's stop flag, once the run layer has handed it over ([`set_stop_flag`]).
 static STOP: OnceLock<&'static AtomicBool> = OnceLock::new();
 
 /// Hands the readers the flag a stop request (Ctrl-C, SIGTERM, SIGHUP) sets, so that skipping
 /// the rest of an overlong record (a "line" of `/dev/zero` has no end) stops when it is set:
-/// the record ends there, as a bad one, and the run stops before reading the next.
+/// the input ends there for the reader, without that unfinished record (a run that is stopping
+/// writes only whole records, so `--resume` reads it again), and the run stops.
 pub fn set_stop_flag(flag: &'static AtomicBool) {
     let _ = STOP.set(flag);
 }
@@ -304,6 +302,11 @@ pub(super) fn stop_requested() -> bool {
     STOP.get().is_some_and(|flag| flag.load(Ordering::Relaxed))
 }
 
+/// Appends one line (without its line end: `\n`, `\r\n` or a lone `\r`) to `buf`, letting
+/// `buf` grow to at most `limit` bytes and skipping the rest of the line. Returns `None` at end
+/// of input (nothing appended), or when a stop is requested while the rest of an overlong line
+/// is skipped (the line is left unfinished: see [`set_stop_flag`]); otherwise whether the line
+/// did not fit.
 pub(super) fn append_line_bounded(
     stream: &mut dyn BufRead,
     buf: &mut Vec<u8>,
@@ -340,8 +343,11 @@ pub(super) fn append_line_bounded(
         if cr_last {
             skip_lf(stream)?;
         }
-        if done || (overlong && stop_requested()) {
+        if done {
             return Ok(Some(overlong));
+        }
+        if overlong && stop_requested() {
+            return Ok(None);
         }
     }
 }

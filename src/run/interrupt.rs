@@ -43,10 +43,14 @@ pub(crate) fn stopped_by() -> &'static str {
 /// What the handler does with a signal: the first sets the flag and prints that the run is
 /// stopping; a second exits at once.
 fn on_signal(signal: i32) {
+    if INTERRUPTED.load(Ordering::SeqCst) {
+        std::process::exit(128 + signal);
+    }
+    // The signal first: whoever sees the flag set reads the signal that set it.
+    SIGNAL.store(signal, Ordering::SeqCst);
     if INTERRUPTED.swap(true, Ordering::SeqCst) {
         std::process::exit(128 + signal);
     }
-    SIGNAL.store(signal, Ordering::SeqCst);
     let notice = NOTICE.lock().map(|n| *n).unwrap_or(None);
     let notice = notice.unwrap_or("stopping; the rows so far are kept");
     stderr!(line:

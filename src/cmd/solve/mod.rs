@@ -419,7 +419,10 @@ fn solve_records(
         } else {
             chunk_size.next()
         };
-        records.next_chunk(buffers.chunk(), size, CHUNK_TEXT)
+        let chunk = records.next_chunk(buffers.chunk(), size, CHUNK_TEXT)?;
+        // The input ends early when a stop cuts a record short (`io::raw::set_stop_flag`).
+        interrupted |= chunk.is_none() && interrupt::requested();
+        Ok(chunk)
     };
     let options = config.judge_options(Some(interrupt::flag()));
     // Compressed output: each chunk becomes one gzip member / zstd frame here, on the pool.
