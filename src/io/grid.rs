@@ -115,7 +115,9 @@ impl Layout for GridSource {
                     cause: source,
                 })?
             else {
-                return Ok((self.rows > 0).then(|| self.take_block(true, text)));
+                // At a stop request the input ends inside a line: the block is unfinished.
+                let whole = self.rows > 0 && !super::raw::stop_requested();
+                return Ok(whole.then(|| self.take_block(true, text)));
             };
             self.line += 1;
             let row = self.buf.trim_ascii();
