@@ -56,7 +56,12 @@ impl Shard {
                     .trim()
                     .parse::<u64>()
                     .map(Some)
-                    .map_err(|_| format!("{name}={text:?} is not a whole number")),
+                    .map_err(|e| match e.kind() {
+                        std::num::IntErrorKind::PosOverflow => {
+                            format!("{name}={text:?} is too large (at most {})", u64::MAX)
+                        }
+                        _ => format!("{name}={text:?} is not a whole number"),
+                    }),
             }
         };
         if let Some(id) = number("SLURM_ARRAY_TASK_ID")? {
@@ -218,5 +223,10 @@ mod tests {
             .contains(SHARDS_ENV));
         let junk = env(&[("JOB_COMPLETION_INDEX", "x"), (SHARDS_ENV, "3")]);
         assert!(Shard::from_env(junk).unwrap_err().contains("whole number"));
+        let huge = env(&[
+            ("SLURM_ARRAY_TASK_ID", "99999999999999999999999"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+        ]);
+        assert!(Shard::from_env(huge).unwrap_err().contains("is too large"));
     }
 }

@@ -843,6 +843,11 @@ fn bad_inputs_and_unknown_baselines_are_errors() {
         .code(2)
         .stderr(predicate::str::contains("missing.csv"));
     report()
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a folder"));
+    report()
         .arg(&here)
         .args(["--baseline", "no-such-host"])
         .assert()

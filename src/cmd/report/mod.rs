@@ -135,6 +135,12 @@ pub struct Comparison {
 pub(crate) fn load_rows(files: &[PathBuf]) -> Result<Vec<BenchRow>> {
     let mut rows = Vec::new();
     for path in files {
+        if path.is_dir() {
+            return Err(Error::Input {
+                path: path.clone(),
+                message: "is a folder, not a CSV written by `bench --csv`".to_string(),
+            });
+        }
         let file = std::fs::File::open(path).map_err(|source| Error::Open {
             path: path.clone(),
             cause: source,
