@@ -722,10 +722,10 @@ fn a_closed_stderr_is_not_a_panic() {
             0,
         ),
         (
+            // Not quiet: its summary is what meets the closed pipe.
             &[
                 "rate".as_ref(),
                 top95.as_os_str(),
-                "-q".as_ref(),
                 "--max-er".as_ref(),
                 "1".as_ref(),
             ],

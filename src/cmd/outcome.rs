@@ -34,8 +34,10 @@ impl<S: RunSummary> RunReport<S> {
     /// did not (or there were none), or the run was stopped by a signal.
     pub fn finish(&self, quiet: bool) -> Result<Finish> {
         // A stopped run may not have reached an input's first puzzle.
-        for name in self.empty_inputs.iter().filter(|_| !self.interrupted) {
-            stderr!(line: "warning: {name}: no puzzles found");
+        if !self.interrupted {
+            for name in &self.empty_inputs {
+                stderr!(line: "warning: {name}: no puzzles found");
+            }
         }
         if !quiet {
             self.notes.iter().for_each(|note| stderr!(line: "{note}"));

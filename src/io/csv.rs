@@ -198,12 +198,22 @@ impl CapScan {
     /// byte was it) keeps the field; one still open is unclosed.
     fn end_held(&mut self, at: u64) {
         if self.state == CsvState::QuoteInQuoted {
-            self.holding = false;
-            self.record_len += self.held.len();
-            self.queue.extend(self.held.drain(..));
+            self.keep_held(false);
         } else {
             self.unclosed(at);
         }
+    }
+
+    /// The held quoted field closed: it is a field with line ends, passed on as it is; the
+    /// record goes on unless its last held byte ended it.
+    fn keep_held(&mut self, ended: bool) {
+        self.holding = false;
+        self.record_len = if ended {
+            0
+        } else {
+            self.record_len + self.held.len()
+        };
+        self.queue.extend(self.held.drain(..));
     }
 
     /// Copies queued bytes into `out`; returns how many.
@@ -280,14 +290,7 @@ impl CapScan {
                     break;
                 }
                 if !matches!(after, CsvState::Quoted | CsvState::QuoteInQuoted) {
-                    // The quote closed: a field with line ends, passed on as it is.
-                    self.holding = false;
-                    self.record_len = if ends_record {
-                        0
-                    } else {
-                        self.record_len + self.held.len()
-                    };
-                    self.queue.extend(self.held.drain(..));
+                    self.keep_held(ends_record);
                     break;
                 }
                 continue;
