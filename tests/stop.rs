@@ -3,7 +3,8 @@
 //! signal), a stop lands within a slow puzzle, and `--max-guesses` bounds what one puzzle may
 //! cost (`gave_up`, kept or retried on resume).
 
-use std::process::{Command as StdCommand, Stdio};
+use std::io::Write;
+use std::process::{Child, Command as StdCommand, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::{bin, bin_path, data, repeated_puzzles, spawn_solve, wait_for_growth};
@@ -36,6 +37,24 @@ fn kill(signal: &str, pid: u32) {
         .status()
         .unwrap();
     assert!(status.success());
+}
+
+/// Waits for `child` to end, at most `limit`: a run that does not stop fails the test (killed)
+/// rather than hanging it.
+fn wait_within(mut child: Child, limit: Duration) -> Output {
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            let output = child.wait_with_output().unwrap();
+            panic!(
+                "still running {limit:?} after the signal: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
 }
 
 #[test]
@@ -322,15 +341,10 @@ fn a_stop_ends_the_skipping_of_an_endless_line() {
             .spawn()
             .unwrap();
         std::thread::sleep(Duration::from_millis(500));
-        let stopped = Instant::now();
         kill("INT", child.id());
-        let output = child.wait_with_output().unwrap();
+        let output = wait_within(child, Duration::from_secs(5));
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(130), "{command}: {stderr}");
-        assert!(
-            stopped.elapsed() < Duration::from_secs(5),
-            "{command}: {stderr}"
-        );
     }
 }
 
@@ -347,7 +361,7 @@ fn a_stop_ends_the_skipping_of_an_endless_csv_record() {
         .arg("-c")
         .arg(
             r#"(printf 'puzzle\n'; head -3 "$1"; cat /dev/zero) |
-               timeout --preserve-status -s INT 1 "$2" solve --format csv - -q -o "$3""#,
+               timeout --preserve-status -k 10 -s INT 1 "$2" solve --format csv - -q -o "$3""#,
         )
         .arg("bash")
         .arg(&top95)
@@ -391,4 +405,83 @@ fn a_stopped_run_into_a_device_names_no_partial_file() {
         "{stderr}"
     );
     assert!(!stderr.contains(".partial"), "{stderr}");
+}
+
+/// A signal sent to the run alone (a scheduler's, `kill`) while it waits on a pipe whose writer
+/// sends nothing more: the run stops at once, without the line it was in the middle of and
+/// without reading the next input, in every layout and for `solve` and `rate` alike (the rows
+/// written are the whole puzzles before it, in order).
+#[test]
+#[cfg(unix)]
+fn a_stop_ends_the_wait_on_a_silent_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let puzzles: Vec<String> = std::fs::read_to_string(data("norvig_top95.txt"))
+        .unwrap()
+        .lines()
+        .take(3)
+        .map(String::from)
+        .collect();
+    let grid = |p: &str| -> String {
+        p.as_bytes()
+            .chunks(9)
+            .map(|row| format!("{}\n", String::from_utf8_lossy(row)))
+            .collect()
+    };
+    let lines = format!(
+        "{}\n{}\n{}\n{}",
+        puzzles[0],
+        puzzles[1],
+        puzzles[2],
+        &puzzles[0][..30]
+    );
+    let csv = format!("puzzle\n{lines}");
+    let grids = format!(
+        "{}\n{}\n{}\n{}",
+        grid(&puzzles[0]),
+        grid(&puzzles[1]),
+        grid(&puzzles[2]),
+        &grid(&puzzles[0])[..40]
+    );
+    for (command, format, text) in [
+        ("solve", "lines", &lines),
+        ("solve", "csv", &csv),
+        ("solve", "grid", &grids),
+        ("rate", "lines", &lines),
+    ] {
+        let case = format!("{command} --format {format}");
+        let out = dir.path().join(format!("{command}-{format}.csv"));
+        let mut child = StdCommand::new(bin_path())
+            .args([command, "--format", format, "-q", "-o"])
+            .arg(&out)
+            .arg("-")
+            .arg(data("norvig_top95.txt"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The pipe stays open: the run waits for the rest of the fourth puzzle.
+        let mut writer = child.stdin.take().unwrap();
+        writer.write_all(text.as_bytes()).unwrap();
+        writer.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(700));
+        kill("TERM", child.id());
+        let output = wait_within(child, Duration::from_secs(5));
+        drop(writer);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(143), "{case}: {stderr}");
+        let partial = dir.path().join(format!("{command}-{format}.csv.partial"));
+        let written = std::fs::read_to_string(&partial).unwrap();
+        let rows: Vec<&str> = written.lines().skip(1).collect();
+        // `solve` finishes the chunk in hand; `rate` rates no further puzzle once stopped.
+        let whole = if command == "solve" { 3..=3 } else { 0..=3 };
+        assert!(
+            whole.contains(&rows.len()),
+            "{case}: the three whole puzzles at most: {written}"
+        );
+        for (row, puzzle) in rows.iter().zip(&puzzles) {
+            assert!(row.contains(puzzle.as_str()), "{case}: {row}");
+            assert!(row.ends_with(",-"), "{case}: from stdin: {row}");
+        }
+    }
 }

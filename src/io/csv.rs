@@ -701,8 +701,9 @@ impl<R: BufRead> CsvSplitter<R> {
             };
             if buf.is_empty() {
                 self.state = CsvState::FieldStart;
-                if self.input.get_ref().scan.stopped {
-                    // The record was cut short by a stop request, not by the input's end.
+                if self.input.get_ref().scan.stopped || super::raw::stop_requested() {
+                    // The record was cut short by a stop request, not by the input's end (a
+                    // pipe's wait for bytes ends at one too).
                     return Ok(None);
                 }
                 return Ok(start.map(|start| CsvSpan {

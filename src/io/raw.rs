@@ -305,8 +305,8 @@ pub(super) fn stop_requested() -> bool {
 /// Appends one line (without its line end: `\n`, `\r\n` or a lone `\r`) to `buf`, letting
 /// `buf` grow to at most `limit` bytes and skipping the rest of the line. Returns `None` at end
 /// of input (nothing appended), or when a stop is requested while the rest of an overlong line
-/// is skipped (the line is left unfinished: see [`set_stop_flag`]); otherwise whether the line
-/// did not fit.
+/// is skipped or the input ends inside a line (the line is left unfinished: see
+/// [`set_stop_flag`]); otherwise whether the line did not fit.
 pub(super) fn append_line_bounded(
     stream: &mut dyn BufRead,
     buf: &mut Vec<u8>,
@@ -321,7 +321,9 @@ pub(super) fn append_line_bounded(
             Err(e) => return Err(e),
         };
         if available.is_empty() {
-            return Ok(seen_any.then_some(overlong));
+            // At a stop request the input may end inside a line (a pipe's wait cut short): the
+            // line is unfinished.
+            return Ok((seen_any && !stop_requested()).then_some(overlong));
         }
         seen_any = true;
         // `(line part, bytes used, line ended, a `\r` ended it as the buffer's last byte)`.

@@ -240,7 +240,7 @@ impl RecordReader {
     /// `text`, uncut into fields ([`RawRecord::with_fields`] and [`RawRecord::parse`] finish it).
     pub fn next_raw(&mut self, text: &mut Vec<u8>) -> Result<Option<RawRecord>> {
         loop {
-            if self.current.is_none() && !self.open_next()? {
+            if !self.open_more()? {
                 return Ok(None);
             }
             let next = match self.current.as_mut() {
@@ -269,7 +269,7 @@ impl RecordReader {
         text_limit: usize,
     ) -> Result<bool> {
         while out.len() < max && text.len() < text_limit {
-            if self.current.is_none() && !self.open_next()? {
+            if !self.open_more()? {
                 return Ok(false);
             }
             let before = out.len();
@@ -283,6 +283,16 @@ impl RecordReader {
             }
         }
         Ok(true)
+    }
+
+    /// Whether an input is open to read from, opening the next one if none is; false once the
+    /// last input has ended, or once a stop is requested (`raw::set_stop_flag`): an input a
+    /// stop cut short is not followed by the next one, whose records would come after a gap.
+    fn open_more(&mut self) -> Result<bool> {
+        if self.current.is_some() {
+            return Ok(true);
+        }
+        Ok(!super::raw::stop_requested() && self.open_next()?)
     }
 
     /// After the current input's last record: checks that it did not change while it was read,

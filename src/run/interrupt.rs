@@ -22,22 +22,20 @@ static NOTICE: Mutex<Option<&'static str>> = Mutex::new(None);
 /// SIGINT's number, the status of a stop whose signal is unknown.
 const SIGINT: i32 = 2;
 
-/// The signal's name for the stop message.
-fn signal_name(signal: i32) -> &'static str {
+/// A signal's names: in the stop notice (`interrupt`, `SIGTERM`, `SIGHUP`) and in a report
+/// of what stopped the run (`Ctrl-C`, `SIGTERM`, `SIGHUP`). An unknown signal is named as
+/// SIGINT, whose status a stop of unknown cause gets too.
+fn names(signal: i32) -> (&'static str, &'static str) {
     match signal {
-        1 => "SIGHUP",
-        15 => "SIGTERM",
-        _ => "interrupt",
+        1 => ("SIGHUP", "SIGHUP"),
+        15 => ("SIGTERM", "SIGTERM"),
+        _ => ("interrupt", "Ctrl-C"),
     }
 }
 
 /// What stopped the run, for a report: `Ctrl-C`, `SIGTERM` or `SIGHUP`.
 pub(crate) fn stopped_by() -> &'static str {
-    match SIGNAL.load(Ordering::SeqCst) {
-        1 => "SIGHUP",
-        15 => "SIGTERM",
-        _ => "Ctrl-C",
-    }
+    names(SIGNAL.load(Ordering::SeqCst)).1
 }
 
 /// What the handler does with a signal: the first sets the flag and prints that the run is
@@ -55,7 +53,7 @@ fn on_signal(signal: i32) {
     let notice = notice.unwrap_or("stopping; the rows so far are kept");
     stderr!(line:
         "sudoku-batch: {}: {notice} (again to quit at once)",
-        signal_name(signal)
+        names(signal).0
     );
 }
 

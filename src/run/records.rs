@@ -70,6 +70,8 @@ pub(crate) struct ShardedRecords {
     next_index: u64,
     /// The input has ended.
     done: bool,
+    /// The stream ended on a stop request ([`crate::run::interrupt`]), not at the input's end.
+    stopped: bool,
 }
 
 impl ShardedRecords {
@@ -80,6 +82,7 @@ impl ShardedRecords {
             shard,
             next_index: 0,
             done: false,
+            stopped: false,
         }
     }
 
@@ -115,10 +118,40 @@ impl ShardedRecords {
         Ok(None)
     }
 
+    /// Whether the stream ended because a stop was requested (a signal, see
+    /// [`crate::run::interrupt`]) rather than at the end of the input: then records were left
+    /// unread, and a record the reader was skipping or holding was dropped.
+    pub(crate) fn stopped(&self) -> bool {
+        self.stopped
+    }
+
     /// Fills the emptied `chunk` with the next records of the input stream, up to `records`
     /// of them (of the shard's, when sharding) or about `text` bytes; `None` once the input has
-    /// ended and no record is left. Every command's producer.
+    /// ended and no record is left, or once a stop is requested ([`stopped`](Self::stopped)
+    /// says which). Every command's producer.
     pub(crate) fn next_chunk(
+        &mut self,
+        chunk: Chunk,
+        records: usize,
+        text: usize,
+    ) -> Result<Option<Chunk>> {
+        if crate::run::interrupt::requested() {
+            self.stopped = true;
+            return Ok(None);
+        }
+        let chunk = self.fill_chunk(chunk, records, text);
+        // The reader ends the input early when a stop cuts a record short
+        // (`io::raw::set_stop_flag`). A compressed pipe cut short that way is a decoding error;
+        // the records before it are read again by `--resume`.
+        self.stopped = crate::run::interrupt::requested() && !matches!(chunk, Ok(Some(_)));
+        if self.stopped {
+            return Ok(None);
+        }
+        chunk
+    }
+
+    /// [`next_chunk`](Self::next_chunk) without the stop check.
+    fn fill_chunk(
         &mut self,
         mut chunk: Chunk,
         records: usize,

@@ -334,8 +334,8 @@ fn rate_chunk(chunk: &Chunk, config: &RateConfig, files: &[String]) -> ChunkOut 
 }
 
 /// Rates the records on `pool` and writes each chunk's rows (or explanations) in input order,
-/// flushed chunk by chunk; the summary of the rows rated now, and whether a stop cut a puzzle
-/// short (no later row was written).
+/// flushed chunk by chunk; the summary of the rows rated now, and whether a stop ended the run
+/// early (records left unread, or a puzzle cut short with no later row written).
 fn rate_records(
     config: &RateConfig,
     (pool, records, files): (&Pool, &mut ShardedRecords, &[String]),
@@ -345,9 +345,6 @@ fn rate_records(
     let threads = config.run.threads.max(1);
     let chunk_size = ChunkSize::new(1, CHUNK, CHUNK_RATE_NS);
     let produce = |_inline: bool| -> Result<Option<Chunk>> {
-        if interrupt::requested() {
-            return Ok(None);
-        }
         records.next_chunk(Chunk::with_capacity(CHUNK), chunk_size.next(), CHUNK_TEXT)
     };
     let codec = output.codec();
@@ -390,7 +387,8 @@ fn rate_records(
     );
     progress.finish();
     result?;
-    Ok((summary, cut))
+    // A stop that came after the last chunk was read still cut a puzzle short.
+    Ok((summary, records.stopped() || cut))
 }
 
 /// Where this run's rows go: a fresh output, or (`--resume`) the earlier run's, after its kept
@@ -515,13 +513,12 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     let mut progress = Progress::new(total_bytes, config.run.quiet);
     let started = Instant::now();
 
-    let (mut summary, cut) = rate_records(
+    let (mut summary, interrupted) = rate_records(
         config,
         (&pool, &mut records, &files),
         (&mut output, &mut sidecar),
         (&mut progress, &bytes_read),
     )?;
-    let interrupted = cut || interrupt::requested();
     let rated_now = summary.puzzles;
     sidecar.end(
         output,

@@ -406,12 +406,7 @@ fn solve_records(
     let threads = config.run.threads.max(1);
     let buffers = Buffers::default();
     let chunk_size = ChunkSize::new(MIN_CHUNK, CHUNK, CHUNK_SOLVE_NS);
-    let mut interrupted = false;
     let produce = |inline: bool| -> Result<Option<Chunk>> {
-        if interrupt::requested() {
-            interrupted = true;
-            return Ok(None);
-        }
         // A chunk worked on this thread at the start (`INLINE_START`) is small, so a slow
         // first puzzle (or solver) cannot keep the pool idle for long.
         let size = if inline {
@@ -419,10 +414,7 @@ fn solve_records(
         } else {
             chunk_size.next()
         };
-        let chunk = records.next_chunk(buffers.chunk(), size, CHUNK_TEXT)?;
-        // The input ends early when a stop cuts a record short (`io::raw::set_stop_flag`).
-        interrupted |= chunk.is_none() && interrupt::requested();
-        Ok(chunk)
+        records.next_chunk(buffers.chunk(), size, CHUNK_TEXT)
     };
     let options = config.judge_options(Some(interrupt::flag()));
     // Compressed output: each chunk becomes one gzip member / zstd frame here, on the pool.
@@ -462,7 +454,7 @@ fn solve_records(
         tally,
         solver_cpu_ns,
         // A stop that came after the last chunk was read still cut a puzzle short.
-        interrupted: interrupted || cut,
+        interrupted: records.stopped() || cut,
     })
 }
 
