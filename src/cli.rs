@@ -93,8 +93,8 @@ pub enum CliCommand {
     /// Solve every puzzle of the inputs and write one CSV row per record, in input order.
     ///
     /// Exit status: 0 when every record was solved, 1 when some were not (unsolvable, multiple,
-    /// invalid, mismatch) or there were none, 2 on usage or I/O errors, 130 when stopped by
-    /// Ctrl-C (rows so far kept in FILE.partial for --resume).
+    /// invalid, mismatch) or there were none, 2 on usage or I/O errors, 130/143/129 when stopped
+    /// by Ctrl-C, SIGTERM or SIGHUP (rows so far kept in FILE.partial for --resume).
     Solve(SolveArgs),
 
     /// Measure solver throughput: datasets × solvers × thread counts, median of timed passes.
@@ -109,7 +109,8 @@ pub enum CliCommand {
     /// the `index` column) and combine their summaries.
     ///
     /// Exit status: 0 when every row is `solved` (`rated`) and no index is missing, 1
-    /// otherwise, 2 on errors (unreadable input, rows out of order, an index in two inputs).
+    /// otherwise, 2 on errors (unreadable input, rows out of order, an index in two inputs),
+    /// 130/143/129 when stopped by a signal (no merged file is put in place).
     Merge(MergeArgs),
     /// Generate puzzles with exactly one solution, reproducibly from a seed.
     ///
@@ -117,7 +118,9 @@ pub enum CliCommand {
     /// give the same bytes on any machine, with any thread count and any solver. Without clue
     /// options the puzzles are minimal (no clue can be removed without losing uniqueness).
     ///
-    /// Exit status: 0 when every puzzle was written, 2 on usage or I/O errors.
+    /// Exit status: 0 when every puzzle was written, 2 on usage or I/O errors, 130/143/129 when
+    /// stopped by a signal (the puzzles made so far, the first ones of the run, kept in
+    /// FILE.partial).
     Generate(GenerateArgs),
     /// Check solution files: each row's solution must be a complete grid that obeys the rules
     /// and keeps every clue of its puzzle (and, with --unique, the puzzle must have exactly one
@@ -130,7 +133,8 @@ pub enum CliCommand {
     /// --require-solution. Prints a summary and the first failures as `file:line: kind: reason`.
     ///
     /// Exit status: 0 when every checked row passed (and at least one was checked), 1 when some
-    /// failed or none was checked, 2 on usage or I/O errors.
+    /// failed or none was checked, 2 on usage or I/O errors, 130/143/129 when stopped by a
+    /// signal (the summary covers the rows read before it).
     Verify(VerifyArgs),
     /// Rate how hard each puzzle is for a person, on Sudoku Explainer's scale (ER/EP/ED).
     ///

@@ -44,6 +44,10 @@ pub enum Error {
     /// The options given make no sense together.
     #[error("{0}")]
     Usage(String),
+    /// A command whose output is whole or worthless (`merge`) was stopped by a signal; the
+    /// text says what was left. The command line exits with 128 plus the signal's number.
+    #[error("{0}")]
+    Interrupted(String),
     /// The program failed in a way that is neither the options nor the files: a bug (a
     /// panicked thread) or the system refusing a resource (threads). The text is the cause.
     #[error("internal error: {0}")]

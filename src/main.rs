@@ -24,6 +24,10 @@ fn main() -> ExitCode {
         Ok(finish) => ExitCode::from(finish.code()),
         // `| head` closed the pipe: the reader has what it wanted.
         Err(error) if error.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(error @ sudoku_batch::error::Error::Interrupted(_)) => {
+            report(format_args!("sudoku-batch: {error}"));
+            ExitCode::from(sudoku_batch::cmd::Finish::Interrupted.code())
+        }
         // The library's messages are complete: the file where there is one, and the cause
         // (an `anyhow` chain printed the cause a second time).
         Err(error) => {

@@ -130,6 +130,7 @@ impl Tally {
             },
             cpu_seconds: 0.0,
             solve_share: 0.0,
+            interrupted: false,
         }
     }
 }
@@ -207,6 +208,10 @@ pub struct Summary {
     /// checking, formatting, ordering and writing.
     #[serde(default)]
     pub solve_share: f64,
+    /// The run was stopped by a signal: the counts cover the rows written before it only (the
+    /// rest of the input was not read). Written to the JSON only when true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 impl Summary {

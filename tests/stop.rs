@@ -4,6 +4,7 @@
 //! cost (`gave_up`, kept or retried on resume).
 
 use std::io::Write;
+use std::path::Path;
 use std::process::{Child, Command as StdCommand, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -484,4 +485,107 @@ fn a_stop_ends_the_wait_on_a_silent_pipe() {
             assert!(row.ends_with(",-"), "{case}: from stdin: {row}");
         }
     }
+}
+
+/// `generate`, `verify` and `merge` stop on a signal too, each exiting 128 + the signal:
+/// `generate` keeps the puzzles made so far in `FILE.partial` (the first ones of the run: the
+/// same seed makes them again), `verify` gives the verdict on the rows read so far and says so
+/// (`"interrupted": true` in its JSON), and `merge` puts no file in place.
+#[test]
+#[cfg(unix)]
+fn generate_verify_and_merge_stop_on_a_signal() {
+    let dir = tempfile::tempdir().unwrap();
+    let spawn = |args: &[&str]| {
+        StdCommand::new(bin_path())
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+
+    let mut child = spawn(&[
+        "generate",
+        "-n",
+        "100000000",
+        "--seed",
+        "5",
+        "-o",
+        &path("g.txt"),
+    ]);
+    wait_for_growth(&mut child, Path::new(&path("g.txt.partial")), 8_200);
+    kill("TERM", child.id());
+    let output = wait_within(child, Duration::from_secs(5));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(143), "generate: {stderr}");
+    assert!(stderr.contains("g.txt.partial holds the first"), "{stderr}");
+    assert!(!Path::new(&path("g.txt")).exists());
+    let made = std::fs::read_to_string(path("g.txt.partial")).unwrap();
+    let count = made.lines().count();
+    assert!(count >= 100, "{count}");
+    let again = bin()
+        .args(["generate", "-q", "--seed", "5", "-n", &count.to_string()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&again.stdout),
+        made,
+        "a prefix of the run"
+    );
+
+    let solved = bin()
+        .args(["solve", "-q"])
+        .arg(data("norvig_top95.txt"))
+        .output()
+        .unwrap()
+        .stdout;
+    let mut child = spawn(&["verify", "-", "--json", &path("v.json")]);
+    // The pipe stays open: the run waits for more rows.
+    let mut writer = child.stdin.take().unwrap();
+    writer.write_all(&solved).unwrap();
+    writer.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    kill("TERM", child.id());
+    let output = wait_within(child, Duration::from_secs(5));
+    drop(writer);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(143), "verify: {stderr}");
+    assert!(
+        stderr.contains("interrupted: the verdict covers the 95 rows read before the stop"),
+        "{stderr}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path("v.json")).unwrap()).unwrap();
+    assert_eq!(json["interrupted"], true);
+    assert_eq!(json["valid"], 95);
+
+    let input = repeated_puzzles(dir.path(), 400, "big.txt");
+    for k in ["1", "2"] {
+        bin()
+            .args(["solve", "-q", "--shard", &format!("{k}/2"), "-o"])
+            .arg(path(&format!("s{k}.csv")))
+            .arg(&input)
+            .assert()
+            .success();
+    }
+    let mut child = spawn(&[
+        "merge",
+        &path("s1.csv"),
+        &path("s2.csv"),
+        "-o",
+        &path("m.csv"),
+    ]);
+    wait_for_growth(&mut child, Path::new(&path("m.csv.partial")), 0);
+    kill("TERM", child.id());
+    let output = wait_within(child, Duration::from_secs(5));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(143), "merge: {stderr}");
+    assert!(
+        stderr.contains("merge stopped by SIGTERM before the end: nothing was written to"),
+        "{stderr}"
+    );
+    assert!(!Path::new(&path("m.csv")).exists());
+    assert!(!Path::new(&path("m.csv.partial")).exists());
 }

@@ -30,10 +30,10 @@ use crate::cmd::{Finish, RunOptions};
 use crate::error::{Error, Result};
 use crate::grid::Grid;
 use crate::io::output::{write_json, Output};
-use crate::io::targets::{check_targets, Target, WriteKind};
+use crate::io::targets::{check_targets, is_direct, partial_path, Target, WriteKind};
 use crate::io::{Columns, Fields, Input, RecordReader};
 use crate::run::records::{Chunk, ShardedRecords};
-use crate::run::{build_pool, check_threads, ordered_map, Progress, INLINE_START};
+use crate::run::{build_pool, check_threads, interrupt, ordered_map, Progress, INLINE_START};
 use crate::solver::SolverKind;
 use crate::verdict::{self, CheckOptions};
 pub use crate::verdict::{FailureKind, RowVerdict};
@@ -330,6 +330,10 @@ pub struct VerifySummary {
     pub wall_seconds: f64,
     /// Rows per second.
     pub rows_per_second: f64,
+    /// The run was stopped by a signal: the counts cover the rows read before it only. Written
+    /// to the JSON only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 /// What a finished run reports.
@@ -343,6 +347,8 @@ pub struct VerifyReport {
     pub first_skipped: Option<String>,
     /// Inputs that held no rows.
     pub empty_inputs: Vec<String>,
+    /// Remarks for stderr: what a stopped run covered, and where its report is.
+    pub notes: Vec<String>,
 }
 
 impl VerifyReport {
@@ -351,12 +357,16 @@ impl VerifyReport {
         self.summary.failed == 0 && self.summary.valid > 0
     }
 
-    /// Prints the report as the command line does (warnings on stderr always, the text
-    /// summary on stdout unless `quiet`) and returns the outcome of [`all_good`](Self::all_good).
+    /// Prints the report as the command line does (warnings and notes on stderr always, the
+    /// text summary on stdout unless `quiet`) and returns the outcome of
+    /// [`all_good`](Self::all_good), or [`Finish::Interrupted`] for a run stopped by a signal.
     pub fn finish(&self, config: &VerifyConfig) -> Result<Finish> {
-        for name in &self.empty_inputs {
-            stderr!(line: "warning: {name}: no rows found");
+        if !self.summary.interrupted {
+            for name in &self.empty_inputs {
+                stderr!(line: "warning: {name}: no rows found");
+            }
         }
+        self.notes.iter().for_each(|note| stderr!(line: "{note}"));
         if !config.run.quiet {
             use std::io::Write;
             std::io::stdout()
@@ -366,7 +376,9 @@ impl VerifyReport {
                     cause: source,
                 })?;
         }
-        Ok(if self.all_good() {
+        Ok(if self.summary.interrupted {
+            Finish::Interrupted
+        } else if self.all_good() {
             Finish::AllGood
         } else {
             Finish::SomeFailed
@@ -473,7 +485,8 @@ pub(crate) const REPORT_COLUMNS: [&str; 4] = ["file", "line", "kind", "reason"];
 
 /// Runs `verify`: reads every input, checks the rows on `config.run.threads` threads, writes the
 /// failure report in input order, and returns the summary. Failed rows are counts, not errors;
-/// errors are usage and I/O failures.
+/// errors are usage and I/O failures. A signal (Ctrl-C, SIGTERM, SIGHUP) stops the reading: the
+/// summary covers the rows read before it, and a `--report` file is left as `FILE.partial`.
 pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     for input in &config.run.inputs {
         input.check()?;
@@ -485,6 +498,9 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     let files: Vec<String> = config.run.inputs.iter().map(Input::display_name).collect();
     let bytes_read = Arc::new(AtomicU64::new(0));
     let total_bytes: Option<u64> = config.run.inputs.iter().map(Input::size).sum();
+    interrupt::arm(Some(
+        "stopping; the verdict will cover the rows read so far",
+    ));
     let mut progress = Progress::new(total_bytes, config.run.quiet);
     let started = Instant::now();
 
@@ -532,8 +548,27 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     let result = ordered_map(&pool, threads * 4 + 2, INLINE_START, produce, work, consume);
     progress.finish();
     result?;
-    if let Some(output) = report {
-        output.finish()?;
+    let mut notes = Vec::new();
+    summary.interrupted = records.stopped();
+    if summary.interrupted {
+        notes.push(format!(
+            "interrupted: the verdict covers the {} rows read before the stop, not the whole input",
+            summary.rows
+        ));
+    }
+    if let Some(mut output) = report {
+        if summary.interrupted {
+            output.keep_on_failure();
+            output.flush()?;
+            if let Some(path) = config.report.as_deref().filter(|p| !is_direct(p)) {
+                notes.push(format!(
+                    "interrupted: the report of those rows is in {}",
+                    partial_path(path).display()
+                ));
+            }
+        } else {
+            output.finish()?;
+        }
     }
     summary.finish(started.elapsed());
     if let Some(path) = &config.run.summary {
@@ -544,6 +579,7 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
         first_failures,
         first_skipped,
         empty_inputs: records.reader.empty_inputs().to_vec(),
+        notes,
     })
 }
 
@@ -606,6 +642,7 @@ impl VerifySummary {
             solver: config.solver.name().to_string(),
             wall_seconds: 0.0,
             rows_per_second: 0.0,
+            interrupted: false,
         }
     }
 

@@ -274,6 +274,14 @@ impl Output {
         self.discard = false;
     }
 
+    /// Where the output goes: `Ok` with the final name of a file written through
+    /// `FILE.partial` (and put in place by [`finish`](Output::finish)), or `Err` with the name
+    /// of the stdout (`-`), device or FIFO the bytes go straight to.
+    #[cfg(feature = "cli")]
+    pub(crate) fn placed(&self) -> std::result::Result<&Path, &Path> {
+        self.target.as_deref().ok_or(&self.display)
+    }
+
     /// How the output is encoded: `solve` seals each chunk with it ([`Codec::seal`]) before
     /// handing it to [`write_sealed`](Output::write_sealed).
     pub fn codec(&self) -> Codec {

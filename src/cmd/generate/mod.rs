@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::grid::CELLS;
 use crate::io::output::Output;
 use crate::io::targets::{check_targets, Target, WriteKind};
-use crate::run::{build_pool, check_threads, ordered_map, Progress, Start};
+use crate::run::{build_pool, check_threads, interrupt, ordered_map, Progress, Start};
 use crate::solver::SolverKind;
 
 pub use crate::generate::{
@@ -98,15 +98,26 @@ pub struct GenerateReport {
     pub threads: usize,
     /// Solver that proved uniqueness.
     pub solver: &'static str,
+    /// The run was stopped by a signal: the puzzles written are the first `puzzles` of the
+    /// whole run (the same seed makes them again), and a file output stays `FILE.partial`.
+    pub interrupted: bool,
+    /// Remarks for stderr: where the puzzles of a stopped run are.
+    pub notes: Vec<String>,
 }
 
 impl GenerateReport {
-    /// Prints the summary on stderr unless `quiet`; a generate run that ended is all good.
+    /// Prints the notes and the summary on stderr unless `quiet`; a generate run that ended
+    /// is all good, one stopped by a signal is [`Finish::Interrupted`].
     pub fn finish(&self, config: &GenerateConfig) -> Result<Finish> {
         if !config.quiet {
+            self.notes.iter().for_each(|note| stderr!(line: "{note}"));
             stderr!(text: "{}", self.to_text(&config.shape));
         }
-        Ok(Finish::AllGood)
+        Ok(if self.interrupted {
+            Finish::Interrupted
+        } else {
+            Finish::AllGood
+        })
     }
 
     /// The summary printed on stderr.
@@ -152,6 +163,8 @@ impl GenerateReport {
 
 /// A finished work item: its formatted lines and figures.
 struct ChunkOut {
+    /// A stop request ended it before its last puzzle (it holds the ones before).
+    cut: bool,
     bytes: Vec<u8>,
     puzzles: u64,
     clue_sum: u64,
@@ -171,8 +184,9 @@ fn make_chunk(
     with_solution: bool,
 ) -> Result<ChunkOut> {
     let mut out = ChunkOut {
+        cut: false,
         bytes: Vec::with_capacity(count as usize * if with_solution { 168 } else { 82 }),
-        puzzles: count,
+        puzzles: 0,
         clue_sum: 0,
         min_clues: CELLS,
         max_clues: 0,
@@ -181,6 +195,10 @@ fn make_chunk(
         rated: 0,
     };
     for index in first..first + count {
+        if interrupt::requested() {
+            out.cut = true;
+            break;
+        }
         let made = generator.generate(seed, index)?;
         let clues = made.puzzle.clue_count();
         out.bytes.extend_from_slice(&made.puzzle.to_bytes());
@@ -192,6 +210,7 @@ fn make_chunk(
                 .extend_from_slice(itoa::Buffer::new().format(clues).as_bytes());
         }
         out.bytes.push(b'\n');
+        out.puzzles += 1;
         out.clue_sum += clues as u64;
         out.min_clues = out.min_clues.min(clues);
         out.max_clues = out.max_clues.max(clues);
@@ -202,11 +221,28 @@ fn make_chunk(
     Ok(out)
 }
 
+/// Where the puzzles of a stopped run are, and how to get the rest.
+fn stopped_note(config: &GenerateConfig, report: &GenerateReport) -> String {
+    let whole = format!(
+        "the first {} of the {} puzzles; generate again with --seed {} to make them all",
+        report.puzzles, config.count, report.seed
+    );
+    match &config.output {
+        Some(path) if !crate::io::targets::is_direct(path) => format!(
+            "interrupted: {} holds {whole}",
+            crate::io::targets::partial_path(path).display()
+        ),
+        Some(path) => format!("interrupted: {} got {whole}", path.display()),
+        None => format!("interrupted: stdout got {whole}"),
+    }
+}
+
 /// The CSV header written with `--with-solution`.
 pub(crate) const CSV_HEADER: &str = "puzzle,solution,clues\n";
 
 /// Runs `generate`: makes `config.count` puzzles on `config.threads` threads and writes them in
-/// index order.
+/// index order. A signal (Ctrl-C, SIGTERM, SIGHUP) stops it between puzzles: the puzzles written
+/// are the first ones of the whole run, and a file output is left as `FILE.partial`.
 pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     if let Some(path) = &config.output {
         check_targets(&[], &[Target::new("-o", path, WriteKind::Replaced)])?;
@@ -226,11 +262,12 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     if config.with_solution {
         output.write_all(CSV_HEADER.as_bytes())?;
     }
+    interrupt::arm(Some("stopping; the puzzles made so far are kept"));
     let mut progress = Progress::new(None, config.quiet);
     let started = Instant::now();
     let mut next = 0u64;
     let produce = |_inline: bool| -> Result<Option<(u64, u64)>> {
-        if next >= config.count {
+        if next >= config.count || interrupt::requested() {
             return Ok(None);
         }
         let count = CHUNK.min(config.count - next);
@@ -253,10 +290,18 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
         wall_seconds: 0.0,
         threads,
         solver: config.solver.name(),
+        interrupted: false,
+        notes: Vec::new(),
     };
     let mut clue_sum = 0u64;
+    let mut cut = false;
     let consume = |chunk: Result<ChunkOut>| -> Result<()> {
         let chunk = chunk?;
+        if cut {
+            // After a chunk a stop cut short: these puzzles would leave a gap.
+            return Ok(());
+        }
+        cut = chunk.cut;
         output.write_all(&chunk.bytes)?;
         report.puzzles += chunk.puzzles;
         clue_sum += chunk.clue_sum;
@@ -278,7 +323,14 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     );
     progress.finish();
     result?;
-    output.finish()?;
+    report.interrupted = cut || (report.puzzles < config.count && interrupt::requested());
+    if report.interrupted {
+        output.keep_on_failure();
+        output.flush()?;
+        report.notes.push(stopped_note(config, &report));
+    } else {
+        output.finish()?;
+    }
     report.wall_seconds = started.elapsed().as_secs_f64();
     if report.puzzles == 0 {
         report.min_clues = 0;

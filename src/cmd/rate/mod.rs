@@ -152,6 +152,10 @@ pub struct RateSummary {
     pub wall_seconds: f64,
     /// Records per second of wall time.
     pub puzzles_per_second: f64,
+    /// The run was stopped by a signal: the counts cover the rows written before it only.
+    /// Written to the JSON only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 /// The Sudoku Exchange band of an ER in tenths.
@@ -527,6 +531,7 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
         &mut notes,
     )?;
     summary.merge(kept.take());
+    summary.interrupted = interrupted;
     summary.wall_seconds = started.elapsed().as_secs_f64();
     summary.puzzles_per_second = rated_now as f64 / summary.wall_seconds.max(1e-9);
     if let Some(path) = &config.run.summary {

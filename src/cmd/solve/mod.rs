@@ -541,7 +541,7 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
         &mut notes,
     )?;
     tally += &new_tally;
-    let summary = run_summary(
+    let mut summary = run_summary(
         &tally,
         new_tally.puzzles(),
         started,
@@ -549,6 +549,7 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
         config.solver,
         (cpu_at_start, solver_cpu_ns),
     );
+    summary.interrupted = interrupted;
     if let Some(path) = &config.run.summary {
         write_json(path, &summary)?;
     }
