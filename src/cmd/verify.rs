@@ -369,12 +369,14 @@ impl VerifyReport {
         self.notes.iter().for_each(|note| stderr!(line: "{note}"));
         if !config.run.quiet {
             use std::io::Write;
-            std::io::stdout()
-                .write_all(self.to_text().as_bytes())
-                .map_err(|source| Error::Write {
+            match std::io::stdout().write_all(self.to_text().as_bytes()) {
+                // `verify | head` closed the pipe: the exit status still gives the verdict.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                result => result.map_err(|source| Error::Write {
                     path: "-".into(),
                     cause: source,
-                })?;
+                })?,
+            }
         }
         Ok(if self.summary.interrupted {
             Finish::Interrupted
