@@ -6,9 +6,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::support::{bin, kaggle_pairs, mkfifo};
+use crate::support::{bin, kaggle_pairs, mkfifo, wait_within};
 
 /// Result rows without `solve_ns` and `file`, the columns that differ between runs of the same
 /// records from differently named files.
@@ -55,26 +55,14 @@ fn lines_of(result: &[u8]) -> Vec<u64> {
 
 /// Runs the binary with `args`, killing it (and failing) if it has not ended within `limit`.
 fn run_with_deadline(args: &[&std::ffi::OsStr], limit: Duration) -> Output {
-    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("sudoku-batch"))
+    let child = StdCommand::new(assert_cmd::cargo::cargo_bin("sudoku-batch"))
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > limit {
-            child.kill().unwrap();
-            let output = child.wait_with_output().unwrap();
-            panic!(
-                "{args:?} hung for {limit:?}: {}",
-                String::from_utf8_lossy(&output.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
+    wait_within(child, limit)
 }
 
 /// A slow writer: once `after` is done (if given), opens the FIFO (which waits for a reader),

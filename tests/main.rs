@@ -71,6 +71,27 @@ mod support {
         }
     }
 
+    /// Waits for `child` to end, at most `limit`: a run that does not stop fails the test (killed)
+    /// rather than hanging it.
+    pub fn wait_within(
+        mut child: std::process::Child,
+        limit: std::time::Duration,
+    ) -> std::process::Output {
+        let started = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > limit {
+                child.kill().unwrap();
+                let output = child.wait_with_output().unwrap();
+                panic!(
+                    "still running after {limit:?}: {}",
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        child.wait_with_output().unwrap()
+    }
+
     /// Makes a FIFO at `path` (the `mkfifo` tool).
     #[cfg(unix)]
     pub fn mkfifo(path: &Path) {

@@ -5,10 +5,12 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Child, Command as StdCommand, Output, Stdio};
+use std::process::{Command as StdCommand, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{bin, bin_path, data, repeated_puzzles, spawn_solve, wait_for_growth};
+use crate::support::{
+    bin, bin_path, data, repeated_puzzles, spawn_solve, wait_for_growth, wait_within,
+};
 
 /// A permutation of an 11-clue grid with no solution: about half a minute for `backtrack` to
 /// prove it.
@@ -38,24 +40,6 @@ fn kill(signal: &str, pid: u32) {
         .status()
         .unwrap();
     assert!(status.success());
-}
-
-/// Waits for `child` to end, at most `limit`: a run that does not stop fails the test (killed)
-/// rather than hanging it.
-fn wait_within(mut child: Child, limit: Duration) -> Output {
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > limit {
-            child.kill().unwrap();
-            let output = child.wait_with_output().unwrap();
-            panic!(
-                "still running {limit:?} after the signal: {}",
-                String::from_utf8_lossy(&output.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
 }
 
 #[test]
