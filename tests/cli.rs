@@ -403,27 +403,31 @@ fn closed_stdout_pipe_ends_quietly() {
     assert!(!stderr.contains("error"), "{stderr}");
 }
 
-/// For `verify` the exit status is the verdict: a closed stdout loses the summary, not the 1
-/// of a failed row.
+/// For `verify` the exit status is the verdict: a closed stdout loses the summary (and a
+/// `--report -`, here longer than any write buffer), not the 1 of a failed row.
 #[test]
 fn a_closed_stdout_keeps_the_verdict_of_verify() {
     let dir = tempfile::tempdir().unwrap();
     let wrong = format!("{}8", &CLASSIC_SOLUTION[..80]);
+    let path = dir.path().join("rows.txt");
     for (solution, code) in [(CLASSIC_SOLUTION.to_string(), 0), (wrong, 1)] {
-        let path = dir.path().join("rows.txt");
-        std::fs::write(&path, format!("{CLASSIC} {solution}\n")).unwrap();
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("sudoku-batch"))
-            .arg("verify")
-            .arg(&path)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        drop(child.stdout.take());
-        let output = child.wait_with_output().unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(code), "{stderr}");
-        assert!(!stderr.contains("error"), "{stderr}");
+        std::fs::write(&path, format!("{CLASSIC} {solution}\n").repeat(3000)).unwrap();
+        for report in [&[][..], &["--report", "-"][..]] {
+            let mut child =
+                std::process::Command::new(assert_cmd::cargo::cargo_bin("sudoku-batch"))
+                    .arg("verify")
+                    .arg(&path)
+                    .args(report)
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap();
+            drop(child.stdout.take());
+            let output = child.wait_with_output().unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(code), "{report:?}: {stderr}");
+            assert!(!stderr.contains("error"), "{stderr}");
+        }
     }
 }
 

@@ -45,7 +45,7 @@ fn kill(signal: &str, pid: u32) {
 #[test]
 fn sigint_sigterm_and_sighup_flush_print_the_summary_and_resume() {
     let dir = tempfile::tempdir().unwrap();
-    let input = repeated_puzzles(dir.path(), 30, "big.txt");
+    let input = repeated_puzzles(dir.path(), 100, "big.txt");
     let whole = bin()
         .args(["solve", "-q"])
         .arg(&input)
@@ -59,7 +59,9 @@ fn sigint_sigterm_and_sighup_flush_print_the_summary_and_resume() {
     ] {
         let out = dir.path().join(format!("{signal}.csv"));
         let partial = dir.path().join(format!("{signal}.csv.partial"));
-        let mut child = spawn_solve(&input, &out, &["-j", "2"]);
+        let json = dir.path().join(format!("{signal}.json"));
+        let summary = json.to_str().unwrap();
+        let mut child = spawn_solve(&input, &out, &["-j", "2", "--summary", summary]);
         wait_for_growth(&mut child, &partial, 300_000);
         kill(signal, child.id());
         let output = child.wait_with_output().unwrap();
@@ -71,20 +73,25 @@ fn sigint_sigterm_and_sighup_flush_print_the_summary_and_resume() {
             "{stderr}"
         );
         assert!(stderr.contains("puzzles: "), "summary printed: {stderr}");
+        let read_json = || -> serde_json::Value {
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+        };
+        assert_eq!(read_json()["interrupted"], true, "{name}: the JSON says so");
         assert!(!out.exists());
         let written = std::fs::read(&partial).unwrap();
         assert_eq!(written.last(), Some(&b'\n'), "{name}: flushed whole rows");
         let rows = rows_without_time(&written);
-        assert!(!rows.is_empty() && rows.len() < 30_000, "{}", rows.len());
+        assert!(!rows.is_empty() && rows.len() < 100_000, "{}", rows.len());
         for (i, row) in rows.iter().enumerate() {
             assert_eq!(row[0], i.to_string(), "{name}: rows in order, none lost");
         }
         bin()
-            .args(["solve", "-q", "--resume", "-o"])
+            .args(["solve", "-q", "--resume", "--summary", summary, "-o"])
             .arg(&out)
             .arg(&input)
             .assert()
             .code(0);
+        assert!(read_json().get("interrupted").is_none(), "finished: no key");
         assert_eq!(
             rows_without_time(&std::fs::read(&out).unwrap()),
             rows_without_time(&whole),
@@ -98,7 +105,7 @@ fn sigint_sigterm_and_sighup_flush_print_the_summary_and_resume() {
 #[test]
 fn a_stopped_run_without_a_header_does_not_offer_resume() {
     let dir = tempfile::tempdir().unwrap();
-    let input = repeated_puzzles(dir.path(), 30, "big.txt");
+    let input = repeated_puzzles(dir.path(), 300, "big.txt");
     let out = dir.path().join("nh.csv");
     let partial = dir.path().join("nh.csv.partial");
     let mut child = spawn_solve(&input, &out, &["-j", "2", "--no-header"]);
@@ -517,6 +524,29 @@ fn generate_verify_and_merge_stop_on_a_signal() {
         String::from_utf8_lossy(&again.stdout),
         made,
         "a prefix of the run"
+    );
+
+    // An ER range no candidate meets: the stop lands between two candidates of one puzzle.
+    let mut child = spawn(&[
+        "generate",
+        "-n",
+        "10",
+        "--seed",
+        "3",
+        "--er",
+        "9.5..11",
+        "-o",
+        &path("hard.txt"),
+    ]);
+    wait_for_growth(&mut child, Path::new(&path("hard.txt.partial")), 0);
+    std::thread::sleep(Duration::from_millis(300));
+    kill("TERM", child.id());
+    let output = wait_within(child, Duration::from_secs(5));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(143), "generate --er: {stderr}");
+    assert!(
+        stderr.contains("holds the first 0 of the 10 puzzles"),
+        "{stderr}"
     );
 
     let solved = bin()

@@ -252,6 +252,8 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     // `multiple` rows come only from runs with `--unique`; without sidecars it cannot be told.
     let unique = sidecars.iter().flatten().all(|m| m.unique);
     let merged_rows = interleave(&mut shards, &mut output, unique)?;
+    // The last look: a signal after the last rows were read still stops the merge.
+    stop_point(&output)?;
     incomplete.extend(rows_unlike_sidecars(&shards, &sidecars));
     if !complete_output(config, output, &merged_rows.unwritten, &incomplete)? {
         return Ok(nothing_written(notes, incomplete));
@@ -649,6 +651,7 @@ fn merge_rate(config: &MergeConfig) -> Result<MergeReport> {
     };
     let mut output = Output::create_with(config.output.as_deref(), &options)?;
     let mut merged = rate_merge::interleave(&config.inputs, &sidecars, &mut output)?;
+    stop_point(&output)?;
     incomplete.append(&mut merged.unlike_sidecars);
     if !complete_output(config, output, &merged.unwritten, &incomplete)? {
         return Ok(nothing_written(notes, incomplete));

@@ -531,7 +531,12 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
                 .map(|(file, line)| format!("{}:{line}", name(file)));
         }
         if let Some(output) = report.as_mut() {
-            output.write_all(&report_rows(&chunk.failures, name))?;
+            match output.write_all(&report_rows(&chunk.failures, name)) {
+                // `--report - | head`: the reader has what it wanted; the check goes on, so
+                // the exit status still gives the verdict.
+                Err(e) if e.is_broken_pipe() => report = None,
+                result => result?,
+            }
         }
         for (file, line, kind, reason) in chunk.failures {
             if first_failures.len() >= config.show {
@@ -569,7 +574,10 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
                 ));
             }
         } else {
-            output.finish()?;
+            match output.finish() {
+                Err(e) if e.is_broken_pipe() => {}
+                result => result?,
+            }
         }
     }
     summary.finish(started.elapsed());

@@ -1,6 +1,8 @@
 //! The generator: a random solution grid (the backtracking solver's search in random digit
 //! order), then clue removal orbit by orbit while the puzzle stays unique, and the final proof.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::error::{Error, Result};
 use crate::grid::{box_of, Grid, CELLS, UNITS};
 use crate::rng::Rng;
@@ -42,6 +44,9 @@ pub struct Generator {
     max_guesses: u64,
     /// Keep only puzzles whose SE rating (tenths) lies in this range.
     er: Option<(u16, u16)>,
+    /// Set when the run is stopping: [`Generator::generate`] then ends with
+    /// [`Error::Interrupted`] between two candidates.
+    stop: Option<&'static AtomicBool>,
 }
 
 impl Generator {
@@ -95,6 +100,7 @@ impl Generator {
             orbits,
             max_guesses: u64::MAX,
             er: None,
+            stop: None,
         })
     }
 
@@ -124,13 +130,32 @@ impl Generator {
         self
     }
 
+    /// Ends [`generate`](Generator::generate) with [`Error::Interrupted`] once `stop` is set:
+    /// it is looked at before each grid drawn and each candidate rated, so a stop lands
+    /// within one candidate even when an ER range is hard to meet.
+    pub fn with_stop(mut self, stop: Option<&'static AtomicBool>) -> Generator {
+        self.stop = stop;
+        self
+    }
+
+    /// [`Error::Interrupted`] once the stop flag is set.
+    fn stop_point(&self) -> Result<()> {
+        match self.stop {
+            Some(flag) if flag.load(Ordering::Relaxed) => Err(Error::Interrupted(
+                "the run was stopped before this puzzle was made".into(),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// The shape this generator makes.
     pub fn shape(&self) -> Shape {
         self.shape
     }
 
     /// Makes puzzle number `index` of the run with `seed`. The result depends only on `seed`,
-    /// `index`, the shape and the ER range.
+    /// `index`, the shape and the ER range; [`Error::Interrupted`] when the stop flag
+    /// ([`with_stop`](Generator::with_stop)) is set first.
     pub fn generate(&self, seed: u64, index: u64) -> Result<Generated> {
         let Some((low, high)) = self.er else {
             return self.candidate(seed, index);
@@ -145,6 +170,7 @@ impl Generator {
             // without a range makes, and no two puzzles of a run share a stream.
             let stream = index.wrapping_add(u64::from(rated - 1) << 40);
             let made = self.candidate(seed, stream)?;
+            self.stop_point()?;
             attempts += made.attempts;
             solver_calls += made.solver_calls;
             let verdict = crate::rate::verdict::judge(&made.puzzle, &limits, None, None, None);
@@ -181,6 +207,7 @@ impl Generator {
             ..
         } = self.shape;
         for attempt in 1..=MAX_ATTEMPTS {
+            self.stop_point()?;
             let solution = random_solution(&mut rng);
             let target = if minimal {
                 0

@@ -717,17 +717,19 @@ impl Read for Waiting {
             revents: 0,
         };
         loop {
-            // SAFETY: `wanted` is one valid `pollfd` that outlives the call, and the count is 1.
-            let ready = unsafe { libc::poll(&mut wanted, 1, STOP_POLL_MS) };
-            if ready != 0 {
-                // Bytes, the end of the input, or an error (the read reports it); a signal that
-                // cut the wait short (EINTR) is one more turn.
-                if ready > 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-                    break;
-                }
-            }
+            // Looked at before each wait, so an input read again after the stop (the reader
+            // finishing its record) ends at once rather than a slice later.
             if super::raw::stop_requested() {
                 return Ok(0);
+            }
+            // SAFETY: `wanted` is one valid `pollfd` that outlives the call, and the count is 1.
+            let ready = unsafe { libc::poll(&mut wanted, 1, STOP_POLL_MS) };
+            // Bytes, the end of the input, or an error (the read reports it); a signal that
+            // cut the wait short (EINTR) is one more turn.
+            if ready > 0
+                || (ready < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted)
+            {
+                break;
             }
         }
         self.0.read(buf)

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::cmd::Finish;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::grid::CELLS;
 use crate::io::output::Output;
 use crate::io::targets::{check_targets, Target, WriteKind};
@@ -195,11 +195,13 @@ fn make_chunk(
         rated: 0,
     };
     for index in first..first + count {
-        if interrupt::requested() {
-            out.cut = true;
-            break;
-        }
-        let made = generator.generate(seed, index)?;
+        let made = match generator.generate(seed, index) {
+            Err(Error::Interrupted(_)) => {
+                out.cut = true;
+                break;
+            }
+            made => made?,
+        };
         let clues = made.puzzle.clue_count();
         out.bytes.extend_from_slice(&made.puzzle.to_bytes());
         if with_solution {
@@ -249,7 +251,8 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     }
     let generator = Generator::new(config.shape, config.solver)?
         .with_max_guesses(config.max_guesses)
-        .with_er(config.er)?;
+        .with_er(config.er)?
+        .with_stop(Some(interrupt::flag()));
     let seed = config.seed.unwrap_or_else(fresh_seed);
     let threads = config.threads.max(1);
     check_threads(threads, config.allow_oversubscribe)?;
@@ -296,11 +299,11 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     let mut clue_sum = 0u64;
     let mut cut = false;
     let consume = |chunk: Result<ChunkOut>| -> Result<()> {
-        let chunk = chunk?;
         if cut {
             // After a chunk a stop cut short: these puzzles would leave a gap.
             return Ok(());
         }
+        let chunk = chunk?;
         cut = chunk.cut;
         output.write_all(&chunk.bytes)?;
         report.puzzles += chunk.puzzles;
