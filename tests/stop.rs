@@ -496,21 +496,31 @@ fn generate_verify_and_merge_stop_on_a_signal() {
             .unwrap()
     };
     let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    // Runs `args`, sends SIGTERM once `file` holds `bytes`, and gives the stderr of a run that
+    // exited 143.
+    let stopped = |args: &[&str], file: &str, bytes: u64| -> String {
+        let mut child = spawn(args);
+        wait_for_growth(&mut child, Path::new(&path(file)), bytes);
+        kill("TERM", child.id());
+        let output = wait_within(child, Duration::from_secs(5));
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!(output.status.code(), Some(143), "{args:?}: {stderr}");
+        stderr
+    };
 
-    let mut child = spawn(&[
-        "generate",
-        "-n",
-        "100000000",
-        "--seed",
-        "5",
-        "-o",
-        &path("g.txt"),
-    ]);
-    wait_for_growth(&mut child, Path::new(&path("g.txt.partial")), 8_200);
-    kill("TERM", child.id());
-    let output = wait_within(child, Duration::from_secs(5));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(143), "generate: {stderr}");
+    let stderr = stopped(
+        &[
+            "generate",
+            "-n",
+            "100000000",
+            "--seed",
+            "5",
+            "-o",
+            &path("g.txt"),
+        ],
+        "g.txt.partial",
+        8_200,
+    );
     assert!(stderr.contains("g.txt.partial holds the first"), "{stderr}");
     assert!(!Path::new(&path("g.txt")).exists());
     let made = std::fs::read_to_string(path("g.txt.partial")).unwrap();
@@ -527,23 +537,21 @@ fn generate_verify_and_merge_stop_on_a_signal() {
     );
 
     // An ER range no candidate meets: the stop lands between two candidates of one puzzle.
-    let mut child = spawn(&[
-        "generate",
-        "-n",
-        "10",
-        "--seed",
-        "3",
-        "--er",
-        "9.5..11",
-        "-o",
-        &path("hard.txt"),
-    ]);
-    wait_for_growth(&mut child, Path::new(&path("hard.txt.partial")), 0);
-    std::thread::sleep(Duration::from_millis(300));
-    kill("TERM", child.id());
-    let output = wait_within(child, Duration::from_secs(5));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(143), "generate --er: {stderr}");
+    let stderr = stopped(
+        &[
+            "generate",
+            "-n",
+            "10",
+            "--seed",
+            "3",
+            "--er",
+            "9.5..11",
+            "-o",
+            &path("hard.txt"),
+        ],
+        "hard.txt.partial",
+        0,
+    );
     assert!(
         stderr.contains("holds the first 0 of the 10 puzzles"),
         "{stderr}"
@@ -584,18 +592,17 @@ fn generate_verify_and_merge_stop_on_a_signal() {
             .assert()
             .success();
     }
-    let mut child = spawn(&[
-        "merge",
-        &path("s1.csv"),
-        &path("s2.csv"),
-        "-o",
-        &path("m.csv"),
-    ]);
-    wait_for_growth(&mut child, Path::new(&path("m.csv.partial")), 0);
-    kill("TERM", child.id());
-    let output = wait_within(child, Duration::from_secs(5));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(143), "merge: {stderr}");
+    let stderr = stopped(
+        &[
+            "merge",
+            &path("s1.csv"),
+            &path("s2.csv"),
+            "-o",
+            &path("m.csv"),
+        ],
+        "m.csv.partial",
+        0,
+    );
     assert!(
         stderr.contains("merge stopped by SIGTERM before the end: nothing was written to"),
         "{stderr}"

@@ -261,11 +261,12 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
         compress: config.compress,
         ..Default::default()
     };
+    // Before the output exists: a stop from then on leaves it as `FILE.partial`, with a note.
+    interrupt::arm(Some("stopping; the puzzles made so far are kept"));
     let mut output = Output::create_with(config.output.as_deref(), &options)?;
     if config.with_solution {
         output.write_all(CSV_HEADER.as_bytes())?;
     }
-    interrupt::arm(Some("stopping; the puzzles made so far are kept"));
     let mut progress = Progress::new(None, config.quiet);
     let started = Instant::now();
     let mut next = 0u64;
