@@ -610,3 +610,33 @@ fn generate_verify_and_merge_stop_on_a_signal() {
     assert!(!Path::new(&path("m.csv")).exists());
     assert!(!Path::new(&path("m.csv.partial")).exists());
 }
+
+/// A stop lands inside the rating of one pathological puzzle (ER 11.6, seconds of nested
+/// forcing chains): the run ends at once and writes no row for it, so `--resume` rates it.
+#[test]
+fn a_stop_lands_within_a_slow_rating() {
+    let dir = tempfile::tempdir().unwrap();
+    let hard = std::fs::read_to_string(data("norvig_sudokus_hard_375.txt")).unwrap();
+    let nugget = hard
+        .lines()
+        .find(|l| l.starts_with("1.......2.9.4...5...6...7...5.9.3"))
+        .unwrap();
+    let input = dir.path().join("nugget.txt");
+    std::fs::write(&input, format!("{nugget}\n")).unwrap();
+    let out = dir.path().join("r.csv");
+    let child = StdCommand::new(bin_path())
+        .args(["rate", "-q", "-j", "1", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    kill("TERM", child.id());
+    let output = wait_within(child, Duration::from_secs(5));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(143), "{stderr}");
+    let written = std::fs::read_to_string(dir.path().join("r.csv.partial")).unwrap();
+    assert_eq!(written.lines().count(), 1, "the header only: {written}");
+}

@@ -162,6 +162,8 @@ impl Generator {
         };
         let limits = crate::rate::Limits {
             max_er: Some(high),
+            // A stopped rating is not `Rated`: the next candidate's stop point ends the search.
+            stop: self.stop,
             ..crate::rate::Limits::default()
         };
         let (mut attempts, mut solver_calls) = (0u32, 0u32);

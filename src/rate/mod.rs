@@ -157,6 +157,9 @@ pub struct Limits {
     /// Give up when this instant has passed (checked between steps, and within the nested
     /// forcing chain searches).
     pub deadline: Option<Instant>,
+    /// Give up, with no answer, once this flag is set (a run stopping), checked where the
+    /// deadline is: a pathological puzzle cannot hold a stopping run for seconds.
+    pub stop: Option<&'static std::sync::atomic::AtomicBool>,
     /// Give up after this many steps.
     pub max_steps: Option<u32>,
     /// SE release to follow (default: the original SE 1.2.1).
@@ -170,6 +173,8 @@ pub enum GaveUp {
     MaxEr,
     /// [`Limits::deadline`] passed.
     Deadline,
+    /// [`Limits::stop`] was set: the rating is no answer.
+    Stopped,
     /// [`Limits::max_steps`] reached.
     StepBudget,
     /// No implemented technique makes progress (the puzzle needs something harder).
@@ -324,7 +329,17 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
     };
     let mut placed_yet = false;
     let mut memo = Memo::new();
-    let previous = nested::set_deadline(limits.deadline);
+    let previous = deadline::set_cutoff(deadline::Cutoff {
+        deadline: limits.deadline,
+        stop: limits.stop,
+    });
+    let expired = || {
+        if deadline::stopped() {
+            GaveUp::Stopped
+        } else {
+            GaveUp::Deadline
+        }
+    };
     while !b.solved() {
         if let Some(max) = limits.max_steps {
             if r.steps >= max {
@@ -332,15 +347,13 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
                 break;
             }
         }
-        if let Some(deadline) = limits.deadline {
-            if Instant::now() >= deadline {
-                r.status = Status::GaveUp(GaveUp::Deadline);
-                break;
-            }
+        if deadline::expired() {
+            r.status = Status::GaveUp(expired());
+            break;
         }
         let Some(mut step) = next_step_after(&b, &mut memo) else {
-            r.status = Status::GaveUp(if nested::expired() {
-                GaveUp::Deadline
+            r.status = Status::GaveUp(if deadline::expired() {
+                expired()
             } else {
                 GaveUp::NoTechnique
             });
@@ -380,7 +393,7 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
             rec.push(step);
         }
     }
-    nested::set_deadline(previous);
+    deadline::set_cutoff(previous);
     if !placed_yet {
         r.ep = r.er;
     }

@@ -20,7 +20,7 @@ const NONE: u32 = u32::MAX;
 /// The nesting levels tried, in SE's order, when dynamic forcing chains (+) find nothing.
 pub const LEVELS: [u8; 3] = [2, 3, 4];
 
-pub use super::deadline::{expired, set_deadline};
+use super::deadline::expired;
 
 /// The easiest nested forcing chain on `b`, trying each level in turn; `None` when no level
 /// finds one or the deadline passed.
@@ -306,7 +306,6 @@ pub fn inner_eliminations(real: &Board, grid: &Board, level: u8, acc: &mut Advan
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::rate::scale::Technique;
     use crate::rate::tests::check_path;
     use crate::rate::{explain, rate, GaveUp, Limits, Status};
@@ -386,6 +385,7 @@ mod tests {
             "{:?}",
             start.elapsed()
         );
-        assert_eq!(set_deadline(None), None);
+        let left = crate::rate::deadline::set_cutoff(Default::default());
+        assert!(left.deadline.is_none() && left.stop.is_none(), "restored");
     }
 }

@@ -100,8 +100,9 @@ impl RateVerdict {
 }
 
 /// Proves `puzzle` unique, then rates it within `limits` (its deadline counted from now when
-/// `timeout` is given); `path`, when given, receives the solving steps. `stop` ends the
-/// uniqueness proof early (the verdict is then `stopped`).
+/// `timeout` is given); `path`, when given, receives the solving steps. `stop` (or else
+/// [`Limits::stop`], which also ends the rating) ends the uniqueness proof early; either way
+/// the verdict is then `stopped`.
 pub fn judge(
     puzzle: &Grid,
     limits: &Limits,
@@ -120,7 +121,7 @@ pub fn judge(
     let options = JudgeOptions {
         solver: SolverKind::default(),
         unique: true,
-        budget: Budget::new(None, stop),
+        budget: Budget::new(None, stop.or(limits.stop)),
     };
     let judged = solve_verdict::judge(puzzle, None, &options);
     let status = match judged.status {
@@ -155,8 +156,15 @@ pub fn judge(
                 GaveUp::NoTechnique => {
                     "needs a technique the rater lacks (nested forcing chains of level 5)"
                 }
+                GaveUp::Stopped => "stopped",
             };
-            done(RateStatus::GaveUp, Some(rating), message.to_string(), false)
+            let stopped = why == GaveUp::Stopped;
+            done(
+                RateStatus::GaveUp,
+                Some(rating),
+                message.to_string(),
+                stopped,
+            )
         }
     }
 }

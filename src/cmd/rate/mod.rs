@@ -122,15 +122,10 @@ pub(crate) fn rate_body(
     let limits = Limits {
         max_er: config.max_er,
         flavor: config.flavor,
+        stop: Some(interrupt::flag()),
         ..Limits::default()
     };
-    verdict::judge(
-        puzzle,
-        &limits,
-        config.timeout,
-        Some(interrupt::flag()),
-        steps,
-    )
+    verdict::judge(puzzle, &limits, config.timeout, None, steps)
 }
 
 /// Rating counts: by status, by band, the finer histogram, and the hardest puzzles.
