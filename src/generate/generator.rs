@@ -190,6 +190,8 @@ impl Generator {
                 }
             }
         }
+        // The last candidate's rating may have been the one a stop cut short.
+        self.stop_point()?;
         Err(Error::Usage(format!(
             "no puzzle rated {:.1}..{:.1} among {MAX_RATED} candidates for puzzle {index}; \
              widen the range",
