@@ -85,7 +85,7 @@ fn grid_of(row: &[u8]) -> Result<Grid, String> {
 fn interruptible<T: Send>(
     py: Python<'_>,
     threads: Option<usize>,
-    work: impl FnOnce(&AtomicBool) -> T + Send,
+    work: impl FnOnce(&Arc<AtomicBool>) -> T + Send,
 ) -> PyResult<T> {
     if threads == Some(0) {
         return Err(PyValueError::new_err("threads must be at least 1, got 0"));
@@ -97,7 +97,8 @@ fn interruptible<T: Send>(
     let pool = builder
         .build()
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start threads: {e}")))?;
-    let cancel = AtomicBool::new(false);
+    // Shared, so that a holder of its own (the rater's cutoff, the generator) can keep it.
+    let cancel = Arc::new(AtomicBool::new(false));
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
         let (pool, cancel_ref, done_ref) = (&pool, &cancel, &done);
@@ -184,7 +185,7 @@ fn solve_cells<'py>(
                 let options = JudgeOptions {
                     solver: kind,
                     unique,
-                    budget: Budget::new(max_guesses, Some(cancel)),
+                    budget: Budget::new(max_guesses, Some(&**cancel)),
                 };
                 let mut messages = Messages::new();
                 for i in 0..st.len() {
@@ -379,6 +380,11 @@ fn rate_cells<'py>(
     let mut rate_ns = vec![0u64; n];
     let mut technique: Vec<&'static str> = vec![""; n];
     let messages = interruptible(py, threads, |cancel| {
+        // A stop lands inside one puzzle's rating too (a pathological one takes seconds).
+        let limits = RateLimits {
+            stop: Some(Arc::clone(cancel)),
+            ..limits
+        };
         // Small work items: a hard puzzle takes up to a second.
         const RATE_CHUNK: usize = 16;
         er.par_chunks_mut(RATE_CHUNK)
@@ -398,7 +404,7 @@ fn rate_cells<'py>(
                     let row = c * RATE_CHUNK + i;
                     let judged = match grid_of(&input[row * CELLS..(row + 1) * CELLS]) {
                         Ok(puzzle) => {
-                            rate_verdict::judge(&puzzle, &limits, timeout, Some(cancel), None)
+                            rate_verdict::judge(&puzzle, &limits, timeout, None, None)
                         }
                         Err(message) => RateVerdict::invalid(message),
                     };
@@ -479,6 +485,8 @@ fn generate_cells<'py>(
     let mut solutions = vec![0u8; n * CELLS];
     let mut counts = vec![0u8; n];
     interruptible(py, threads, |cancel| {
+        // A stop lands between the candidates of one puzzle too (an ER range hard to meet).
+        let generator = generator.with_stop(Some(Arc::clone(cancel)));
         puzzles
             .par_chunks_mut(GENERATE_CHUNK * CELLS)
             .zip(solutions.par_chunks_mut(GENERATE_CHUNK * CELLS))

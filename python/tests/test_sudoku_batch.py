@@ -493,3 +493,23 @@ def test_ctrl_c_stops_generate_quickly():
     elapsed = time.monotonic() - started
     timer.cancel()
     assert elapsed < 1.5, elapsed
+
+
+# Line 90 of data/norvig_sudokus_hard_375.txt: ER 11.6, seconds of nested forcing chains.
+NUGGET = "1.......2.9.4...5...6...7...5.9.3.......7.......85..4.7.....6...3...9.8...2.....1"
+
+
+def test_ctrl_c_stops_one_slow_rating_and_one_hard_er_range_quickly():
+    for call in (
+        lambda: sb.rate([NUGGET] * 4, threads=1),
+        # No candidate meets this range: the search would go on for half a minute.
+        lambda: sb.generate(3, seed=3, er=(9.5, 11.0), threads=1),
+    ):
+        timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+        started = time.monotonic()
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            call()
+        elapsed = time.monotonic() - started
+        timer.cancel()
+        assert elapsed < 1.5, elapsed

@@ -2,6 +2,7 @@
 //! order), then clue removal orbit by orbit while the puzzle stays unique, and the final proof.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::grid::{box_of, Grid, CELLS, UNITS};
@@ -46,7 +47,7 @@ pub struct Generator {
     er: Option<(u16, u16)>,
     /// Set when the run is stopping: [`Generator::generate`] then ends with
     /// [`Error::Interrupted`] between two candidates.
-    stop: Option<&'static AtomicBool>,
+    stop: Option<Arc<AtomicBool>>,
 }
 
 impl Generator {
@@ -133,14 +134,14 @@ impl Generator {
     /// Ends [`generate`](Generator::generate) with [`Error::Interrupted`] once `stop` is set:
     /// it is looked at before each grid drawn and each candidate rated, so a stop lands
     /// within one candidate even when an ER range is hard to meet.
-    pub fn with_stop(mut self, stop: Option<&'static AtomicBool>) -> Generator {
+    pub fn with_stop(mut self, stop: Option<Arc<AtomicBool>>) -> Generator {
         self.stop = stop;
         self
     }
 
     /// [`Error::Interrupted`] once the stop flag is set.
     fn stop_point(&self) -> Result<()> {
-        match self.stop {
+        match &self.stop {
             Some(flag) if flag.load(Ordering::Relaxed) => Err(Error::Interrupted(
                 "the run was stopped before this puzzle was made".into(),
             )),
@@ -163,7 +164,7 @@ impl Generator {
         let limits = crate::rate::Limits {
             max_er: Some(high),
             // A stopped rating is not `Rated`: the next candidate's stop point ends the search.
-            stop: self.stop,
+            stop: self.stop.clone(),
             ..crate::rate::Limits::default()
         };
         let (mut attempts, mut solver_calls) = (0u32, 0u32);

@@ -1,22 +1,23 @@
 //! When a rating on this thread gives up: its deadline and the run's stop flag, which the
 //! nested forcing-chain searches check between their start cells and inner searches.
 
-use std::cell::Cell;
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The instant after which a rating gives up, and the flag that stops it (a run stopping).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Cutoff {
     /// Give up once this instant has passed (`None`: never).
     pub(super) deadline: Option<Instant>,
     /// Give up once this flag is set (`None`: never).
-    pub(super) stop: Option<&'static AtomicBool>,
+    pub(super) stop: Option<Arc<AtomicBool>>,
 }
 
 thread_local! {
-    static CUTOFF: Cell<Cutoff> = const {
-        Cell::new(Cutoff {
+    static CUTOFF: RefCell<Cutoff> = const {
+        RefCell::new(Cutoff {
             deadline: None,
             stop: None,
         })
@@ -30,10 +31,15 @@ pub(super) fn set_cutoff(cutoff: Cutoff) -> Cutoff {
 
 /// Whether this thread's rating was stopped by its stop flag.
 pub(super) fn stopped() -> bool {
-    CUTOFF.with(|c| c.get().stop.is_some_and(|f| f.load(Ordering::Relaxed)))
+    CUTOFF.with(|c| {
+        c.borrow()
+            .stop
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+    })
 }
 
 /// Whether this thread's rating should give up: its deadline passed or it was [`stopped`].
 pub(super) fn expired() -> bool {
-    stopped() || CUTOFF.with(|c| c.get().deadline.is_some_and(|d| Instant::now() >= d))
+    stopped() || CUTOFF.with(|c| c.borrow().deadline.is_some_and(|d| Instant::now() >= d))
 }

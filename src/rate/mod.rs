@@ -159,7 +159,7 @@ pub struct Limits {
     pub deadline: Option<Instant>,
     /// Give up, with no answer, once this flag is set (a run stopping), checked where the
     /// deadline is: a pathological puzzle cannot hold a stopping run for seconds.
-    pub stop: Option<&'static std::sync::atomic::AtomicBool>,
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// Give up after this many steps.
     pub max_steps: Option<u32>,
     /// SE release to follow (default: the original SE 1.2.1).
@@ -331,7 +331,7 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
     let mut memo = Memo::new();
     let previous = deadline::set_cutoff(deadline::Cutoff {
         deadline: limits.deadline,
-        stop: limits.stop,
+        stop: limits.stop.clone(),
     });
     let expired = || {
         if deadline::stopped() {

@@ -121,7 +121,7 @@ pub fn judge(
     let options = JudgeOptions {
         solver: SolverKind::default(),
         unique: true,
-        budget: Budget::new(None, stop.or(limits.stop)),
+        budget: Budget::new(None, stop.or(limits.stop.as_deref())),
     };
     let judged = solve_verdict::judge(puzzle, None, &options);
     let status = match judged.status {

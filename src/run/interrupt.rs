@@ -8,10 +8,11 @@
 //! [`exit_code`]: 128 plus the signal's number (130, 143, 129), as a shell reports it.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
-/// Set by a stop signal; cleared by [`arm`].
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// Set by a stop signal; cleared by [`arm`]. Shared ([`shared`]) with what holds a stop flag
+/// of its own: the rater's cutoff and the generator.
+static INTERRUPTED: LazyLock<Arc<AtomicBool>> = LazyLock::new(Arc::default);
 
 /// The number of the signal that set [`INTERRUPTED`] (0 before any).
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
@@ -99,6 +100,12 @@ pub(crate) fn requested() -> bool {
 /// The flag itself, for the solvers' [`crate::solver::Budget`].
 pub(crate) fn flag() -> &'static AtomicBool {
     &INTERRUPTED
+}
+
+/// The flag, for a holder that keeps it ([`crate::rate::Limits::stop`],
+/// [`crate::generate::Generator::with_stop`]).
+pub(crate) fn shared() -> Arc<AtomicBool> {
+    Arc::clone(&INTERRUPTED)
 }
 
 /// The exit status of a run stopped by the last signal: 128 + its number (130 for Ctrl-C).

@@ -252,7 +252,7 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     let generator = Generator::new(config.shape, config.solver)?
         .with_max_guesses(config.max_guesses)
         .with_er(config.er)?
-        .with_stop(Some(interrupt::flag()));
+        .with_stop(Some(interrupt::shared()));
     let seed = config.seed.unwrap_or_else(fresh_seed);
     let threads = config.threads.max(1);
     check_threads(threads, config.allow_oversubscribe)?;

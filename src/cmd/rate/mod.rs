@@ -122,7 +122,7 @@ pub(crate) fn rate_body(
     let limits = Limits {
         max_er: config.max_er,
         flavor: config.flavor,
-        stop: Some(interrupt::flag()),
+        stop: Some(interrupt::shared()),
         ..Limits::default()
     };
     verdict::judge(puzzle, &limits, config.timeout, None, steps)
