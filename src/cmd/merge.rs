@@ -40,6 +40,7 @@ use crate::io::results::{
 };
 use crate::io::targets::partial_path;
 use crate::io::targets::{check_targets, Target, WriteKind};
+use crate::run::interrupt;
 use crate::stats::{Summary, Tally};
 
 /// Everything `merge` needs, built from the command line.
@@ -214,7 +215,7 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
         return Err(Error::Usage("merge needs at least one input".into()));
     }
     check_merge_targets(config)?;
-    crate::run::interrupt::arm(Some("stopping; the merge will not be finished"));
+    interrupt::arm(Some("stopping; the merge will not be finished"));
     let first_sidecar = RunManifest::read(&config.inputs[0])?;
     if rate_merge::is_rate_output(&config.inputs[0], first_sidecar.as_ref()) {
         return merge_rate(config);
@@ -253,7 +254,7 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     let unique = sidecars.iter().flatten().all(|m| m.unique);
     let merged_rows = interleave(&mut shards, &mut output, unique)?;
     // The last look: a signal after the last rows were read still stops the merge.
-    stop_point(&output)?;
+    interrupt::stop_point_whole("merge", &output)?;
     incomplete.extend(rows_unlike_sidecars(&shards, &sidecars));
     if !complete_output(config, output, &merged_rows.unwritten, &incomplete)? {
         return Ok(nothing_written(notes, incomplete));
@@ -358,30 +359,13 @@ fn interleave(shards: &mut [ShardReader], output: &mut Output, unique: bool) -> 
         if merged.unwritten.len() >= 64 * 1024 {
             output.write_all(&merged.unwritten)?;
             merged.unwritten.clear();
-            stop_point(output)?;
+            interrupt::stop_point_whole("merge", output)?;
         }
         if let Some(next) = shard.advance()? {
             heap.push(Reverse((next, i)));
         }
     }
     Ok(merged)
-}
-
-/// Where a merge looks at the stop flag (every 64 KiB of rows written to `output`): a stopped
-/// merge is an [`Error::Interrupted`], so its output is dropped (a file's `FILE.partial`
-/// removed): a merge is whole or nothing, and merging again is the way on.
-pub(crate) fn stop_point(output: &Output) -> Result<()> {
-    if !crate::run::interrupt::requested() {
-        return Ok(());
-    }
-    let left = match output.placed() {
-        Ok(path) => format!("nothing was written to {}", path.display()),
-        Err(direct) => format!("the rows written to {} stop short", direct.display()),
-    };
-    Err(Error::Interrupted(format!(
-        "merge stopped by {} before the end: {left}; merge again to make it",
-        crate::run::interrupt::stopped_by()
-    )))
 }
 
 /// Shards with other rows than their run wrote, though of the right size, each in a sentence.
@@ -651,7 +635,7 @@ fn merge_rate(config: &MergeConfig) -> Result<MergeReport> {
     };
     let mut output = Output::create_with(config.output.as_deref(), &options)?;
     let mut merged = rate_merge::interleave(&config.inputs, &sidecars, &mut output)?;
-    stop_point(&output)?;
+    interrupt::stop_point_whole("merge", &output)?;
     incomplete.append(&mut merged.unlike_sidecars);
     if !complete_output(config, output, &merged.unwritten, &incomplete)? {
         return Ok(nothing_written(notes, incomplete));

@@ -392,25 +392,26 @@ impl<'a> Sidecar<'a> {
     ) -> Result<()> {
         if interrupted {
             self.rows_written(&mut output)?;
-            output.flush()?;
-            if let Some(path) = self.output.filter(|&p| crate::io::targets::is_direct(p)) {
+            match output.keep()? {
+                Ok(partial) => {
+                    let next = if self.resumable {
+                        "; run again with --resume to finish"
+                    } else {
+                        ", without a header (--no-header), so --resume cannot continue them; \
+                         run again to start over"
+                    };
+                    notes.push(format!(
+                        "interrupted: the rows so far are in {}{next}",
+                        partial.display()
+                    ));
+                }
                 // A device or FIFO was written as the rows came: no `.partial` to resume.
-                notes.push(format!(
+                Err(direct) if self.output.is_some() => notes.push(format!(
                     "interrupted: the rows so far went to {} (not a regular file, so --resume \
                      cannot continue them)",
-                    path.display()
-                ));
-            } else if let Some(path) = self.output {
-                let next = if self.resumable {
-                    "; run again with --resume to finish"
-                } else {
-                    ", without a header (--no-header), so --resume cannot continue them; run \
-                     again to start over"
-                };
-                notes.push(format!(
-                    "interrupted: the rows so far are in {}{next}",
-                    crate::io::targets::partial_path(path).display()
-                ));
+                    direct.display()
+                )),
+                Err(_) => {}
             }
             return Ok(());
         }

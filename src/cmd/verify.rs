@@ -30,7 +30,7 @@ use crate::cmd::{Finish, RunOptions};
 use crate::error::{Error, Result};
 use crate::grid::Grid;
 use crate::io::output::{write_json, Output};
-use crate::io::targets::{check_targets, is_direct, partial_path, Target, WriteKind};
+use crate::io::targets::{check_targets, Target, WriteKind};
 use crate::io::{Columns, Fields, Input, RecordReader};
 use crate::run::records::{Chunk, ShardedRecords};
 use crate::run::{build_pool, check_threads, interrupt, ordered_map, Progress, INLINE_START};
@@ -519,12 +519,7 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     let mut first_skipped = None;
     let name = |file: u32| files.get(file as usize).map_or("-", String::as_str);
     let consume = |chunk: ChunkOut| -> Result<()> {
-        summary.rows += chunk.rows;
-        summary.valid += chunk.valid;
-        summary.skipped += chunk.skipped;
-        for kind in FailureKind::ALL {
-            summary.failures.add(kind, chunk.counts.get(kind));
-        }
+        summary.add(&chunk);
         if first_skipped.is_none() {
             first_skipped = chunk
                 .first_skipped
@@ -555,31 +550,8 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     let result = ordered_map(&pool, threads * 4 + 2, INLINE_START, produce, work, consume);
     progress.finish();
     result?;
-    let mut notes = Vec::new();
     summary.interrupted = records.stopped();
-    if summary.interrupted {
-        notes.push(format!(
-            "interrupted: the verdict covers the {} rows read before the stop, not the whole input",
-            summary.rows
-        ));
-    }
-    if let Some(mut output) = report {
-        if summary.interrupted {
-            output.keep_on_failure();
-            output.flush()?;
-            if let Some(path) = config.report.as_deref().filter(|p| !is_direct(p)) {
-                notes.push(format!(
-                    "interrupted: the report of those rows is in {}",
-                    partial_path(path).display()
-                ));
-            }
-        } else {
-            match output.finish() {
-                Err(e) if e.is_broken_pipe() => {}
-                result => result?,
-            }
-        }
-    }
+    let notes = end_report(report, &summary)?;
     summary.finish(started.elapsed());
     if let Some(path) = &config.run.summary {
         write_json(path, &summary)?;
@@ -591,6 +563,35 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
         empty_inputs: records.reader.empty_inputs().to_vec(),
         notes,
     })
+}
+
+/// Ends the `--report` output, if any: put in place after a whole run (a closed pipe loses it
+/// quietly), flushed and left as `FILE.partial` after a stop. The notes for stderr on what a
+/// stopped run covered and where its report is.
+fn end_report(report: Option<Output>, summary: &VerifySummary) -> Result<Vec<String>> {
+    let mut notes = Vec::new();
+    if summary.interrupted {
+        notes.push(format!(
+            "interrupted: the verdict covers the {} rows read before the stop, not the whole input",
+            summary.rows
+        ));
+    }
+    let Some(output) = report else {
+        return Ok(notes);
+    };
+    if !summary.interrupted {
+        return match output.finish() {
+            Err(e) if e.is_broken_pipe() => Ok(notes),
+            result => result.map(|()| notes),
+        };
+    }
+    if let Ok(partial) = output.keep()? {
+        notes.push(format!(
+            "interrupted: the report of those rows is in {}",
+            partial.display()
+        ));
+    }
+    Ok(notes)
 }
 
 /// Checks every file the run writes (`--report`, `--summary`) before anything is read, then
@@ -638,6 +639,16 @@ fn report_rows<'a>(
 }
 
 impl VerifySummary {
+    /// Counts a checked chunk's rows.
+    fn add(&mut self, chunk: &ChunkOut) {
+        self.rows += chunk.rows;
+        self.valid += chunk.valid;
+        self.skipped += chunk.skipped;
+        for kind in FailureKind::ALL {
+            self.failures.add(kind, chunk.counts.get(kind));
+        }
+    }
+
     /// The counts of a run that has checked nothing yet.
     fn new(config: &VerifyConfig, threads: usize) -> Self {
         VerifySummary {

@@ -282,6 +282,19 @@ impl Output {
         self.target.as_deref().ok_or(&self.display)
     }
 
+    /// Ends the output of a run a signal stopped: flushed, and a file left as `FILE.partial`
+    /// (not put in place). `Ok` with that partial file, or `Err` with the name of the stdout
+    /// (`-`), device or FIFO the bytes went straight to.
+    #[cfg(feature = "cli")]
+    pub(crate) fn keep(mut self) -> Result<std::result::Result<PathBuf, PathBuf>> {
+        self.keep_on_failure();
+        self.flush()?;
+        Ok(match self.placed() {
+            Ok(target) => Ok(partial_path(target)),
+            Err(direct) => Err(direct.to_path_buf()),
+        })
+    }
+
     /// How the output is encoded: `solve` seals each chunk with it ([`Codec::seal`]) before
     /// handing it to [`write_sealed`](Output::write_sealed).
     pub fn codec(&self) -> Codec {

@@ -108,6 +108,26 @@ pub(crate) fn shared() -> Arc<AtomicBool> {
     Arc::clone(&INTERRUPTED)
 }
 
+/// Where a command whose output is whole or worthless (`merge`) looks at the stop flag: once
+/// stopped, an [`Error::Interrupted`](crate::error::Error::Interrupted) saying what `output`
+/// got, so the output is dropped (a file's `FILE.partial` removed) and the command run again.
+pub(crate) fn stop_point_whole(
+    command: &str,
+    output: &crate::io::output::Output,
+) -> crate::error::Result<()> {
+    if !requested() {
+        return Ok(());
+    }
+    let left = match output.placed() {
+        Ok(path) => format!("nothing was written to {}", path.display()),
+        Err(direct) => format!("the rows written to {} stop short", direct.display()),
+    };
+    Err(crate::error::Error::Interrupted(format!(
+        "{command} stopped by {} before the end: {left}; {command} again to make it",
+        stopped_by()
+    )))
+}
+
 /// The exit status of a run stopped by the last signal: 128 + its number (130 for Ctrl-C).
 pub(crate) fn exit_code() -> u8 {
     match SIGNAL.load(Ordering::SeqCst) {

@@ -223,19 +223,21 @@ fn make_chunk(
     Ok(out)
 }
 
-/// Where the puzzles of a stopped run are, and how to get the rest.
-fn stopped_note(config: &GenerateConfig, report: &GenerateReport) -> String {
+/// Where the puzzles of a stopped run are (`kept`, as [`Output::keep`] says), and how to get
+/// the rest.
+fn stopped_note(
+    config: &GenerateConfig,
+    report: &GenerateReport,
+    kept: std::result::Result<PathBuf, PathBuf>,
+) -> String {
     let whole = format!(
         "the first {} of the {} puzzles; generate again with --seed {} to make them all",
         report.puzzles, config.count, report.seed
     );
-    match &config.output {
-        Some(path) if !crate::io::targets::is_direct(path) => format!(
-            "interrupted: {} holds {whole}",
-            crate::io::targets::partial_path(path).display()
-        ),
-        Some(path) => format!("interrupted: {} got {whole}", path.display()),
-        None => format!("interrupted: stdout got {whole}"),
+    match kept {
+        Ok(partial) => format!("interrupted: {} holds {whole}", partial.display()),
+        Err(_) if config.output.is_none() => format!("interrupted: stdout got {whole}"),
+        Err(direct) => format!("interrupted: {} got {whole}", direct.display()),
     }
 }
 
@@ -329,9 +331,8 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     result?;
     report.interrupted = cut || (report.puzzles < config.count && interrupt::requested());
     if report.interrupted {
-        output.keep_on_failure();
-        output.flush()?;
-        report.notes.push(stopped_note(config, &report));
+        let kept = output.keep()?;
+        report.notes.push(stopped_note(config, &report, kept));
     } else {
         output.finish()?;
     }

@@ -215,7 +215,7 @@ pub(crate) fn interleave(
         if merged.unwritten.len() >= 64 * 1024 {
             output.write_all(&merged.unwritten)?;
             merged.unwritten.clear();
-            crate::cmd::merge::stop_point(output)?;
+            crate::run::interrupt::stop_point_whole("merge", output)?;
         }
         if let Some(next) = shard.advance(index_slot)? {
             heap.push(Reverse((next, i)));
