@@ -404,7 +404,7 @@ fn rate_cells<'py>(
                     let row = c * RATE_CHUNK + i;
                     let judged = match grid_of(&input[row * CELLS..(row + 1) * CELLS]) {
                         Ok(puzzle) => {
-                            rate_verdict::judge(&puzzle, &limits, timeout, None, None)
+                            rate_verdict::judge(&puzzle, &limits, timeout, None)
                         }
                         Err(message) => RateVerdict::invalid(message),
                     };

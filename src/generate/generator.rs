@@ -176,7 +176,7 @@ impl Generator {
             self.stop_point()?;
             attempts += made.attempts;
             solver_calls += made.solver_calls;
-            let verdict = crate::rate::verdict::judge(&made.puzzle, &limits, None, None, None);
+            let verdict = crate::rate::verdict::judge(&made.puzzle, &limits, None, None);
             if let (crate::rate::verdict::RateStatus::Rated, Some(rating)) =
                 (verdict.status, verdict.rating)
             {

@@ -2,7 +2,6 @@
 //! prove the puzzle has exactly one solution with the fast solver, then rate it within the
 //! limits, and say which [`RateStatus`] it gets and why.
 
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use super::{explain, rate, GaveUp, Limits, Rating, Status, Step};
@@ -100,14 +99,12 @@ impl RateVerdict {
 }
 
 /// Proves `puzzle` unique, then rates it within `limits` (its deadline counted from now when
-/// `timeout` is given); `path`, when given, receives the solving steps. `stop` (or else
-/// [`Limits::stop`], which also ends the rating) ends the uniqueness proof early; either way
-/// the verdict is then `stopped`.
+/// `timeout` is given); `path`, when given, receives the solving steps. [`Limits::stop`] ends
+/// the uniqueness proof and the rating early; the verdict is then `stopped`.
 pub fn judge(
     puzzle: &Grid,
     limits: &Limits,
     timeout: Option<std::time::Duration>,
-    stop: Option<&AtomicBool>,
     path: Option<&mut Vec<Step>>,
 ) -> RateVerdict {
     let started = Instant::now();
@@ -121,7 +118,7 @@ pub fn judge(
     let options = JudgeOptions {
         solver: SolverKind::default(),
         unique: true,
-        budget: Budget::new(None, stop.or(limits.stop.as_deref())),
+        budget: Budget::new(None, limits.stop.as_deref()),
     };
     let judged = solve_verdict::judge(puzzle, None, &options);
     let status = match judged.status {
@@ -176,7 +173,7 @@ mod tests {
     #[test]
     fn statuses_of_ambiguous_bounded_and_rated_puzzles() {
         let limits = Limits::default();
-        let multiple = judge(&Grid::empty(), &limits, None, None, None);
+        let multiple = judge(&Grid::empty(), &limits, None, None);
         assert_eq!(multiple.status, RateStatus::Multiple);
         assert!(multiple.rating.is_none());
         let easy: Grid =
@@ -184,14 +181,14 @@ mod tests {
                 .parse()
                 .unwrap();
         let mut path = Vec::new();
-        let rated = judge(&easy, &limits, None, None, Some(&mut path));
+        let rated = judge(&easy, &limits, None, Some(&mut path));
         assert_eq!(rated.status, RateStatus::Rated);
         assert_eq!(rated.rating.unwrap().steps as usize, path.len());
         let low = Limits {
             max_er: Some(10),
             ..Limits::default()
         };
-        let stopped = judge(&easy, &low, None, None, None);
+        let stopped = judge(&easy, &low, None, None);
         assert_eq!(stopped.status, RateStatus::GaveUp);
         assert!(stopped.message.contains("max_er"));
         for (i, status) in RateStatus::ALL.into_iter().enumerate() {

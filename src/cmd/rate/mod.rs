@@ -125,7 +125,7 @@ pub(crate) fn rate_body(
         stop: Some(interrupt::shared()),
         ..Limits::default()
     };
-    verdict::judge(puzzle, &limits, config.timeout, None, steps)
+    verdict::judge(puzzle, &limits, config.timeout, steps)
 }
 
 /// Rating counts: by status, by band, the finer histogram, and the hardest puzzles.
