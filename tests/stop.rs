@@ -35,13 +35,13 @@ fn rows_without_time(csv_text: &[u8]) -> Vec<Vec<String>> {
 }
 
 /// Runs the binary with `args` (and, given `feed`, a stdin pipe that gets those bytes and stays
-/// open), sends `signal` after `after`, and gives its output once it has ended (failing the
-/// test if it has not within 5 s) with its stderr as text.
+/// open), sends `signals` after `after`, 50 ms apart, and gives its output once it has ended
+/// (failing the test if it has not within 5 s) with its stderr as text.
 fn stopped_after(
     args: &[&std::ffi::OsStr],
     feed: Option<&[u8]>,
     after: Duration,
-    signal: &str,
+    signals: &[&str],
 ) -> (Output, String) {
     let mut child = StdCommand::new(bin_path())
         .args(args)
@@ -60,7 +60,12 @@ fn stopped_after(
         writer.flush().unwrap();
     }
     std::thread::sleep(after);
-    kill(signal, child.id());
+    for (k, signal) in signals.iter().enumerate() {
+        if k > 0 {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        kill(signal, child.id());
+    }
     let output = wait_within(child, Duration::from_secs(5));
     drop(writer);
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
@@ -364,7 +369,7 @@ fn a_stop_ends_the_skipping_of_an_endless_line() {
             "-o".as_ref(),
             out.as_os_str(),
         ];
-        let (output, stderr) = stopped_after(&args, None, Duration::from_millis(500), "INT");
+        let (output, stderr) = stopped_after(&args, None, Duration::from_millis(500), &["INT"]);
         assert_eq!(output.status.code(), Some(130), "{command}: {stderr}");
     }
 }
@@ -489,7 +494,7 @@ fn a_stop_ends_the_wait_on_a_silent_pipe() {
             &args,
             Some(text.as_bytes()),
             Duration::from_millis(1500),
-            "TERM",
+            &["TERM"],
         );
         assert_eq!(output.status.code(), Some(143), "{case}: {stderr}");
         let partial = dir.path().join(format!("{command}-{format}.csv.partial"));
@@ -596,7 +601,7 @@ fn generate_verify_and_merge_stop_on_a_signal() {
     let json = path("v.json");
     let args = ["verify", "-", "--json", &json].map(std::ffi::OsStr::new);
     // The pipe stays open: the run waits for more rows.
-    let (output, stderr) = stopped_after(&args, Some(&solved), Duration::from_millis(1500), "TERM");
+    let (output, stderr) = stopped_after(&args, Some(&solved), Duration::from_millis(1500), &["TERM"]);
     assert_eq!(output.status.code(), Some(143), "verify: {stderr}");
     assert!(
         stderr.contains("interrupted: the verdict covers the 95 rows read before the stop"),
@@ -653,8 +658,36 @@ fn a_stop_lands_within_a_slow_rating() {
         .map(|a| a.as_ref())
         .collect();
     args.extend([out.as_os_str(), input.as_os_str()]);
-    let (output, stderr) = stopped_after(&args, None, Duration::from_millis(700), "TERM");
+    let (output, stderr) = stopped_after(&args, None, Duration::from_millis(700), &["TERM"]);
     assert_eq!(output.status.code(), Some(143), "{stderr}");
     let written = std::fs::read_to_string(dir.path().join("r.csv.partial")).unwrap();
     assert_eq!(written.lines().count(), 1, "the header only: {written}");
+}
+
+/// One stop request often arrives twice within milliseconds (GNU `timeout` signals its child,
+/// then its whole process group; a scheduler signals every process of a job): the copy is the
+/// same request, not a second Ctrl-C that quits at once, so the rows are kept as after one.
+#[test]
+#[cfg(unix)]
+fn a_signal_that_arrives_twice_at_once_is_one_stop() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: String = std::fs::read_to_string(data("norvig_top95.txt"))
+        .unwrap()
+        .lines()
+        .take(3)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let out = dir.path().join("out.csv");
+    let args = ["solve".as_ref(), "-o".as_ref(), out.as_os_str(), "-".as_ref()];
+    let (output, stderr) = stopped_after(
+        &args,
+        Some(lines.as_bytes()),
+        Duration::from_millis(1500),
+        &["INT", "INT"],
+    );
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert_eq!(stderr.matches("stopping").count(), 1, "{stderr}");
+    assert!(stderr.contains("interrupted"), "the run's own report: {stderr}");
+    let written = std::fs::read_to_string(dir.path().join("out.csv.partial")).unwrap();
+    assert_eq!(written.lines().count(), 4, "the header and three rows: {written}");
 }

@@ -4,11 +4,12 @@
 //! SIGINT (Ctrl-C), SIGTERM and SIGHUP (what Slurm and Kubernetes send on preemption and at a
 //! time limit) all set it; the handler is installed here once, and commands only [`arm`] the
 //! flag and poll [`requested`]. The first signal sets the flag and prints at once that the run
-//! is stopping; a second one exits at once. A run stopped by a signal exits with
-//! [`exit_code`]: 128 plus the signal's number (130, 143, 129), as a shell reports it.
+//! is stopping; a second one, from [`REPEAT_AFTER`] on, exits at once. A run stopped by a signal
+//! exits with [`exit_code`]: 128 plus the signal's number (130, 143, 129), as a shell reports it.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 /// Set by a stop signal; cleared by [`arm`]. Shared ([`shared`]) with what holds a stop flag
 /// of its own: the rater's cutoff and the generator.
@@ -19,6 +20,16 @@ static SIGNAL: AtomicI32 = AtomicI32::new(0);
 
 /// What to print on the first signal (the armed command's notice), if anything.
 static NOTICE: Mutex<Option<&'static str>> = Mutex::new(None);
+
+/// When the signal that set [`INTERRUPTED`] came.
+static FIRST_AT: Mutex<Option<Instant>> = Mutex::new(None);
+
+/// How long after the first signal a second one counts as a person asking again (and exits at
+/// once) rather than a copy of the same request. One request often arrives twice: GNU `timeout`
+/// signals its child and then its whole process group, a shell's job control and a scheduler
+/// signal every process of a job, and a wrapper may forward what the group already got. Those
+/// copies come within milliseconds; a person pressing Ctrl-C again takes longer.
+const REPEAT_AFTER: Duration = Duration::from_millis(500);
 
 /// SIGINT's number, the status of a stop whose signal is unknown.
 const SIGINT: i32 = 2;
@@ -40,16 +51,21 @@ pub(crate) fn stopped_by() -> &'static str {
 }
 
 /// What the handler does with a signal: the first sets the flag and prints that the run is
-/// stopping; a second exits at once.
+/// stopping; a second one exits at once, unless it came within [`REPEAT_AFTER`] of the first.
 fn on_signal(signal: i32) {
     if INTERRUPTED.load(Ordering::SeqCst) {
+        let first = FIRST_AT.lock().map(|at| *at).unwrap_or(None);
+        if first.is_some_and(|at| at.elapsed() < REPEAT_AFTER) {
+            return;
+        }
         std::process::exit(128 + signal);
     }
     // The signal first: whoever sees the flag set reads the signal that set it.
     SIGNAL.store(signal, Ordering::SeqCst);
-    if INTERRUPTED.swap(true, Ordering::SeqCst) {
-        std::process::exit(128 + signal);
+    if let Ok(mut at) = FIRST_AT.lock() {
+        *at = Some(Instant::now());
     }
+    INTERRUPTED.store(true, Ordering::SeqCst);
     let notice = NOTICE.lock().map(|n| *n).unwrap_or(None);
     let notice = notice.unwrap_or("stopping; the rows so far are kept");
     stderr!(line:
@@ -89,6 +105,9 @@ pub(crate) fn arm(notice: Option<&'static str>) {
         *slot = notice;
     }
     SIGNAL.store(0, Ordering::SeqCst);
+    if let Ok(mut at) = FIRST_AT.lock() {
+        *at = None;
+    }
     INTERRUPTED.store(false, Ordering::SeqCst);
 }
 
