@@ -601,7 +601,8 @@ fn generate_verify_and_merge_stop_on_a_signal() {
     let json = path("v.json");
     let args = ["verify", "-", "--json", &json].map(std::ffi::OsStr::new);
     // The pipe stays open: the run waits for more rows.
-    let (output, stderr) = stopped_after(&args, Some(&solved), Duration::from_millis(1500), &["TERM"]);
+    let (output, stderr) =
+        stopped_after(&args, Some(&solved), Duration::from_millis(1500), &["TERM"]);
     assert_eq!(output.status.code(), Some(143), "verify: {stderr}");
     assert!(
         stderr.contains("interrupted: the verdict covers the 95 rows read before the stop"),
@@ -678,7 +679,12 @@ fn a_signal_that_arrives_twice_at_once_is_one_stop() {
         .map(|l| format!("{l}\n"))
         .collect();
     let out = dir.path().join("out.csv");
-    let args = ["solve".as_ref(), "-o".as_ref(), out.as_os_str(), "-".as_ref()];
+    let args = [
+        "solve".as_ref(),
+        "-o".as_ref(),
+        out.as_os_str(),
+        "-".as_ref(),
+    ];
     let (output, stderr) = stopped_after(
         &args,
         Some(lines.as_bytes()),
@@ -687,7 +693,41 @@ fn a_signal_that_arrives_twice_at_once_is_one_stop() {
     );
     assert_eq!(output.status.code(), Some(130), "{stderr}");
     assert_eq!(stderr.matches("stopping").count(), 1, "{stderr}");
-    assert!(stderr.contains("interrupted"), "the run's own report: {stderr}");
+    assert!(
+        stderr.contains("interrupted"),
+        "the run's own report: {stderr}"
+    );
     let written = std::fs::read_to_string(dir.path().join("out.csv.partial")).unwrap();
-    assert_eq!(written.lines().count(), 4, "the header and three rows: {written}");
+    assert_eq!(
+        written.lines().count(),
+        4,
+        "the header and three rows: {written}"
+    );
+}
+
+/// A stop while the run still waits for a CSV header on a silent pipe ends it at once, saying
+/// so, before any file is made.
+#[test]
+#[cfg(unix)]
+fn a_stop_before_the_header_is_read_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.csv");
+    for command in ["solve", "rate"] {
+        let args = [
+            command.as_ref(),
+            "--format".as_ref(),
+            "csv".as_ref(),
+            "-o".as_ref(),
+            out.as_os_str(),
+            "-".as_ref(),
+        ];
+        let (output, stderr) =
+            stopped_after(&args, Some(b""), Duration::from_millis(700), &["TERM"]);
+        assert_eq!(output.status.code(), Some(143), "{command}: {stderr}");
+        assert!(
+            stderr.contains("stopped by SIGTERM before the input's header was read"),
+            "{command}: {stderr}"
+        );
+        assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+    }
 }

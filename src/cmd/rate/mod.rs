@@ -469,6 +469,8 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
                 config.columns.contains(&RateColumn::Puzzle)
             }),
     );
+    // From the first read on, a stop ends the run cleanly (and a silent pipe's wait at once).
+    interrupt::arm(None);
     // A bad input or option is an error before the output exists.
     let (mut records, bytes_read) =
         ShardedRecords::open(&config.run.inputs, &config.run.read, shard, hashes.taps())?;
@@ -508,7 +510,6 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     if needs_header && config.header && !config.explain {
         output.write_all(RateColumn::header(&config.columns).as_bytes())?;
     }
-    interrupt::arm(None);
     let mut progress = Progress::new(total_bytes, config.run.quiet);
     let started = Instant::now();
 

@@ -485,6 +485,8 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
         return Err(Error::Usage("--columns needs at least one column".into()));
     }
     check_header_for_resume(config.header, config.resume)?;
+    // From the first read on, a stop ends the run cleanly (and a silent pipe's wait at once).
+    interrupt::arm(None);
     // The first input's layout and header are read before any file is created: a bad
     // `--column` or header leaves an earlier run's output and sidecar as they were.
     let hashes = ReadHashes::new(
@@ -521,7 +523,6 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     if needs_header && config.header {
         output.write_all(format.header().as_bytes())?;
     }
-    interrupt::arm(None);
     let mut progress = Progress::new(total_bytes, config.run.quiet);
 
     let Solved {
