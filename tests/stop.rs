@@ -731,3 +731,29 @@ fn a_stop_before_the_header_is_read_writes_nothing() {
         assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
     }
 }
+
+/// A FIFO that no writer has opened yet: the run waits for one as for bytes on a pipe, so a
+/// stop request ends it (a plain `open` of the FIFO would block where no signal reaches it).
+#[test]
+#[cfg(unix)]
+fn a_stop_ends_the_wait_for_a_fifo_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("in.fifo");
+    assert!(StdCommand::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let out = dir.path().join("out.csv");
+    let args = [
+        "solve".as_ref(),
+        "-o".as_ref(),
+        out.as_os_str(),
+        fifo.as_os_str(),
+    ];
+    let (output, stderr) = stopped_after(&args, None, Duration::from_millis(700), &["TERM"]);
+    assert_eq!(output.status.code(), Some(143), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    let written = std::fs::read_to_string(dir.path().join("out.csv.partial")).unwrap();
+    assert_eq!(written.lines().count(), 1, "the header only: {written}");
+}

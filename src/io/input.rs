@@ -213,7 +213,7 @@ impl Input {
             Input::Stdin => (stdin_stream().map_err(open_error)?, None),
             Input::File(path) => {
                 let (disk, member) = Input::on_disk(path);
-                let file = File::open(&disk).map_err(open_error)?;
+                let file = open_for_reading(&disk).map_err(open_error)?;
                 let meta = file.metadata().ok().filter(|m| m.is_file());
                 seekable = meta.is_some();
                 let raw: Box<dyn Read + Send> = match &meta {
@@ -680,6 +680,36 @@ fn stdin_stream() -> io::Result<Box<dyn Read + Send>> {
     {
         Ok(Box::new(io::stdin()))
     }
+}
+
+/// Opens `disk` to read it. A FIFO is opened without waiting for a writer: a plain `open`
+/// blocks until one comes, where no stop request can reach it (a run told to stop would hang
+/// until killed). Its reads then block again, and [`waiting`] waits for its first bytes as for
+/// any pipe: until a writer sends some or comes and goes, or a stop is requested.
+fn open_for_reading(disk: &Path) -> io::Result<File> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+        if std::fs::metadata(disk).is_ok_and(|m| m.file_type().is_fifo()) {
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(disk)?;
+            let fd = file.as_raw_fd();
+            // SAFETY: `fd` is the open descriptor `file` owns; F_GETFL and F_SETFL only read
+            // and set its status flags.
+            let cleared = unsafe {
+                let flags = libc::fcntl(fd, libc::F_GETFL);
+                flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) >= 0
+            };
+            return match cleared {
+                true => Ok(file),
+                false => Err(io::Error::last_os_error()),
+            };
+        }
+    }
+    File::open(disk)
 }
 
 /// How long a read from a pipe waits for bytes before it looks at the stop flag again.
