@@ -738,12 +738,7 @@ fn a_stop_before_the_header_is_read_writes_nothing() {
 #[cfg(unix)]
 fn a_stop_ends_the_wait_for_a_fifo_writer() {
     let dir = tempfile::tempdir().unwrap();
-    let fifo = dir.path().join("in.fifo");
-    assert!(StdCommand::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
+    let fifo = mkfifo(dir.path(), "in.fifo");
     let out = dir.path().join("out.csv");
     let args = [
         "solve".as_ref(),
@@ -756,4 +751,43 @@ fn a_stop_ends_the_wait_for_a_fifo_writer() {
     assert!(stderr.contains("interrupted"), "{stderr}");
     let written = std::fs::read_to_string(dir.path().join("out.csv.partial")).unwrap();
     assert_eq!(written.lines().count(), 1, "the header only: {written}");
+}
+
+/// The same for an output FIFO no reader has opened yet: the run waits for one, and a stop
+/// request ends the wait, saying that nothing was written.
+#[test]
+#[cfg(unix)]
+fn a_stop_ends_the_wait_for_a_fifo_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = mkfifo(dir.path(), "out.fifo");
+    let input = data("norvig_top95.txt");
+    for command in ["solve", "rate", "generate", "verify"] {
+        let output_flag = if command == "verify" {
+            "--report"
+        } else {
+            "-o"
+        };
+        let mut args: Vec<&std::ffi::OsStr> = vec![command.as_ref(), output_flag.as_ref()];
+        args.push(fifo.as_os_str());
+        match command {
+            "generate" => args.extend(["-n", "5"].map(std::ffi::OsStr::new)),
+            _ => args.push(input.as_os_str()),
+        }
+        let (output, stderr) = stopped_after(&args, None, Duration::from_millis(700), &["TERM"]);
+        assert_eq!(output.status.code(), Some(143), "{command}: {stderr}");
+        assert!(
+            stderr.contains("stopped while waiting for a reader of")
+                && stderr.contains("nothing was written"),
+            "{command}: {stderr}"
+        );
+    }
+}
+
+/// A new FIFO `name` in `dir`.
+#[cfg(unix)]
+fn mkfifo(dir: &Path, name: &str) -> std::path::PathBuf {
+    let fifo = dir.join(name);
+    let made = StdCommand::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    fifo
 }

@@ -493,6 +493,10 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     for input in &config.run.inputs {
         input.check()?;
     }
+    // Before the report is opened: a FIFO's wait for its reader ends at a stop request too.
+    interrupt::arm(Some(
+        "stopping; the verdict will cover the rows read so far",
+    ));
     let mut report = open_report(config)?;
     let threads = config.run.threads.max(1);
     check_threads(threads, config.run.allow_oversubscribe)?;
@@ -500,9 +504,6 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     let files: Vec<String> = config.run.inputs.iter().map(Input::display_name).collect();
     let bytes_read = Arc::new(AtomicU64::new(0));
     let total_bytes: Option<u64> = config.run.inputs.iter().map(Input::size).sum();
-    interrupt::arm(Some(
-        "stopping; the verdict will cover the rows read so far",
-    ));
     let mut progress = Progress::new(total_bytes, config.run.quiet);
     let started = Instant::now();
 

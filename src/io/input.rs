@@ -689,27 +689,34 @@ fn stdin_stream() -> io::Result<Box<dyn Read + Send>> {
 fn open_for_reading(disk: &Path) -> io::Result<File> {
     #[cfg(unix)]
     {
-        use std::os::fd::AsRawFd;
         use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
         if std::fs::metadata(disk).is_ok_and(|m| m.file_type().is_fifo()) {
             let file = std::fs::OpenOptions::new()
                 .read(true)
                 .custom_flags(libc::O_NONBLOCK)
                 .open(disk)?;
-            let fd = file.as_raw_fd();
-            // SAFETY: `fd` is the open descriptor `file` owns; F_GETFL and F_SETFL only read
-            // and set its status flags.
-            let cleared = unsafe {
-                let flags = libc::fcntl(fd, libc::F_GETFL);
-                flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) >= 0
-            };
-            return match cleared {
-                true => Ok(file),
-                false => Err(io::Error::last_os_error()),
-            };
+            return blocking(file);
         }
     }
     File::open(disk)
+}
+
+/// `file`, opened with `O_NONBLOCK` so that opening a FIFO did not wait, with blocking reads
+/// and writes again.
+#[cfg(unix)]
+pub(super) fn blocking(file: File) -> io::Result<File> {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: `fd` is the open descriptor `file` owns; F_GETFL and F_SETFL only read and set
+    // its status flags.
+    let cleared = unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) >= 0
+    };
+    match cleared {
+        true => Ok(file),
+        false => Err(io::Error::last_os_error()),
+    }
 }
 
 /// How long a read from a pipe waits for bytes before it looks at the stop flag again.

@@ -113,6 +113,37 @@ fn check_target(path: &Path, inputs: &[PathBuf]) -> Result<()> {
     check_targets(inputs, &[Target::new("-o", path, WriteKind::Replaced)])
 }
 
+/// Opens a non-regular output (a device, a FIFO) to append to it. A FIFO no reader has opened
+/// yet is waited for a tenth of a second at a time, and a stop request ends the wait with an
+/// `Interrupted` error: a plain `open` would block until a reader came, where no signal
+/// reaches it.
+fn open_direct(path: &Path) -> io::Result<File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+        if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
+            loop {
+                let opened = OpenOptions::new()
+                    .append(true)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(path);
+                match opened {
+                    Ok(file) => return super::input::blocking(file),
+                    // No reader yet.
+                    Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                        if super::raw::stop_requested() {
+                            return Err(io::Error::from(io::ErrorKind::Interrupted));
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(100));
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+    }
+    OpenOptions::new().append(true).open(path)
+}
+
 /// Opens (creating if needed, never truncating) and exclusively locks the in-progress file
 /// `partial` of `target`. Another run holding it is an error naming its pid where known.
 fn open_locked(partial: &Path, target: &Path) -> Result<File> {
@@ -219,10 +250,13 @@ impl Output {
             ));
         };
         if is_direct(path) {
-            let file = OpenOptions::new()
-                .append(true)
-                .open(path)
-                .map_err(|e| write_error(path, e))?;
+            let file = open_direct(path).map_err(|e| match e.kind() {
+                io::ErrorKind::Interrupted => Error::Interrupted(format!(
+                    "stopped while waiting for a reader of {}: nothing was written",
+                    path.display()
+                )),
+                _ => write_error(path, e),
+            })?;
             return Ok(Output::new(
                 Sink::File(file),
                 codec,
