@@ -791,3 +791,91 @@ fn mkfifo(dir: &Path, name: &str) -> std::path::PathBuf {
     assert!(made.success());
     fifo
 }
+
+/// A stop while `--resume` reads the kept rows back against a pipe's records ends that wait
+/// like any other: the early end of the input is the stop's, not a mismatch (exit 2) between
+/// the kept rows and the input, and the kept rows stay as they were.
+#[test]
+#[cfg(unix)]
+fn a_stop_while_resume_reads_a_pipe_is_a_stop() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.csv");
+    let partial = dir.path().join("r.csv.partial");
+    let all = std::fs::read_to_string(data("norvig_top95.txt")).unwrap();
+    let half: String = all.lines().take(50).map(|l| format!("{l}\n")).collect();
+    for command in ["solve", "rate"] {
+        // The earlier run, from standard input too, left as if stopped.
+        bin()
+            .args([command, "-q", "-o"])
+            .arg(&out)
+            .arg("-")
+            .write_stdin(all.clone())
+            .assert()
+            .success();
+        std::fs::rename(&out, &partial).unwrap();
+        let before = std::fs::read(&partial).unwrap();
+        let args = [
+            command.as_ref(),
+            "--resume".as_ref(),
+            "-o".as_ref(),
+            out.as_os_str(),
+            "-".as_ref(),
+        ];
+        let (output, stderr) = stopped_after(
+            &args,
+            Some(half.as_bytes()),
+            Duration::from_millis(1000),
+            &["TERM"],
+        );
+        assert_eq!(output.status.code(), Some(143), "{command}: {stderr}");
+        assert!(
+            stderr.contains(
+                "stopped by SIGTERM while the output was opened or --resume read it back"
+            ),
+            "{command}: {stderr}"
+        );
+        assert_eq!(std::fs::read(&partial).unwrap(), before, "{command}");
+    }
+}
+
+/// A stopped run still writes its summary to a FIFO whose reader comes late: the JSON says
+/// the run was interrupted (only a stop that comes while the FIFO is awaited ends that wait).
+#[test]
+#[cfg(unix)]
+fn a_stopped_run_waits_for_its_summary_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = mkfifo(dir.path(), "summary.fifo");
+    let hard = std::fs::read_to_string(data("norvig_hardest.txt")).unwrap();
+    let input = dir.path().join("hard.txt");
+    std::fs::write(&input, hard.repeat(200)).unwrap();
+    let out = dir.path().join("x.csv");
+    let reader_fifo = fifo.clone();
+    // A reader that gives up after 5 s, so a run that never writes fails the test.
+    let reader = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(1500));
+        let read = StdCommand::new("timeout")
+            .args(["5", "cat"])
+            .arg(reader_fifo)
+            .output()
+            .unwrap();
+        String::from_utf8(read.stdout).unwrap()
+    });
+    let args = [
+        "solve".as_ref(),
+        "-q".as_ref(),
+        "-j".as_ref(),
+        "1".as_ref(),
+        "--solver".as_ref(),
+        "naive".as_ref(),
+        "--summary".as_ref(),
+        fifo.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+        input.as_os_str(),
+    ];
+    let (output, stderr) = stopped_after(&args, None, Duration::from_millis(500), &["TERM"]);
+    assert_eq!(output.status.code(), Some(143), "{stderr}");
+    let text = reader.join().unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).expect(&text);
+    assert_eq!(json["interrupted"], true, "{json}");
+}

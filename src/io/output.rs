@@ -114,14 +114,16 @@ fn check_target(path: &Path, inputs: &[PathBuf]) -> Result<()> {
 }
 
 /// Opens a non-regular output (a device, a FIFO) to append to it. A FIFO no reader has opened
-/// yet is waited for a tenth of a second at a time, and a stop request ends the wait with an
-/// `Interrupted` error: a plain `open` would block until a reader came, where no signal
-/// reaches it.
+/// yet is waited for a tenth of a second at a time, and a stop request that comes during the
+/// wait ends it with an `Interrupted` error: a plain `open` would block until a reader came,
+/// where no signal reaches it. A stopped run still waits to write its summary, which says it
+/// stopped (a second signal quits).
 fn open_direct(path: &Path) -> io::Result<File> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
         if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
+            let stopped_before = super::raw::stop_requested();
             loop {
                 let opened = OpenOptions::new()
                     .append(true)
@@ -131,7 +133,7 @@ fn open_direct(path: &Path) -> io::Result<File> {
                     Ok(file) => return super::input::blocking(file),
                     // No reader yet.
                     Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
-                        if super::raw::stop_requested() {
+                        if !stopped_before && super::raw::stop_requested() {
                             return Err(io::Error::from(io::ErrorKind::Interrupted));
                         }
                         std::thread::sleep(std::time::Duration::from_millis(100));

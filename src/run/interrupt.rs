@@ -127,6 +127,27 @@ pub(crate) fn shared() -> Arc<AtomicBool> {
     Arc::clone(&INTERRUPTED)
 }
 
+/// `result`, except that an error once a stop was requested becomes
+/// [`Error::Interrupted`](crate::error::Error::Interrupted): "stopped by SIGTERM `when`:
+/// `outcome`". A stop ends the wait on a pipe as if the input ended there, so what that early end
+/// causes (no CSV header, kept rows with no input record to match) is the stop's doing, not a
+/// fault of the input, and the run ends with 128 + the signal, as a stop does.
+pub(crate) fn excuse<T>(
+    result: crate::error::Result<T>,
+    when: &str,
+    outcome: &str,
+) -> crate::error::Result<T> {
+    match result {
+        Err(error) if requested() && !matches!(error, crate::error::Error::Interrupted(_)) => {
+            Err(crate::error::Error::Interrupted(format!(
+                "stopped by {} {when}: {outcome}",
+                stopped_by()
+            )))
+        }
+        other => other,
+    }
+}
+
 /// Where a command whose output is whole or worthless (`merge`) looks at the stop flag: once
 /// stopped, an [`Error::Interrupted`](crate::error::Error::Interrupted) saying what `output`
 /// got, so the output is dropped (a file's `FILE.partial` removed) and the command run again.

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::io::{Input, RawRecord, ReadOptions, Record, RecordReader, SharedTap};
 use crate::shard::Shard;
 
@@ -99,16 +99,11 @@ impl ShardedRecords {
         let bytes_read = Arc::new(AtomicU64::new(0));
         let mut reader =
             RecordReader::new(inputs.to_vec(), read.clone(), bytes_read.clone()).with_taps(taps);
-        if let Err(error) = reader.start() {
-            // A stop request ends a wait for the header as if the input ended there.
-            return Err(match crate::run::interrupt::requested() {
-                true => Error::Interrupted(format!(
-                    "stopped by {} before the input's header was read: nothing was written",
-                    crate::run::interrupt::stopped_by()
-                )),
-                false => error,
-            });
-        }
+        crate::run::interrupt::excuse(
+            reader.start(),
+            "before the input's header was read",
+            "nothing was written",
+        )?;
         Ok((ShardedRecords::new(reader, shard), bytes_read))
     }
 

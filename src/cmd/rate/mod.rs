@@ -500,12 +500,16 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
         rows: resumed_rows,
         summary: mut kept,
         needs_header,
-    } = open_output(
-        config,
-        &mut records,
-        &mut files,
-        sidecar.manifest_mut(),
-        &mut notes,
+    } = interrupt::excuse(
+        open_output(
+            config,
+            &mut records,
+            &mut files,
+            sidecar.manifest_mut(),
+            &mut notes,
+        ),
+        "while the output was opened or --resume read it back",
+        "what -o held is as it was; run again (with --resume to go on)",
     )?;
     if needs_header && config.header && !config.explain {
         output.write_all(RateColumn::header(&config.columns).as_bytes())?;

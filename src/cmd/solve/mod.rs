@@ -505,12 +505,16 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     if !config.header {
         sidecar = sidecar.without_header();
     }
-    let resumed = open_output(
-        config,
-        &mut records,
-        &mut files,
-        sidecar.manifest_mut(),
-        &mut notes,
+    let resumed = interrupt::excuse(
+        open_output(
+            config,
+            &mut records,
+            &mut files,
+            sidecar.manifest_mut(),
+            &mut notes,
+        ),
+        "while the output was opened or --resume read it back",
+        "what -o held is as it was; run again (with --resume to go on)",
     )?;
     // After `--resume`, which may give `files` the earlier run's names for the same inputs.
     let format = RowFormat::new(&config.columns, &files);
