@@ -148,6 +148,16 @@ pub(crate) fn excuse<T>(
     }
 }
 
+/// [`excuse`] for opening a run's output, where `--resume` reads the kept rows back against
+/// the input.
+pub(crate) fn excuse_output<T>(result: crate::error::Result<T>) -> crate::error::Result<T> {
+    excuse(
+        result,
+        "while the output was opened or --resume read it back",
+        "what -o held is as it was; run again (with --resume to go on)",
+    )
+}
+
 /// Where a command whose output is whole or worthless (`merge`) looks at the stop flag: once
 /// stopped, an [`Error::Interrupted`](crate::error::Error::Interrupted) saying what `output`
 /// got, so the output is dropped (a file's `FILE.partial` removed) and the command run again.

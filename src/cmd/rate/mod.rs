@@ -500,17 +500,13 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
         rows: resumed_rows,
         summary: mut kept,
         needs_header,
-    } = interrupt::excuse(
-        open_output(
-            config,
-            &mut records,
-            &mut files,
-            sidecar.manifest_mut(),
-            &mut notes,
-        ),
-        "while the output was opened or --resume read it back",
-        "what -o held is as it was; run again (with --resume to go on)",
-    )?;
+    } = interrupt::excuse_output(open_output(
+        config,
+        &mut records,
+        &mut files,
+        sidecar.manifest_mut(),
+        &mut notes,
+    ))?;
     if needs_header && config.header && !config.explain {
         output.write_all(RateColumn::header(&config.columns).as_bytes())?;
     }

@@ -458,6 +458,19 @@ fn solve_records(
     })
 }
 
+/// Refuses what cannot run, before anything is read or written: an input that cannot be
+/// opened, a bad output target, no columns, `--resume` without a header.
+fn check_run(config: &SolveConfig) -> Result<()> {
+    for input in &config.run.inputs {
+        input.check()?;
+    }
+    config.check_targets()?;
+    if config.columns.is_empty() {
+        return Err(Error::Usage("--columns needs at least one column".into()));
+    }
+    check_header_for_resume(config.header, config.resume)
+}
+
 /// Runs `solve`: reads every input, solves on `config.run.threads` threads, writes the rows in
 /// input order, and returns the summary. Bad records are rows, not errors; errors are I/O.
 ///
@@ -469,10 +482,7 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     // The run's CPU time is counted from here: a process started by `exec` (as `cargo run`
     // starts it) inherits the CPU time its predecessor used, half a second for cargo.
     let cpu_at_start = crate::sysinfo::process_cpu_time();
-    for input in &config.run.inputs {
-        input.check()?;
-    }
-    config.check_targets()?;
+    check_run(config)?;
     let mut notes = Vec::new();
     let shard = config.shard.resolve_into(&mut notes)?;
     let threads = config.run.threads.max(1);
@@ -481,10 +491,6 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     let mut files: Vec<String> = config.run.inputs.iter().map(Input::display_name).collect();
     let total_bytes: Option<u64> = config.run.inputs.iter().map(Input::size).sum();
     let started = Instant::now();
-    if config.columns.is_empty() {
-        return Err(Error::Usage("--columns needs at least one column".into()));
-    }
-    check_header_for_resume(config.header, config.resume)?;
     // From the first read on, a stop ends the run cleanly (and a silent pipe's wait at once).
     interrupt::arm(None);
     // The first input's layout and header are read before any file is created: a bad
@@ -505,17 +511,13 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     if !config.header {
         sidecar = sidecar.without_header();
     }
-    let resumed = interrupt::excuse(
-        open_output(
-            config,
-            &mut records,
-            &mut files,
-            sidecar.manifest_mut(),
-            &mut notes,
-        ),
-        "while the output was opened or --resume read it back",
-        "what -o held is as it was; run again (with --resume to go on)",
-    )?;
+    let resumed = interrupt::excuse_output(open_output(
+        config,
+        &mut records,
+        &mut files,
+        sidecar.manifest_mut(),
+        &mut notes,
+    ))?;
     // After `--resume`, which may give `files` the earlier run's names for the same inputs.
     let format = RowFormat::new(&config.columns, &files);
     let Resumed {
