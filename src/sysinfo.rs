@@ -230,7 +230,7 @@ pub(crate) fn process_cpu_time() -> Option<std::time::Duration> {
 
 /// CPU time this process has used so far: not measured on this OS.
 #[cfg(not(unix))]
-pub fn process_cpu_time() -> Option<std::time::Duration> {
+pub(crate) fn process_cpu_time() -> Option<std::time::Duration> {
     None
 }
 
@@ -289,7 +289,7 @@ pub(crate) fn thread_cpu_time() -> Option<std::time::Duration> {
 
 /// CPU time the calling thread has used: not measured on this OS.
 #[cfg(not(unix))]
-pub fn thread_cpu_time() -> Option<std::time::Duration> {
+pub(crate) fn thread_cpu_time() -> Option<std::time::Duration> {
     None
 }
 

@@ -4,11 +4,17 @@
 //! short however long the header.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(unix)]
+use std::path::PathBuf;
+#[cfg(unix)]
 use std::process::{Command as StdCommand, Output, Stdio};
+#[cfg(unix)]
 use std::time::Duration;
 
-use crate::support::{bin, kaggle_pairs, mkfifo, wait_within};
+use crate::support::{bin, kaggle_pairs};
+#[cfg(unix)]
+use crate::support::{mkfifo, wait_within};
 
 /// Result rows without `solve_ns` and `file`, the columns that differ between runs of the same
 /// records from differently named files.
@@ -54,6 +60,7 @@ fn lines_of(result: &[u8]) -> Vec<u64> {
 }
 
 /// Runs the binary with `args`, killing it (and failing) if it has not ended within `limit`.
+#[cfg(unix)]
 fn run_with_deadline(args: &[&std::ffi::OsStr], limit: Duration) -> Output {
     let child = StdCommand::new(assert_cmd::cargo::cargo_bin("sudoku-batch"))
         .args(args)
@@ -69,6 +76,7 @@ fn run_with_deadline(args: &[&std::ffi::OsStr], limit: Duration) -> Output {
 /// then writes `lines` one by one with a pause before each. Returns whether every line went
 /// in: a reader that closed the FIFO unread makes a write fail (`EPIPE`; the test process
 /// ignores `SIGPIPE`, as Rust programs do).
+#[cfg(unix)]
 fn slow_writer(
     fifo: PathBuf,
     lines: Vec<String>,
@@ -95,6 +103,7 @@ fn slow_writer(
 /// might be), read by `args` + both FIFOs: every line must arrive, each FIFO being opened once
 /// (a run that opened the FIFOs to check them, then again to read them, left the first writer
 /// with no reader while it waited on the second, and hung).
+#[cfg(unix)]
 fn fifo_round(dir: &Path, round: usize, command: &[&str], lines: &[String]) -> Output {
     let (a, b) = (dir.join(format!("a{round}")), dir.join(format!("b{round}")));
     mkfifo(&a);
@@ -110,6 +119,7 @@ fn fifo_round(dir: &Path, round: usize, command: &[&str], lines: &[String]) -> O
     output
 }
 
+#[cfg(unix)]
 #[test]
 fn slowly_fed_fifos_are_read_once_by_solve() {
     let dir = tempfile::tempdir().unwrap();
@@ -141,6 +151,7 @@ fn slowly_fed_fifos_are_read_once_by_solve() {
     }
 }
 
+#[cfg(unix)]
 #[test]
 fn slowly_fed_fifos_are_read_once_by_verify() {
     let dir = tempfile::tempdir().unwrap();
@@ -168,6 +179,7 @@ fn slowly_fed_fifos_are_read_once_by_verify() {
     }
 }
 
+#[cfg(unix)]
 #[test]
 fn process_substitution_is_read_once() {
     if StdCommand::new("bash")
@@ -197,6 +209,7 @@ fn process_substitution_is_read_once() {
     assert_eq!(rows(&std::fs::read(&out).unwrap()).len(), 4);
 }
 
+#[cfg(unix)]
 #[test]
 fn a_zip_archive_in_a_fifo_is_refused_not_reopened() {
     let dir = tempfile::tempdir().unwrap();

@@ -7,10 +7,12 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command as StdCommand, Stdio};
+use std::process::Command as StdCommand;
 use std::time::{Duration, Instant};
 
-use crate::support::{bin, bin_path, data, mkfifo, repeated_puzzles, spawn_solve, wait_for_growth};
+#[cfg(unix)]
+use crate::support::mkfifo;
+use crate::support::{bin, data, repeated_puzzles, spawn_solve, wait_for_growth};
 use predicates::prelude::*;
 use proptest::prelude::*;
 use sudoku_batch::io::results::{Column, GridText, RowFormat, RowValues, Status};
@@ -811,7 +813,7 @@ fn a_fifo_or_device_output_is_written_directly_and_never_replaced() {
     let made = StdCommand::new("mknod")
         .arg(&null)
         .args(["c", "1", "3"])
-        .stderr(Stdio::null())
+        .stderr(std::process::Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
     if !made {
@@ -948,11 +950,11 @@ fn a_summary_that_cannot_be_written_leaves_no_file() {
     let run = StdCommand::new("sh")
         .arg("-c")
         .arg(r#"trap '' XFSZ; ulimit -f 0; exec "$0" solve -q -o - --summary "$1" "$2""#)
-        .arg(bin_path())
+        .arg(crate::support::bin_path())
         .arg(&summary)
         .arg(data("norvig_top95.txt"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .output()
         .unwrap();
     let message = String::from_utf8_lossy(&run.stderr);

@@ -4,10 +4,11 @@
 //! cost (`gave_up`, kept or retried on resume).
 
 use std::io::Write;
-use std::path::Path;
 use std::process::{Command as StdCommand, Output, Stdio};
 use std::time::{Duration, Instant};
 
+#[cfg(unix)]
+use crate::support::mkfifo;
 use crate::support::{
     bin, bin_path, data, repeated_puzzles, spawn_solve, wait_for_growth, wait_within,
 };
@@ -535,7 +536,7 @@ fn generate_verify_and_merge_stop_on_a_signal() {
     // exited 143.
     let stopped = |args: &[&str], file: &str, bytes: u64| -> String {
         let mut child = spawn(args);
-        wait_for_growth(&mut child, Path::new(&path(file)), bytes);
+        wait_for_growth(&mut child, std::path::Path::new(&path(file)), bytes);
         kill("TERM", child.id());
         let output = wait_within(child, Duration::from_secs(5));
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
@@ -557,7 +558,7 @@ fn generate_verify_and_merge_stop_on_a_signal() {
         8_200,
     );
     assert!(stderr.contains("g.txt.partial holds the first"), "{stderr}");
-    assert!(!Path::new(&path("g.txt")).exists());
+    assert!(!std::path::Path::new(&path("g.txt")).exists());
     let made = std::fs::read_to_string(path("g.txt.partial")).unwrap();
     let count = made.lines().count();
     assert!(count >= 100, "{count}");
@@ -637,8 +638,8 @@ fn generate_verify_and_merge_stop_on_a_signal() {
         stderr.contains("merge stopped by SIGTERM before the end: nothing was written to"),
         "{stderr}"
     );
-    assert!(!Path::new(&path("m.csv")).exists());
-    assert!(!Path::new(&path("m.csv.partial")).exists());
+    assert!(!std::path::Path::new(&path("m.csv")).exists());
+    assert!(!std::path::Path::new(&path("m.csv.partial")).exists());
 }
 
 /// A stop lands inside the rating of one pathological puzzle (ER 11.6, seconds of nested
@@ -738,7 +739,8 @@ fn a_stop_before_the_header_is_read_writes_nothing() {
 #[cfg(unix)]
 fn a_stop_ends_the_wait_for_a_fifo_writer() {
     let dir = tempfile::tempdir().unwrap();
-    let fifo = mkfifo(dir.path(), "in.fifo");
+    let fifo = dir.path().join("in.fifo");
+    mkfifo(&fifo);
     let out = dir.path().join("out.csv");
     let args = [
         "solve".as_ref(),
@@ -759,7 +761,8 @@ fn a_stop_ends_the_wait_for_a_fifo_writer() {
 #[cfg(unix)]
 fn a_stop_ends_the_wait_for_a_fifo_reader() {
     let dir = tempfile::tempdir().unwrap();
-    let fifo = mkfifo(dir.path(), "out.fifo");
+    let fifo = dir.path().join("out.fifo");
+    mkfifo(&fifo);
     let input = data("norvig_top95.txt");
     for command in ["solve", "rate", "generate", "verify"] {
         let output_flag = if command == "verify" {
@@ -781,15 +784,6 @@ fn a_stop_ends_the_wait_for_a_fifo_reader() {
             "{command}: {stderr}"
         );
     }
-}
-
-/// A new FIFO `name` in `dir`.
-#[cfg(unix)]
-fn mkfifo(dir: &Path, name: &str) -> std::path::PathBuf {
-    let fifo = dir.join(name);
-    let made = StdCommand::new("mkfifo").arg(&fifo).status().unwrap();
-    assert!(made.success());
-    fifo
 }
 
 /// A stop while `--resume` reads the kept rows back against a pipe's records ends that wait
@@ -844,7 +838,8 @@ fn a_stop_while_resume_reads_a_pipe_is_a_stop() {
 #[cfg(unix)]
 fn a_stopped_run_waits_for_its_summary_reader() {
     let dir = tempfile::tempdir().unwrap();
-    let fifo = mkfifo(dir.path(), "summary.fifo");
+    let fifo = dir.path().join("summary.fifo");
+    mkfifo(&fifo);
     let hard = std::fs::read_to_string(data("norvig_hardest.txt")).unwrap();
     let input = dir.path().join("hard.txt");
     std::fs::write(&input, hard.repeat(200)).unwrap();

@@ -160,49 +160,45 @@ fn open_locked(partial: &Path, target: &Path) -> Result<File> {
         lock(&file, partial, target)?;
         // The name may have been renamed or removed by the run that held the lock just before
         // it was taken: then the lock is on a file that is no longer `partial`; try again.
-        #[cfg(unix)]
-        {
-            let held = file.metadata().map_err(|e| write_error(target, e))?;
-            match std::fs::metadata(partial) {
-                Ok(now)
-                    if super::input::inode_of(&now)
-                        .is_some_and(|id| Some(id) == super::input::inode_of(&held)) =>
-                {
-                    return Ok(file)
-                }
-                _ => continue,
-            }
+        if still_named(&file, partial).map_err(|e| write_error(target, e))? {
+            return Ok(file);
         }
-        #[cfg(not(unix))]
-        return Ok(file);
     }
 }
 
-/// Takes an exclusive, non-blocking lock on `file` (named `partial`, the output `target`).
+/// Whether `file` is still the file at `partial` (same device and inode).
 #[cfg(unix)]
-fn lock(file: &File, partial: &Path, target: &Path) -> Result<()> {
-    use std::os::unix::io::AsRawFd;
-    // SAFETY: flock on a descriptor this `File` owns; no memory is passed.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-        return Ok(());
-    }
-    let error = io::Error::last_os_error();
-    if error.kind() != io::ErrorKind::WouldBlock {
-        return Err(write_error(target, error));
-    }
-    let who = lock_holder(file).map_or(String::new(), |pid| format!(" (pid {pid})"));
-    Err(refuse(
-        target,
-        format!(
-            "another run{who} is writing it ({} is locked); wait for it, or stop it",
-            partial.display()
-        ),
-    ))
+fn still_named(file: &File, partial: &Path) -> io::Result<bool> {
+    let held = file.metadata()?;
+    Ok(std::fs::metadata(partial).is_ok_and(|now| {
+        super::input::inode_of(&now).is_some_and(|id| Some(id) == super::input::inode_of(&held))
+    }))
 }
 
+/// Whether `file` is still the file at `partial`: always, since Windows renames or removes no
+/// file while a handle opened without delete sharing (as `std` opens files) holds it.
 #[cfg(not(unix))]
-fn lock(_: &File, _: &Path, _: &Path) -> Result<()> {
-    Ok(())
+fn still_named(_: &File, _: &Path) -> io::Result<bool> {
+    Ok(true)
+}
+
+/// Takes an exclusive, non-blocking lock on `file` (named `partial`, the output `target`):
+/// `flock` on Unix, `LockFileEx` on Windows.
+fn lock(file: &File, partial: &Path, target: &Path) -> Result<()> {
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        Err(std::fs::TryLockError::Error(error)) => Err(write_error(target, error)),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let who = lock_holder(file).map_or(String::new(), |pid| format!(" (pid {pid})"));
+            Err(refuse(
+                target,
+                format!(
+                    "another run{who} is writing it ({} is locked); wait for it, or stop it",
+                    partial.display()
+                ),
+            ))
+        }
+    }
 }
 
 /// The pid holding a `flock` on `file`, from `/proc/locks` (Linux), where known.
@@ -230,6 +226,12 @@ fn lock_holder(file: &File) -> Option<u32> {
                 .flatten()
         })
     })
+}
+
+/// The pid holding the lock on `file`: not looked up on this OS.
+#[cfg(not(unix))]
+fn lock_holder(_: &File) -> Option<u32> {
+    None
 }
 
 impl Output {

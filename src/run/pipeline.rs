@@ -182,9 +182,9 @@ pub(crate) fn build_pool(threads: usize) -> Result<Pool> {
 /// The limits on this process's threads that are set: `; the limit on processes and threads
 /// of this user is 20 (RLIMIT_NPROC, ulimit -u)`, and the cgroup's `pids.max`.
 fn thread_limits() -> String {
-    let mut limits = String::new();
     #[cfg(target_os = "linux")]
     {
+        let mut limits = String::new();
         let mut limit = libc::rlimit {
             rlim_cur: 0,
             rlim_max: 0,
@@ -208,8 +208,10 @@ fn thread_limits() -> String {
                 }
             }
         }
+        limits
     }
-    limits
+    #[cfg(not(target_os = "linux"))]
+    String::new()
 }
 
 /// The error for a panic of the consumer, with its message.
