@@ -1016,13 +1016,10 @@ fn parse_er_range(text: &str) -> Result<(u16, u16), String> {
         .split_once("..")
         .ok_or_else(|| format!("expected a range such as 5.0..6.5, got {text:?}"))?;
     let (low, high) = (
-        crate::cmd::rate::parse_er(low)?,
-        crate::cmd::rate::parse_er(high)?,
+        crate::cmd::rate::parse_er_number(low)?,
+        crate::cmd::rate::parse_er_number(high)?,
     );
-    if low > high {
-        return Err(format!("the range {text} is empty"));
-    }
-    Ok((low, high))
+    crate::rate::scale::tenths_range(low, high)
 }
 
 /// `--difficulty BAND`: a Sudoku Exchange band as an ER range in tenths.

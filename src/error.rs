@@ -25,6 +25,17 @@ pub enum Error {
         /// Why (its text is in the message).
         cause: std::io::Error,
     },
+    /// Reading an input's records failed at a known line (a truncated or corrupt compressed
+    /// file, a disk error): the records before it were read.
+    #[error("cannot read {} at line {line}: {cause}", path.display())]
+    ReadAt {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line being read when it failed.
+        line: u64,
+        /// Why (its text is in the message).
+        cause: std::io::Error,
+    },
     /// Writing an output failed.
     #[error("cannot write {}: {cause}", path.display())]
     Write {
@@ -134,6 +145,14 @@ mod tests {
                     cause: gone(),
                 },
                 "cannot read b.txt: gone",
+            ),
+            (
+                Error::ReadAt {
+                    path: "b.gz".into(),
+                    line: 58,
+                    cause: gone(),
+                },
+                "cannot read b.gz at line 58: gone",
             ),
             (
                 Error::Write {

@@ -191,11 +191,72 @@ fn generate_er_keeps_puzzles_in_range_reproducibly() {
     for row in rows(&rated.stdout) {
         assert!(row[3].parse::<f32>().unwrap() < 1.5, "{:?}", row);
     }
-    // An empty range is a usage error.
+    // An empty range is a usage error, and so is one that holds no whole tenth.
     bin()
         .args(["generate", "-n", "1", "--er", "5.0..4.0"])
         .assert()
         .code(2);
+    bin()
+        .args(["generate", "-n", "1", "--er", "4.41..4.49"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("holds no rating"));
+}
+
+/// Bounds between two tenths keep every rating on their side: a range's low end rounds up and
+/// its high end down, and `--max-er` rounds down (4.45 allows 4.4, not 4.5).
+#[test]
+fn bounds_between_tenths_let_no_rating_outside_them() {
+    let made = bin()
+        .args([
+            "generate",
+            "-n",
+            "3",
+            "--seed",
+            "3",
+            "--er",
+            "4.41..4.59",
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let rated = bin()
+        .args(["rate", "-q", "--columns", "er"])
+        .write_stdin(made.stdout)
+        .output()
+        .unwrap();
+    let ers: Vec<String> = rows(&rated.stdout)
+        .iter()
+        .map(|r| r[0].to_string())
+        .collect();
+    assert_eq!(ers, ["4.5", "4.5", "4.5"]);
+    let text = std::fs::read_to_string(crate::support::data("magictour_top1465.txt")).unwrap();
+    let some: String = text.lines().take(300).map(|l| format!("{l}\n")).collect();
+    let limited = bin()
+        .args(["rate", "-q", "--max-er", "4.45", "--columns", "er,status"])
+        .write_stdin(some)
+        .output()
+        .unwrap();
+    let (mut rated, mut gave_up) = (0, 0);
+    for row in rows(&limited.stdout) {
+        let er: f32 = if row[0].is_empty() {
+            0.0
+        } else {
+            row[0].parse().unwrap()
+        };
+        assert!(er <= 4.4, "{row:?}");
+        match &row[1] {
+            "rated" => rated += 1,
+            "gave_up" => gave_up += 1,
+            other => panic!("{other}"),
+        }
+    }
+    assert!(rated > 0 && gave_up > 0, "{rated} rated, {gave_up} gave up");
 }
 
 /// The rows of a rate CSV without `rate_ns` (the only column that differs between runs).

@@ -359,14 +359,11 @@ fn rate_cells<'py>(
     timeout_ms: Option<u64>,
     se121: bool,
 ) -> PyResult<RateOut<'py>> {
-    let max_er = match max_er {
-        Some(x) if !(0.0..=20.0).contains(&x) => {
-            return Err(PyValueError::new_err(format!(
-                "max_er is a rating between 0 and 20, got {x}"
-            )))
-        }
-        other => other.map(|x| (x * 10.0).round() as u16),
-    };
+    // The CLI's rounding: a limit between two tenths allows the lower one.
+    let max_er = max_er
+        .map(sudoku_batch::rate::scale::tenths_at_most)
+        .transpose()
+        .map_err(|e| PyValueError::new_err(format!("max_er: {e}")))?;
     let limits = RateLimits {
         max_er,
         flavor: if se121 { Flavor::Se121 } else { Flavor::Se1213 },
@@ -467,17 +464,11 @@ fn generate_cells<'py>(
     let kind = solver_kind(solver)?;
     let symmetry: Symmetry = named(symmetry)?;
     let shape = Shape::from_options(clues, min_clues, max_clues, minimal, symmetry);
-    let er = match er {
-        Some((low, high)) if (0.0..=20.0).contains(&low) && (0.0..=20.0).contains(&high) => {
-            Some(((low * 10.0).round() as u16, (high * 10.0).round() as u16))
-        }
-        Some(range) => {
-            return Err(PyValueError::new_err(format!(
-                "er: ratings are between 0 and 20, got {range:?}"
-            )))
-        }
-        None => None,
-    };
+    // The CLI's rounding: the low end up and the high end down to whole tenths.
+    let er = er
+        .map(|(low, high)| sudoku_batch::rate::scale::tenths_range(low, high))
+        .transpose()
+        .map_err(|e| PyValueError::new_err(format!("er: {e}")))?;
     let generator = Generator::new(shape, kind)
         .and_then(|g| g.with_er(er))
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -638,6 +629,7 @@ fn io_error(e: sudoku_batch::Error) -> PyErr {
         }
         sudoku_batch::Error::Open { .. }
         | sudoku_batch::Error::Read { .. }
+        | sudoku_batch::Error::ReadAt { .. }
         | sudoku_batch::Error::Write { .. } => PyOSError::new_err(e.to_string()),
         _ => PyValueError::new_err(e.to_string()),
     }

@@ -294,6 +294,10 @@ def test_rate_matches_sudoku_explainer_and_the_cli(tmp_path):
     assert "max_er" in bounded.message[[i for i, w in enumerate(bounded.status_words()) if w == "gave_up"][0]]
     with pytest.raises(ValueError, match="max_er"):
         sb.rate(puzzles[:1], max_er=-1)
+    # A limit between two tenths allows the lower one only.
+    limited = sb.rate(puzzles[:40], max_er=4.45)
+    assert all(not (x > 4.41) for x in limited.er), limited.er
+    assert "gave_up" in limited.status_words() and "rated" in limited.status_words()
     cli = os.environ.get("SUDOKU_BATCH_BIN")
     if cli:
         import csv
@@ -323,8 +327,13 @@ def test_generate_er_range_is_rated_inside_and_matches_the_cli():
     assert rated.status_words() == ["rated"] * 6
     assert all(2.6 <= round(float(x), 1) <= 4.0 for x in rated.er)
     assert result.puzzle_strings() == sb.generate(6, seed=9, er=(2.6, 4.0), threads=1).puzzle_strings()
-    with pytest.raises(ValueError, match="ER range 5.0..4.0 is empty"):
+    with pytest.raises(ValueError, match="range 5.0..4.0 runs backwards"):
         sb.generate(1, seed=1, er=(5.0, 4.0))
+    # Bounds between two tenths keep to their side, as on the command line.
+    with pytest.raises(ValueError, match="holds no rating"):
+        sb.generate(1, seed=1, er=(4.41, 4.49))
+    between = sb.rate(sb.generate(3, seed=3, er=(4.41, 4.59), threads=1).puzzles)
+    assert [f"{x:.1f}" for x in between.er] == ["4.5"] * 3
     cli = os.environ.get("SUDOKU_BATCH_BIN")
     if cli:
         import subprocess

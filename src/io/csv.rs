@@ -580,8 +580,9 @@ impl Layout for CsvSource {
     /// [`RawRecord::with_fields`] (the worker threads split its fields).
     fn next_raw(&mut self, text: &mut Vec<u8>) -> Result<Option<RawRecord>> {
         let start = text.len();
-        let Some(raw) = self.records.next(text).map_err(|source| Error::Read {
+        let Some(raw) = self.records.next(text).map_err(|source| Error::ReadAt {
             path: self.path.clone(),
+            line: self.records.line(),
             cause: source,
         })?
         else {
@@ -681,6 +682,11 @@ impl<R: BufRead> CsvSplitter<R> {
             state: CsvState::FieldStart,
             offset: 0,
         }
+    }
+
+    /// The 1-based line of the next byte read from the input (where a failed read failed).
+    fn line(&self) -> u64 {
+        self.input.get_ref().scan.line
     }
 
     /// Why a record was cut short (if it was), and the line where it starts.

@@ -110,8 +110,9 @@ impl Layout for GridSource {
     fn next_raw(&mut self, text: &mut Vec<u8>) -> Result<Option<RawRecord>> {
         loop {
             let Some(overlong) = read_line_bounded(&mut *self.stream, &mut self.buf, MAX_LINE)
-                .map_err(|source| Error::Read {
+                .map_err(|source| Error::ReadAt {
                     path: self.path.clone(),
+                    line: self.line + 1,
                     cause: source,
                 })?
             else {

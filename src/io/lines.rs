@@ -145,8 +145,9 @@ impl Layout for LineSource {
                     Ok(buf) => break buf,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(cause) => {
-                        return Err(Error::Read {
+                        return Err(Error::ReadAt {
                             path: self.path.clone(),
+                            line: self.line + 1,
                             cause,
                         })
                     }
@@ -178,8 +179,9 @@ impl Layout for LineSource {
         loop {
             let start = text.len();
             let Some(overlong) = append_line_bounded(&mut *self.stream, text, start + MAX_LINE)
-                .map_err(|source| Error::Read {
+                .map_err(|source| Error::ReadAt {
                     path: self.path.clone(),
+                    line: self.line + 1,
                     cause: source,
                 })?
             else {

@@ -194,6 +194,46 @@ pub fn length_increment(complexity: usize) -> u16 {
     added
 }
 
+/// The highest ER a rating limit or range may name.
+pub const MAX_ER: f64 = 20.0;
+
+/// A rating given as a number (`7.2`) in tenths, for a limit: ratings are whole tenths, so a
+/// value between two of them is rounded down (`--max-er 4.45` allows 4.4, not 4.5). Errors
+/// name what was wrong.
+pub fn tenths_at_most(er: f64) -> Result<u16, String> {
+    tenths(er, f64::floor)
+}
+
+/// The ER range `low..=high` in tenths: `low` rounded up and `high` rounded down to whole
+/// tenths, so that no rating outside the range passes. A range that holds no tenth (`4.41..4.49`)
+/// or runs backwards is an error.
+pub fn tenths_range(low: f64, high: f64) -> Result<(u16, u16), String> {
+    let (a, b) = (tenths(low, f64::ceil)?, tenths(high, f64::floor)?);
+    if a > b {
+        return Err(if low > high {
+            format!("the range {low:?}..{high:?} runs backwards")
+        } else {
+            format!("the range {low:?}..{high:?} holds no rating (ratings are whole tenths)")
+        });
+    }
+    Ok((a, b))
+}
+
+/// `er` in tenths, rounded by `round` unless it is a whole tenth already (up to the error of
+/// decimal input: `0.3 * 10` is `3.0000000000000004`).
+fn tenths(er: f64, round: fn(f64) -> f64) -> Result<u16, String> {
+    if !(0.0..=MAX_ER).contains(&er) {
+        return Err(format!("a rating is between 0 and {MAX_ER}, got {er}"));
+    }
+    let t = er * 10.0;
+    let near = t.round();
+    Ok(if (t - near).abs() < 1e-6 {
+        near
+    } else {
+        round(t)
+    } as u16)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,5 +267,32 @@ mod tests {
             XYZWing,
         ];
         assert!(order.windows(2).all(|w| w[0].base() < w[1].base()));
+    }
+
+    #[test]
+    fn limits_and_ranges_keep_to_whole_tenths() {
+        assert_eq!(tenths_at_most(7.2), Ok(72));
+        assert_eq!(tenths_at_most(0.3), Ok(3));
+        assert_eq!(tenths_at_most(4.45), Ok(44));
+        assert_eq!(tenths_at_most(4.49), Ok(44));
+        assert_eq!(tenths_at_most(20.0), Ok(200));
+        assert_eq!(tenths_at_most(0.0), Ok(0));
+        for bad in [-0.1, 20.01, f64::NAN, f64::INFINITY] {
+            assert!(tenths_at_most(bad).is_err(), "{bad}");
+        }
+        assert_eq!(tenths_range(0.3, 0.3), Ok((3, 3)));
+        assert_eq!(tenths_range(4.41, 4.59), Ok((45, 45)));
+        assert_eq!(tenths_range(7.0, 9.0), Ok((70, 90)));
+        assert_eq!(tenths_range(2.25, 4.99), Ok((23, 49)));
+        assert!(tenths_range(4.41, 4.49)
+            .unwrap_err()
+            .contains("holds no rating"));
+        assert!(tenths_range(5.0, 4.0).unwrap_err().contains("backwards"));
+        // Every value a user may type for a whole tenth stays that tenth, either way.
+        for t in 0..=200u16 {
+            let er: f64 = format!("{}.{}", t / 10, t % 10).parse().unwrap();
+            assert_eq!(tenths_at_most(er), Ok(t));
+            assert_eq!(tenths_range(er, er), Ok((t, t)));
+        }
     }
 }

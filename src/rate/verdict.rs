@@ -75,7 +75,8 @@ impl std::str::FromStr for RateStatus {
 pub struct RateVerdict {
     /// Its status.
     pub status: RateStatus,
-    /// The rating (`None` when the puzzle was not rated: not unique, or not a puzzle).
+    /// The rating (`None` when the puzzle was not rated: not unique, not a puzzle, or given up
+    /// before its first step); for `gave_up`, the rating of the steps taken, a lower bound.
     pub rating: Option<Rating>,
     /// Nanoseconds spent proving and rating it.
     pub rate_ns: u64,
@@ -156,12 +157,9 @@ pub fn judge(
                 GaveUp::Stopped => "stopped",
             };
             let stopped = why == GaveUp::Stopped;
-            done(
-                RateStatus::GaveUp,
-                Some(rating),
-                message.to_string(),
-                stopped,
-            )
+            // Before its first step a puzzle has no rating, not a rating of 0.0.
+            let reached = (rating.steps > 0).then_some(rating);
+            done(RateStatus::GaveUp, reached, message.to_string(), stopped)
         }
     }
 }
@@ -191,6 +189,8 @@ mod tests {
         let stopped = judge(&easy, &low, None, None);
         assert_eq!(stopped.status, RateStatus::GaveUp);
         assert!(stopped.message.contains("max_er"));
+        // Its first step is a 1.2: given up before any step, it has no rating, not 0.0.
+        assert!(stopped.rating.is_none(), "{:?}", stopped.rating);
         for (i, status) in RateStatus::ALL.into_iter().enumerate() {
             assert_eq!(status.code() as usize, i);
         }

@@ -252,6 +252,8 @@ impl RunSummary for RateSummary {
 struct ChunkOut {
     text: Vec<u8>,
     rated: Vec<(u64, String, Rated)>,
+    /// The length of the chunk's input text (for the progress bar).
+    input_bytes: u64,
     /// Stopped mid-chunk by a signal: no later chunk may be written.
     cut: bool,
 }
@@ -296,6 +298,7 @@ fn rate_chunk(chunk: &Chunk, config: &RateConfig, files: &[String]) -> ChunkOut 
     let mut out = ChunkOut {
         text: Vec::with_capacity(chunk.records.len() * 160),
         rated: Vec::with_capacity(chunk.records.len()),
+        input_bytes: chunk.text.len() as u64,
         cut: false,
     };
     for (index, record) in chunk.iter() {
@@ -339,12 +342,22 @@ fn rate_records(
     config: &RateConfig,
     (pool, records, files): (&Pool, &mut ShardedRecords, &[String]),
     (output, sidecar): (&mut Output, &mut Sidecar<'_>),
-    (progress, bytes_read): (&mut Progress, &AtomicU64),
+    (progress, bytes_read, start_bytes): (&mut Progress, &AtomicU64, u64),
 ) -> Result<(RateSummary, bool)> {
     let threads = config.run.threads.max(1);
     let chunk_size = ChunkSize::new(1, CHUNK, CHUNK_RATE_NS);
+    // The reader runs ahead of the rating (a small file is read whole at once, and a hard
+    // puzzle takes seconds), so the bar shows the input the rated records stand for: their
+    // text, scaled by the raw bytes read per byte of text handed out (below 1 for compressed
+    // input), not the bytes read. `start_bytes`: the input `--resume` skipped.
+    let (handed_out, mut rated_text) = (AtomicU64::new(0), 0u64);
     let produce = |_inline: bool| -> Result<Option<Chunk>> {
-        records.next_chunk(Chunk::with_capacity(CHUNK), chunk_size.next(), CHUNK_TEXT)
+        let chunk =
+            records.next_chunk(Chunk::with_capacity(CHUNK), chunk_size.next(), CHUNK_TEXT)?;
+        if let Some(chunk) = &chunk {
+            handed_out.fetch_add(chunk.text.len() as u64, Ordering::Relaxed);
+        }
+        Ok(chunk)
     };
     let codec = output.codec();
     let work = |chunk: Chunk| {
@@ -373,7 +386,13 @@ fn rate_records(
             let er = rated.rating.map(|r| r.er);
             summary.add(*index, puzzle, rated.status, er);
         }
-        progress.advance(out.rated.len() as u64, bytes_read.load(Ordering::Relaxed));
+        rated_text += out.input_bytes;
+        let read = bytes_read
+            .load(Ordering::Relaxed)
+            .saturating_sub(start_bytes);
+        let text = handed_out.load(Ordering::Relaxed).max(rated_text).max(1);
+        let position = u128::from(rated_text) * u128::from(read.min(text)) / u128::from(text);
+        progress.advance(out.rated.len() as u64, start_bytes + position as u64);
         Ok(())
     };
     let result = ordered_map(
@@ -511,13 +530,19 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
         output.write_all(RateColumn::header(&config.columns).as_bytes())?;
     }
     let mut progress = Progress::new(total_bytes, config.run.quiet);
+    // What the reader took in to skip the kept rows (a read-ahead more, which is small
+    // against an input worth resuming).
+    let skipped_bytes = match resumed_rows {
+        0 => 0,
+        _ => bytes_read.load(Ordering::Relaxed),
+    };
     let started = Instant::now();
 
     let (mut summary, interrupted) = rate_records(
         config,
         (&pool, &mut records, &files),
         (&mut output, &mut sidecar),
-        (&mut progress, &bytes_read),
+        (&mut progress, &bytes_read, skipped_bytes),
     )?;
     let rated_now = summary.puzzles;
     sidecar.end(
@@ -542,16 +567,17 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     })
 }
 
-/// Parses an ER such as `7.2` into tenths.
+/// Parses an ER such as `7.2` into tenths, for a limit (a value between two tenths is rounded
+/// down: see [`rater::scale::tenths_at_most`]).
 pub(crate) fn parse_er(text: &str) -> std::result::Result<u16, String> {
-    let value: f32 = text
-        .trim()
+    rater::scale::tenths_at_most(parse_er_number(text)?)
+}
+
+/// An ER as written (`7.2`), not yet in tenths.
+pub(crate) fn parse_er_number(text: &str) -> std::result::Result<f64, String> {
+    text.trim()
         .parse()
-        .map_err(|_| format!("expected a rating such as 7.2, got {text:?}"))?;
-    if !(0.0..=20.0).contains(&value) {
-        return Err(format!("a rating is between 0 and 20, got {text}"));
-    }
-    Ok((value * 10.0).round() as u16)
+        .map_err(|_| format!("expected a rating such as 7.2, got {text:?}"))
 }
 
 #[cfg(test)]
