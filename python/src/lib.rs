@@ -400,9 +400,7 @@ fn rate_cells<'py>(
                     }
                     let row = c * RATE_CHUNK + i;
                     let judged = match grid_of(&input[row * CELLS..(row + 1) * CELLS]) {
-                        Ok(puzzle) => {
-                            rate_verdict::judge(&puzzle, &limits, timeout, None)
-                        }
+                        Ok(puzzle) => rate_verdict::judge(&puzzle, &limits, timeout, None),
                         Err(message) => RateVerdict::invalid(message),
                     };
                     st[i] = judged.status.code();
@@ -430,6 +428,97 @@ fn rate_cells<'py>(
         rate_ns.into_pyarray(py),
         technique,
         messages,
+    ))
+}
+
+/// One step of a solving path: technique name, rating, the pattern's cells (`r1c2`), the
+/// placements and the eliminations (cell name, digit), and the step in words as
+/// `rate --explain` writes it.
+type ExplainedStep = (
+    &'static str,
+    f32,
+    Vec<String>,
+    Vec<(String, u8)>,
+    Vec<(String, u8)>,
+    String,
+);
+
+/// The path of one puzzle: (status, message, er, ep, ed, technique, steps).
+type ExplainOut = (u8, String, f32, f32, f32, &'static str, Vec<ExplainedStep>);
+
+/// The solving path of the one row of a `(1, 81)` `uint8` array, the CLI's `rate --explain`
+/// ([`sudoku_batch::rate::verdict::judge`] with its path): the verdict, ER/EP/ED (NaN when not
+/// rated) and every step. Runs with the GIL released; Ctrl-C stops it.
+#[pyfunction]
+#[pyo3(signature = (cells, max_er=None, timeout_ms=None, se121=true))]
+fn explain_cells<'py>(
+    py: Python<'py>,
+    cells: PyReadonlyArray2<'py, u8>,
+    max_er: Option<f64>,
+    timeout_ms: Option<u64>,
+    se121: bool,
+) -> PyResult<ExplainOut> {
+    let max_er = max_er
+        .map(sudoku_batch::rate::scale::tenths_at_most)
+        .transpose()
+        .map_err(|e| PyValueError::new_err(format!("max_er: {e}")))?;
+    let (input, n) = rows_of(&cells, "puzzle")?;
+    if n != 1 {
+        return Err(PyValueError::new_err(format!(
+            "explain takes one puzzle, got {n}"
+        )));
+    }
+    let timeout = timeout_ms.map(Duration::from_millis);
+    let (judged, path) = interruptible(py, Some(1), |cancel| {
+        let limits = RateLimits {
+            max_er,
+            flavor: if se121 { Flavor::Se121 } else { Flavor::Se1213 },
+            stop: Some(Arc::clone(cancel)),
+            ..RateLimits::default()
+        };
+        let mut path = Vec::new();
+        let judged = match grid_of(input) {
+            Ok(puzzle) => rate_verdict::judge(&puzzle, &limits, timeout, Some(&mut path)),
+            Err(message) => RateVerdict::invalid(message),
+        };
+        (judged, path)
+    })?;
+    let name = |c: u8| sudoku_batch::rate::board::cell_name(c as usize);
+    let steps = path
+        .iter()
+        .map(|step| {
+            (
+                step.technique.name(),
+                step.rating_f32(),
+                sudoku_batch::rate::board::cells(step.cells)
+                    .map(sudoku_batch::rate::board::cell_name)
+                    .collect(),
+                step.placements.iter().map(|&(c, d)| (name(c), d)).collect(),
+                step.eliminations
+                    .iter()
+                    .map(|&(c, d)| (name(c), d))
+                    .collect(),
+                step.to_string(),
+            )
+        })
+        .collect();
+    let (er, ep, ed, technique) = match judged.rating {
+        Some(r) => (
+            r.er_f32(),
+            r.ep_f32(),
+            r.ed_f32(),
+            r.hardest.map_or("", |t| t.name()),
+        ),
+        None => (f32::NAN, f32::NAN, f32::NAN, ""),
+    };
+    Ok((
+        judged.status.code(),
+        judged.message,
+        er,
+        ep,
+        ed,
+        technique,
+        steps,
     ))
 }
 
@@ -702,6 +791,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(count_cells, m)?)?;
     m.add_function(wrap_pyfunction!(verify_cells, m)?)?;
     m.add_function(wrap_pyfunction!(rate_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(explain_cells, m)?)?;
     m.add_function(wrap_pyfunction!(generate_cells, m)?)?;
     m.add_function(wrap_pyfunction!(fresh_seed, m)?)?;
     m.add_function(wrap_pyfunction!(cells_from_list, m)?)?;

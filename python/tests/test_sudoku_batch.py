@@ -322,6 +322,57 @@ def test_rate_matches_sudoku_explainer_and_the_cli(tmp_path):
                 assert r["message"] == result.message[i]
 
 
+def test_explain_gives_the_path_behind_the_rating_and_the_clis_words(tmp_path):
+    golden = [
+        l.split()
+        for l in open(DATA.parent / "tests" / "golden" / "se_ratings.txt")
+        if l.strip() and not l.startswith("#")
+    ]
+    # A few across the quick part of the scale, the hardest technique differing.
+    chosen = [g for g in golden if 4.0 <= float(g[1].split("/")[0]) < 7.0][:4]
+    assert chosen
+    rated = sb.rate([g[0] for g in chosen])
+    for i, g in enumerate(chosen):
+        e = sb.explain(g[0])
+        assert e.status == "rated" and e.message == ""
+        assert f"{e.er:.1f}/{e.ep:.1f}/{e.ed:.1f}" == g[2]
+        assert e.technique == rated.technique[i] and len(e) == int(rated.steps[i])
+        # ER is the hardest step, ED the first; the technique is a hardest step's.
+        assert max(s.rating for s in e.steps) == pytest.approx(e.er)
+        assert e.steps[0].rating == pytest.approx(e.ed)
+        assert e.technique in {s.technique for s in e.steps if s.rating == pytest.approx(e.er)}
+        # Every step changes the grid, and its text names its placements and eliminations.
+        for s in e.steps:
+            assert s.placements or s.eliminations
+            for cell, digit in s.placements:
+                assert f"{cell}={digit}" in s.text
+            for cell, digit in s.eliminations:
+                assert f"{cell}<>{digit}" in s.text
+        # The same puzzle as 81 integers.
+        assert len(sb.explain(sb.to_cells([g[0]])[0])) == len(e)
+    cli = os.environ.get("SUDOKU_BATCH_BIN")
+    if cli:
+        import subprocess
+
+        words = subprocess.run(
+            [cli, "rate", "--explain", "-q", "-"],
+            input=chosen[0][0] + "\n",
+            capture_output=True,
+            text=True,
+        ).stdout
+        # The CLI's block: the puzzle and its head line, then the steps as str(explanation) has them.
+        assert words.strip().splitlines()[1:] == str(sb.explain(chosen[0][0])).splitlines()[1:]
+    # Not rated: no steps, the reason, NaN ratings.
+    bad = sb.explain("not a puzzle")
+    assert bad.status == "invalid" and bad.steps == [] and bad.message
+    assert bad.er != bad.er
+    assert sb.explain(EMPTY).status == "multiple"
+    bounded = sb.explain(chosen[0][0], max_er=1.0)
+    assert bounded.status == "gave_up" and "max_er" in bounded.message
+    with pytest.raises(TypeError, match="one puzzle"):
+        sb.explain([chosen[0][0], chosen[1][0]])
+
+
 def test_generate_er_range_is_rated_inside_and_matches_the_cli():
     result = sb.generate(6, seed=9, er=(2.6, 4.0), threads=2)
     rated = sb.rate(result.puzzles)

@@ -30,6 +30,9 @@ __all__ = [
     "count_solutions",
     "verify",
     "rate",
+    "explain",
+    "Explanation",
+    "ExplainStep",
     "generate",
     "read",
     "to_cells",
@@ -305,6 +308,108 @@ def rate(puzzles, *, threads=None, max_er=None, timeout_ms=None, se121=True) -> 
         status,
         rate_ns,
         _messages(len(status), _failures_to_messages(len(status), failures), native_messages),
+    )
+
+
+class ExplainStep:
+    """One step of a solving path, as ``sudoku-batch rate --explain`` writes it.
+
+    Attributes:
+        technique: the technique's name (for example ``"Hidden Single (box)"``).
+        rating: its rating (for example ``1.2``).
+        cells: the cells of its pattern, as ``"r1c3"`` names.
+        placements: the values it sets, as ``(cell, digit)``.
+        eliminations: the candidates it removes, as ``(cell, digit)``.
+        text: the step in words (``str(step)``).
+    """
+
+    __slots__ = ("technique", "rating", "cells", "placements", "eliminations", "text")
+
+    def __init__(self, technique, rating, cells, placements, eliminations, text):
+        self.technique = technique
+        self.rating = rating
+        self.cells = cells
+        self.placements = placements
+        self.eliminations = eliminations
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"ExplainStep({self.text!r})"
+
+
+class Explanation:
+    """The result of :func:`explain`: one puzzle's rating and the path behind it.
+
+    Attributes:
+        status: the CLI's word (``rated``, ``unsolvable``, ``multiple``, ``invalid``, ``gave_up``).
+        message: why the puzzle is not ``rated`` ("" when it is).
+        er, ep, ed: the Sudoku Explainer rating (NaN when not rated; a lower bound for
+            ``gave_up``).
+        technique: the hardest step's technique ("" when none).
+        steps: the :class:`ExplainStep` list, in order.
+    """
+
+    __slots__ = ("status", "message", "er", "ep", "ed", "technique", "steps")
+
+    def __init__(self, status, message, er, ep, ed, technique, steps):
+        self.status = status
+        self.message = message
+        self.er = er
+        self.ep = ep
+        self.ed = ed
+        self.technique = technique
+        self.steps = steps
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def __str__(self) -> str:
+        if self.er == self.er:  # not NaN: rated, or given up after some steps
+            head = f"ER/EP/ED {self.er:.1f}/{self.ep:.1f}/{self.ed:.1f}  {self.technique}  {len(self.steps)} steps"
+            if self.message:
+                head += f"  ({self.status}: {self.message})"
+        else:
+            head = f"{self.status}: {self.message}"
+        lines = [head] + [f"  {i:>3}. {step}" for i, step in enumerate(self.steps, 1)]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"Explanation({self.status}, ER {self.er:.1f}, {len(self.steps)} steps)"
+
+
+def explain(puzzle, *, max_er=None, timeout_ms=None, se121=True) -> Explanation:
+    """The solving path of one puzzle in words, step by step, as ``sudoku-batch rate --explain``
+    writes it: the same verdict and rating as :func:`rate` (with the same ``max_er``,
+    ``timeout_ms`` and ``se121``), and every step's technique, rating, pattern cells,
+    placements and eliminations. ``puzzle`` is one puzzle (a string, bytes or 81 integers).
+    Ctrl-C raises ``KeyboardInterrupt`` within a second."""
+    if isinstance(puzzle, (str, bytes)):
+        one = [puzzle]
+    else:
+        arr = np.asarray(puzzle)
+        if arr.dtype.kind not in "iu" or arr.size != 81:
+            raise TypeError(
+                "explain: expected one puzzle (a str, bytes or 81 integers), got "
+                f"{type(puzzle).__name__} of shape {arr.shape}"
+            )
+        one = arr.reshape(1, 81)
+    cells, failures = _coerce(one, "puzzle")
+    code, message, er, ep, ed, technique, steps = _native.explain_cells(
+        cells, max_er, timeout_ms, se121
+    )
+    if failures:
+        message = _failures_to_messages(1, failures).get(0, message)
+    return Explanation(
+        RATE_STATUS_NAMES[int(code)],
+        message,
+        float(er),
+        float(ep),
+        float(ed),
+        technique,
+        [ExplainStep(*s) for s in steps],
     )
 
 

@@ -49,6 +49,37 @@ def rate(
 ) -> RateResult:
     """Sudoku Explainer ratings (ER/EP/ED) of every puzzle, as `sudoku-batch rate`."""
 
+class ExplainStep:
+    """One step of a solving path, as `sudoku-batch rate --explain` writes it."""
+
+    technique: str
+    rating: float
+    cells: list[str]
+    placements: list[tuple[str, int]]
+    eliminations: list[tuple[str, int]]
+    text: str
+
+class Explanation:
+    """One puzzle's rating and the solving path behind it."""
+
+    status: str
+    message: str
+    er: float
+    ep: float
+    ed: float
+    technique: str
+    steps: list[ExplainStep]
+    def __len__(self) -> int: ...
+
+def explain(
+    puzzle: str | bytes | npt.ArrayLike,
+    *,
+    max_er: float | None = None,
+    timeout_ms: int | None = None,
+    se121: bool = True,
+) -> Explanation:
+    """The solving path of one puzzle in words, as `sudoku-batch rate --explain`."""
+
 class SolveResult:
     """One row per puzzle, in order."""
 

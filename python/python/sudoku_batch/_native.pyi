@@ -93,6 +93,22 @@ def rate_cells(
 ]:
     """(er, ep, ed, status, steps, rate_ns, technique names, messages)."""
 
+def explain_cells(
+    cells: npt.NDArray[np.uint8],
+    max_er: float | None = None,
+    timeout_ms: int | None = None,
+    se121: bool = True,
+) -> tuple[
+    int,
+    str,
+    float,
+    float,
+    float,
+    str,
+    list[tuple[str, float, list[str], list[tuple[str, int]], list[tuple[str, int]], str]],
+]:
+    """The path of one puzzle: (status, message, er, ep, ed, technique, steps)."""
+
 def fresh_seed() -> int:
     """A seed drawn from the operating system."""
 
