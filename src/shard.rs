@@ -44,7 +44,8 @@ impl Shard {
     /// where it came from; `Ok(None)` when no scheduler variables are set.
     ///
     /// Slurm job arrays: K - 1 = `SLURM_ARRAY_TASK_ID` - `SLURM_ARRAY_TASK_MIN` (0 if unset),
-    /// N = `SLURM_ARRAY_TASK_COUNT`; the array must be contiguous (`--array=0-3` or `1-4`).
+    /// N = `SLURM_ARRAY_TASK_COUNT`; the array must be contiguous (`--array=0-3` or `1-4`, so
+    /// that `SLURM_ARRAY_TASK_MAX` - MIN + 1 = COUNT; a stepped or sparse array is refused).
     /// Kubernetes Indexed Jobs: K - 1 = `JOB_COMPLETION_INDEX`, N = [`SHARDS_ENV`].
     pub fn from_env(
         var: impl Fn(&str) -> Option<String>,
@@ -68,8 +69,16 @@ impl Shard {
             let count = number("SLURM_ARRAY_TASK_COUNT")?
                 .ok_or("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not")?;
             let min = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+            // A stepped (`--array=1-7:2`) or sparse (`--array=1,4,9`) array has a span wider
+            // than its count: its ids are not the shards 1..N, and the task that took id 3 of
+            // `1-7:2` would run shard 3 of 4 while shard 2 ran nowhere.
+            let contiguous = match number("SLURM_ARRAY_TASK_MAX")? {
+                Some(max) => max.checked_sub(min).map(|span| span + 1) == Some(count),
+                None => true,
+            };
             let shard = id
                 .checked_sub(min)
+                .filter(|_| contiguous)
                 .and_then(|k0| Shard::new(k0 + 1, count))
                 .ok_or_else(|| {
                     format!(
@@ -212,6 +221,28 @@ mod tests {
             ("SLURM_ARRAY_TASK_COUNT", "4"),
         ]);
         assert!(Shard::from_env(gappy).unwrap_err().contains("contiguous"));
+        // `--array=1-7:2`: ids 1, 3, 5, 7 of four tasks. Every task is refused, also those
+        // whose id alone would pass for a shard (1 and 3).
+        for id in ["1", "3", "5", "7"] {
+            let vars = [
+                ("SLURM_ARRAY_TASK_ID", id),
+                ("SLURM_ARRAY_TASK_MIN", "1"),
+                ("SLURM_ARRAY_TASK_MAX", "7"),
+                ("SLURM_ARRAY_TASK_COUNT", "4"),
+            ];
+            let stepped = Shard::from_env(env(&vars));
+            assert!(stepped.unwrap_err().contains("contiguous"), "{id}");
+        }
+        let full = env(&[
+            ("SLURM_ARRAY_TASK_ID", "2"),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+            ("SLURM_ARRAY_TASK_MAX", "4"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+        ]);
+        assert_eq!(
+            Shard::from_env(full).unwrap().unwrap().0,
+            Shard::new(2, 4).unwrap()
+        );
         let k8s = env(&[("JOB_COMPLETION_INDEX", "2"), (SHARDS_ENV, "3")]);
         assert_eq!(
             Shard::from_env(k8s).unwrap().unwrap().0,

@@ -273,6 +273,26 @@ fn check_bench_targets(config: &BenchConfig) -> Result<()> {
     for &threads in &config.threads() {
         run::check_threads(threads, config.allow_oversubscribe)?;
     }
+    check_external_names(&config.externals)
+}
+
+/// An external program's name is its rows' `solver`: one that a built-in solver or another
+/// external also has would make two rows `report` cannot tell apart.
+fn check_external_names(externals: &[external::External]) -> Result<()> {
+    for (i, e) in externals.iter().enumerate() {
+        if SolverKind::ALL.iter().any(|k| k.name() == e.name) {
+            return Err(crate::Error::Usage(format!(
+                "--external {}: {:?} is the name of a built-in solver; name it otherwise",
+                e.name, e.name
+            )));
+        }
+        if externals[..i].iter().any(|o| o.name == e.name) {
+            return Err(crate::Error::Usage(format!(
+                "--external {}: two external programs are named {:?}",
+                e.name, e.name
+            )));
+        }
+    }
     Ok(())
 }
 
@@ -397,7 +417,8 @@ fn external_row(
         return Ok(row);
     }
     rates.sort_by(f64::total_cmp);
-    let median = rates[rates.len() / 2];
+    // The built-in rows' median: the mean of the middle two for an even count.
+    let median = measure::median_of_sorted(&rates);
     row.status = BenchStatus::Ok;
     row.passes = rates.len() as u64;
     row.solved = Some(dataset.puzzles.len() as u64);
