@@ -567,6 +567,26 @@ fn an_external_solver_that_prints_too_few_lines_fails_naming_the_missing_line() 
     );
 }
 
+/// An external program's name is its rows' `solver`: the name of a built-in solver or of
+/// another external is refused before anything runs.
+#[test]
+fn an_external_name_that_another_row_has_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = tiny_input(dir.path(), "top.txt", "data/norvig_top95.txt", 2);
+    for (externals, says) in [
+        (vec!["bands=cat"], "built-in solver"),
+        (vec!["naive=cat"], "built-in solver"),
+        (vec!["mine=cat", "mine=tac"], "two external programs"),
+    ] {
+        let mut cmd = fast_bench();
+        cmd.args(["-j", "1", "-q"]).arg(&input);
+        for e in externals {
+            cmd.args(["--external", e]);
+        }
+        cmd.assert().code(2).stderr(predicates::str::contains(says));
+    }
+}
+
 /// Runs a small bench into `dir/here.csv`, and writes `dir/there.csv` with the same rows as if
 /// measured on host `there` at twice the speed. Returns both paths and the number of rows.
 fn two_machines(dir: &Path) -> (PathBuf, PathBuf, usize) {

@@ -962,3 +962,38 @@ fn resuming_a_stopped_run_checks_kept_mismatches_against_the_references_now_in_t
     assert_eq!(resumed.matches(",mismatch,").count(), 20);
     assert_eq!(resumed.lines().count(), text.lines().count());
 }
+
+/// Compressed shards (`-o FILE.gz`, `-o FILE.zst`, read by their first bytes, as `--resume`
+/// reads them) merge to the rows of one run, beside a plain one.
+#[test]
+fn compressed_shards_merge_like_plain_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = data("norvig_top95.txt");
+    let one = dir.path().join("one.csv");
+    bin()
+        .args(["solve", "-q", "-o"])
+        .arg(&one)
+        .arg(&input)
+        .assert()
+        .success();
+    let names = ["s1.csv.gz", "s2.csv.zst", "s3.csv"];
+    for (k, name) in names.iter().enumerate() {
+        bin()
+            .args(["solve", "-q", "--shard", &format!("{}/3", k + 1), "-o"])
+            .arg(dir.path().join(name))
+            .arg(&input)
+            .assert()
+            .success();
+    }
+    let all = dir.path().join("all.csv");
+    let mut merge = bin();
+    merge.args(["merge", "-o"]).arg(&all);
+    for name in names {
+        merge.arg(dir.path().join(name));
+    }
+    merge.assert().success();
+    assert_eq!(
+        rows_without(&std::fs::read(&all).unwrap(), false),
+        rows_without(&std::fs::read(&one).unwrap(), false)
+    );
+}

@@ -22,7 +22,6 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -147,7 +146,7 @@ const MERGE_COLUMNS: [Column; 4] = [
 
 /// One shard's rows, read one at a time; the row last read stays in the reader.
 struct ShardReader {
-    reader: ResultReader<File>,
+    reader: ResultReader<crate::io::results::ResultSource>,
     /// The index of the row last read.
     last: Option<u64>,
     /// Rows read so far.

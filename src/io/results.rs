@@ -425,15 +425,32 @@ enum Raw {
     End,
 }
 
-impl ResultReader<File> {
-    /// Opens the result CSV at `path` and reads its header; `None` when it holds no complete
-    /// header line (empty, or cut while the header was written).
-    pub fn open(path: &Path) -> Result<Option<ResultReader<File>>> {
-        let file = File::open(path).map_err(|cause| Error::Open {
+/// A result file's plain bytes, decompressed when it is gzip or zstd (as `solve -o FILE.gz`
+/// writes it).
+pub type ResultSource = Box<dyn Read + Send>;
+
+impl ResultReader<ResultSource> {
+    /// Opens the result CSV at `path` (plain, or gzip or zstd by its first bytes, whatever its
+    /// name) and reads its header; `None` when it holds no complete header line (empty, or cut
+    /// while the header was written).
+    pub fn open(path: &Path) -> Result<Option<ResultReader<ResultSource>>> {
+        let open_error = |cause| Error::Open {
             path: path.to_path_buf(),
             cause,
-        })?;
-        ResultReader::new(file, path)
+        };
+        let mut file =
+            std::io::BufReader::with_capacity(READ_BLOCK, File::open(path).map_err(open_error)?);
+        let head = std::io::BufRead::fill_buf(&mut file).map_err(open_error)?;
+        let source: ResultSource = match super::compress::Codec::from_magic(head) {
+            Some(super::compress::Codec::Gzip) => {
+                Box::new(flate2::bufread::MultiGzDecoder::new(file))
+            }
+            Some(super::compress::Codec::Zstd) => {
+                Box::new(zstd::stream::read::Decoder::with_buffer(file).map_err(open_error)?)
+            }
+            _ => Box::new(file),
+        };
+        ResultReader::new(source, path)
     }
 }
 
