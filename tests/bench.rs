@@ -587,6 +587,94 @@ fn an_external_name_that_another_row_has_is_refused() {
     }
 }
 
+/// What an external program leaves behind is not waited for: a background child that holds
+/// the error pipe is killed with the program's group when the program exits (the pass is
+/// timed to the program's exit), and a program that floods its output is killed as wrong long
+/// before its timeout, its output capped.
+#[cfg(unix)]
+#[test]
+fn an_external_program_that_floods_or_leaves_a_child_behind_ends_its_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = tiny_input(dir.path(), "top.txt", "data/norvig_top95.txt", 3);
+    let json = dir.path().join("bench.json");
+    let bin = assert_cmd::cargo::cargo_bin("sudoku-batch");
+    let left = format!(
+        "left=(sleep 30 &); {} solve - -q --columns solution | tail -n +2",
+        bin.display()
+    );
+    let started = std::time::Instant::now();
+    let mut cmd = fast_bench();
+    cmd.args(["-j", "1", "--no-permute", "--external-timeout", "20"])
+        .args(["--external", &left, "--external", "flood=yes 123456789"])
+        .arg("--summary")
+        .arg(&json)
+        .arg(&input)
+        .assert()
+        .code(1);
+    // Neither the 30 s child nor the 20 s timeout was waited for.
+    assert!(started.elapsed() < std::time::Duration::from_secs(15));
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let row = |name: &str| rows.iter().find(|r| r["solver"] == name).unwrap().clone();
+    assert_eq!(row("left")["status"], "ok", "{}", row("left"));
+    let flood = row("flood");
+    assert_eq!(flood["status"], "wrong");
+    assert!(
+        flood["note"]
+            .as_str()
+            .unwrap()
+            .contains("printed more than"),
+        "{flood}"
+    );
+}
+
+/// A stop request during an external program's pass kills the pass and ends the run at once
+/// (exit 130 for SIGINT), with no row for that program.
+#[cfg(unix)]
+#[test]
+fn a_stop_during_an_external_pass_ends_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = tiny_input(dir.path(), "top.txt", "data/norvig_top95.txt", 3);
+    let json = dir.path().join("bench.json");
+    let started = std::time::Instant::now();
+    let run = std::process::Command::new("timeout")
+        .args(["--preserve-status", "-s", "INT", "2"])
+        .arg(assert_cmd::cargo::cargo_bin("sudoku-batch"))
+        .args([
+            "bench",
+            "--min-time",
+            "0.05",
+            "--warmup",
+            "0",
+            "--runs",
+            "1",
+        ])
+        .args([
+            "--solvers",
+            "singles",
+            "-j",
+            "1",
+            "-q",
+            "--external",
+            "hang=sleep 40",
+        ])
+        .arg("--summary")
+        .arg(&json)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert!(rows.iter().all(|r| r["solver"] != "hang"), "{rows:?}");
+}
+
 /// Runs a small bench into `dir/here.csv`, and writes `dir/there.csv` with the same rows as if
 /// measured on host `there` at twice the speed. Returns both paths and the number of rows.
 fn two_machines(dir: &Path) -> (PathBuf, PathBuf, usize) {

@@ -58,6 +58,8 @@ pub enum Outcome {
     Failed(String),
     /// The command ran past the timeout and was killed.
     TimedOut(Duration),
+    /// A stop request (Ctrl-C, SIGTERM) came during the pass, which was killed.
+    Stopped,
 }
 
 /// A temporary file removed when dropped.
@@ -99,9 +101,13 @@ pub(crate) fn run_once(
     write_puzzles(&input.0, puzzles)?;
     let stdin = File::open(&input.0).map_err(|e| io_error(&input.0, e))?;
     let stdout = File::create(&output.0).map_err(|e| io_error(&output.0, e))?;
+    // More than any correct answer holds (a `PUZZLE:SOLUTION` line is 164 bytes): a program
+    // that floods its output is stopped before it fills the disk.
+    let most = puzzles.len() as u64 * 256 + 64 * 1024;
     let started = Instant::now();
     let mut child = spawn(external, stdin, stdout)?;
     let reader = keep_stderr(&mut child);
+    let mut looked = started;
     let status: ExitStatus = loop {
         if let Some(status) = child
             .try_wait()
@@ -109,15 +115,34 @@ pub(crate) fn run_once(
         {
             break status;
         }
-        if started.elapsed() > timeout {
+        let ended = if started.elapsed() > timeout {
+            Some(Outcome::TimedOut(timeout))
+        } else if crate::run::interrupt::requested() {
+            Some(Outcome::Stopped)
+        } else if looked.elapsed() > Duration::from_millis(50) {
+            looked = Instant::now();
+            let size = std::fs::metadata(&output.0).map_or(0, |m| m.len());
+            (size > most).then(|| {
+                Outcome::Wrong(format!(
+                    "printed more than {most} bytes for {} puzzles, and was killed",
+                    puzzles.len()
+                ))
+            })
+        } else {
+            None
+        };
+        if let Some(outcome) = ended {
             kill_group(&mut child);
             let _ = child.wait();
             let _ = reader.join();
-            return Ok(Outcome::TimedOut(timeout));
+            return Ok(outcome);
         }
         std::thread::sleep(Duration::from_micros(200));
     };
     let wall = started.elapsed();
+    // What the command left running in its group (a daemon, a `cmd &`) goes with it: it would
+    // hold the error pipe open, and the next pass would share the machine with it.
+    kill_group(&mut child);
     let stderr = reader.join().unwrap_or_default();
     if !status.success() {
         return Ok(Outcome::Failed(failure(status, &stderr)));

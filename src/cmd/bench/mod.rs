@@ -241,7 +241,10 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
                 break 'all;
             }
             progress.set_message(format!("{} × {}: external", dataset.name, external.name));
-            let row = external_row(dataset, external, config, &machine)?;
+            // A stop kills the pass under way: that program gets no row.
+            let Some(row) = external_row(dataset, external, config, &machine)? else {
+                break 'all;
+            };
             push_row(row, &mut rows, csv.as_mut())?;
         }
     }
@@ -382,13 +385,14 @@ fn push_row(
 }
 
 /// The row of an external solver on `dataset`: `config.runs` passes (pass k on permutation
-/// stream k, as ours), each timed as a whole process; the median rate, or the first failure.
+/// stream k, as ours), each timed as a whole process; the median rate, or the first failure;
+/// `None` when a stop request ended a pass.
 fn external_row(
     dataset: &Dataset,
     external: &external::External,
     config: &BenchConfig,
     machine: &Machine,
-) -> Result<BenchRow> {
+) -> Result<Option<BenchRow>> {
     let mut row = dataset_row(machine, dataset, &external.name, config, 1);
     let mut rates = Vec::new();
     for pass in 0..config.runs.max(1) as u64 {
@@ -411,10 +415,11 @@ fn external_row(
                     after.as_secs_f64()
                 ),
             ),
+            external::Outcome::Stopped => return Ok(None),
         };
         row.status = status;
         row.note = format!("external `{}`, pass {}: {note}", external.command, pass + 1);
-        return Ok(row);
+        return Ok(Some(row));
     }
     rates.sort_by(f64::total_cmp);
     // The built-in rows' median: the mean of the middle two for an even count.
@@ -430,7 +435,7 @@ fn external_row(
         "external `{}`: whole-process wall time, every solution checked",
         external.command
     );
-    Ok(row)
+    Ok(Some(row))
 }
 
 #[cfg(test)]
