@@ -675,6 +675,31 @@ fn a_stop_during_an_external_pass_ends_it() {
     assert!(rows.iter().all(|r| r["solver"] != "hang"), "{rows:?}");
 }
 
+/// With `--unique`, ours prove uniqueness but an external program is only asked for a
+/// solution: its row says `first`.
+#[test]
+fn an_external_row_is_first_mode_even_with_unique() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = tiny_input(dir.path(), "top.txt", "data/norvig_top95.txt", 3);
+    let json = dir.path().join("bench.json");
+    let bin = assert_cmd::cargo::cargo_bin("sudoku-batch");
+    let good = format!(
+        "good={} solve - -q --columns solution --no-header",
+        bin.display()
+    );
+    fast_bench()
+        .args(["-j", "1", "--unique", "--external", &good, "--summary"])
+        .arg(&json)
+        .arg(&input)
+        .assert()
+        .success();
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let mode = |name: &str| rows.iter().find(|r| r["solver"] == name).unwrap()["mode"].clone();
+    assert_eq!(mode("singles"), "unique");
+    assert_eq!(mode("good"), "first");
+}
+
 /// Runs a small bench into `dir/here.csv`, and writes `dir/there.csv` with the same rows as if
 /// measured on host `there` at twice the speed. Returns both paths and the number of rows.
 fn two_machines(dir: &Path) -> (PathBuf, PathBuf, usize) {

@@ -394,6 +394,8 @@ fn external_row(
     machine: &Machine,
 ) -> Result<Option<BenchRow>> {
     let mut row = dataset_row(machine, dataset, &external.name, config, 1);
+    // An external program is asked for a solution, never whether it is the only one.
+    row.mode = BenchMode::new(false);
     let mut rates = Vec::new();
     for pass in 0..config.runs.max(1) as u64 {
         let puzzles = match config.permute {
