@@ -538,25 +538,41 @@ fn external_solvers_are_timed_checked_and_reported_beside_ours() {
     );
 }
 
-#[test]
-fn an_external_solver_that_prints_too_few_lines_fails_naming_the_missing_line() {
+/// `bench` (quick settings, one thread, no permutation) with `args` on the first `puzzles`
+/// puzzles of top95, expecting exit `code`: the rows of its JSON summary.
+fn external_bench(puzzles: usize, args: &[&str], code: i32) -> Vec<serde_json::Value> {
     let dir = tempfile::tempdir().unwrap();
-    let input = tiny_input(dir.path(), "top.txt", "data/norvig_top95.txt", 5);
+    let input = tiny_input(dir.path(), "top.txt", "data/norvig_top95.txt", puzzles);
     let json = dir.path().join("bench.json");
-    let bin = assert_cmd::cargo::cargo_bin("sudoku-batch");
-    let short = format!(
-        "short={} solve - -q --columns solution | tail -n +2 | head -n 3",
-        bin.display()
-    );
     fast_bench()
-        .args(["-j", "1", "--no-permute", "--external", &short, "--summary"])
+        .args(["-j", "1", "--no-permute"])
+        .args(args)
+        .arg("--summary")
         .arg(&json)
         .arg(&input)
         .assert()
-        .code(1);
-    let rows: Vec<serde_json::Value> =
-        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    let row = rows.iter().find(|r| r["solver"] == "short").unwrap();
+        .code(code);
+    serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap()
+}
+
+/// The row of `solver` among `rows`.
+fn row_of(rows: &[serde_json::Value], solver: &str) -> serde_json::Value {
+    rows.iter().find(|r| r["solver"] == solver).unwrap().clone()
+}
+
+/// Our own solver as an external command: one solution a line.
+fn ourselves() -> String {
+    let bin = assert_cmd::cargo::cargo_bin("sudoku-batch");
+    format!(
+        "{} solve - -q --columns solution --no-header",
+        bin.display()
+    )
+}
+
+#[test]
+fn an_external_solver_that_prints_too_few_lines_fails_naming_the_missing_line() {
+    let short = format!("short={} | head -n 3", ourselves());
+    let row = row_of(&external_bench(5, &["--external", &short], 1), "short");
     assert_eq!(row["status"], "wrong");
     assert!(
         row["note"]
@@ -565,6 +581,51 @@ fn an_external_solver_that_prints_too_few_lines_fails_naming_the_missing_line() 
             .contains("3 solution lines for 5 puzzles (line 4 is missing)"),
         "{row}"
     );
+}
+
+/// What an external program leaves behind is not waited for: a background child that holds
+/// the error pipe is killed with the program's group when the program exits (the pass is
+/// timed to the program's exit), and a program that floods its output is killed as wrong long
+/// before its timeout, its output capped.
+#[cfg(unix)]
+#[test]
+fn an_external_program_that_floods_or_leaves_a_child_behind_ends_its_pass() {
+    let left = format!("left=(sleep 30 &); {}", ourselves());
+    let started = std::time::Instant::now();
+    let rows = external_bench(
+        3,
+        &[
+            "--external-timeout",
+            "20",
+            "--external",
+            &left,
+            "--external",
+            "flood=yes 123456789",
+        ],
+        1,
+    );
+    // Neither the 30 s child nor the 20 s timeout was waited for.
+    assert!(started.elapsed() < std::time::Duration::from_secs(15));
+    assert_eq!(row_of(&rows, "left")["status"], "ok", "{rows:?}");
+    let flood = row_of(&rows, "flood");
+    assert_eq!(flood["status"], "wrong");
+    assert!(
+        flood["note"]
+            .as_str()
+            .unwrap()
+            .contains("printed more than"),
+        "{flood}"
+    );
+}
+
+/// With `--unique`, ours prove uniqueness but an external program is only asked for a
+/// solution: its row says `first`.
+#[test]
+fn an_external_row_is_first_mode_even_with_unique() {
+    let good = format!("good={}", ourselves());
+    let rows = external_bench(3, &["--unique", "--external", &good], 0);
+    assert_eq!(row_of(&rows, "singles")["mode"], "unique");
+    assert_eq!(row_of(&rows, "good")["mode"], "first");
 }
 
 /// An external program's name is its rows' `solver`: the name of a built-in solver or of
@@ -585,47 +646,6 @@ fn an_external_name_that_another_row_has_is_refused() {
         }
         cmd.assert().code(2).stderr(predicates::str::contains(says));
     }
-}
-
-/// What an external program leaves behind is not waited for: a background child that holds
-/// the error pipe is killed with the program's group when the program exits (the pass is
-/// timed to the program's exit), and a program that floods its output is killed as wrong long
-/// before its timeout, its output capped.
-#[cfg(unix)]
-#[test]
-fn an_external_program_that_floods_or_leaves_a_child_behind_ends_its_pass() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = tiny_input(dir.path(), "top.txt", "data/norvig_top95.txt", 3);
-    let json = dir.path().join("bench.json");
-    let bin = assert_cmd::cargo::cargo_bin("sudoku-batch");
-    let left = format!(
-        "left=(sleep 30 &); {} solve - -q --columns solution | tail -n +2",
-        bin.display()
-    );
-    let started = std::time::Instant::now();
-    let mut cmd = fast_bench();
-    cmd.args(["-j", "1", "--no-permute", "--external-timeout", "20"])
-        .args(["--external", &left, "--external", "flood=yes 123456789"])
-        .arg("--summary")
-        .arg(&json)
-        .arg(&input)
-        .assert()
-        .code(1);
-    // Neither the 30 s child nor the 20 s timeout was waited for.
-    assert!(started.elapsed() < std::time::Duration::from_secs(15));
-    let rows: Vec<serde_json::Value> =
-        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    let row = |name: &str| rows.iter().find(|r| r["solver"] == name).unwrap().clone();
-    assert_eq!(row("left")["status"], "ok", "{}", row("left"));
-    let flood = row("flood");
-    assert_eq!(flood["status"], "wrong");
-    assert!(
-        flood["note"]
-            .as_str()
-            .unwrap()
-            .contains("printed more than"),
-        "{flood}"
-    );
 }
 
 /// A stop request during an external program's pass kills the pass and ends the run at once
@@ -673,31 +693,6 @@ fn a_stop_during_an_external_pass_ends_it() {
     let rows: Vec<serde_json::Value> =
         serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert!(rows.iter().all(|r| r["solver"] != "hang"), "{rows:?}");
-}
-
-/// With `--unique`, ours prove uniqueness but an external program is only asked for a
-/// solution: its row says `first`.
-#[test]
-fn an_external_row_is_first_mode_even_with_unique() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = tiny_input(dir.path(), "top.txt", "data/norvig_top95.txt", 3);
-    let json = dir.path().join("bench.json");
-    let bin = assert_cmd::cargo::cargo_bin("sudoku-batch");
-    let good = format!(
-        "good={} solve - -q --columns solution --no-header",
-        bin.display()
-    );
-    fast_bench()
-        .args(["-j", "1", "--unique", "--external", &good, "--summary"])
-        .arg(&json)
-        .arg(&input)
-        .assert()
-        .success();
-    let rows: Vec<serde_json::Value> =
-        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    let mode = |name: &str| rows.iter().find(|r| r["solver"] == name).unwrap()["mode"].clone();
-    assert_eq!(mode("singles"), "unique");
-    assert_eq!(mode("good"), "first");
 }
 
 /// Runs a small bench into `dir/here.csv`, and writes `dir/there.csv` with the same rows as if
