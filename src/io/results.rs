@@ -429,28 +429,31 @@ enum Raw {
 /// writes it).
 pub type ResultSource = Box<dyn Read + Send>;
 
+/// Opens the output file at `path` for reading back its plain bytes: gzip and zstd are told
+/// by the first bytes, whatever the name (the outputs `merge` takes, `solve`'s and `rate`'s).
+pub fn open_result_file(path: &Path) -> Result<ResultSource> {
+    let open_error = |cause| Error::Open {
+        path: path.to_path_buf(),
+        cause,
+    };
+    let mut file =
+        std::io::BufReader::with_capacity(READ_BLOCK, File::open(path).map_err(open_error)?);
+    let head = std::io::BufRead::fill_buf(&mut file).map_err(open_error)?;
+    Ok(match super::compress::Codec::from_magic(head) {
+        Some(super::compress::Codec::Gzip) => Box::new(flate2::bufread::MultiGzDecoder::new(file)),
+        Some(super::compress::Codec::Zstd) => {
+            Box::new(zstd::stream::read::Decoder::with_buffer(file).map_err(open_error)?)
+        }
+        _ => Box::new(file),
+    })
+}
+
 impl ResultReader<ResultSource> {
-    /// Opens the result CSV at `path` (plain, or gzip or zstd by its first bytes, whatever its
-    /// name) and reads its header; `None` when it holds no complete header line (empty, or cut
-    /// while the header was written).
+    /// Opens the result CSV at `path` (plain, or gzip or zstd: [`open_result_file`]) and reads
+    /// its header; `None` when it holds no complete header line (empty, or cut while the
+    /// header was written).
     pub fn open(path: &Path) -> Result<Option<ResultReader<ResultSource>>> {
-        let open_error = |cause| Error::Open {
-            path: path.to_path_buf(),
-            cause,
-        };
-        let mut file =
-            std::io::BufReader::with_capacity(READ_BLOCK, File::open(path).map_err(open_error)?);
-        let head = std::io::BufRead::fill_buf(&mut file).map_err(open_error)?;
-        let source: ResultSource = match super::compress::Codec::from_magic(head) {
-            Some(super::compress::Codec::Gzip) => {
-                Box::new(flate2::bufread::MultiGzDecoder::new(file))
-            }
-            Some(super::compress::Codec::Zstd) => {
-                Box::new(zstd::stream::read::Decoder::with_buffer(file).map_err(open_error)?)
-            }
-            _ => Box::new(file),
-        };
-        ResultReader::new(source, path)
+        ResultReader::new(open_result_file(path)?, path)
     }
 }
 

@@ -5,7 +5,6 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use super::columns::RateColumn;
@@ -14,7 +13,7 @@ use super::RateSummary;
 use crate::cmd::sidecar::RunManifest;
 use crate::error::{Error, Result};
 use crate::io::output::Output;
-use crate::io::results::push_csv_record;
+use crate::io::results::{open_result_file, push_csv_record, ResultSource};
 use crate::io::{Body, Fields, Format};
 use crate::rate::verdict::RateStatus;
 
@@ -24,7 +23,7 @@ pub(crate) fn is_rate_output(path: &Path, sidecar: Option<&RunManifest>) -> bool
     if let Some(sidecar) = sidecar {
         return sidecar.kind == crate::cmd::sidecar::RATE_KIND;
     }
-    let Ok(file) = File::open(path) else {
+    let Ok(file) = open_result_file(path) else {
         return false;
     };
     let mut reader = csv::ReaderBuilder::new()
@@ -39,7 +38,7 @@ pub(crate) fn is_rate_output(path: &Path, sidecar: Option<&RunManifest>) -> bool
 /// One shard's rows, read one at a time.
 struct RateShard {
     path: PathBuf,
-    reader: csv::Reader<File>,
+    reader: csv::Reader<ResultSource>,
     /// The row last read.
     row: csv::ByteRecord,
     /// The index of the row last read.
@@ -51,10 +50,7 @@ struct RateShard {
 impl RateShard {
     /// Opens a shard and reads its header.
     fn open(path: &Path) -> Result<(RateShard, Vec<RateColumn>)> {
-        let file = File::open(path).map_err(|cause| Error::Open {
-            path: path.to_path_buf(),
-            cause,
-        })?;
+        let file = open_result_file(path)?;
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
