@@ -443,8 +443,18 @@ type ExplainedStep = (
     String,
 );
 
-/// The path of one puzzle: (status, message, er, ep, ed, technique, steps).
-type ExplainOut = (u8, String, f32, f32, f32, &'static str, Vec<ExplainedStep>);
+/// The path of one puzzle: (status, message, er, ep, ed, technique, steps, the whole path in
+/// the words of `rate --explain`).
+type ExplainOut = (
+    u8,
+    String,
+    f32,
+    f32,
+    f32,
+    &'static str,
+    Vec<ExplainedStep>,
+    String,
+);
 
 /// The solving path of the one row of a `(1, 81)` `uint8` array, the CLI's `rate --explain`
 /// ([`sudoku_batch::rate::verdict::judge`] with its path): the verdict, ER/EP/ED (NaN when not
@@ -469,7 +479,7 @@ fn explain_cells<'py>(
         )));
     }
     let timeout = timeout_ms.map(Duration::from_millis);
-    let (judged, path) = interruptible(py, Some(1), |cancel| {
+    let (judged, path, puzzle) = interruptible(py, Some(1), |cancel| {
         let limits = RateLimits {
             max_er,
             flavor: if se121 { Flavor::Se121 } else { Flavor::Se1213 },
@@ -477,12 +487,16 @@ fn explain_cells<'py>(
             ..RateLimits::default()
         };
         let mut path = Vec::new();
-        let judged = match grid_of(input) {
-            Ok(puzzle) => rate_verdict::judge(&puzzle, &limits, timeout, Some(&mut path)),
-            Err(message) => RateVerdict::invalid(message),
-        };
-        (judged, path)
+        match grid_of(input) {
+            Ok(puzzle) => (
+                rate_verdict::judge(&puzzle, &limits, timeout, Some(&mut path)),
+                path,
+                puzzle.to_string(),
+            ),
+            Err(message) => (RateVerdict::invalid(message), path, "-".to_string()),
+        }
     })?;
+    let text = judged.explanation(&puzzle, &path);
     let name = |c: u8| sudoku_batch::rate::board::cell_name(c as usize);
     let steps = path
         .iter()
@@ -519,6 +533,7 @@ fn explain_cells<'py>(
         ed,
         technique,
         steps,
+        text,
     ))
 }
 

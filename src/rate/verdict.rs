@@ -164,6 +164,35 @@ pub fn judge(
     }
 }
 
+impl RateVerdict {
+    /// The solving path `steps` of `puzzle` in words, as `rate --explain` writes it: a head
+    /// line (the puzzle, ER/EP/ED, the hardest technique, the step count, why it is not
+    /// `rated`), then one numbered line per step.
+    pub fn explanation(&self, puzzle: &str, steps: &[Step]) -> String {
+        use std::fmt::Write;
+        let mut text = String::new();
+        let _ = match self.rating {
+            Some(r) => writeln!(
+                text,
+                "{puzzle}  ER/EP/ED {}  {}  {} steps{}",
+                r.se_string(),
+                r.hardest.map_or("", |t| t.name()),
+                r.steps,
+                if self.message.is_empty() {
+                    String::new()
+                } else {
+                    format!("  ({}: {})", self.status.as_str(), self.message)
+                }
+            ),
+            None => writeln!(text, "{puzzle}  {}: {}", self.status.as_str(), self.message),
+        };
+        for (i, step) in steps.iter().enumerate() {
+            let _ = writeln!(text, "  {:>3}. {step}", i + 1);
+        }
+        text
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -350,11 +350,12 @@ class Explanation:
             ``gave_up``).
         technique: the hardest step's technique ("" when none).
         steps: the :class:`ExplainStep` list, in order.
+        text: the whole path in the words of ``sudoku-batch rate --explain`` (``str()``).
     """
 
-    __slots__ = ("status", "message", "er", "ep", "ed", "technique", "steps")
+    __slots__ = ("status", "message", "er", "ep", "ed", "technique", "steps", "text")
 
-    def __init__(self, status, message, er, ep, ed, technique, steps):
+    def __init__(self, status, message, er, ep, ed, technique, steps, text):
         self.status = status
         self.message = message
         self.er = er
@@ -362,19 +363,13 @@ class Explanation:
         self.ed = ed
         self.technique = technique
         self.steps = steps
+        self.text = text
 
     def __len__(self) -> int:
         return len(self.steps)
 
     def __str__(self) -> str:
-        if self.er == self.er:  # not NaN: rated, or given up after some steps
-            head = f"ER/EP/ED {self.er:.1f}/{self.ep:.1f}/{self.ed:.1f}  {self.technique}  {len(self.steps)} steps"
-            if self.message:
-                head += f"  ({self.status}: {self.message})"
-        else:
-            head = f"{self.status}: {self.message}"
-        lines = [head] + [f"  {i:>3}. {step}" for i, step in enumerate(self.steps, 1)]
-        return "\n".join(lines)
+        return self.text
 
     def __repr__(self) -> str:
         return f"Explanation({self.status}, ER {self.er:.1f}, {len(self.steps)} steps)"
@@ -397,7 +392,7 @@ def explain(puzzle, *, max_er=None, timeout_ms=None, se121=True) -> Explanation:
             )
         one = arr.reshape(1, 81)
     cells, failures = _coerce(one, "puzzle")
-    code, message, er, ep, ed, technique, steps = _native.explain_cells(
+    code, message, er, ep, ed, technique, steps, text = _native.explain_cells(
         cells, max_er, timeout_ms, se121
     )
     if failures:
@@ -410,6 +405,7 @@ def explain(puzzle, *, max_er=None, timeout_ms=None, se121=True) -> Explanation:
         float(ed),
         technique,
         [ExplainStep(*s) for s in steps],
+        text,
     )
 
 

@@ -69,6 +69,7 @@ class Explanation:
     ed: float
     technique: str
     steps: list[ExplainStep]
+    text: str
     def __len__(self) -> int: ...
 
 def explain(

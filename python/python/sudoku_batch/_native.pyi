@@ -106,8 +106,9 @@ def explain_cells(
     float,
     str,
     list[tuple[str, float, list[str], list[tuple[str, int]], list[tuple[str, int]], str]],
+    str,
 ]:
-    """The path of one puzzle: (status, message, er, ep, ed, technique, steps)."""
+    """The path of one puzzle: (status, message, er, ep, ed, technique, steps, text)."""
 
 def fresh_seed() -> int:
     """A seed drawn from the operating system."""

@@ -258,41 +258,6 @@ struct ChunkOut {
     cut: bool,
 }
 
-/// Writes one record's solving path in words.
-fn push_explanation(out: &mut Vec<u8>, puzzle: &str, rated: &Rated, steps: &[rater::Step]) {
-    use std::fmt::Write;
-    let mut text = String::new();
-    match rated.rating {
-        Some(r) => {
-            let _ = writeln!(
-                text,
-                "{puzzle}  ER/EP/ED {}  {}  {} steps{}",
-                r.se_string(),
-                r.hardest.map_or("", |t| t.name()),
-                r.steps,
-                if rated.message.is_empty() {
-                    String::new()
-                } else {
-                    format!("  ({}: {})", rated.status.as_str(), rated.message)
-                }
-            );
-        }
-        None => {
-            let _ = writeln!(
-                text,
-                "{puzzle}  {}: {}",
-                rated.status.as_str(),
-                rated.message
-            );
-        }
-    }
-    for (i, step) in steps.iter().enumerate() {
-        let _ = writeln!(text, "  {:>3}. {step}", i + 1);
-    }
-    text.push('\n');
-    out.extend_from_slice(text.as_bytes());
-}
-
 /// Rates the records of `chunk` in order; stops at the first puzzle a signal cut short.
 fn rate_chunk(chunk: &Chunk, config: &RateConfig, files: &[String]) -> ChunkOut {
     let mut out = ChunkOut {
@@ -320,7 +285,9 @@ fn rate_chunk(chunk: &Chunk, config: &RateConfig, files: &[String]) -> ChunkOut 
         }
         let file = files.get(record.file as usize).map_or("-", String::as_str);
         if config.explain {
-            push_explanation(&mut out.text, &puzzle, &rated, &steps);
+            out.text
+                .extend_from_slice(rated.explanation(&puzzle, &steps).as_bytes());
+            out.text.push(b'\n');
         } else {
             let place = RowPlace {
                 index,
