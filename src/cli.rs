@@ -638,6 +638,10 @@ pub struct MergeArgs {
     /// many rows their run wrote): warnings and exit 1, instead of no output.
     #[arg(long = "allow-incomplete")]
     pub allow_incomplete: bool,
+
+    /// No summary and no remarks (warnings and errors are still printed).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 impl MergeArgs {
@@ -650,6 +654,7 @@ impl MergeArgs {
             summary: self.summary.summary,
             shard_summaries: self.shard_summaries,
             allow_incomplete: self.allow_incomplete,
+            quiet: self.quiet,
         }
     }
 }

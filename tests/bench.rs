@@ -965,6 +965,18 @@ fn bad_inputs_and_unknown_baselines_are_errors() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("bogus.csv"));
+    // A row cut inside its last field still parses: the missing line end gives it away.
+    let results = std::fs::read_to_string(&here).unwrap();
+    let torn = dir.path().join("torn.csv");
+    std::fs::write(&torn, &results[..results.len() - 3]).unwrap();
+    let last_line = results.lines().count();
+    report()
+        .arg(&torn)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "torn.csv: line {last_line}: the last row has no line end"
+        )));
     report()
         .arg(dir.path().join("missing.csv"))
         .assert()

@@ -419,6 +419,11 @@ fn a_merge_with_sidecars_spans_the_shards_and_says_what_is_missing() {
     assert!(span >= 0.0 && (span - json["wall_seconds"].as_f64().unwrap()).abs() < 1e-6);
     assert!(json["solver_cpu_seconds"].as_f64().unwrap() > 0.0);
     assert!(json["last_end_unix"].as_f64() >= json["first_start_unix"].as_f64());
+    // `-q`: no summary and no remarks when all is well.
+    args.push("-q");
+    let (code, err) = run(d, &args);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(rows(&d.join("all.csv")), rows(&d.join("out.csv")));
 
     // Only two of the three: exit 1, no final file.
     std::fs::remove_file(d.join("all.csv")).unwrap();
@@ -501,6 +506,18 @@ fn merge_of_a_shard_cut_short_writes_nothing_unless_allowed() {
         "{err}"
     );
     assert_eq!(rows(&d.join("all.csv")).len(), 1 + 300 - 5);
+    // `-q` keeps the warnings, drops the summary.
+    allowed.push("-q");
+    let (code, quiet) = run(d, &allowed);
+    assert_eq!(code, 1, "{quiet}");
+    assert!(
+        err.contains("puzzles: 295") && !quiet.contains("puzzles:"),
+        "{quiet}"
+    );
+    assert!(
+        quiet.contains("warning: incomplete (--allow-incomplete): s-2.csv: "),
+        "{quiet}"
+    );
 
     // An unfinished shard (its sidecar records no end) is cut off too.
     std::fs::write(d.join("s-2.csv"), text).unwrap();

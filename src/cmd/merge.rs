@@ -57,6 +57,8 @@ pub struct MergeConfig {
     /// Merge what there is when shards are missing or cut off (warnings, exit 1) instead of
     /// writing nothing.
     pub allow_incomplete: bool,
+    /// Print only warnings and errors: no summary, no remarks.
+    pub quiet: bool,
 }
 
 /// What a merge reports.
@@ -66,8 +68,10 @@ pub struct MergeReport {
     pub summary: Summary,
     /// Indices missing between the first and last row (a shard's output missing or partial).
     pub missing: u64,
-    /// Remarks for stderr.
+    /// Warnings for stderr (printed even when quiet).
     pub notes: Vec<String>,
+    /// Remarks for stderr on how the summary was made (not printed when quiet).
+    pub remarks: Vec<String>,
     /// Missing or cut-off shards, each said in a sentence. Unless `allow_incomplete`, nothing
     /// was written when there are any.
     pub incomplete: Vec<String>,
@@ -80,10 +84,13 @@ pub struct MergeReport {
 }
 
 impl MergeReport {
-    /// Prints the report on stderr as the command line does (notes; what is missing when
-    /// nothing was written; else the summary) and returns the outcome: all good only when the
-    /// merge was written, whole, and every puzzle in it solved.
-    pub fn finish(&self) -> Result<Finish> {
+    /// Prints the report on stderr as the command line does (warnings; what is missing when
+    /// nothing was written; else, unless `quiet`, the remarks and the summary) and returns the
+    /// outcome: all good only when the merge was written, whole, and every puzzle in it solved.
+    pub fn finish(&self, quiet: bool) -> Result<Finish> {
+        if !quiet {
+            self.remarks.iter().for_each(|note| stderr!(line: "{note}"));
+        }
         self.notes.iter().for_each(|note| stderr!(line: "{note}"));
         if !self.written {
             for problem in &self.incomplete {
@@ -97,7 +104,9 @@ impl MergeReport {
         }
         let whole = self.missing == 0 && self.incomplete.is_empty();
         if let Some(rated) = &self.rated {
-            stderr!(text: "{}", rated.to_text());
+            if !quiet {
+                stderr!(text: "{}", rated.to_text());
+            }
             let all = rated.statuses.get("rated").copied().unwrap_or(0) == rated.puzzles;
             return Ok(if whole && all {
                 Finish::AllGood
@@ -105,7 +114,9 @@ impl MergeReport {
                 Finish::SomeFailed
             });
         }
-        stderr!(text: "{}", self.summary.to_text());
+        if !quiet {
+            stderr!(text: "{}", self.summary.to_text());
+        }
         let s = &self.summary;
         Ok(if whole && s.solved == s.puzzles {
             Finish::AllGood
@@ -259,7 +270,8 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
         return Ok(nothing_written(notes, incomplete));
     }
 
-    let merged = merged_summary(&merged_rows, &sidecars, &shard_summaries, &mut notes);
+    let mut remarks = Vec::new();
+    let merged = merged_summary(&merged_rows, &sidecars, &shard_summaries, &mut remarks);
     let MergedRows {
         missing, expected, ..
     } = merged_rows;
@@ -291,6 +303,7 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
         summary: merged.summary.clone(),
         missing,
         notes,
+        remarks,
         incomplete,
         written: true,
         merged,
@@ -386,18 +399,18 @@ fn rows_unlike_sidecars(shards: &[ShardReader], sidecars: &[Option<RunManifest>]
 }
 
 /// The combined summary: over the span the shards ran in when every shard has a sidecar (with
-/// a note saying so), else from the shards' summaries.
+/// a remark saying so), else from the shards' summaries.
 fn merged_summary(
     rows: &MergedRows,
     sidecars: &[Option<RunManifest>],
     shard_summaries: &[Summary],
-    notes: &mut Vec<String>,
+    remarks: &mut Vec<String>,
 ) -> MergedSummary {
     let solver_cpu_seconds = rows.cpu_ns as f64 / 1e9;
     let all_sidecars: Option<Vec<&RunManifest>> = sidecars.iter().map(Option::as_ref).collect();
     let Some(runs) = all_sidecars else {
         return MergedSummary {
-            summary: summary_from_shard_summaries(&rows.tally, shard_summaries, notes),
+            summary: summary_from_shard_summaries(&rows.tally, shard_summaries, remarks),
             shards: sidecars.len(),
             span_seconds: None,
             first_start_unix: None,
@@ -418,7 +431,7 @@ fn merged_summary(
     solvers.dedup();
     let wall = Duration::from_secs_f64(span.unwrap_or(0.0));
     let summary = rows.tally.summary(wall, threads, &solvers.join("+"));
-    notes.push(format!(
+    remarks.push(format!(
         "merged {} shard(s): {:.3} s from the first shard's start to the last one's end \
          (wall time and puzzles/s are over this span); solver CPU time {:.3} s, summed \
          over the rows",
@@ -580,6 +593,7 @@ fn nothing_written(notes: Vec<String>, incomplete: Vec<String>) -> MergeReport {
         summary: summary.clone(),
         missing: 0,
         notes,
+        remarks: Vec::new(),
         incomplete,
         written: false,
         rated: None,
@@ -683,7 +697,7 @@ fn merge_rate(config: &MergeConfig) -> Result<MergeReport> {
 fn summary_from_shard_summaries(
     tally: &Tally,
     shard_summaries: &[Summary],
-    notes: &mut Vec<String>,
+    remarks: &mut Vec<String>,
 ) -> Summary {
     let wall = shard_summaries
         .iter()
@@ -694,7 +708,7 @@ fn summary_from_shard_summaries(
     solvers.dedup();
     let mut summary = tally.summary(Duration::from_secs_f64(wall), threads, &solvers.join("+"));
     if shard_summaries.is_empty() {
-        notes.push(
+        remarks.push(
             "no --shard-summary given: threads, solver and wall time unknown (0); counts and \
              solve times are recomputed from the rows"
                 .into(),

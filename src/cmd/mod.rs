@@ -99,7 +99,7 @@ pub fn run(command: Command) -> Result<Finish> {
     crate::stopwatch::start();
     match command {
         Command::Solve(config) => solve::run(&config)?.finish(config.run.quiet),
-        Command::Merge(config) => merge::run(&config)?.finish(),
+        Command::Merge(config) => merge::run(&config)?.finish(config.quiet),
         Command::Bench(config) => bench::run(&config)?.finish(),
         Command::Report(config) => report::finish(&report::run(&config)?),
         Command::Generate(config) => generate::run(&config)?.finish(&config),

@@ -141,11 +141,23 @@ pub(crate) fn load_rows(files: &[PathBuf]) -> Result<Vec<BenchRow>> {
                 message: "is a folder, not a CSV written by `bench --csv`".to_string(),
             });
         }
-        let file = std::fs::File::open(path).map_err(|source| Error::Open {
+        let text = std::fs::read(path).map_err(|source| Error::Open {
             path: path.clone(),
             cause: source,
         })?;
-        let mut reader = csv::Reader::from_reader(std::io::BufReader::new(file));
+        // `bench --csv` ends every row with a line end: a last row without one was cut off
+        // while it was written (and a cut inside its last field would still parse).
+        if !text.is_empty() && !text.ends_with(b"\n") {
+            let line = text.iter().filter(|&&b| b == b'\n').count() + 1;
+            return Err(Error::Input {
+                path: path.clone(),
+                message: format!(
+                    "line {line}: the last row has no line end: the file was cut off while it \
+                     was written (remove that row, or run the benchmark again)"
+                ),
+            });
+        }
+        let mut reader = csv::Reader::from_reader(text.as_slice());
         let mut count = 0;
         for result in reader.deserialize::<BenchRow>() {
             let row = result.map_err(|e| csv_error(path, e))?;
