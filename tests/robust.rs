@@ -801,4 +801,21 @@ fn a_truncated_compressed_input_names_its_file_and_line() {
             "{name}: row line {last}, failed at {line}"
         );
     }
+    // Cut before the first record is whole: the format detection's read fails, at line 1.
+    let text = puzzles.join("\n");
+    let mut zst = zstd::encode_all(text.as_bytes(), 3).unwrap();
+    zst.truncate(20);
+    let input = dir.path().join("cut.txt.zst");
+    std::fs::write(&input, &zst).unwrap();
+    let out = dir.path().join("cut.out.csv");
+    bin()
+        .args(["solve", "-q", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "cannot read {} at line 1: ",
+            input.display()
+        )));
 }

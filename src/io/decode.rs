@@ -6,7 +6,7 @@
 use std::io::{BufRead, Read};
 
 use super::input::READ_BUFFER;
-use super::raw::{is_line_end, MAX_LINE};
+use super::raw::{is_line_end, lines_ended, MAX_LINE};
 use crate::error::{Error, Result};
 
 /// `stream` with its first meaningful line gathered in one buffer, so the first `fill_buf`
@@ -18,12 +18,16 @@ pub(super) fn gather_head(stream: Box<dyn BufRead + Send>, path: &std::path::Pat
     Ok(peek)
 }
 
-/// [`Peek::head`] up to a meaningful line, a read error naming `path`.
+/// [`Peek::head`] up to a meaningful line, a read error naming `path` and the line it was
+/// reading (a corrupt compressed file can fail before its first record).
 fn fill_head(peek: &mut Peek, path: &std::path::Path) -> Result<()> {
-    peek.head(MAX_LINE).map_err(|cause| Error::Read {
-        path: path.to_path_buf(),
-        cause,
-    })?;
+    if let Err(cause) = peek.head(MAX_LINE) {
+        return Err(Error::ReadAt {
+            path: path.to_path_buf(),
+            line: lines_ended(&peek.head) + 1,
+            cause,
+        });
+    }
     Ok(())
 }
 

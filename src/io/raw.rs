@@ -258,6 +258,16 @@ pub(super) fn is_line_end(b: u8) -> bool {
     b == b'\n' || b == b'\r'
 }
 
+/// The lines `text` ends, counted as the record readers number them: `\n`, `\r\n` and a
+/// lone `\r` each end one.
+pub(super) fn lines_ended(text: &[u8]) -> u64 {
+    let newlines = memchr::memchr_iter(b'\n', text).count();
+    let lone_returns = memchr::memchr_iter(b'\r', text)
+        .filter(|&at| text.get(at + 1) != Some(&b'\n'))
+        .count();
+    (newlines + lone_returns) as u64
+}
+
 fn is_separator(b: u8) -> bool {
     b.is_ascii_whitespace() || matches!(b, b',' | b':' | b';' | b'|')
 }
@@ -374,6 +384,14 @@ fn skip_lf(stream: &mut dyn BufRead) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_ended_counts_as_the_readers_number() {
+        assert_eq!(lines_ended(b""), 0);
+        assert_eq!(lines_ended(b"partial"), 0);
+        assert_eq!(lines_ended(b"a\nb\r\nc\rd"), 3);
+        assert_eq!(lines_ended(b"\r\n\r\n\r"), 3);
+    }
 
     #[test]
     fn bounded_lines() {
