@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 #[cfg(unix)]
 use crate::support::mkfifo;
-use crate::support::{bin, data, repeated_puzzles, spawn_solve, wait_for_growth};
+use crate::support::{bin, bin_path, data, repeated_puzzles, spawn_solve, wait_for_growth};
 use predicates::prelude::*;
 use proptest::prelude::*;
 use sudoku_batch::io::results::{Column, GridText, RowFormat, RowValues, Status};
@@ -1006,6 +1006,53 @@ fn merge_and_verify_never_write_over_a_file_they_read() {
             "writing it would destroy the input",
         ));
     assert_eq!(std::fs::read(&shards[0]).unwrap(), before);
+}
+
+#[test]
+fn an_input_read_from_stdin_or_named_like_a_sidecar_is_never_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let text = std::fs::read(data("norvig_top95.txt")).unwrap();
+    std::fs::write(d.join("in.txt"), &text).unwrap();
+    std::fs::write(d.join("q.csv.run.json"), &text).unwrap();
+    let cases: [&[&str]; 5] = [
+        &["solve", "-q", "-o", "in.txt"],
+        &["solve", "-", "-q", "-o", "o.csv", "--summary", "in.txt"],
+        &["rate", "-q", "--max-er", "1.0", "-o", "in.txt"],
+        &["verify", "-", "-q", "--report", "in.txt"],
+        &[
+            "rate",
+            "q.csv.run.json",
+            "-q",
+            "--max-er",
+            "1.0",
+            "-o",
+            "q.csv",
+        ],
+    ];
+    for args in cases {
+        let run = StdCommand::new(bin_path())
+            .current_dir(d)
+            .args(args)
+            .stdin(std::fs::File::open(d.join("in.txt")).unwrap())
+            .output()
+            .unwrap();
+        let message = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {message}");
+        assert!(
+            message.contains("writing it would destroy the input"),
+            "{args:?}: {message}"
+        );
+        assert_eq!(std::fs::read(d.join("in.txt")).unwrap(), text, "{args:?}");
+        assert_eq!(std::fs::read(d.join("q.csv.run.json")).unwrap(), text);
+    }
+    // A pipe on stdin is no file: nothing to protect, the run goes on.
+    bin()
+        .current_dir(d)
+        .args(["solve", "-q", "-o", "in.txt.csv"])
+        .write_stdin(text)
+        .assert()
+        .success();
 }
 
 /// Runs `sudoku-batch ARGS` in `dir`: (exit code, stderr).

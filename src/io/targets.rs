@@ -48,8 +48,8 @@ pub enum WriteKind {
     /// Written into `FILE.partial`, renamed to `FILE` when complete (`-o`, `--summary`,
     /// `--report`).
     Replaced,
-    /// `solve -o FILE`: `FILE.partial` renamed to `FILE`, and the run sidecar `FILE.run.json`
-    /// (written through `FILE.run.json.tmp`).
+    /// `solve -o FILE` and `rate -o FILE`: `FILE.partial` renamed to `FILE`, and the run
+    /// sidecar `FILE.run.json` (written through `FILE.run.json.tmp`).
     WithSidecar,
     /// Written in place: appended to (`bench --csv`) or replaced (`report --svg`).
     InPlace,
@@ -200,10 +200,26 @@ fn input_on_disk(path: &Path) -> PathBuf {
     crate::io::input::zip_member(path).map_or_else(|| path.to_path_buf(), |(archive, _)| archive)
 }
 
+/// The file standard input reads, when it is one (`sudoku-batch solve - < FILE`): a name
+/// that leads to it, so it can be told apart from the outputs like a named input.
+fn stdin_file() -> Option<PathBuf> {
+    let name = Path::new("/dev/stdin");
+    (cfg!(unix) && std::fs::metadata(name).is_ok_and(|m| m.is_file())).then(|| name.into())
+}
+
+/// How an input is named in a refusal.
+fn shown_input(input: &Path) -> String {
+    if input.as_os_str() == "-" {
+        "read from standard input".to_string()
+    } else {
+        input.display().to_string()
+    }
+}
+
 /// Checks every file a run will write before it reads anything: each target is not a folder,
 /// its folder exists and is writable, none of the files it writes (itself, `FILE.partial`,
-/// `FILE.run.json`) is one of `inputs` (stdin, `-`, is ignored), and no two targets write the
-/// same file. The error names the file and the flags concerned.
+/// `FILE.run.json`) is one of `inputs` (stdin, `-`, counts when it is a file), and no two
+/// targets write the same file. The error names the file and the flags concerned.
 pub fn check_targets(inputs: &[PathBuf], targets: &[Target<'_>]) -> Result<()> {
     let targets: Vec<&Target<'_>> = targets.iter().filter(|t| is_file_target(t.path)).collect();
     for target in &targets {
@@ -211,8 +227,14 @@ pub fn check_targets(inputs: &[PathBuf], targets: &[Target<'_>]) -> Result<()> {
     }
     let inputs: Vec<(&PathBuf, Identity)> = inputs
         .iter()
-        .filter(|p| p.as_os_str() != "-")
-        .map(|p| (p, Identity::of(&input_on_disk(p))))
+        .filter_map(|p| {
+            let on_disk = if p.as_os_str() == "-" {
+                stdin_file()?
+            } else {
+                input_on_disk(p)
+            };
+            Some((p, Identity::of(&on_disk)))
+        })
         .filter(|(_, id)| id.inode.is_some())
         .collect();
     let mut claimed: Vec<(Identity, PathBuf, String)> = Vec::new();
@@ -225,7 +247,7 @@ pub fn check_targets(inputs: &[PathBuf], targets: &[Target<'_>]) -> Result<()> {
                         format!(
                             "{} names it, but it is the input {}",
                             target.flag,
-                            input.display()
+                            shown_input(input)
                         )
                     } else {
                         format!(
@@ -233,7 +255,7 @@ pub fn check_targets(inputs: &[PathBuf], targets: &[Target<'_>]) -> Result<()> {
                              input {}",
                             target.flag,
                             file.display(),
-                            input.display()
+                            shown_input(input)
                         )
                     };
                     return Err(refuse(
@@ -252,6 +274,23 @@ pub fn check_targets(inputs: &[PathBuf], targets: &[Target<'_>]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// [`check_targets`] for a command that reads records and writes rows (`solve`, `rate`):
+/// `-o` with its in-progress file and run sidecar, and `--summary`.
+pub fn check_run_targets(
+    inputs: &[PathBuf],
+    output: Option<&Path>,
+    summary: Option<&Path>,
+) -> Result<()> {
+    let mut targets = Vec::new();
+    if let Some(path) = output {
+        targets.push(Target::new("-o", path, WriteKind::WithSidecar));
+    }
+    if let Some(path) = summary {
+        targets.push(Target::new("--summary", path, WriteKind::Replaced));
+    }
+    check_targets(inputs, &targets)
 }
 
 #[cfg(test)]

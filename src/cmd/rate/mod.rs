@@ -29,7 +29,7 @@ use crate::cmd::RunOptions;
 use crate::error::{Error, Result};
 use crate::io::compress::Codec;
 use crate::io::output::{write_json, Output, OutputOptions};
-use crate::io::targets::{check_targets, Target, WriteKind};
+use crate::io::targets::check_run_targets;
 use crate::io::{Body, Input};
 use crate::rate::verdict::{self, RateStatus, RateVerdict as Rated};
 use crate::rate::{self as rater, Flavor, Limits};
@@ -423,14 +423,11 @@ fn check_config(config: &RateConfig) -> Result<()> {
         input.check()?;
     }
     let inputs: Vec<PathBuf> = config.run.inputs.iter().map(Input::path).collect();
-    let mut targets = Vec::new();
-    if let Some(path) = &config.output {
-        targets.push(Target::new("-o", path, WriteKind::Replaced));
-    }
-    if let Some(path) = &config.run.summary {
-        targets.push(Target::new("--summary", path, WriteKind::Replaced));
-    }
-    check_targets(&inputs, &targets)?;
+    check_run_targets(
+        &inputs,
+        config.output.as_deref(),
+        config.run.summary.as_deref(),
+    )?;
     check_threads(config.run.threads.max(1), config.run.allow_oversubscribe)
 }
 

@@ -37,7 +37,7 @@ use crate::error::{Error, Result};
 use crate::io::compress::Codec;
 use crate::io::output::{write_json, Output, OutputOptions};
 use crate::io::results::{Column, GridText, RowFormat, RowValues, Status};
-use crate::io::targets::{check_targets, Target, WriteKind};
+use crate::io::targets::check_run_targets;
 use crate::io::Input;
 use crate::io::{Body, Record, RecordReader};
 use crate::run::records::{Chunk, ChunkSize, ShardedRecords};
@@ -131,15 +131,8 @@ impl SolveConfig {
     /// Checks every file the run will write (`-o` with its `.partial` and `.run.json`,
     /// `--summary`) before anything is read ([`check_targets`]).
     pub fn check_targets(&self) -> Result<()> {
-        let mut targets = Vec::new();
-        if let Some(path) = &self.output {
-            targets.push(Target::new("-o", path, WriteKind::WithSidecar));
-        }
-        if let Some(path) = &self.run.summary {
-            targets.push(Target::new("--summary", path, WriteKind::Replaced));
-        }
         let inputs: Vec<PathBuf> = self.run.inputs.iter().map(Input::path).collect();
-        check_targets(&inputs, &targets)
+        check_run_targets(&inputs, self.output.as_deref(), self.run.summary.as_deref())
     }
 }
 
