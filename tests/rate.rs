@@ -495,6 +495,24 @@ fn resume_keeps_checked_rows_and_refuses_changed_ones() {
         "{stderr}"
     );
 
+    // Another --max-er or --timeout-ms would mix two runs' rows.
+    sidecar["solver"] = "se1.2.1".into();
+    sidecar["limits"] = serde_json::json!({"max_er_tenths": 20, "timeout_ms": 50});
+    std::fs::write(
+        dir.path().join("r.csv.run.json"),
+        serde_json::to_vec(&sidecar).unwrap(),
+    )
+    .unwrap();
+    let refused = resume(None);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "the earlier run ran with --max-er 2.0 --timeout-ms 50, this one with no limit"
+        ),
+        "{stderr}"
+    );
+
     // --resume needs the columns it counts and matches by; --explain writes no rows.
     let refused = resume(Some("puzzle,ep"));
     assert_eq!(refused.status.code(), Some(2));

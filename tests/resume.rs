@@ -255,10 +255,14 @@ fn resume_refuses_other_options_and_inputs_naming_the_difference() {
     let dir = solved_dir();
     let d = dir.path();
     let finished = std::fs::read(d.join("out.csv")).unwrap();
-    let refusals: [(&[&str], &str); 3] = [
+    let refusals: [(&[&str], &str); 4] = [
         (
             &["--unique"],
             "out.csv: cannot resume: the earlier run did not use --unique, this one does",
+        ),
+        (
+            &["--max-guesses", "5"],
+            "cannot resume: the earlier run ran with no limit, this one with --max-guesses 5",
         ),
         (
             &["--solver", "singles"],

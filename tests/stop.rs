@@ -231,6 +231,24 @@ fn max_guesses_gives_up_counts_and_resume_keeps_or_retries() {
         .assert()
         .code(1);
     assert_eq!(rows_without_time(&std::fs::read(&out).unwrap()), rows);
+    // Another limit would mix two runs' rows: refused, and so is a tighter one even when
+    // the rows that gave up are retried (a kept row may have needed more).
+    for extra in [
+        &["--max-guesses", "5"][..],
+        &["--retry-gave-up", "--max-guesses", "1"],
+    ] {
+        bin()
+            .args(["solve", "-q", "--resume", "-o"])
+            .arg(&out)
+            .arg(&input)
+            .args(extra)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(
+                "the earlier run ran with --max-guesses 2, this one with --max-guesses",
+            ));
+        assert_eq!(rows_without_time(&std::fs::read(&out).unwrap()), rows);
+    }
     // ...unless told to retry them, here with no bound: every puzzle is solved.
     bin()
         .args(["solve", "-q", "--resume", "--retry-gave-up", "-o"])

@@ -73,6 +73,10 @@ pub(crate) struct RunManifest {
     pub shard: Option<String>,
     /// The output's columns, in order.
     pub columns: Vec<String>,
+    /// The per-puzzle limits, which turn rows into `gave_up` (absent from older sidecars: no
+    /// limit).
+    #[serde(default, skip_serializing_if = "RunLimits::is_none")]
+    pub limits: RunLimits,
     /// Solver threads of the (last) run.
     pub threads: usize,
     /// When the run started (seconds since the Unix epoch); a resumed run keeps the start of
@@ -80,6 +84,61 @@ pub(crate) struct RunManifest {
     pub started_unix: f64,
     /// Set once the output is complete and in place.
     pub finished: Option<Finished>,
+}
+
+/// A run's per-puzzle limits; its JSON keys are stable, each absent when not set.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct RunLimits {
+    /// `--max-guesses` (`solve`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_guesses: Option<u64>,
+    /// `--max-er`, in tenths (`rate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_er_tenths: Option<u16>,
+    /// `--timeout-ms` (`rate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+impl RunLimits {
+    fn is_none(&self) -> bool {
+        *self == RunLimits::default()
+    }
+
+    /// Whether every limit of `self` is at least as loose as `earlier`'s: a row that ended
+    /// within `earlier`'s limits ends the same way within these (a puzzle's guesses and
+    /// steps do not depend on the limit that stops them).
+    pub(crate) fn no_tighter_than(&self, earlier: &RunLimits) -> bool {
+        fn looser<T: PartialOrd>(now: Option<T>, then: Option<T>) -> bool {
+            match (now, then) {
+                (None, _) => true,
+                (Some(_), None) => false,
+                (Some(now), Some(then)) => now >= then,
+            }
+        }
+        looser(self.max_guesses, earlier.max_guesses)
+            && looser(self.max_er_tenths, earlier.max_er_tenths)
+            && looser(self.timeout_ms, earlier.timeout_ms)
+    }
+
+    /// The limits as options, for messages: `--max-er 2.0 --timeout-ms 50`, or `no limit`.
+    fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(n) = self.max_guesses {
+            parts.push(format!("--max-guesses {n}"));
+        }
+        if let Some(t) = self.max_er_tenths {
+            parts.push(format!("--max-er {}.{}", t / 10, t % 10));
+        }
+        if let Some(ms) = self.timeout_ms {
+            parts.push(format!("--timeout-ms {ms}"));
+        }
+        if parts.is_empty() {
+            "no limit".to_string()
+        } else {
+            parts.join(" ")
+        }
+    }
 }
 
 /// The end of a run.
@@ -430,16 +489,22 @@ impl<'a> Sidecar<'a> {
 /// For `--resume` of the output `path`, whose earlier rows are in `earlier`: compares the
 /// earlier run's sidecar with this run's (`this`), refusing any difference (an error naming
 /// `earlier` and every difference), and takes the earlier run's input names (into `files`) and
-/// start time. Without an earlier sidecar, `notes` says that only the rows are checked.
+/// start time. Without an earlier sidecar, `notes` says that only the rows are checked. With
+/// `retry_gave_up` the limits may be loosened: the `gave_up` rows are redone, and every kept
+/// row is what the looser limits give too.
 pub(crate) fn compare_for_resume(
     path: &Path,
     earlier: &Path,
     this: Option<&mut RunManifest>,
     files: &mut [String],
     notes: &mut Vec<String>,
+    retry_gave_up: bool,
 ) -> Result<()> {
     match (RunManifest::read(path)?, this) {
-        (Some(before), Some(this)) => {
+        (Some(mut before), Some(this)) => {
+            if retry_gave_up && this.limits.no_tighter_than(&before.limits) {
+                before.limits = this.limits;
+            }
             let differences = before.differences(this, Compare::Resume);
             if !differences.is_empty() {
                 return Err(Error::Input {
@@ -480,6 +545,8 @@ pub(crate) struct RunDefinition<'a> {
     pub threads: usize,
     /// How the inputs are hashed.
     pub hashes: &'a ReadHashes,
+    /// The per-puzzle limits.
+    pub limits: RunLimits,
 }
 
 /// Refuses `--resume` into an output written without its header (`--no-header`): resuming
@@ -575,6 +642,7 @@ impl RunManifest {
             threads: run.threads.max(1),
             started_unix: now_unix(),
             finished: None,
+            limits: run.limits,
         })
     }
 
@@ -724,6 +792,13 @@ impl RunManifest {
             });
         }
         out.extend(self.shard_difference(other, compare));
+        if self.limits != other.limits {
+            out.push(format!(
+                "{earlier} ran with {}, {this} with {}",
+                self.limits.describe(),
+                other.limits.describe()
+            ));
+        }
         if self.columns != other.columns {
             out.push(format!(
                 "{earlier} wrote the columns {}, {this} {}",

@@ -23,7 +23,7 @@ use serde::Serialize;
 use crate::cmd::outcome::{RunReport, RunSummary};
 use crate::cmd::sidecar::{
     check_header_for_resume, hash_while_reading, wants_sidecar, ReadHashes, RunDefinition,
-    RunManifest, Sidecar, RATE_KIND,
+    RunLimits, RunManifest, Sidecar, RATE_KIND,
 };
 use crate::cmd::RunOptions;
 use crate::error::{Error, Result};
@@ -470,6 +470,11 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
                 columns: &column_names,
                 threads,
                 hashes: &hashes,
+                limits: RunLimits {
+                    max_er_tenths: config.max_er,
+                    timeout_ms: config.timeout.map(|t| t.as_millis() as u64),
+                    ..RunLimits::default()
+                },
             },
             shard,
         )?),

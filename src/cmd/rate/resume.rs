@@ -94,8 +94,15 @@ pub(super) fn resume(
         ));
         return Ok(Resumed::fresh(Output::create_with(Some(path), options)?));
     };
-    compare_for_resume(path, earlier.path(), this_run.manifest, files, notes)
-        .map_err(cannot_resume)?;
+    compare_for_resume(
+        path,
+        earlier.path(),
+        this_run.manifest,
+        files,
+        notes,
+        this_run.retry_gave_up,
+    )
+    .map_err(cannot_resume)?;
     let kept = keep_rows(
         &earlier,
         records,

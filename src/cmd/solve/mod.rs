@@ -30,7 +30,7 @@ pub use judge::judge;
 use crate::cmd::outcome::{RunReport, RunSummary};
 use crate::cmd::sidecar::{
     check_header_for_resume, hash_while_reading, wants_sidecar, ReadHashes, RunDefinition,
-    RunManifest, Sidecar, SOLVE_KIND,
+    RunLimits, RunManifest, Sidecar, SOLVE_KIND,
 };
 use crate::cmd::RunOptions;
 use crate::error::{Error, Result};
@@ -583,6 +583,10 @@ impl RunManifest {
                 columns: &columns,
                 threads: config.run.threads,
                 hashes,
+                limits: RunLimits {
+                    max_guesses: config.max_guesses,
+                    ..RunLimits::default()
+                },
             },
             shard,
         )

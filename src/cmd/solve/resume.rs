@@ -132,7 +132,8 @@ pub(super) fn resume(
         ));
         return Ok(Resumed::fresh(Output::create_with(Some(path), options)?));
     };
-    compare_for_resume(path, earlier.path(), this_run, files, notes).map_err(cannot_resume)?;
+    compare_for_resume(path, earlier.path(), this_run, files, notes, retry_gave_up)
+        .map_err(cannot_resume)?;
     let kept = keep_rows(&earlier, records, files, columns, unique, retry_gave_up)
         .map_err(cannot_resume)?;
     notes.push(format!(
