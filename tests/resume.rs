@@ -476,6 +476,74 @@ fn merge_refuses_a_shard_of_another_input() {
         "{err}"
     );
     assert!(!d.join("all.csv").exists() && !d.join("all.csv.partial").exists());
+    // A `rate` shard among `solve` ones is named as such, whichever comes first.
+    let (code, err) = run(
+        d,
+        &[
+            "rate", "p.txt", "-q", "--max-er", "1.0", "--shard", "2/2", "-o", "r.csv",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    let (code, err) = run(d, &["merge", "a.csv", "r.csv", "-o", "all.csv"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("r.csv: a `rate` output, but a.csv is a `solve` output"),
+        "{err}"
+    );
+    let (code, err) = run(d, &["merge", "r.csv", "a.csv", "-o", "all.csv"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("a.csv: a `solve` output, but r.csv is a `rate` output"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_shard_still_in_progress_is_checked_against_its_runs_sidecar() {
+    let dir = solved_dir();
+    let d = dir.path();
+    let (code, err) = run(
+        d,
+        &[
+            "generate", "-n", "300", "--seed", "15", "--clues", "30", "-q", "-o", "q.txt",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    for k in 1..=2 {
+        shard(d, "p.txt", k, 3);
+    }
+    // Shard 3 stopped early: its rows in `s-3.csv.partial`, its sidecar `s-3.csv.run.json`.
+    let stopped = |input: &str| {
+        shard(d, input, 3, 3);
+        std::fs::rename(d.join("s-3.csv"), d.join("s-3.csv.partial")).unwrap();
+        as_if_stopped(&d.join("s-3.csv"));
+    };
+    let merge = [
+        "merge",
+        "s-1.csv",
+        "s-2.csv",
+        "s-3.csv.partial",
+        "-o",
+        "all.csv",
+        "--allow-incomplete",
+    ];
+    stopped("q.txt");
+    let (code, err) = run(d, &merge);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("s-3.csv.partial: not a shard of the same run as s-1.csv: input 1 differs"),
+        "{err}"
+    );
+    assert!(!d.join("all.csv").exists());
+    stopped("p.txt");
+    let (code, err) = run(d, &merge);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("s-3.csv.partial: its run did not finish (s-3.csv.run.json records no end)"),
+        "{err}"
+    );
+    assert!(!err.contains("missing"), "{err}");
+    assert_eq!(rows(&d.join("all.csv")), rows(&d.join("out.csv")));
 }
 
 #[test]

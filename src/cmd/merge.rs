@@ -29,7 +29,7 @@ use serde::Serialize;
 
 use crate::cmd::rate::merge as rate_merge;
 use crate::cmd::rate::RateSummary;
-use crate::cmd::sidecar::{grouped, sidecar_path, Compare, RunManifest};
+use crate::cmd::sidecar::{grouped, shard_sidecar_path, sidecar_path, Compare, RunManifest};
 use crate::cmd::Finish;
 use crate::error::{Error, Result};
 use crate::grid::Grid;
@@ -226,8 +226,27 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     }
     check_merge_targets(config)?;
     interrupt::arm(Some("stopping; the merge will not be finished"));
-    let first_sidecar = RunManifest::read(&config.inputs[0])?;
-    if rate_merge::is_rate_output(&config.inputs[0], first_sidecar.as_ref()) {
+    // Which command wrote each shard: one merge takes the outputs of one.
+    let rated = |path: &PathBuf| -> Result<bool> {
+        let sidecar = RunManifest::read_for_shard(path)?;
+        Ok(rate_merge::is_rate_output(path, sidecar.as_ref()))
+    };
+    let first_rated = rated(&config.inputs[0])?;
+    for path in &config.inputs[1..] {
+        if rated(path)? != first_rated {
+            let command = |rated: bool| if rated { "rate" } else { "solve" };
+            return Err(Error::Input {
+                path: path.clone(),
+                message: format!(
+                    "a `{}` output, but {} is a `{}` output; merge the shards of one run",
+                    command(!first_rated),
+                    config.inputs[0].display(),
+                    command(first_rated)
+                ),
+            });
+        }
+    }
+    if first_rated {
         return merge_rate(config);
     }
     let (mut shards, columns) = open_shards(&config.inputs)?;
@@ -239,7 +258,7 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     let sidecars = config
         .inputs
         .iter()
-        .map(|p| RunManifest::read(p))
+        .map(|p| RunManifest::read_for_shard(p))
         .collect::<Result<Vec<_>>>()?;
     let mut notes = Vec::new();
     let mut incomplete = check_shards(&config.inputs, &sidecars)?;
@@ -475,7 +494,7 @@ fn check_merge_targets(config: &MergeConfig) -> Result<()> {
     let read: Vec<PathBuf> = config
         .inputs
         .iter()
-        .flat_map(|p| [p.clone(), sidecar_path(p)])
+        .flat_map(|p| [p.clone(), shard_sidecar_path(p)])
         .chain(config.shard_summaries.iter().cloned())
         .collect();
     let mut targets = Vec::new();
@@ -529,7 +548,7 @@ fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<
                 "{}: no {} beside it: which run wrote it, and whether it is complete, cannot be \
                  told",
                 path.display(),
-                sidecar_path(path).display()
+                shard_sidecar_path(path).display()
             ));
             continue;
         };
@@ -558,7 +577,7 @@ fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<
             None => incomplete.push(format!(
                 "{}: its run did not finish ({} records no end); finish it with `solve --resume`",
                 path.display(),
-                sidecar_path(path).display()
+                shard_sidecar_path(path).display()
             )),
             Some(finished) => {
                 let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
@@ -635,7 +654,7 @@ fn merge_rate(config: &MergeConfig) -> Result<MergeReport> {
     let sidecars = config
         .inputs
         .iter()
-        .map(|p| RunManifest::read(p))
+        .map(|p| RunManifest::read_for_shard(p))
         .collect::<Result<Vec<_>>>()?;
     let mut notes = Vec::new();
     let mut incomplete = check_shards(&config.inputs, &sidecars)?;

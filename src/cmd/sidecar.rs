@@ -52,6 +52,20 @@ pub(crate) fn sidecar_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// The sidecar of a shard given to `merge`: the one beside it, or for a run's in-progress
+/// file `FILE.partial` without one, `FILE`'s (where that run writes it).
+pub(crate) fn shard_sidecar_path(path: &Path) -> PathBuf {
+    let beside = sidecar_path(path);
+    if beside.exists() {
+        return beside;
+    }
+    let suffix = crate::io::targets::PARTIAL_SUFFIX;
+    match path.to_str().and_then(|p| p.strip_suffix(suffix)) {
+        Some(output) if !output.is_empty() => sidecar_path(Path::new(output)),
+        _ => beside,
+    }
+}
+
 /// What defines a run's rows, and how far it got. Its JSON keys are stable.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct RunManifest {
@@ -657,7 +671,15 @@ impl RunManifest {
     /// Reads the sidecar of output `path`; `None` when there is none. A sidecar that is not
     /// one is an error naming it.
     pub(crate) fn read(path: &Path) -> Result<Option<RunManifest>> {
-        let sidecar = sidecar_path(path);
+        RunManifest::read_file(sidecar_path(path))
+    }
+
+    /// Reads the sidecar of a shard given to `merge` ([`shard_sidecar_path`]).
+    pub(crate) fn read_for_shard(path: &Path) -> Result<Option<RunManifest>> {
+        RunManifest::read_file(shard_sidecar_path(path))
+    }
+
+    fn read_file(sidecar: PathBuf) -> Result<Option<RunManifest>> {
         let text = match std::fs::read(&sidecar) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -670,7 +692,7 @@ impl RunManifest {
         };
         let manifest: RunManifest = serde_json::from_slice(&text).map_err(|e| Error::Input {
             path: sidecar.clone(),
-            message: format!("not a run sidecar (written by `solve -o`): {e}"),
+            message: format!("not a run sidecar (written by `solve -o` or `rate -o`): {e}"),
         })?;
         if ![SOLVE_KIND, RATE_KIND].contains(&manifest.kind.as_str())
             || !(1..=VERSION).contains(&manifest.version)
@@ -882,9 +904,15 @@ fn input_difference(a: &InputId, b: &InputId, compare: Compare) -> Option<String
     let Some((hash, was_hash, now_hash)) = a.common_hash(b) else {
         if a.size.is_some() && b.size.is_some() && a.size != b.size {
             let size = |s: Option<u64>| s.map_or("?".to_string(), grouped);
+            // Each size with the name of the file that had it.
+            let other = if a.same_file(b) || a.name == b.name {
+                String::new()
+            } else {
+                format!("{} ", b.name)
+            };
             return Some(format!(
-                "differs: {} {was} {} bytes, {now} {}",
-                b.name,
+                "differs: {} {was} {} bytes, {now} {other}{}",
+                a.name,
                 size(a.size),
                 size(b.size)
             ));
