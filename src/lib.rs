@@ -43,6 +43,7 @@ pub mod rate;
 pub mod rng;
 pub mod solver;
 pub mod stopwatch;
+pub mod threads;
 pub mod transform;
 pub mod verdict;
 

@@ -11,7 +11,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{
+    PyFileNotFoundError, PyMemoryError, PyOSError, PyRuntimeError, PyValueError,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 use rayon::prelude::*;
@@ -89,6 +91,16 @@ fn interruptible<T: Send>(
 ) -> PyResult<T> {
     if threads == Some(0) {
         return Err(PyValueError::new_err("threads must be at least 1, got 0"));
+    }
+    // The command line's bound (its `-j`), so a mistyped count does not start a million.
+    let bound = sudoku_batch::threads::bound();
+    if let Some(n) = threads.filter(|&n| n > bound) {
+        return Err(PyValueError::new_err(format!(
+            "threads={n} is more than {} per logical core ({bound} for the {} core(s) here): \
+             threads beyond the cores only take turns",
+            sudoku_batch::threads::MAX_PER_CORE,
+            sudoku_batch::threads::cores()
+        )));
     }
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(n) = threads {
@@ -436,7 +448,7 @@ fn rate_cells<'py>(
 /// `rate --explain` writes it.
 type ExplainedStep = (
     &'static str,
-    f32,
+    f64,
     Vec<String>,
     Vec<(String, u8)>,
     Vec<(String, u8)>,
@@ -448,9 +460,9 @@ type ExplainedStep = (
 type ExplainOut = (
     u8,
     String,
-    f32,
-    f32,
-    f32,
+    f64,
+    f64,
+    f64,
     &'static str,
     Vec<ExplainedStep>,
     String,
@@ -458,15 +470,19 @@ type ExplainOut = (
 
 /// The solving path of the one row of a `(1, 81)` `uint8` array, the CLI's `rate --explain`
 /// ([`sudoku_batch::rate::verdict::judge`] with its path): the verdict, ER/EP/ED (NaN when not
-/// rated) and every step. Runs with the GIL released; Ctrl-C stops it.
+/// rated; whole tenths as the nearest float, so `er >= 7.2` holds for 7.2) and every step.
+/// `invalid` is the message for a puzzle the caller could not read, `shown` its text, both
+/// as the CLI writes them. Runs with the GIL released; Ctrl-C stops it.
 #[pyfunction]
-#[pyo3(signature = (cells, max_er=None, timeout_ms=None, se121=true))]
+#[pyo3(signature = (cells, max_er=None, timeout_ms=None, se121=true, invalid=None, shown=None))]
 fn explain_cells<'py>(
     py: Python<'py>,
     cells: PyReadonlyArray2<'py, u8>,
     max_er: Option<f64>,
     timeout_ms: Option<u64>,
     se121: bool,
+    invalid: Option<String>,
+    shown: Option<String>,
 ) -> PyResult<ExplainOut> {
     let max_er = max_er
         .map(sudoku_batch::rate::scale::tenths_at_most)
@@ -487,23 +503,27 @@ fn explain_cells<'py>(
             ..RateLimits::default()
         };
         let mut path = Vec::new();
-        match grid_of(input) {
-            Ok(puzzle) => (
+        let shown = shown.unwrap_or_else(|| "-".to_string());
+        match (invalid, grid_of(input)) {
+            (Some(message), _) | (None, Err(message)) => {
+                (RateVerdict::invalid(message), path, shown)
+            }
+            (None, Ok(puzzle)) => (
                 rate_verdict::judge(&puzzle, &limits, timeout, Some(&mut path)),
                 path,
                 puzzle.to_string(),
             ),
-            Err(message) => (RateVerdict::invalid(message), path, "-".to_string()),
         }
     })?;
     let text = judged.explanation(&puzzle, &path);
+    let tenths = |t| f64::from(t) / 10.0;
     let name = |c: u8| sudoku_batch::rate::board::cell_name(c as usize);
     let steps = path
         .iter()
         .map(|step| {
             (
                 step.technique.name(),
-                step.rating_f32(),
+                tenths(step.rating),
                 sudoku_batch::rate::board::cells(step.cells)
                     .map(sudoku_batch::rate::board::cell_name)
                     .collect(),
@@ -518,12 +538,12 @@ fn explain_cells<'py>(
         .collect();
     let (er, ep, ed, technique) = match judged.rating {
         Some(r) => (
-            r.er_f32(),
-            r.ep_f32(),
-            r.ed_f32(),
+            tenths(r.er),
+            tenths(r.ep),
+            tenths(r.ed),
             r.hardest.map_or("", |t| t.name()),
         ),
-        None => (f32::NAN, f32::NAN, f32::NAN, ""),
+        None => (f64::NAN, f64::NAN, f64::NAN, ""),
     };
     Ok((
         judged.status.code(),
@@ -545,6 +565,17 @@ type GenerateOut<'py> = (
     Bound<'py, PyArray2<u8>>,
     Bound<'py, numpy::PyArray1<u8>>,
 );
+
+/// `n` rows of `width` zero bytes, or `MemoryError` when they cannot be had (a count too
+/// large to allocate must not abort the interpreter).
+fn zeroed(n: usize, width: usize) -> PyResult<Vec<u8>> {
+    let too_many = || PyMemoryError::new_err(format!("cannot allocate {n} rows of {width} bytes"));
+    let len = n.checked_mul(width).ok_or_else(too_many)?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(len).map_err(|_| too_many())?;
+    out.resize(len, 0);
+    Ok(out)
+}
 
 /// Makes puzzles `0..n` of the run with `seed` (the CLI's `generate` with the same options makes
 /// the same ones): (puzzles, solutions, clue counts).
@@ -576,9 +607,9 @@ fn generate_cells<'py>(
     let generator = Generator::new(shape, kind)
         .and_then(|g| g.with_er(er))
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let mut puzzles = vec![0u8; n * CELLS];
-    let mut solutions = vec![0u8; n * CELLS];
-    let mut counts = vec![0u8; n];
+    let mut puzzles = zeroed(n, CELLS)?;
+    let mut solutions = zeroed(n, CELLS)?;
+    let mut counts = zeroed(n, 1)?;
     interruptible(py, threads, |cancel| {
         // A stop lands between the candidates of one puzzle too (an ER range hard to meet).
         let generator = generator.with_stop(Some(Arc::clone(cancel)));
@@ -648,7 +679,18 @@ fn cells_from_list<'py>(
     let mut failures = ParseFailures::new();
     for (row, (item, out)) in items.iter().zip(cells.chunks_exact_mut(CELLS)).enumerate() {
         let parsed = if let Ok(s) = item.downcast::<PyString>() {
-            parse_into(s.to_str()?.as_bytes(), out)
+            match s.to_str() {
+                Ok(text) => parse_into(text.as_bytes(), out),
+                // A lone surrogate cannot be UTF-8: a row that is not a puzzle.
+                Err(_) => {
+                    out.fill(BAD);
+                    Err((
+                        FailureKind::Malformed.code(),
+                        "not a puzzle string: it holds a lone surrogate, which is not Unicode text"
+                            .to_string(),
+                    ))
+                }
+            }
         } else if let Ok(b) = item.downcast::<PyBytes>() {
             parse_into(b.as_bytes(), out)
         } else {

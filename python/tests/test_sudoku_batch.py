@@ -81,6 +81,11 @@ def test_pandas_series_and_dataframe():
     assert (out["solution"] == df["solution"]).all()
     assert (out["status"] == "solved").all()
     assert sb.verify(df["puzzle"], df["solution"]).ok.all()
+    # Two columns are not one column of puzzles: refused, not read as twice the rows.
+    with pytest.raises(ValueError, match="1-d array of strings"):
+        sb.rate(df[["puzzle", "solution"]].head(3))
+    with pytest.raises(ValueError, match="1-d array of strings"):
+        sb.solve(sb.to_cells(df["puzzle"].head(3)).astype(object))
 
 
 def test_bad_strings_are_rows_not_exceptions():
@@ -96,6 +101,9 @@ def test_bad_strings_are_rows_not_exceptions():
     assert s.message[1] == "expected 81 cells, found 79"
     u = sb.solve(np.array([CLASSIC[:80] + "é"], dtype="U81"))
     assert u.status.tolist() == [sb.INVALID]
+    # A lone surrogate cannot be UTF-8: still a row, not an exception.
+    lone = sb.rate([CLASSIC, "\udc80" * 81])
+    assert lone.status_words() == ["rated", "invalid"] and "lone surrogate" in lone.message[1]
 
 
 def test_surrounding_whitespace_is_trimmed():
@@ -126,6 +134,20 @@ def test_wrong_dtype_and_shape():
         sb.solve([CLASSIC], solver="magic")
     with pytest.raises(ValueError, match="threads must be at least 1"):
         sb.solve([CLASSIC], threads=0)
+    # The command line's bound: a mistyped count must not start a million threads.
+    for call in (sb.solve, sb.rate, sb.count_solutions):
+        with pytest.raises(ValueError, match="per logical core"):
+            call([CLASSIC], threads=10**6)
+
+
+def test_to_strings_refuses_what_is_not_a_grid():
+    cells = sb.to_cells([CLASSIC])
+    assert sb.to_strings(cells) == [CLASSIC]
+    assert sb.to_strings(cells.astype(np.int64)) == [CLASSIC]
+    with pytest.raises(ValueError, match="row 1 has a cell outside 0-9"):
+        sb.to_strings(np.vstack([cells, np.full((1, 81), 255, np.uint8)]))
+    with pytest.raises(TypeError, match="integer"):
+        sb.to_strings(cells.astype(np.float64))
 
 
 def test_empty_input():
@@ -216,6 +238,8 @@ def test_read_lines_csv_gz_and_errors(tmp_path):
     with open(DATA / "magictour_top1465.txt", "rb") as src, gzip.open(gz, "wb") as dst:
         shutil.copyfileobj(src, dst)
     assert (np.concatenate(list(sb.read(gz))) == expected).all()
+    # A path given as bytes is the same file.
+    assert (np.concatenate(list(sb.read(os.fsencode(gz)))) == expected).all()
 
     bad = tmp_path / "bad.txt"
     bad.write_text(CLASSIC + "\n" + CLASSIC[:40] + "\n")
@@ -336,6 +360,8 @@ def test_explain_gives_the_path_behind_the_rating_and_the_clis_words(tmp_path):
         e = sb.explain(g[0])
         assert e.status == "rated" and e.message == ""
         assert f"{e.er:.1f}/{e.ep:.1f}/{e.ed:.1f}" == g[2]
+        # Whole tenths, as Python floats compare them.
+        assert (e.er, e.ep, e.ed) == tuple(float(x) for x in g[2].split("/"))
         assert e.technique == rated.technique[i] and len(e) == int(rated.steps[i])
         # ER is the hardest step, ED the first; the technique is a hardest step's.
         assert max(s.rating for s in e.steps) == pytest.approx(e.er)
@@ -366,6 +392,9 @@ def test_explain_gives_the_path_behind_the_rating_and_the_clis_words(tmp_path):
     bad = sb.explain("not a puzzle")
     assert bad.status == "invalid" and bad.steps == [] and bad.message
     assert bad.er != bad.er
+    # The text says what the CLI says, with the puzzle as given.
+    assert str(sb.explain("12345")) == "12345  invalid: expected 81 cells, found 5\n"
+    assert sb.explain("12345").message == "expected 81 cells, found 5"
     assert sb.explain(EMPTY).status == "multiple"
     bounded = sb.explain(chosen[0][0], max_er=1.0)
     assert bounded.status == "gave_up" and "max_er" in bounded.message
@@ -518,6 +547,10 @@ def test_generate_errors():
         sb.generate(-3)
     with pytest.raises(ValueError, match="threads"):
         sb.generate(1, seed=1, threads=0)
+    # Too many to hold: an exception, never an abort of the interpreter.
+    for n in (10**12, 2**62, 2**64 - 1):
+        with pytest.raises(MemoryError):
+            sb.generate(n, seed=1, threads=1)
 
 
 @pytest.mark.skipif(_cli() is None, reason="SUDOKU_BATCH_BIN not set (python/ci.sh sets it)")

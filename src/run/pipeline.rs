@@ -19,12 +19,9 @@ use rayon::prelude::*;
 use super::Pool;
 use crate::error::{Error, Result};
 
-/// The number of logical cores this process may use, asked of the system once: on Linux each
-/// asking reads the process's cgroup files (a few dozen microseconds), and a command asks for
-/// its defaults, its checks and its pool.
+/// The number of logical cores this process may use ([`crate::threads::cores`]).
 pub(crate) fn default_threads() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    crate::threads::cores()
 }
 
 /// How [`ordered_map`] starts.
@@ -144,22 +141,17 @@ pub(crate) fn par_map_into<T: Sync, O: Send>(
     pool.install(|| items.par_iter().map(work).collect_into_vec(out));
 }
 
-/// Most worker threads per logical core without `--allow-oversubscribe`: more only adds
-/// switching between threads (4,000 threads on 2 cores ran 170 times slower than 2).
-pub(crate) const MAX_THREADS_PER_CORE: usize = 4;
-
-/// Refuses a thread count above [`MAX_THREADS_PER_CORE`] × the logical cores unless
-/// `allow_oversubscribe`, naming the bound.
+/// Refuses a thread count above [`crate::threads::bound`] unless `allow_oversubscribe`,
+/// naming the bound.
 pub(crate) fn check_threads(threads: usize, allow_oversubscribe: bool) -> Result<()> {
-    let cores = default_threads();
-    let bound = cores * MAX_THREADS_PER_CORE;
+    let (cores, bound) = (crate::threads::cores(), crate::threads::bound());
     if threads <= bound || allow_oversubscribe {
         return Ok(());
     }
+    let per_core = crate::threads::MAX_PER_CORE;
     Err(Error::Usage(format!(
-        "-j {threads} is more than {MAX_THREADS_PER_CORE} threads per logical core ({bound} for \
-         the {cores} core(s) here): threads beyond the cores only take turns; use -j {bound} or \
-         fewer, or pass --allow-oversubscribe"
+        "-j {threads} is more than {per_core} threads per logical core ({bound} for the {cores} \
+         core(s) here): threads beyond the cores only take turns; use -j {bound} or fewer, or pass --allow-oversubscribe"
     )))
 }
 

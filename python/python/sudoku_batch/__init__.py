@@ -8,6 +8,8 @@ strings, or an integer array of shape ``(N, 81)`` (0 = blank).
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from . import _native
@@ -69,7 +71,7 @@ def _coerce(puzzles, what="puzzles"):
     if isinstance(puzzles, (str, bytes)):
         puzzles = [puzzles]
     if hasattr(puzzles, "to_numpy") and not isinstance(puzzles, np.ndarray):
-        puzzles = puzzles.to_numpy()  # pandas Series / Index
+        puzzles = puzzles.to_numpy()  # pandas Series / Index (a DataFrame is 2-d: refused below)
     if isinstance(puzzles, (list, tuple)):
         return _native.cells_from_list(list(puzzles))
     if not isinstance(puzzles, np.ndarray):
@@ -80,7 +82,12 @@ def _coerce(puzzles, what="puzzles"):
     arr = puzzles
     kind = arr.dtype.kind
     if kind == "O":
-        return _native.cells_from_list(arr.ravel().tolist())
+        if arr.ndim != 1:
+            raise ValueError(
+                f"{what}: expected a 1-d array of strings, got shape {arr.shape} "
+                "(for a DataFrame, pass one column)"
+            )
+        return _native.cells_from_list(arr.tolist())
     if kind in "SU":
         if arr.ndim != 1:
             raise ValueError(
@@ -121,10 +128,26 @@ def to_cells(puzzles) -> np.ndarray:
 
 
 def to_strings(cells) -> list:
-    """The 81-character strings (``.`` for blanks) of a ``(N, 81)`` cell array."""
-    arr = np.asarray(cells, dtype=np.uint8)
+    """The 81-character strings (``.`` for blanks) of a ``(N, 81)`` integer cell array.
+
+    Raises:
+        TypeError: an array that is not of integers.
+        ValueError: another shape, or a cell outside 0-9 (such as the 255 of a row
+            :func:`read` could not parse), naming the first such row.
+    """
+    arr = np.asarray(cells)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"expected an integer array of shape (N, 81), got dtype {arr.dtype}")
     if arr.ndim != 2 or arr.shape[1] != 81:
         raise ValueError(f"expected shape (N, 81), got {arr.shape}")
+    bad = ((arr < 0) | (arr > 9)).any(axis=1)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"row {row} has a cell outside 0-9 (255 marks a row that could not be read); "
+            f"{int(bad.sum())} such row(s)"
+        )
+    arr = arr.astype(np.uint8)
     text = np.where(arr == 0, ord("."), arr + ord("0")).astype(np.uint8)
     return np.ascontiguousarray(text).view("S81").ravel().astype(str).tolist()
 
@@ -392,11 +415,15 @@ def explain(puzzle, *, max_er=None, timeout_ms=None, se121=True) -> Explanation:
             )
         one = arr.reshape(1, 81)
     cells, failures = _coerce(one, "puzzle")
+    # A puzzle that could not be read is invalid with the reader's words, shown as given.
+    invalid = _failures_to_messages(1, failures).get(0) if failures else None
+    shown = None
+    if invalid is not None and isinstance(puzzle, (str, bytes)):
+        shown = puzzle if isinstance(puzzle, str) else puzzle.decode("utf-8", "replace")
+        shown = shown.encode("utf-8", "replace").decode("utf-8")
     code, message, er, ep, ed, technique, steps, text = _native.explain_cells(
-        cells, max_er, timeout_ms, se121
+        cells, max_er, timeout_ms, se121, invalid, shown
     )
-    if failures:
-        message = _failures_to_messages(1, failures).get(0, message)
     return Explanation(
         RATE_STATUS_NAMES[int(code)],
         message,
@@ -594,7 +621,7 @@ def read(path, format="auto", column=None, batch=100_000):
         FileNotFoundError: the file does not exist (the message names it).
         ValueError: an unknown format or a CSV without the puzzle column.
     """
-    reader = _native.Reader(str(path), format, column)
+    reader = _native.Reader(os.fsdecode(path), format, column)
     while True:
         got = reader.next_batch(batch)
         if got is None:
