@@ -1,4 +1,4 @@
-//! Stopping: SIGINT (Ctrl-C), SIGTERM and SIGHUP stop a run alike (rows flushed in order, a
+//! Stopping: SIGINT (Ctrl-C), SIGTERM, SIGHUP, SIGUSR1 and SIGXCPU stop a run alike (rows flushed in order, a
 //! message, the summary, a resumable `.partial` unless written `--no-header`, exit 128 + the
 //! signal), a stop lands within a slow puzzle, and `--max-guesses` bounds what one puzzle may
 //! cost (`gave_up`, kept or retried on resume).
@@ -95,6 +95,10 @@ fn sigint_sigterm_and_sighup_flush_print_the_summary_and_resume() {
         ("INT", "interrupt", 130),
         ("TERM", "SIGTERM", 143),
         ("HUP", "SIGHUP", 129),
+        // What Slurm's --signal sends ahead of a time limit, and a soft CPU-time limit
+        // (Linux's numbers).
+        ("USR1", "SIGUSR1", 138),
+        ("XCPU", "SIGXCPU", 152),
     ] {
         let out = dir.path().join(format!("{signal}.csv"));
         let partial = dir.path().join(format!("{signal}.csv.partial"));

@@ -2,7 +2,8 @@
 //! solvers poll it every few thousand guesses, so a slow puzzle gives its worker back at once.
 //!
 //! SIGINT (Ctrl-C), SIGTERM and SIGHUP (what Slurm and Kubernetes send on preemption and at a
-//! time limit) all set it; the handler is installed here once, and commands only [`arm`] the
+//! time limit), SIGUSR1 and SIGUSR2 (what Slurm's `--signal` sends ahead of a time limit) and
+//! SIGXCPU (a soft CPU-time limit) all set it; the handler is installed here once, and commands only [`arm`] the
 //! flag and poll [`requested`]. The first signal sets the flag and prints at once that the run
 //! is stopping; a second one, from [`REPEAT_AFTER`] on, exits at once. A run stopped by a signal
 //! exits with [`exit_code`]: 128 plus the signal's number (130, 143, 129), as a shell reports it.
@@ -34,15 +35,33 @@ const REPEAT_AFTER: Duration = Duration::from_millis(500);
 /// SIGINT's number, the status of a stop whose signal is unknown.
 const SIGINT: i32 = 2;
 
-/// A signal's names: in the stop notice (`interrupt`, `SIGTERM`, `SIGHUP`) and in a report
-/// of what stopped the run (`Ctrl-C`, `SIGTERM`, `SIGHUP`). An unknown signal is named as
-/// SIGINT, whose status a stop of unknown cause gets too.
+/// The signals that stop a run, with their names (Unix).
+#[cfg(unix)]
+const STOP_SIGNALS: [(i32, &str); 6] = {
+    use signal_hook::consts::*;
+    [
+        (SIGINT, "SIGINT"),
+        (SIGTERM, "SIGTERM"),
+        (SIGHUP, "SIGHUP"),
+        (SIGUSR1, "SIGUSR1"),
+        (SIGUSR2, "SIGUSR2"),
+        (SIGXCPU, "SIGXCPU"),
+    ]
+};
+
+/// A signal's names: in the stop notice (`interrupt`, `SIGTERM`, `SIGHUP`, ...) and in a
+/// report of what stopped the run (`Ctrl-C`, `SIGTERM`, `SIGHUP`, ...). SIGINT, and an
+/// unknown signal, are named as Ctrl-C, whose status a stop of unknown cause gets too.
 fn names(signal: i32) -> (&'static str, &'static str) {
-    match signal {
-        1 => ("SIGHUP", "SIGHUP"),
-        15 => ("SIGTERM", "SIGTERM"),
-        _ => ("interrupt", "Ctrl-C"),
+    #[cfg(unix)]
+    if let Some(&(_, name)) = STOP_SIGNALS
+        .iter()
+        .find(|&&(number, _)| number == signal && number != SIGINT)
+    {
+        return (name, name);
     }
+    let _ = signal;
+    ("interrupt", "Ctrl-C")
 }
 
 /// What stopped the run, for a report: `Ctrl-C`, `SIGTERM` or `SIGHUP`.
@@ -82,9 +101,8 @@ fn install() {
         crate::io::raw::set_stop_flag(&INTERRUPTED);
         #[cfg(unix)]
         {
-            use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-            if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
-            {
+            let numbers = STOP_SIGNALS.map(|(number, _)| number);
+            if let Ok(mut signals) = signal_hook::iterator::Signals::new(numbers) {
                 let _ = std::thread::Builder::new()
                     .name("signals".into())
                     .spawn(move || signals.forever().for_each(on_signal));
