@@ -1055,6 +1055,37 @@ fn an_input_read_from_stdin_or_named_like_a_sidecar_is_never_overwritten() {
         .success();
 }
 
+#[test]
+fn a_closed_stdout_leaves_no_summary_that_looks_like_the_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = repeated_puzzles(dir.path(), 200, "k.txt");
+    let summary = dir.path().join("s.json");
+    for command in ["solve", "rate"] {
+        std::fs::write(&summary, "{\"an earlier run\": true}").unwrap();
+        let mut child = StdCommand::new(bin_path())
+            .args([command, "-j", "2", "--summary"])
+            .arg(&summary)
+            .arg(&input)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Read the header, then close the pipe as `| head -1` does.
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = [0u8; 16];
+        stdout.read_exact(&mut first).unwrap();
+        drop(stdout);
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{command}: {stderr}");
+        assert!(
+            stderr.contains("standard output was closed before the end: no summary in"),
+            "{command}: {stderr}"
+        );
+        assert!(!summary.exists(), "{command}: the earlier summary is gone");
+    }
+}
+
 /// Runs `sudoku-batch ARGS` in `dir`: (exit code, stderr).
 fn run_in(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
     let run = bin().current_dir(dir).args(args).output().unwrap();

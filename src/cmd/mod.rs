@@ -98,14 +98,36 @@ pub fn run(command: Command) -> Result<Finish> {
     // The stopwatch's calibration runs from here, alongside the command's start-up.
     crate::stopwatch::start();
     match command {
-        Command::Solve(config) => solve::run(&config)?.finish(config.run.quiet),
+        Command::Solve(config) => {
+            no_summary_when_cut(solve::run(&config), &config.run)?.finish(config.run.quiet)
+        }
         Command::Merge(config) => merge::run(&config)?.finish(config.quiet),
         Command::Bench(config) => bench::run(&config)?.finish(),
         Command::Report(config) => report::finish(&report::run(&config)?),
         Command::Generate(config) => generate::run(&config)?.finish(&config),
-        Command::Rate(config) => rate::run(&config)?.finish(config.run.quiet),
+        Command::Rate(config) => {
+            no_summary_when_cut(rate::run(&config), &config.run)?.finish(config.run.quiet)
+        }
         Command::Verify(config) => verify::run(&config)?.finish(&config),
     }
+}
+
+/// A run whose standard output was closed before the end (`| head`) ends quietly with 0 (the
+/// reader has what it wanted), but writes no `--summary`: then an earlier run's summary must
+/// not stay there looking like this run's, and stderr says why there is none.
+fn no_summary_when_cut<T>(result: Result<T>, run: &RunOptions) -> Result<T> {
+    if let (Err(error), Some(path)) = (&result, &run.summary) {
+        if error.is_broken_pipe() {
+            if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+                let _ = std::fs::remove_file(path);
+            }
+            stderr!(line:
+                "sudoku-batch: standard output was closed before the end: no summary in {}",
+                path.display()
+            );
+        }
+    }
+    result
 }
 
 /// Writes a command's text result to stdout, naming stdout in errors.
