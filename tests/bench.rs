@@ -349,11 +349,15 @@ fn ctrl_c_prints_what_was_measured() {
     let dir = tempfile::tempdir().unwrap();
     let input = tiny_input(dir.path(), "top5.txt", "data/norvig_top95.txt", 5);
     let csv_path = dir.path().join("r.csv");
+    let json = dir.path().join("r.json");
+    std::fs::write(&json, "[]").unwrap();
     let binary = assert_cmd::cargo::cargo_bin("sudoku-batch");
     let child = std::process::Command::new(binary)
         .args(["bench", "--warmup", "0", "--runs", "1", "--min-time", "2"])
         .args(["-j", "1,2", "--solvers", "singles", "--csv"])
         .arg(&csv_path)
+        .arg("--summary")
+        .arg(&json)
         .arg(&input)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -381,6 +385,9 @@ fn ctrl_c_prints_what_was_measured() {
     assert_eq!(rows.len(), 2, "header and the one finished row:\n{stdout}");
     assert_eq!(rows[1][5], "1");
     assert!(stdout.contains("interrupted"), "{stdout}");
+    // No JSON list of rows that would pass for the whole run's, nor an earlier one.
+    assert!(!json.exists());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bench: interrupted: no "));
     // The CSV keeps exactly the finished row.
     assert_eq!(
         std::fs::read_to_string(&csv_path).unwrap().lines().count(),

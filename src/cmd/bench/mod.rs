@@ -251,7 +251,19 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
     progress.finish();
     let interrupted = interrupted();
     if let Some(path) = &config.summary {
-        crate::io::output::write_json(path, &rows)?;
+        if interrupted {
+            // The JSON is a list of rows: a short one would pass for the whole run's.
+            if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+                let _ = std::fs::remove_file(path);
+            }
+            stderr!(line:
+                "bench: interrupted: no {} written (the rows measured are in the table{})",
+                path.display(),
+                if config.csv.is_some() { " and --csv" } else { "" }
+            );
+        } else {
+            crate::io::output::write_json(path, &rows)?;
+        }
     }
     let markdown = markdown_report(&rows, &datasets, &machine, config, interrupted);
     Ok(BenchReport {
