@@ -46,12 +46,12 @@ pub fn is_direct(path: &Path) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WriteKind {
     /// Written into `FILE.partial`, renamed to `FILE` when complete (`-o`, `--summary`,
-    /// `--report`).
+    /// `--report`, `--svg`).
     Replaced,
     /// `solve -o FILE` and `rate -o FILE`: `FILE.partial` renamed to `FILE`, and the run
     /// sidecar `FILE.run.json` (written through `FILE.run.json.tmp`).
     WithSidecar,
-    /// Written in place: appended to (`bench --csv`) or replaced (`report --svg`).
+    /// Written in place: appended to (`bench --csv`).
     InPlace,
 }
 

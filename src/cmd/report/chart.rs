@@ -438,15 +438,16 @@ impl RateAxis {
     }
 }
 
-/// The SVG drawing area and the file it writes, which every drawing error names.
+/// The SVG drawing area, drawn into a string, and the file it is for, which every drawing
+/// error names.
 struct Canvas<'a> {
     root: DrawingArea<SVGBackend<'a>, Shift>,
     path: &'a Path,
 }
 
 impl<'a> Canvas<'a> {
-    fn new(path: &'a Path, width: i32, height: i32) -> Self {
-        let root = SVGBackend::new(path, (width as u32, height as u32)).into_drawing_area();
+    fn new(svg: &'a mut String, path: &'a Path, width: i32, height: i32) -> Self {
+        let root = SVGBackend::with_string(svg, (width as u32, height as u32)).into_drawing_area();
         Canvas { root, path }
     }
 
@@ -512,10 +513,31 @@ fn left_centre() -> Pos {
 /// appearance, which for `bench` output is the suite's order), one colour per series, one
 /// bar per machine with a rate within each colour, a legend of the series and, when there
 /// are several machines, of the machines' hatching.
+/// Draws the chart of `comparison` into the SVG file `path`, whole or not at all (written to
+/// `FILE.partial` and renamed, as every output is).
 pub(crate) fn draw_svg(comparison: &Comparison, path: &Path, title: &str, log: bool) -> Result<()> {
     let data = ChartData::of(comparison);
     let layout = Layout::of(&data, title);
-    let canvas = Canvas::new(path, layout.width, layout.height);
+    let mut svg = String::new();
+    {
+        let canvas = Canvas::new(&mut svg, path, layout.width, layout.height);
+        draw(&canvas, &data, &layout, title, log)?;
+        canvas.present()?;
+    }
+    let mut output = crate::io::output::Output::create(Some(path))?;
+    output.write_all(svg.as_bytes())?;
+    output.finish()
+}
+
+/// Everything on the chart: the title, then the axis, bars and legends (or a note that there
+/// is nothing to chart).
+fn draw(
+    canvas: &Canvas<'_>,
+    data: &ChartData<'_>,
+    layout: &Layout,
+    title: &str,
+    log: bool,
+) -> Result<()> {
     canvas.fill(WHITE)?;
     canvas.text(
         title,
@@ -532,13 +554,12 @@ pub(crate) fn draw_svg(comparison: &Comparison, path: &Path, title: &str, log: b
             AXIS_TEXT,
             centre_top(),
         )?;
-        return canvas.present();
+        return Ok(());
     }
-    let axis = RateAxis::new(&data, log);
-    draw_rate_axis(&canvas, &layout, &axis)?;
-    draw_bars(&canvas, &data, &layout, &axis)?;
-    draw_legends(&canvas, &data, &layout)?;
-    canvas.present()
+    let axis = RateAxis::new(data, log);
+    draw_rate_axis(canvas, layout, &axis)?;
+    draw_bars(canvas, data, layout, &axis)?;
+    draw_legends(canvas, data, layout)
 }
 
 /// The rate axis: its name above it, minor grid lines on a log scale, and the horizontal grid

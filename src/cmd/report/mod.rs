@@ -419,7 +419,7 @@ pub fn run(config: &ReportConfig) -> Result<String> {
     if let Some(path) = &config.svg {
         check_targets(
             &config.files,
-            &[Target::new("--svg", path, WriteKind::InPlace)],
+            &[Target::new("--svg", path, WriteKind::Replaced)],
         )?;
     }
     let rows = load_rows(&config.files)?;
