@@ -721,11 +721,13 @@ impl RunManifest {
         let mut text =
             serde_json::to_string_pretty(self).map_err(|e| error(std::io::Error::other(e)))?;
         text.push('\n');
-        std::fs::write(&temp, text).map_err(error)?;
-        std::fs::rename(&temp, &sidecar).map_err(|e| {
-            let _ = std::fs::remove_file(&temp);
-            error(e)
-        })
+        // A failed write (a full disk) leaves no temporary file behind either.
+        std::fs::write(&temp, text)
+            .and_then(|()| std::fs::rename(&temp, &sidecar))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&temp);
+                error(e)
+            })
     }
 
     /// Records the hashes of the inputs hashed as they were read (`hashes`), each with the size
