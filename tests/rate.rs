@@ -468,7 +468,6 @@ fn resume_keeps_checked_rows_and_refuses_changed_ones() {
         assert_eq!(std::fs::read_to_string(&partial).unwrap(), text);
     }
 
-    // A run on the other scale is refused in the words of rate's own flag.
     bin()
         .args(["rate", "-q", "-j", "2", "-o"])
         .arg(&out)
@@ -477,41 +476,35 @@ fn resume_keeps_checked_rows_and_refuses_changed_ones() {
         .code(1);
     std::fs::remove_file(&out).unwrap();
     std::fs::write(&partial, lines[..5].join("\n") + "\n").unwrap();
-    let mut sidecar: serde_json::Value =
+    let sidecar: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("r.csv.run.json")).unwrap()).unwrap();
-    sidecar["solver"] = "se1.2.1.3".into();
-    std::fs::write(
-        dir.path().join("r.csv.run.json"),
-        serde_json::to_vec(&sidecar).unwrap(),
-    )
-    .unwrap();
-    let refused = resume(None);
-    let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert_eq!(refused.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains(
-            "the earlier run rated on the scale se1.2.1.3, this one on se1.2.1 (--serate1213"
+    // A run on the other scale is refused in the words of rate's own flag, and another
+    // --max-er or --timeout-ms would mix two runs' rows.
+    let edits = [
+        (
+            "solver",
+            serde_json::json!("se1.2.1.3"),
+            "the earlier run rated on the scale se1.2.1.3, this one on se1.2.1 (--serate1213",
         ),
-        "{stderr}"
-    );
-
-    // Another --max-er or --timeout-ms would mix two runs' rows.
-    sidecar["solver"] = "se1.2.1".into();
-    sidecar["limits"] = serde_json::json!({"max_er_tenths": 20, "timeout_ms": 50});
-    std::fs::write(
-        dir.path().join("r.csv.run.json"),
-        serde_json::to_vec(&sidecar).unwrap(),
-    )
-    .unwrap();
-    let refused = resume(None);
-    let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert_eq!(refused.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains(
-            "the earlier run ran with --max-er 2.0 --timeout-ms 50, this one with no limit"
+        (
+            "limits",
+            serde_json::json!({"max_er_tenths": 20, "timeout_ms": 50}),
+            "the earlier run ran with --max-er 2.0 --timeout-ms 50, this one with no limit",
         ),
-        "{stderr}"
-    );
+    ];
+    for (key, value, says) in edits {
+        let mut edited = sidecar.clone();
+        edited[key] = value;
+        std::fs::write(
+            dir.path().join("r.csv.run.json"),
+            serde_json::to_vec(&edited).unwrap(),
+        )
+        .unwrap();
+        let refused = resume(None);
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(says), "{key}: {stderr}");
+    }
 
     // --resume needs the columns it counts and matches by; --explain writes no rows.
     let refused = resume(Some("puzzle,ep"));
