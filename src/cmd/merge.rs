@@ -226,27 +226,7 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     }
     check_merge_targets(config)?;
     interrupt::arm(Some("stopping; the merge will not be finished"));
-    // Which command wrote each shard: one merge takes the outputs of one.
-    let rated = |path: &PathBuf| -> Result<bool> {
-        let sidecar = RunManifest::read_for_shard(path)?;
-        Ok(rate_merge::is_rate_output(path, sidecar.as_ref()))
-    };
-    let first_rated = rated(&config.inputs[0])?;
-    for path in &config.inputs[1..] {
-        if rated(path)? != first_rated {
-            let command = |rated: bool| if rated { "rate" } else { "solve" };
-            return Err(Error::Input {
-                path: path.clone(),
-                message: format!(
-                    "a `{}` output, but {} is a `{}` output; merge the shards of one run",
-                    command(!first_rated),
-                    config.inputs[0].display(),
-                    command(first_rated)
-                ),
-            });
-        }
-    }
-    if first_rated {
+    if all_rated(&config.inputs)? {
         return merge_rate(config);
     }
     let (mut shards, columns) = open_shards(&config.inputs)?;
@@ -486,6 +466,31 @@ fn check_row(row: &ResultRowRef<'_>, unique: bool) -> Option<String> {
         None => Grid::empty(),
     };
     crate::verdict::check_result(status, solution, &puzzle, None, unique)
+}
+
+/// Whether the shards are `rate` outputs (else `solve` ones), refusing a mix: one merge takes
+/// the outputs of one command.
+fn all_rated(inputs: &[PathBuf]) -> Result<bool> {
+    let rated = |path: &PathBuf| -> Result<bool> {
+        let sidecar = RunManifest::read_for_shard(path)?;
+        Ok(rate_merge::is_rate_output(path, sidecar.as_ref()))
+    };
+    let first = rated(&inputs[0])?;
+    for path in &inputs[1..] {
+        if rated(path)? != first {
+            let command = |rated: bool| if rated { "rate" } else { "solve" };
+            return Err(Error::Input {
+                path: path.clone(),
+                message: format!(
+                    "a `{}` output, but {} is a `{}` output; merge the shards of one run",
+                    command(!first),
+                    inputs[0].display(),
+                    command(first)
+                ),
+            });
+        }
+    }
+    Ok(first)
 }
 
 /// Checks every file merge writes against everything it reads: the shards, their sidecars and
