@@ -129,7 +129,7 @@ impl SolveConfig {
 
 impl SolveConfig {
     /// Checks every file the run will write (`-o` with its `.partial` and `.run.json`,
-    /// `--summary`) before anything is read ([`check_targets`]).
+    /// `--summary`) before anything is read ([`check_run_targets`]).
     pub fn check_targets(&self) -> Result<()> {
         let inputs: Vec<PathBuf> = self.run.inputs.iter().map(Input::path).collect();
         check_run_targets(&inputs, self.output.as_deref(), self.run.summary.as_deref())
