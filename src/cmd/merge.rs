@@ -226,19 +226,19 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     }
     check_merge_targets(config)?;
     interrupt::arm(Some("stopping; the merge will not be finished"));
-    if all_rated(&config.inputs)? {
-        return merge_rate(config);
+    let sidecars = config
+        .inputs
+        .iter()
+        .map(|p| RunManifest::read_for_shard(p))
+        .collect::<Result<Vec<_>>>()?;
+    if all_rated(&config.inputs, &sidecars)? {
+        return merge_rate(config, &sidecars);
     }
     let (mut shards, columns) = open_shards(&config.inputs)?;
     let shard_summaries = config
         .shard_summaries
         .iter()
         .map(|path| read_summary(path))
-        .collect::<Result<Vec<_>>>()?;
-    let sidecars = config
-        .inputs
-        .iter()
-        .map(|p| RunManifest::read_for_shard(p))
         .collect::<Result<Vec<_>>>()?;
     let mut notes = Vec::new();
     let mut incomplete = check_shards(&config.inputs, &sidecars)?;
@@ -468,16 +468,13 @@ fn check_row(row: &ResultRowRef<'_>, unique: bool) -> Option<String> {
     crate::verdict::check_result(status, solution, &puzzle, None, unique)
 }
 
-/// Whether the shards are `rate` outputs (else `solve` ones), refusing a mix: one merge takes
-/// the outputs of one command.
-fn all_rated(inputs: &[PathBuf]) -> Result<bool> {
-    let rated = |path: &PathBuf| -> Result<bool> {
-        let sidecar = RunManifest::read_for_shard(path)?;
-        Ok(rate_merge::is_rate_output(path, sidecar.as_ref()))
-    };
-    let first = rated(&inputs[0])?;
-    for path in &inputs[1..] {
-        if rated(path)? != first {
+/// Whether the shards (with their `sidecars`) are `rate` outputs (else `solve` ones),
+/// refusing a mix: one merge takes the outputs of one command.
+fn all_rated(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<bool> {
+    let rated = |i: usize| rate_merge::is_rate_output(&inputs[i], sidecars[i].as_ref());
+    let first = rated(0);
+    for (i, path) in inputs.iter().enumerate().skip(1) {
+        if rated(i) != first {
             let command = |rated: bool| if rated { "rate" } else { "solve" };
             return Err(Error::Input {
                 path: path.clone(),
@@ -655,14 +652,9 @@ fn complete_output(
 
 /// [`run`] for the shards of a `rate` run: the same checks of the shards' sidecars, the rows
 /// in index order with each re-checked, and the combined rating summary.
-fn merge_rate(config: &MergeConfig) -> Result<MergeReport> {
-    let sidecars = config
-        .inputs
-        .iter()
-        .map(|p| RunManifest::read_for_shard(p))
-        .collect::<Result<Vec<_>>>()?;
+fn merge_rate(config: &MergeConfig, sidecars: &[Option<RunManifest>]) -> Result<MergeReport> {
     let mut notes = Vec::new();
-    let mut incomplete = check_shards(&config.inputs, &sidecars)?;
+    let mut incomplete = check_shards(&config.inputs, sidecars)?;
     if !incomplete.is_empty() && !config.allow_incomplete {
         return Ok(nothing_written(notes, incomplete));
     }
@@ -671,7 +663,7 @@ fn merge_rate(config: &MergeConfig) -> Result<MergeReport> {
         ..Default::default()
     };
     let mut output = Output::create_with(config.output.as_deref(), &options)?;
-    let mut merged = rate_merge::interleave(&config.inputs, &sidecars, &mut output)?;
+    let mut merged = rate_merge::interleave(&config.inputs, sidecars, &mut output)?;
     interrupt::stop_point_whole("merge", &output)?;
     incomplete.append(&mut merged.unlike_sidecars);
     if !complete_output(config, output, &merged.unwritten, &incomplete)? {

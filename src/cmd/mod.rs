@@ -118,9 +118,7 @@ pub fn run(command: Command) -> Result<Finish> {
 fn no_summary_when_cut<T>(result: Result<T>, run: &RunOptions) -> Result<T> {
     if let (Err(error), Some(path)) = (&result, &run.summary) {
         if error.is_broken_pipe() {
-            if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
-                let _ = std::fs::remove_file(path);
-            }
+            crate::io::output::remove_stale(path);
             stderr!(line:
                 "sudoku-batch: standard output was closed before the end: no summary in {}",
                 path.display()

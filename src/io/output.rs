@@ -609,6 +609,15 @@ impl Drop for Earlier {
     }
 }
 
+/// Removes the regular file at `path`, if there is one, so that an earlier run's output does
+/// not pass for this run's when this one writes none (a device, FIFO or folder is left alone).
+#[cfg(feature = "cli")]
+pub(crate) fn remove_stale(path: &Path) {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
 /// Writes `value` as pretty JSON to `path`, whole or not at all (through `FILE.partial`, like
 /// every output file).
 #[cfg(feature = "cli")]

@@ -253,9 +253,7 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
     if let Some(path) = &config.summary {
         if interrupted {
             // The JSON is a list of rows: a short one would pass for the whole run's.
-            if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
-                let _ = std::fs::remove_file(path);
-            }
+            crate::io::output::remove_stale(path);
             stderr!(line:
                 "bench: interrupted: no {} written (the rows measured are in the table{})",
                 path.display(),
