@@ -770,15 +770,17 @@ fn an_input_that_grows_during_a_run_is_read_as_it_was_when_opened() {
 }
 
 /// A stray quote in one CSV row (a quoted field that never closes) costs that row only:
-/// `solve` and `rate` report it as `invalid` at its line, and every other row is there, in order.
+/// `solve` and `rate` report it as `invalid` at its line, and every other row is there, in order,
+/// also when a later row quotes a field (whose opening quote would "close" the stray one).
 #[test]
 fn an_unclosed_quote_costs_one_csv_row() {
     let dir = tempfile::tempdir().unwrap();
     let pairs = kaggle_pairs(300);
-    let mut text = String::from("puzzle,solution\n");
+    let mut text = String::from("puzzle,solution,note\n");
     for (i, (p, s)) in pairs.iter().enumerate() {
         let quote = if i == 2 { "\"" } else { "" };
-        text += &format!("{p},{quote}{s}\n");
+        let note = if i == 5 { "\"a, b\"" } else { "c" };
+        text += &format!("{p},{quote}{s},{note}\n");
     }
     let file = dir.path().join("quote.csv");
     std::fs::write(&file, &text).unwrap();

@@ -403,6 +403,39 @@ fn shard(dir: &Path, input: &str, k: u64, n: u64) -> String {
     name
 }
 
+/// A shard whose number is above the input's record count gets no record: exit 1, as for an
+/// empty input, with a warning that says why (also with `-q`); the shards below it are fine.
+#[test]
+fn a_shard_past_the_inputs_records_says_why_it_is_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("two.txt");
+    let text = std::fs::read_to_string(data("norvig_top95.txt")).unwrap();
+    std::fs::write(
+        &input,
+        text.lines()
+            .take(2)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>(),
+    )
+    .unwrap();
+    for command in ["solve", "rate"] {
+        bin()
+            .args([command, "-q", "--shard", "3/3"])
+            .arg(&input)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(
+                "warning: shard 3/3 holds no record: the input has 2 record(s)",
+            ));
+        bin()
+            .args([command, "-q", "--shard", "2/3"])
+            .arg(&input)
+            .assert()
+            .code(0)
+            .stderr("");
+    }
+}
+
 #[test]
 fn a_merge_with_sidecars_spans_the_shards_and_says_what_is_missing() {
     let dir = solved_dir();

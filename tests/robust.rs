@@ -800,6 +800,20 @@ fn a_truncated_compressed_input_names_its_file_and_line() {
             last < line && line <= puzzles.len() as u64 + 1,
             "{name}: row line {last}, failed at {line}"
         );
+        // Every record read before the failure has its row: one a line, after the header.
+        let header = u64::from(name.ends_with(".csv.gz"));
+        assert_eq!(
+            kept.len() as u64,
+            line - 1 - header,
+            "{name}: rows lost before line {line}"
+        );
+        for (i, row) in kept.iter().enumerate() {
+            assert_eq!(
+                row[1],
+                (i as u64 + 1 + header).to_string(),
+                "{name}: rows in order"
+            );
+        }
     }
     // Cut before the first record is whole: the format detection's read fails, at line 1.
     let text = puzzles.join("\n");

@@ -77,8 +77,9 @@ impl CsvState {
 /// start of each record and its line.
 ///
 /// A quoted field that goes on past a line end is held back (at most `limit` bytes) until its
-/// quote closes. If it does not close within the limit (or before the input ends), the quote is
-/// taken as unclosed: the record ends at that first line end (a [`Cut::Unclosed`] record), and
+/// quote closes. If it does not close within the limit (or before the input ends), or its
+/// closing quote is followed by anything but a comma or a line end, the quote is taken as
+/// unclosed: the record ends at that first line end (a [`Cut::Unclosed`] record), and
 /// the held bytes are read again as new records from the next line. Without this, one stray
 /// quote would make the rest of the file one record.
 pub(super) struct CsvCap<R> {
@@ -285,7 +286,12 @@ impl CapScan {
             self.after_cr = byte == b'\r';
             if self.holding {
                 self.held.push(byte);
-                if self.record_len + self.held.len() > self.limit {
+                // A quote that "closes" the field before anything but a comma, a line end or
+                // another quote closes nothing a CSV writer would write: most likely the held
+                // field's opening quote was stray, and this quote opens a later row's field.
+                let junk_after_quote =
+                    before == CsvState::QuoteInQuoted && after == CsvState::Unquoted;
+                if junk_after_quote || self.record_len + self.held.len() > self.limit {
                     self.unclosed(self.passed + written as u64);
                     break;
                 }
@@ -600,8 +606,9 @@ impl Layout for CsvSource {
             let why = |cut| match cut {
                 Cut::Long => format!("record longer than {MAX_LINE} bytes"),
                 Cut::Unclosed => format!(
-                    "unclosed quote: a quoted field runs past this line for over {MAX_LINE} \
-                     bytes or to the end of the input; the row ends at this line"
+                    "unclosed quote: a quoted field runs past this line and does not close \
+                     (before a comma or a line end) within {MAX_LINE} bytes or before the end \
+                     of the input; the row ends at this line"
                 ),
             };
             match (row.get(self.puzzle_column), cut) {
@@ -969,6 +976,18 @@ mod tests {
                 // takes the rest of the input as the field (the unit tests above cover it).
                 let end = text.bytes().fold(CsvState::FieldStart, |s, b| s.step(b).0);
                 prop_assume!(end != CsvState::Quoted);
+                // So is a quoted field that crosses a line end and "closes" before anything but
+                // a comma, a line end or a quote, where the csv crate reads on.
+                let (mut state, mut crossed, mut junk) = (CsvState::FieldStart, false, false);
+                for b in text.bytes() {
+                    let after = state.step(b).0;
+                    crossed |= state == CsvState::Quoted && (b == b'\n' || b == b'\r');
+                    junk |=
+                        crossed && state == CsvState::QuoteInQuoted && after == CsvState::Unquoted;
+                    crossed &= matches!(after, CsvState::Quoted | CsvState::QuoteInQuoted);
+                    state = after;
+                }
+                prop_assume!(!junk);
                 let got: Vec<Body> = read_all(text.as_bytes(), Format::Csv)
                     .into_iter()
                     .map(|r| r.body)

@@ -72,6 +72,9 @@ pub(crate) struct ShardedRecords {
     done: bool,
     /// The stream ended on a stop request ([`crate::run::interrupt`]), not at the input's end.
     stopped: bool,
+    /// A read error met after some records of a chunk were read: those records go out first,
+    /// then the error.
+    failed: Option<crate::error::Error>,
 }
 
 impl ShardedRecords {
@@ -83,6 +86,7 @@ impl ShardedRecords {
             next_index: 0,
             done: false,
             stopped: false,
+            failed: None,
         }
     }
 
@@ -105,6 +109,19 @@ impl ShardedRecords {
             "nothing was written",
         )?;
         Ok((ShardedRecords::new(reader, shard), bytes_read))
+    }
+
+    /// A warning when the run's shard got no record although the input held some: a shard K
+    /// takes records K, K + N, ..., so an input of fewer than K records leaves it empty.
+    pub(crate) fn empty_shard(&self) -> Option<String> {
+        let shard = self.shard?;
+        let read = self.next_index;
+        (self.done && !self.stopped && read > 0 && read < shard.number()).then(|| {
+            format!(
+                "warning: shard {shard} holds no record: the input has {read} record(s), and \
+                 shard K of N takes records K, K + N, K + 2N, ..."
+            )
+        })
     }
 
     /// Records read so far from the whole input stream (every shard's, not only this one's).
@@ -170,14 +187,25 @@ impl ShardedRecords {
             chunk.first_index = self.next_index;
             chunk.shard = self.shard;
             if !self.done {
-                self.done =
-                    !self
-                        .reader
-                        .next_batch(&mut chunk.text, &mut chunk.records, max, text)?;
+                match self
+                    .reader
+                    .next_batch(&mut chunk.text, &mut chunk.records, max, text)
+                {
+                    Ok(more) => self.done = !more,
+                    // The records read before the error are whole: they are worked and
+                    // written, and the error ends the input after them.
+                    Err(e) => {
+                        self.done = true;
+                        self.failed = Some(e);
+                    }
+                }
             }
             self.next_index += chunk.records.len() as u64;
             if chunk.work() > 0 {
                 return Ok(Some(chunk));
+            }
+            if let Some(e) = self.failed.take() {
+                return Err(e);
             }
             if self.done {
                 return Ok(None);

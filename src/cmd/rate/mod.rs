@@ -530,6 +530,7 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     Ok(RateReport {
         summary,
         empty_inputs: records.reader.empty_inputs().to_vec(),
+        warnings: records.empty_shard().into_iter().collect(),
         interrupted,
         resumed_rows,
         notes,

@@ -556,6 +556,7 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     Ok(SolveReport {
         summary,
         empty_inputs: records.reader.empty_inputs().to_vec(),
+        warnings: records.empty_shard().into_iter().collect(),
         interrupted,
         resumed_rows,
         notes,
