@@ -101,9 +101,17 @@ pub enum CliCommand {
     ///
     /// With no INPUT, runs the built-in graded suite. Prints a Markdown table; `--csv` appends
     /// rows with machine metadata for `report`, `--summary` writes them as JSON.
+    ///
+    /// Exit status: 0 when every row measured, 1 when a solver or external program gave a wrong
+    /// answer, failed or timed out, or a check pass gave up on puzzles (--max-guesses), 2 on
+    /// usage or I/O errors, 130/143/129 when stopped by a signal (the rows measured so far are
+    /// printed and kept in --csv).
     Bench(BenchArgs),
 
     /// Compare `bench --csv` results from many runs and machines in one table (and chart).
+    ///
+    /// Exit status: 0 when the table (and chart) was written, 2 on usage or I/O errors or a file
+    /// that is not `bench --csv` output (the message names the file and line).
     Report(ReportArgs),
     /// Merge the outputs of `solve --shard` (or `rate --shard`) runs back into input order (by
     /// the `index` column) and combine their summaries.
@@ -115,12 +123,13 @@ pub enum CliCommand {
     /// Generate puzzles with exactly one solution, reproducibly from a seed.
     ///
     /// Each puzzle is proven unique by the solver before it is written. The same seed and options
-    /// give the same bytes on any machine, with any thread count and any solver. Without clue
-    /// options the puzzles are minimal (no clue can be removed without losing uniqueness).
+    /// give the same bytes on any machine, with any thread count and (without --max-guesses)
+    /// any solver. Without clue options the puzzles are minimal (no clue can be removed without
+    /// losing uniqueness).
     ///
-    /// Exit status: 0 when every puzzle was written, 2 on usage or I/O errors, 130/143/129 when
-    /// stopped by a signal (the puzzles made so far, the first ones of the run, kept in
-    /// FILE.partial).
+    /// Exit status: 0 when every puzzle was written (generate has no 1), 2 on usage or I/O
+    /// errors, 130/143/129 when stopped by a signal (the puzzles made so far, the first ones of
+    /// the run, kept in FILE.partial).
     Generate(GenerateArgs),
     /// Check solution files: each row's solution must be a complete grid that obeys the rules
     /// and keeps every clue of its puzzle (and, with --unique, the puzzle must have exactly one

@@ -1005,6 +1005,46 @@ fn bad_inputs_and_unknown_baselines_are_errors() {
         .code(2)
         .stderr(predicate::str::contains("no-such-host"));
     report().assert().code(2);
+    // A value no measurement gives, and a bad field in a CRLF file, named at their lines.
+    let edited = |name: &str, column: &str, value: &str, end: &str| {
+        let mut lines: Vec<String> = results.lines().map(String::from).collect();
+        let at = lines[0].split(',').position(|h| h == column).unwrap();
+        let mut fields: Vec<String> = lines[2].split(',').map(String::from).collect();
+        fields[at] = value.to_string();
+        lines[2] = fields.join(",");
+        let path = dir.path().join(name);
+        std::fs::write(
+            &path,
+            lines
+                .iter()
+                .map(|l| format!("{l}{end}"))
+                .collect::<String>(),
+        )
+        .unwrap();
+        path
+    };
+    report()
+        .arg(edited("inf.csv", "puzzles_per_s", "inf", "\n"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "inf.csv: line 3: not a `bench --csv` result row: puzzles_per_s is inf",
+        ));
+    report()
+        .arg(edited("crlf.csv", "threads", "x", "\r\n"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "crlf.csv: line 3: not a `bench --csv` result row: column threads:",
+        ));
+    // A rate with no room above it in f64 still charts on a log axis.
+    report()
+        .arg(edited("huge.csv", "puzzles_per_s", "1.7e308", "\n"))
+        .arg("--svg")
+        .arg(dir.path().join("huge.svg"))
+        .arg("--log")
+        .assert()
+        .success();
 }
 
 #[test]

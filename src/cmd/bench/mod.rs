@@ -149,21 +149,27 @@ pub struct BenchReport {
     pub interrupted: bool,
     /// The Markdown report (table and notes) printed on stdout.
     pub markdown: String,
+    /// Puzzles given up on (`--max-guesses`) in the check passes: the rows of those passes
+    /// measure a bounded run.
+    pub gave_up: u64,
 }
 
 impl BenchReport {
     /// Prints the Markdown report on stdout and returns the outcome: some failed when a
-    /// solver gave a wrong answer, failed or timed out in the check pass.
+    /// solver gave a wrong answer, failed or timed out in the check pass, or gave up on a
+    /// puzzle (`--max-guesses`).
     pub fn finish(&self) -> Result<Finish> {
         print_stdout(&self.markdown)?;
         Ok(if self.interrupted {
             Finish::Interrupted
-        } else if self.rows.iter().any(|row| {
-            matches!(
-                row.status,
-                BenchStatus::Wrong | BenchStatus::Failed | BenchStatus::Timeout
-            )
-        }) {
+        } else if self.gave_up > 0
+            || self.rows.iter().any(|row| {
+                matches!(
+                    row.status,
+                    BenchStatus::Wrong | BenchStatus::Failed | BenchStatus::Timeout
+                )
+            })
+        {
             Finish::SomeFailed
         } else {
             Finish::AllGood
@@ -198,6 +204,7 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
     let steps = (datasets.len() * solvers.len() * threads.len()) as u64;
     let progress = Progress::steps(steps, config.quiet);
     let mut rows: Vec<BenchRow> = Vec::new();
+    let mut gave_up = 0;
 
     'all: for dataset in &datasets {
         for &solver in &solvers {
@@ -214,6 +221,9 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
             let check = check_pass(dataset, &options, config.max_pass);
             if interrupted() {
                 break 'all;
+            }
+            if check.problem.is_none() {
+                gave_up += check.gave_up;
             }
             let mut one_thread_rate = None;
             for (&thread_count, pool) in threads.iter().zip(&pools) {
@@ -268,6 +278,7 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
         rows,
         interrupted,
         markdown,
+        gave_up,
     })
 }
 

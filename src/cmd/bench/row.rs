@@ -156,6 +156,28 @@ pub struct BenchRow {
     pub cpu_features_available: String,
 }
 
+impl BenchRow {
+    /// The first measured number that no measurement gives (not finite, or below 0), with its
+    /// column's name: such a row was not written by `bench`.
+    pub(crate) fn bad_number(&self) -> Option<(&'static str, f64)> {
+        [
+            ("puzzles_per_s", self.puzzles_per_s),
+            ("min_puzzles_per_s", self.min_puzzles_per_s),
+            ("max_puzzles_per_s", self.max_puzzles_per_s),
+            ("us_per_puzzle", self.us_per_puzzle),
+            ("p50_us", self.p50_us),
+            ("p99_us", self.p99_us),
+            ("guesses_per_puzzle", self.guesses_per_puzzle),
+            ("no_guess_pct", self.no_guess_pct),
+            ("efficiency", self.efficiency),
+            ("cpu_share", self.cpu_share),
+            ("load_1m", self.load_1m),
+        ]
+        .into_iter()
+        .find_map(|(name, v)| v.filter(|v| !v.is_finite() || *v < 0.0).map(|v| (name, v)))
+    }
+}
+
 /// The CSV header line `bench --csv` writes.
 pub(crate) fn csv_header() -> String {
     let mut writer = csv::Writer::from_writer(Vec::new());

@@ -158,9 +158,29 @@ pub(crate) fn load_rows(files: &[PathBuf]) -> Result<Vec<BenchRow>> {
             });
         }
         let mut reader = csv::Reader::from_reader(text.as_slice());
+        let headers = reader
+            .byte_headers()
+            .map_err(|e| csv_error(path, &text, None, e))?
+            .clone();
+        let mut record = csv::ByteRecord::new();
         let mut count = 0;
-        for result in reader.deserialize::<BenchRow>() {
-            let row = result.map_err(|e| csv_error(path, e))?;
+        while reader
+            .read_byte_record(&mut record)
+            .map_err(|e| csv_error(path, &text, None, e))?
+        {
+            let row: BenchRow = record
+                .deserialize(Some(&headers))
+                .map_err(|e| csv_error(path, &text, Some(&headers), e))?;
+            if let Some((name, value)) = row.bad_number() {
+                let line = record.position().map_or(0, |p| line_at(&text, p.byte()));
+                return Err(Error::Input {
+                    path: path.clone(),
+                    message: format!(
+                        "line {line}: not a `bench --csv` result row: {name} is {value}, not a \
+                         finite number of 0 or more"
+                    ),
+                });
+            }
             rows.push(row);
             count += 1;
         }
@@ -174,8 +194,27 @@ pub(crate) fn load_rows(files: &[PathBuf]) -> Result<Vec<BenchRow>> {
     Ok(rows)
 }
 
-fn csv_error(path: &Path, error: csv::Error) -> Error {
-    let line = error.position().map(|p| p.line());
+/// The 1-based line of the record that starts at byte `offset` of `text`. The csv reader
+/// counts a CRLF as two line ends and may place a record at the `\n` ending the line before
+/// it, so line ends at `offset` are skipped and only `\n` is counted.
+fn line_at(text: &[u8], offset: u64) -> u64 {
+    let mut end = usize::try_from(offset)
+        .unwrap_or(usize::MAX)
+        .min(text.len());
+    while text.get(end).is_some_and(|b| matches!(b, b'\r' | b'\n')) {
+        end += 1;
+    }
+    text[..end].iter().filter(|&&b| b == b'\n').count() as u64 + 1
+}
+
+/// The error of reading a results file, at its line (and column, given the `headers`).
+fn csv_error(
+    path: &Path,
+    text: &[u8],
+    headers: Option<&csv::ByteRecord>,
+    error: csv::Error,
+) -> Error {
+    let line = error.position().map(|p| line_at(text, p.byte()));
     if let csv::ErrorKind::Io(_) = error.kind() {
         let csv::ErrorKind::Io(source) = error.into_kind() else {
             unreachable!("checked above")
@@ -185,10 +224,24 @@ fn csv_error(path: &Path, error: csv::Error) -> Error {
             cause: source,
         };
     }
+    // The csv crate's own position counts a CRLF as two lines: only `line` is given.
+    let why = match error.kind() {
+        csv::ErrorKind::Deserialize { err, .. } => {
+            let column = err
+                .field()
+                .and_then(|f| headers?.get(usize::try_from(f).ok()?))
+                .map(String::from_utf8_lossy);
+            match column {
+                Some(name) => format!("column {name}: {}", err.kind()),
+                None => err.to_string(),
+            }
+        }
+        _ => error.to_string(),
+    };
     Error::Input {
         path: path.to_path_buf(),
         message: match line {
-            Some(line) => format!("line {line}: not a `bench --csv` result row: {error}"),
+            Some(line) => format!("line {line}: not a `bench --csv` result row: {why}"),
             None => format!("not a `bench --csv` results file: {error}"),
         },
     }
