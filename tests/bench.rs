@@ -1047,6 +1047,55 @@ fn bad_inputs_and_unknown_baselines_are_errors() {
         .success();
 }
 
+/// `--max-pass` also ends a pass inside one slow puzzle, the last of its file too: the row is
+/// `skipped` (this puzzle costs `backtrack` about 30 s).
+#[test]
+fn max_pass_stops_inside_a_slow_last_puzzle() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("slow.txt");
+    std::fs::write(
+        &input,
+        ".....2.....................17.....................5...237.............8....273...\n",
+    )
+    .unwrap();
+    let json = dir.path().join("slow.json");
+    Command::cargo_bin("sudoku-batch")
+        .unwrap()
+        .args([
+            "bench",
+            "-q",
+            "--solvers",
+            "backtrack",
+            "-j",
+            "1",
+            "--warmup",
+            "0",
+        ])
+        .args([
+            "--min-time",
+            "0",
+            "--runs",
+            "1",
+            "--max-pass",
+            "0.2",
+            "--summary",
+        ])
+        .arg(&json)
+        .arg(&input)
+        .assert()
+        .success();
+    let rows: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(rows[0]["status"], "skipped", "{rows}");
+    assert!(
+        rows[0]["note"]
+            .as_str()
+            .unwrap()
+            .contains("--max-pass): 0 of 1 puzzles"),
+        "{rows}"
+    );
+}
+
 #[test]
 fn skipped_rows_show_as_skipped_and_an_empty_chart_still_draws() {
     let dir = tempfile::tempdir().unwrap();

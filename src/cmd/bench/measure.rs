@@ -46,13 +46,49 @@ pub(super) struct Check {
 }
 
 /// Solves the original puzzles one by one on this thread, validating every answer; stops
-/// early (and reports a problem) when the pass runs over `max_pass`.
+/// early (and reports a problem) when the pass runs over `max_pass`, also inside a puzzle: a
+/// watchdog thread sets the search's stop flag at the limit (or on a stop request), so one slow
+/// puzzle cannot hold the suite.
 pub(super) fn check_pass(
     dataset: &Dataset,
     options: &crate::verdict::JudgeOptions<'_>,
     max_pass: Duration,
 ) -> Check {
+    use std::sync::atomic::{AtomicBool, Ordering};
     let started = Instant::now();
+    let stop = AtomicBool::new(false);
+    let finished = AtomicBool::new(false);
+    let options = crate::verdict::JudgeOptions {
+        budget: Budget {
+            stop: Some(&stop),
+            ..options.budget
+        },
+        ..*options
+    };
+    std::thread::scope(|scope| {
+        let watchdog = scope.spawn(|| {
+            while !finished.load(Ordering::Relaxed) {
+                if started.elapsed() > max_pass || interrupted() {
+                    stop.store(true, Ordering::Relaxed);
+                    return;
+                }
+                std::thread::park_timeout(Duration::from_millis(5));
+            }
+        });
+        let check = check_puzzles(dataset, &options, started, max_pass);
+        finished.store(true, Ordering::Relaxed);
+        watchdog.thread().unpark();
+        check
+    })
+}
+
+/// [`check_pass`]'s loop over the puzzles, with the budget its watchdog stops.
+fn check_puzzles(
+    dataset: &Dataset,
+    options: &crate::verdict::JudgeOptions<'_>,
+    started: Instant,
+    max_pass: Duration,
+) -> Check {
     let mut solved = 0;
     let mut wrong = 0;
     let mut gave_up = 0;
@@ -60,6 +96,8 @@ pub(super) fn check_pass(
         if interrupted() {
             break;
         }
+        let verdict = crate::verdict::judge(puzzle, reference.as_ref(), options);
+        // Checked after each puzzle, the last one too: a pass over the limit is skipped.
         if started.elapsed() > max_pass {
             return Check {
                 solved,
@@ -76,7 +114,6 @@ pub(super) fn check_pass(
                 }),
             };
         }
-        let verdict = crate::verdict::judge(puzzle, reference.as_ref(), options);
         match verdict.status {
             Status::Solved => solved += 1,
             Status::Mismatch => wrong += 1,
