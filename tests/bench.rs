@@ -598,6 +598,11 @@ fn an_external_solver_that_prints_too_few_lines_fails_naming_the_missing_line() 
 #[test]
 fn an_external_program_that_floods_or_leaves_a_child_behind_ends_its_pass() {
     let left = format!("left=(sleep 30 &); {}", ourselves());
+    // Right answers, then 3 MB of blank lines, printed between two looks at the size.
+    let padded = format!(
+        "padded={}; head -c 3000000 /dev/zero | tr '\\0' '\\n'",
+        ourselves()
+    );
     let started = std::time::Instant::now();
     let rows = external_bench(
         3,
@@ -608,21 +613,22 @@ fn an_external_program_that_floods_or_leaves_a_child_behind_ends_its_pass() {
             &left,
             "--external",
             "flood=yes 123456789",
+            "--external",
+            &padded,
         ],
         1,
     );
     // Neither the 30 s child nor the 20 s timeout was waited for.
     assert!(started.elapsed() < std::time::Duration::from_secs(15));
     assert_eq!(row_of(&rows, "left")["status"], "ok", "{rows:?}");
-    let flood = row_of(&rows, "flood");
-    assert_eq!(flood["status"], "wrong");
-    assert!(
-        flood["note"]
-            .as_str()
-            .unwrap()
-            .contains("printed more than"),
-        "{flood}"
-    );
+    for name in ["flood", "padded"] {
+        let row = row_of(&rows, name);
+        assert_eq!(row["status"], "wrong", "{row}");
+        assert!(
+            row["note"].as_str().unwrap().contains("printed more than"),
+            "{row}"
+        );
+    }
 }
 
 /// With `--unique`, ours prove uniqueness but an external program is only asked for a

@@ -147,6 +147,15 @@ pub(crate) fn run_once(
     if !status.success() {
         return Ok(Outcome::Failed(failure(status, &stderr)));
     }
+    // The size is looked at every 50 ms while the program runs: one that printed too much and
+    // ended in between is caught here.
+    let size = std::fs::metadata(&output.0).map_or(0, |m| m.len());
+    if size > most {
+        return Ok(Outcome::Wrong(format!(
+            "printed more than {most} bytes for {} puzzles",
+            puzzles.len()
+        )));
+    }
     let file = File::open(&output.0).map_err(|e| io_error(&output.0, e))?;
     Ok(match check_output(BufReader::new(file), puzzles) {
         Some(why) => Outcome::Wrong(why),
@@ -245,12 +254,18 @@ fn check_output(lines: impl BufRead, puzzles: &[Grid]) -> Option<String> {
             .rev()
             .find(|t| t.len() == 81)
             .unwrap_or(line);
-        let why = match Grid::from_bytes(token) {
+        let grid = Grid::from_bytes(token);
+        let why = match &grid {
             Ok(grid) => grid.check_solution_of(puzzle).err().map(|e| e.to_string()),
             Err(e) => Some(e.to_string()),
         };
         if let Some(why) = why {
-            return Some(format!("line {}: {why}", i + 1));
+            // A puzzle with no solution has no solution line: any answer but a full grid (an
+            // empty line, "no solution", the puzzle back) says so.
+            let claims_a_grid = grid.as_ref().is_ok_and(Grid::is_complete);
+            if claims_a_grid || crate::solve(puzzle, 1).count > 0 {
+                return Some(format!("line {}: {why}", i + 1));
+            }
         }
         count += 1;
     }
@@ -312,6 +327,29 @@ mod tests {
         let bad = SOLUTION.replacen('5', "4", 1);
         let wrong = format!("{SOLUTION}\n{bad}\n");
         assert!(check_output(wrong.as_bytes(), &two)
+            .unwrap()
+            .starts_with("line 2:"));
+    }
+
+    #[test]
+    fn a_puzzle_with_no_solution_takes_any_answer_but_a_grid() {
+        // A 1 where the solution has a 4: no clue repeats, but there is no solution.
+        let none: Grid = format!("531{}", &PUZZLE[3..]).parse().unwrap();
+        assert_eq!(crate::solve(&none, 1).count, 0);
+        let puzzle: Grid = PUZZLE.parse().unwrap();
+        let set = [puzzle, none, puzzle];
+        for answer in ["", "no solution", "\"\"", &format!("{none}")] {
+            let text = format!("{SOLUTION}\n{answer}\n{SOLUTION}\n");
+            assert_eq!(check_output(text.as_bytes(), &set), None, "{answer:?}");
+        }
+        // A full grid claims a solution, which it cannot be.
+        let text = format!("{SOLUTION}\n{SOLUTION}\n{SOLUTION}\n");
+        assert!(check_output(text.as_bytes(), &set)
+            .unwrap()
+            .starts_with("line 2:"));
+        // A puzzle with a solution still needs it.
+        let text = format!("{SOLUTION}\nno solution\n{SOLUTION}\n");
+        assert!(check_output(text.as_bytes(), &[puzzle, puzzle, puzzle])
             .unwrap()
             .starts_with("line 2:"));
     }
