@@ -201,6 +201,14 @@ fn generate_er_keeps_puzzles_in_range_reproducibly() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("holds no rating"));
+    // A range that random minimal puzzles almost never reach is warned about at the start.
+    bin()
+        .args(["generate", "-n", "0", "-q", "--er", "12..20"])
+        .assert()
+        .success()
+        .stderr(predicates::str::contains(
+            "warning: --er from 12.0: random minimal puzzles rate that high very rarely",
+        ));
 }
 
 /// Bounds between two tenths keep every rating on their side: a range's low end rounds up and

@@ -33,7 +33,7 @@ pub struct Generated {
 }
 
 /// Candidates rated for one puzzle before the run gives up on its ER range.
-pub(super) const MAX_RATED: u32 = 100_000;
+pub const MAX_RATED: u32 = 100_000;
 
 /// Makes puzzles of one [`Shape`]; cheap to share between threads.
 #[derive(Debug, Clone)]

@@ -244,6 +244,10 @@ fn stopped_note(
 /// The CSV header written with `--with-solution`.
 pub(crate) const CSV_HEADER: &str = "puzzle,solution,clues\n";
 
+/// The lowest ER (tenths) of a `--er` range worth a warning: puzzles rated 10.0 and up are
+/// rare among random minimal ones (9.0 and up, about one in 400).
+const RARE_ER: u16 = 100;
+
 /// Runs `generate`: makes `config.count` puzzles on `config.threads` threads and writes them in
 /// index order. A signal (Ctrl-C, SIGTERM, SIGHUP) stops it between puzzles: the puzzles written
 /// are the first ones of the whole run, and a file output is left as `FILE.partial`.
@@ -258,6 +262,15 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     let seed = config.seed.unwrap_or_else(fresh_seed);
     let threads = config.threads.max(1);
     check_threads(threads, config.allow_oversubscribe)?;
+    if let Some((low, _)) = config.er.filter(|&(low, _)| low >= RARE_ER) {
+        stderr!(line:
+            "warning: --er from {:.1}: random minimal puzzles rate that high very rarely (the \
+             hardest known puzzles rate about 11.9); after {} candidates without one for a \
+             puzzle the run stops with an error",
+            f32::from(low) / 10.0,
+            crate::generate::MAX_RATED
+        );
+    }
     let pool = build_pool(threads)?;
     let options = crate::io::output::OutputOptions {
         compress: config.compress,
