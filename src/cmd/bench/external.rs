@@ -37,8 +37,11 @@ impl std::str::FromStr for External {
         if name.is_empty() || command.is_empty() {
             return Err(format!("expected NAME=COMMAND, got {text:?}"));
         }
-        if name.contains(',') || name.contains('"') {
-            return Err(format!("the name {name:?} may not hold a comma or a quote"));
+        if name.contains([',', '"', '|']) || name.contains(char::is_control) {
+            return Err(format!(
+                "the name {name:?} may not hold a comma, a quote, a `|` (it is a column of the \
+                 CSV and of the Markdown table) or a control character"
+            ));
         }
         Ok(External {
             name: name.to_string(),
@@ -312,6 +315,7 @@ mod tests {
         assert!("nocommand".parse::<External>().is_err());
         assert!("=cmd".parse::<External>().is_err());
         assert!("a,b=cmd".parse::<External>().is_err());
+        assert!("a|b=cmd".parse::<External>().is_err());
     }
 
     #[test]

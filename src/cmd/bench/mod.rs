@@ -114,11 +114,19 @@ impl BenchConfig {
         }
     }
 
+    /// Solvers to measure, in the order given, without repeats.
     fn solvers(&self) -> Vec<SolverKind> {
         if self.solvers.is_empty() {
             SolverKind::ALL.to_vec()
         } else {
-            self.solvers.clone()
+            let mut solvers = self.solvers.clone();
+            let mut seen = Vec::new();
+            solvers.retain(|s| {
+                let new = !seen.contains(s);
+                seen.push(*s);
+                new
+            });
+            solvers
         }
     }
 
