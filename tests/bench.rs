@@ -1043,6 +1043,27 @@ fn bad_inputs_and_unknown_baselines_are_errors() {
         .stderr(predicate::str::contains(
             "crlf.csv: line 3: not a `bench --csv` result row: column threads:",
         ));
+    let long_row: String = results
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 2 {
+                format!("{l},x\r\n")
+            } else {
+                format!("{l}\r\n")
+            }
+        })
+        .collect();
+    let long = dir.path().join("long.csv");
+    std::fs::write(&long, long_row).unwrap();
+    report()
+        .arg(&long)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "long.csv: line 3: not a `bench --csv` result row: it has",
+        ))
+        .stderr(predicate::str::contains("(line:").not());
     // A rate with no room above it in f64 still charts on a log axis.
     report()
         .arg(edited("huge.csv", "puzzles_per_s", "1.7e308", "\n"))
@@ -1051,6 +1072,23 @@ fn bad_inputs_and_unknown_baselines_are_errors() {
         .arg("--log")
         .assert()
         .success();
+}
+
+/// A solver named twice is measured once.
+#[test]
+fn a_solver_named_twice_is_measured_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = tiny_input(dir.path(), "top2.txt", "data/norvig_top95.txt", 2);
+    let json = dir.path().join("twice.json");
+    fast_bench()
+        .args(["-j", "1", "--solvers", "singles", "--summary"])
+        .arg(&json)
+        .arg(&input)
+        .assert()
+        .success();
+    let rows: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 1, "{rows}");
 }
 
 /// `--max-pass` also ends a pass inside one slow puzzle, the last of its file too: the row is

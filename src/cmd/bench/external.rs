@@ -316,6 +316,7 @@ mod tests {
         assert!("=cmd".parse::<External>().is_err());
         assert!("a,b=cmd".parse::<External>().is_err());
         assert!("a|b=cmd".parse::<External>().is_err());
+        assert!("a\tb=cmd".parse::<External>().is_err());
     }
 
     #[test]

@@ -99,6 +99,8 @@ fn check_puzzles(
         let verdict = crate::verdict::judge(puzzle, reference.as_ref(), options);
         // Checked after each puzzle, the last one too: a pass over the limit is skipped.
         if started.elapsed() > max_pass {
+            // The puzzle counts as done unless the limit stopped it.
+            let done = done + usize::from(verdict.status != Status::GaveUp);
             return Check {
                 solved,
                 gave_up,

@@ -196,7 +196,7 @@ fn rate_axis(min_rate: f64, max_rate: f64, log: bool) -> (f64, f64, Vec<f64>) {
             .unwrap_or(10.0 * magnitude);
         // Rows are finite (`report` refuses others), but a rate near `f64::MAX` has no room
         // above it: the axis stops at the largest decade.
-        let high = top.log10().min(f64::MAX_10_EXP as f64).max(low + 1.0);
+        let high = top.log10().min(f64::MAX.log10()).max(low + 1.0);
         let mut ticks: Vec<f64> = (0..=(high - low + 1e-9) as usize)
             .map(|k| low + k as f64)
             .collect();

@@ -226,6 +226,9 @@ fn csv_error(
     }
     // The csv crate's own position counts a CRLF as two lines: only `line` is given.
     let why = match error.kind() {
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!("it has {len} fields where the header has {expected_len}"),
         csv::ErrorKind::Deserialize { err, .. } => {
             let column = err
                 .field()
