@@ -119,13 +119,12 @@ impl BenchConfig {
         if self.solvers.is_empty() {
             SolverKind::ALL.to_vec()
         } else {
-            let mut solvers = self.solvers.clone();
-            let mut seen = Vec::new();
-            solvers.retain(|s| {
-                let new = !seen.contains(s);
-                seen.push(*s);
-                new
-            });
+            let mut solvers = Vec::new();
+            for &s in &self.solvers {
+                if !solvers.contains(&s) {
+                    solvers.push(s);
+                }
+            }
             solvers
         }
     }

@@ -248,6 +248,19 @@ pub(crate) const CSV_HEADER: &str = "puzzle,solution,clues\n";
 /// rare among random minimal ones (9.0 and up, about one in 400).
 const RARE_ER: u16 = 100;
 
+/// Warns on stderr when an `--er` range starts where random minimal puzzles almost never rate.
+fn warn_if_rare(er: Option<(u16, u16)>) {
+    if let Some((low, _)) = er.filter(|&(low, _)| low >= RARE_ER) {
+        stderr!(line:
+            "warning: --er from {:.1}: random minimal puzzles rate that high very rarely (the \
+             hardest known puzzles rate about 11.9); after {} candidates without one for a \
+             puzzle the run stops with an error",
+            f32::from(low) / 10.0,
+            crate::generate::MAX_RATED
+        );
+    }
+}
+
 /// Runs `generate`: makes `config.count` puzzles on `config.threads` threads and writes them in
 /// index order. A signal (Ctrl-C, SIGTERM, SIGHUP) stops it between puzzles: the puzzles written
 /// are the first ones of the whole run, and a file output is left as `FILE.partial`.
@@ -262,15 +275,7 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     let seed = config.seed.unwrap_or_else(fresh_seed);
     let threads = config.threads.max(1);
     check_threads(threads, config.allow_oversubscribe)?;
-    if let Some((low, _)) = config.er.filter(|&(low, _)| low >= RARE_ER) {
-        stderr!(line:
-            "warning: --er from {:.1}: random minimal puzzles rate that high very rarely (the \
-             hardest known puzzles rate about 11.9); after {} candidates without one for a \
-             puzzle the run stops with an error",
-            f32::from(low) / 10.0,
-            crate::generate::MAX_RATED
-        );
-    }
+    warn_if_rare(config.er);
     let pool = build_pool(threads)?;
     let options = crate::io::output::OutputOptions {
         compress: config.compress,

@@ -35,7 +35,7 @@ use crate::rate::verdict::{self, RateStatus, RateVerdict as Rated};
 use crate::rate::{self as rater, Flavor, Limits};
 use crate::run::records::{Chunk, ChunkSize, ShardedRecords};
 use crate::run::{build_pool, check_threads, interrupt, ordered_map, Pool, Progress, Start};
-use crate::shard::ShardChoice;
+use crate::shard::{Shard, ShardChoice};
 use columns::{push_row, RowPlace};
 use resume::Resumed;
 
@@ -457,27 +457,9 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     // A bad input or option is an error before the output exists.
     let (mut records, bytes_read) =
         ShardedRecords::open(&config.run.inputs, &config.run.read, shard, hashes.taps())?;
-    let column_names: Vec<&str> = config.columns.iter().map(|c| c.name()).collect();
     let manifest = match sidecar_wanted {
         false => None,
-        true => Some(RunManifest::of_run(
-            RunDefinition {
-                kind: RATE_KIND,
-                inputs: &config.run.inputs,
-                read: &config.run.read,
-                unique: true,
-                solver: config.scale(),
-                columns: &column_names,
-                threads,
-                hashes: &hashes,
-                limits: RunLimits {
-                    max_er_tenths: config.max_er,
-                    timeout_ms: config.timeout.map(|t| t.as_millis() as u64),
-                    ..RunLimits::default()
-                },
-            },
-            shard,
-        )?),
+        true => Some(run_manifest(config, shard, threads, &hashes)?),
     };
     let mut sidecar = Sidecar::new(manifest, config.output.as_deref(), hashes);
     if !config.header {
@@ -535,6 +517,35 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
         resumed_rows,
         notes,
     })
+}
+
+/// What defines the rows of `config`'s run, for its sidecar (`solve`'s counterpart is
+/// `Sidecar`'s `run_manifest`).
+fn run_manifest(
+    config: &RateConfig,
+    shard: Option<Shard>,
+    threads: usize,
+    hashes: &ReadHashes,
+) -> Result<RunManifest> {
+    let columns: Vec<&str> = config.columns.iter().map(|c| c.name()).collect();
+    RunManifest::of_run(
+        RunDefinition {
+            kind: RATE_KIND,
+            inputs: &config.run.inputs,
+            read: &config.run.read,
+            unique: true,
+            solver: config.scale(),
+            columns: &columns,
+            threads,
+            hashes,
+            limits: RunLimits {
+                max_er_tenths: config.max_er,
+                timeout_ms: config.timeout.map(|t| t.as_millis() as u64),
+                ..RunLimits::default()
+            },
+        },
+        shard,
+    )
 }
 
 /// Parses an ER such as `7.2` into tenths, for a limit (a value between two tenths is rounded
