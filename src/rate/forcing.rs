@@ -1021,13 +1021,21 @@ thread_local! {
     });
 }
 
-/// Adds to `acc` the eliminations of every hint of the rule `kind` (multiple or dynamic
-/// forcing chains) on `grid`, a working grid of a run that started from `real`, in SE's order
-/// (rating, complexity, kind, discovery), each with its rule parents and as a nested chain;
-/// a hint without parents, or removing what an earlier hint removes, adds nothing.
-pub(super) fn inner_chains(real: &Board, grid: &Board, kind: Kind, acc: &mut Advanced) {
+/// Adds to `acc` the eliminations of every hint of the rule `kind` (multiple, dynamic or
+/// nested forcing chains; a nested rule's stalled runs call `inner`) on `grid`, a working grid
+/// of a run that started from `real`, in SE's order (rating, complexity, kind, discovery), each
+/// with its rule parents and as a nested chain; a hint without parents, or removing what an
+/// earlier hint removes, adds nothing.
+pub(super) fn inner_chains(
+    real: &Board,
+    grid: &Board,
+    kind: Kind,
+    inner: Option<InnerRule>,
+    acc: &mut Advanced,
+) {
     INNER.with_borrow_mut(|st| {
         st.search.reset();
+        st.search.pool.inner = inner;
         let InnerSearch {
             search:
                 Search {

@@ -1,8 +1,8 @@
 //! Human-difficulty rating on Sudoku Explainer's scale (ER/EP/ED): a candidate-grid solver that
 //! repeatedly applies the easiest technique that makes progress, in SE's order, and records
 //! the hardest step. It follows the original SE 1.2.1 by default, or serate 1.2.1.3 with
-//! [`Flavor::Se1213`], through SE's nested forcing chains of levels 2-4 (9.5, 10.0 and 10.5
-//! and up); a puzzle that needs level 5 ends as [`Status::GaveUp`]. See `docs/RATING.md` for the scale, the
+//! [`Flavor::Se1213`], through SE's nested forcing chains of levels 2-5 (9.5, 10.0, 10.5
+//! and 11.0 and up). See `docs/RATING.md` for the scale, the
 //! agreement with SE and the speed.
 //!
 //! ```

@@ -4,7 +4,9 @@
 //!
 //! Level 2 (9.5) adds SE's static forcing chains (forcing X-chains, then forcing chains with
 //! both link kinds) on the run's working grid; level 3 (10.0) adds, when those find nothing,
-//! static multiple forcing chains; level 4 (10.5) uses dynamic forcing chains instead of both.
+//! static multiple forcing chains; level 4 (10.5) uses dynamic forcing chains instead of both;
+//! level 5 (11.0) adds, when those find nothing, the nested forcing chains of level 2 (whose
+//! own stalled runs use the level-2 rules).
 //! Each inner hint that relies on candidates the run removed becomes "off" nodes whose parents
 //! are those candidates, and the hint's own complexity is added (once per distinct nested
 //! chain) to the complexity of every outer hint that goes through it.
@@ -18,7 +20,7 @@ use super::Step;
 const NONE: u32 = u32::MAX;
 
 /// The nesting levels tried, in SE's order, when dynamic forcing chains (+) find nothing.
-pub const LEVELS: [u8; 3] = [2, 3, 4];
+pub const LEVELS: [u8; 4] = [2, 3, 4, 5];
 
 use super::deadline::expired;
 
@@ -297,10 +299,19 @@ pub fn inner_eliminations(real: &Board, grid: &Board, level: u8, acc: &mut Advan
     if level < 4 {
         static_forcing_chains(real, grid, acc);
         if level == 3 && acc.elims.is_empty() && !expired() {
-            inner_chains(real, grid, Kind::Multiple, acc);
+            inner_chains(real, grid, Kind::Multiple, None, acc);
         }
     } else {
-        inner_chains(real, grid, Kind::Dynamic, acc);
+        inner_chains(real, grid, Kind::Dynamic, None, acc);
+        if level >= 5 && acc.elims.is_empty() && !expired() {
+            inner_chains(
+                real,
+                grid,
+                Kind::Nested(level - 3),
+                Some(inner_eliminations),
+                acc,
+            );
+        }
     }
 }
 
@@ -365,6 +376,38 @@ mod tests {
     fn nested_forcing_chains_rate_as_serate_more() {
         for (p, want) in &SERATE[1..] {
             check(p, want);
+        }
+    }
+
+    /// SE's fifth level, run by itself on the state where the path of [`SERATE`]'s first
+    /// puzzle first needs a nested chain: its inner rules include level 4's, so it finds a
+    /// hint, rated from 11.0, that keeps the solution (the level's inner nested search runs
+    /// wherever an inner dynamic search finds nothing).
+    #[test]
+    #[ignore]
+    fn the_fifth_level_finds_a_sound_hint() {
+        use crate::rate::board::Board;
+        use crate::rate::forcing::nested_chains;
+        let p: Grid = SERATE[0].0.parse().unwrap();
+        let sol = crate::solve(&p, 2).solution.unwrap();
+        let (_, steps) = explain(&p, &Limits::default());
+        let mut b = Board::new(&p);
+        let first = steps
+            .iter()
+            .position(|s| s.technique == Technique::NestedForcingChain)
+            .unwrap();
+        for s in &steps[..first] {
+            s.apply(&mut b);
+        }
+        let s = nested_chains(&b, 5, super::inner_eliminations).expect("a level-5 hint");
+        assert_eq!(s.technique, Technique::NestedForcingChain);
+        assert!(s.rating >= 110, "{}", s.rating);
+        assert!(!s.eliminations.is_empty() || !s.placements.is_empty());
+        for &(c, d) in &s.eliminations {
+            assert_ne!(sol.get(c as usize), d, "{s} removes the solution digit");
+        }
+        for &(c, d) in &s.placements {
+            assert_eq!(sol.get(c as usize), d, "{s} places a wrong digit");
         }
     }
 

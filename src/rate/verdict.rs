@@ -152,7 +152,7 @@ pub fn judge(
                 GaveUp::Deadline => "the time limit was reached",
                 GaveUp::StepBudget => "the step budget was reached",
                 GaveUp::NoTechnique => {
-                    "needs a technique the rater lacks (nested forcing chains of level 5)"
+                    "no technique of the scale makes progress (not even nested forcing chains of level 5)"
                 }
                 GaveUp::Stopped => "stopped",
             };
