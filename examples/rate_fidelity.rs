@@ -5,7 +5,7 @@
 //! how many it gave up on, the Spearman rank correlation of ER, and puzzles per second.
 //!
 //! ```text
-//! cargo run --release --no-default-features --example rate_fidelity -- FILE [--skip N] [--take N] [--every K] [--diff OUT] [--dump OUT] [--serate1213]
+//! cargo run --release --no-default-features --example rate_fidelity -- FILE [--skip N] [--take N] [--every K] [--diff OUT] [--dump OUT] [--serate1213 | --sukaku]
 //! ```
 //!
 //! The original SE 1.2.1 is followed (see `rate::Flavor`); `--serate1213` follows serate 1.2.1.3
@@ -66,7 +66,7 @@ fn spearman(a: &[f64], b: &[f64]) -> f64 {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let path = args.first().expect(
-        "usage: rate_fidelity FILE [--skip N] [--take N] [--every K] [--diff OUT] [--dump OUT] [--serate1213]",
+        "usage: rate_fidelity FILE [--skip N] [--take N] [--every K] [--diff OUT] [--dump OUT] [--serate1213 | --sukaku]",
     );
     let get = |name: &str| {
         args.iter()
@@ -83,6 +83,8 @@ fn main() {
     let limits = Limits {
         flavor: if args.iter().any(|a| a == "--serate1213") {
             Flavor::Se1213
+        } else if args.iter().any(|a| a == "--sukaku") {
+            Flavor::Sukaku
         } else {
             Flavor::Se121
         },

@@ -33,6 +33,7 @@ mod reach;
 pub mod scale;
 pub mod singles;
 pub mod subsets;
+pub mod sukaku;
 mod templates;
 pub mod uniqueness;
 pub mod verdict;
@@ -147,6 +148,10 @@ pub enum Flavor {
     /// candidates they justify removing stay, which can make later steps harder.
     #[default]
     Se121,
+    /// Sukaku Explainer 1.15.10 with its default techniques (the release that rated the
+    /// Sudoku Exchange puzzle bank): SE 1.2.1's rules and order, direct hints as in SE 1.2.1,
+    /// plus turbot fish, three strong-linked fishes and the WXYZ- and VWXYZ-wings (`sukaku`).
+    Sukaku,
 }
 
 /// When to stop rating early, and which SE release to follow.
@@ -267,25 +272,62 @@ const RULES: [Rule; 21] = [
     rule!(|b, ch| exclusion::aligned_pair(b, ch)),
 ];
 
+/// The rules before the chains in Sukaku Explainer 1.15.10's order (its default techniques).
+const SUKAKU_RULES: [Rule; 25] = [
+    RULES[0],
+    RULES[1],
+    RULES[2],
+    RULES[3],
+    RULES[4],
+    RULES[5],
+    RULES[6],
+    RULES[7],
+    RULES[8],
+    RULES[9],
+    RULES[10],
+    RULES[11],
+    RULES[12],
+    rule!(|b, _| sukaku::turbot_fish(b)),
+    RULES[13],
+    RULES[14],
+    RULES[15],
+    RULES[16],
+    RULES[17],
+    RULES[18],
+    rule!(|b, _| sukaku::three_strong_links(b)),
+    rule!(|b, _| sukaku::als_wing(b, 3)),
+    RULES[19],
+    rule!(|b, _| sukaku::als_wing(b, 4)),
+    RULES[20],
+];
+
+/// The rules before the chains that `flavor` follows.
+fn rules(flavor: Flavor) -> &'static [Rule] {
+    match flavor {
+        Flavor::Sukaku => &SUKAKU_RULES,
+        Flavor::Se121 | Flavor::Se1213 => &RULES,
+    }
+}
+
 /// The next step SE would take on `b`: the first technique, in SE's order, that makes progress.
 pub fn next_step(b: &Board) -> Option<Step> {
-    next_step_after(b, &mut Memo::new())
+    next_step_after(b, &mut Memo::new(), &RULES)
 }
 
 /// [`next_step`] on a board of a path whose earlier states `memo` remembers: each rule before
 /// the chains, and aligned triple exclusion, only looks at what changed since it last found
 /// nothing (see `changed`).
-fn next_step_after(b: &Board, memo: &mut Memo<MEMO>) -> Option<Step> {
-    for (i, rule) in RULES.iter().enumerate() {
+fn next_step_after(b: &Board, memo: &mut Memo<MEMO>, rules: &[Rule]) -> Option<Step> {
+    for (i, rule) in rules.iter().enumerate() {
         if let Some(step) = remembered(memo, i, b, *rule) {
             return Some(step);
         }
     }
-    chains::next_chain_step(b, |b| remembered(memo, RULES.len(), b, TRIPLE))
+    chains::next_chain_step(b, |b| remembered(memo, rules.len(), b, TRIPLE))
 }
 
 /// Rules the memo of a path keeps: those before the chains and aligned triple exclusion.
-const MEMO: usize = RULES.len() + 1;
+const MEMO: usize = SUKAKU_RULES.len() + 1;
 
 /// Aligned triple exclusion as a remembered rule.
 const TRIPLE: Rule = rule!(|b, ch| exclusion::aligned_triple(b, ch));
@@ -351,7 +393,7 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
             r.status = Status::GaveUp(expired());
             break;
         }
-        let Some(mut step) = next_step_after(&b, &mut memo) else {
+        let Some(mut step) = next_step_after(&b, &mut memo, rules(limits.flavor)) else {
             r.status = Status::GaveUp(if deadline::expired() {
                 expired()
             } else {
@@ -377,7 +419,7 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
             r.ep = r.er;
         }
         r.steps += 1;
-        if limits.flavor == Flavor::Se121
+        if limits.flavor != Flavor::Se1213
             && matches!(
                 step.technique,
                 Technique::DirectPointing
@@ -717,7 +759,7 @@ mod tests {
                         assert_eq!(all, some, "{p}: rule {i} after {states} steps");
                     }
                     // The memo as `run` keeps it, and the step `run` takes.
-                    let step = next_step_after(&b, &mut memo).unwrap();
+                    let step = next_step_after(&b, &mut memo, &RULES).unwrap();
                     assert_eq!(Some(&step), next_step(&b).as_ref(), "{p}");
                     assert_eq!(
                         (step.technique, step.rating),

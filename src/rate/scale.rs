@@ -36,6 +36,18 @@ pub enum Technique {
     Swordfish,
     /// Three digits confined to the same three cells of a house.
     HiddenTriple,
+    /// Two strong links of one digit in two rows or two columns (Sukaku Explainer).
+    Skyscraper,
+    /// Two strong links of one digit in a row and a column (Sukaku Explainer).
+    TwoStringKite,
+    /// Two strong links of one digit in a line and a box (Sukaku Explainer).
+    TurbotCrane,
+    /// A skyscraper with a grouped link (Sukaku Explainer).
+    GroupedSkyscraper,
+    /// A two-string kite with a grouped link (Sukaku Explainer).
+    GroupedTwoStringKite,
+    /// A turbot crane whose box link is grouped (an empty rectangle; Sukaku Explainer).
+    GroupedTurbotCrane,
     /// Bivalue pivot and two bivalue pincers.
     XYWing,
     /// Trivalue pivot and two bivalue pincers.
@@ -54,6 +66,10 @@ pub enum Technique {
     Jellyfish,
     /// Four digits confined to the same four cells of a house.
     HiddenQuad,
+    /// Three strong links of one digit chained by weak links (Sukaku Explainer).
+    ThreeStrongLinks,
+    /// An almost locked set of three cells and a bivalue cell (Sukaku Explainer).
+    WxyzWing,
     /// Bivalue universal grave, type 1.
     Bug1,
     /// Bivalue universal grave, type 2.
@@ -62,6 +78,8 @@ pub enum Technique {
     Bug3,
     /// Bivalue universal grave, type 4.
     Bug4,
+    /// An almost locked set of four cells and a bivalue cell (Sukaku Explainer).
+    VwxyzWing,
     /// Aligned pair exclusion.
     AlignedPairExclusion,
     /// Bidirectional X-cycle (one digit, strong and weak links).
@@ -109,15 +127,21 @@ impl Technique {
             NakedTriple => 36,
             Swordfish => 38,
             HiddenTriple => 40,
+            Skyscraper => 40,
+            TwoStringKite => 41,
+            TurbotCrane => 42,
+            GroupedSkyscraper | GroupedTwoStringKite | GroupedTurbotCrane => 43,
             XYWing => 42,
             XYZWing => 44,
             UniqueLoop1 | UniqueLoop2 | UniqueLoop3 | UniqueLoop4 => 45,
             NakedQuad => 50,
             Jellyfish => 52,
             HiddenQuad => 54,
+            ThreeStrongLinks => 54,
+            WxyzWing => 55,
             Bug1 => 56,
             Bug2 | Bug3 | Bug4 => 57,
-            AlignedPairExclusion => 62,
+            VwxyzWing | AlignedPairExclusion => 62,
             XCycle | YCycle => 65,
             ForcingXChain => 66,
             XYCycle | ForcingChain => 70,
@@ -150,6 +174,12 @@ impl Technique {
             NakedTriple => "Naked Triple",
             Swordfish => "Swordfish",
             HiddenTriple => "Hidden Triple",
+            Skyscraper => "Skyscraper",
+            TwoStringKite => "Two-string Kite",
+            TurbotCrane => "Turbot Crane",
+            GroupedSkyscraper => "Grouped Skyscraper",
+            GroupedTwoStringKite => "Grouped 2-String Kite",
+            GroupedTurbotCrane => "Grouped Turbot Crane",
             XYWing => "XY-Wing",
             XYZWing => "XYZ-Wing",
             UniqueLoop1 => "Unique Rectangle/Loop type 1",
@@ -159,6 +189,9 @@ impl Technique {
             NakedQuad => "Naked Quad",
             Jellyfish => "Jellyfish",
             HiddenQuad => "Hidden Quad",
+            ThreeStrongLinks => "3 Strong-linked Fishes",
+            WxyzWing => "WXYZ-Wing",
+            VwxyzWing => "VWXYZ-Wing",
             Bug1 => "BUG type 1",
             Bug2 => "BUG type 2",
             Bug3 => "BUG type 3",

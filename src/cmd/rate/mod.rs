@@ -105,6 +105,7 @@ impl RateConfig {
         match self.flavor {
             Flavor::Se1213 => "se1.2.1.3",
             Flavor::Se121 => "se1.2.1",
+            Flavor::Sukaku => "sukaku",
         }
     }
 }
