@@ -290,7 +290,7 @@ const SUKAKU_RULES: [Rule; 25] = [
     rule!(|b, _| sukaku::turbot_fish(b)),
     RULES[13],
     RULES[14],
-    RULES[15],
+    uniqueness::unique_loops_lk,
     RULES[16],
     RULES[17],
     RULES[18],

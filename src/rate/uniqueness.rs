@@ -26,6 +26,9 @@ struct LoopSearch<'a> {
     found: Vec<([u8; MAX_LOOP], usize)>,
     /// Whether a loop was dropped because `found` was full.
     truncated: bool,
+    /// lkSudoku's fix (Sukaku Explainer's default): each branch of the walk carries its own
+    /// extra digits, where SE 1.2.1 gathers them over the siblings tried before it.
+    lk: bool,
 }
 
 impl LoopSearch<'_> {
@@ -58,6 +61,9 @@ impl LoopSearch<'_> {
                     }
                 } else {
                     let m = self.b.cand[next];
+                    if self.lk {
+                        ex = ex_in;
+                    }
                     ex |= m & !v;
                     // Bivalue, or the extra digits so far are one digit (no counts: see
                     // `more_than`).
@@ -122,6 +128,17 @@ fn mk(tech: Technique, rating: u16, loop_cells: Cells) -> Step {
 /// whose possible loop cells meet a changed cell or one of its peers are walked, and only such
 /// loops are looked at.
 pub fn unique_loops(b: &Board, changed: &Changed) -> (Option<Step>, bool) {
+    loops(b, changed, false)
+}
+
+/// [`unique_loops`] with lkSudoku's fixes, as Sukaku Explainer applies them by default: the
+/// walk's extra digits kept per branch, and type 3 trying sets from two digits up (naked sets
+/// still at least as large as the roofs' extra digits).
+pub fn unique_loops_lk(b: &Board, changed: &Changed) -> (Option<Step>, bool) {
+    loops(b, changed, true)
+}
+
+fn loops(b: &Board, changed: &Changed, lk: bool) -> (Option<Step>, bool) {
     let mut hints: Vec<(u16, u8, Step)> = Vec::new();
     let biv = b.bivalue();
     let near = changed.near();
@@ -149,6 +166,7 @@ pub fn unique_loops(b: &Board, changed: &Changed) -> (Option<Step>, bool) {
             parity: [0; 2],
             found: Vec::new(),
             truncated: false,
+            lk,
         };
         ls.walk(start, 2, 0, usize::MAX, v);
         complete &= !ls.truncated;
@@ -167,7 +185,7 @@ pub fn unique_loops(b: &Board, changed: &Changed) -> (Option<Step>, bool) {
                 continue;
             }
             seen.push((lc, v, roof));
-            loop_hints(b, path, lc, v, &mut hints);
+            loop_hints(b, path, lc, v, lk, &mut hints);
         }
     }
     let mut best: Option<(u16, u8, Step)> = None;
@@ -189,7 +207,14 @@ pub fn unique_loops(b: &Board, changed: &Changed) -> (Option<Step>, bool) {
 /// same rating and a lower type): the others can never be picked. Two hints with the same
 /// eliminations are not the same hint: a type 3 naked set and a hidden set may remove the same
 /// candidates at different ratings.
-fn loop_hints(b: &Board, path: &[u8], lc: Cells, v: u16, hints: &mut Vec<(u16, u8, Step)>) {
+fn loop_hints(
+    b: &Board,
+    path: &[u8],
+    lc: Cells,
+    v: u16,
+    lk: bool,
+    hints: &mut Vec<(u16, u8, Step)>,
+) {
     let len = path.len();
     let base = 45 + loop_increment(len);
     let extras: Vec<usize> = path
@@ -230,7 +255,7 @@ fn loop_hints(b: &Board, path: &[u8], lc: Cells, v: u16, hints: &mut Vec<(u16, u
                     push(hints, 2, s);
                 }
             } else {
-                for s in type3(b, base, lc, extras[0], extras[1], v, ex) {
+                for s in type3(b, base, lc, (extras[0], extras[1]), v, ex, lk) {
                     push(hints, 3, s);
                 }
             }
@@ -255,7 +280,15 @@ fn shared_houses(c1: usize, c2: usize) -> impl Iterator<Item = usize> {
 
 /// Type 3: the extra candidates of the two roof cells act as one cell of a naked set (or the
 /// loop digits plus others form a hidden set) in a house both roofs share.
-fn type3(b: &Board, base: u16, lc: Cells, c1: usize, c2: usize, v: u16, extra: u16) -> Vec<Step> {
+fn type3(
+    b: &Board,
+    base: u16,
+    lc: Cells,
+    (c1, c2): (usize, usize),
+    v: u16,
+    extra: u16,
+    lk: bool,
+) -> Vec<Step> {
     let roofs = Roofs {
         base,
         lc,
@@ -266,10 +299,10 @@ fn type3(b: &Board, base: u16, lc: Cells, c1: usize, c2: usize, v: u16, extra: u
     };
     let mut out = Vec::new();
     let xk = extra.count_ones() as usize;
-    for degree in xk..=7 {
+    for degree in if lk { 2 } else { xk }..=7 {
         for h in shared_houses(c1, c2) {
             let n_empty = count(b.empty & HOUSES[h]) as usize;
-            if degree * 2 <= n_empty {
+            if degree * 2 <= n_empty && degree >= xk {
                 type3_naked(b, &roofs, degree, h, &mut out);
             }
             if degree * 2 < n_empty && degree >= 2 {
