@@ -5,6 +5,7 @@
 //! suffix, then discovery order), as that solver applies them.
 
 use super::board::{cells, digits, Board, Cells, House, HOUSES, PEERS};
+use super::changed::Changed;
 use super::scale::Technique;
 use super::Step;
 
@@ -109,8 +110,12 @@ fn box_cross(e: usize) -> (u16, u16, u16) {
 /// A line's box segments when segment `e` is the empty one: the two others, in order.
 fn line_blades(e: usize) -> (u16, u16, u16) {
     let seg = |s: usize| 0b111u16 << (3 * s);
-    let others: Vec<usize> = (0..3).filter(|&s| s != e).collect();
-    (seg(others[0]), seg(others[1]), seg(e))
+    let (x, y) = match e {
+        0 => (1, 2),
+        1 => (0, 2),
+        _ => (0, 1),
+    };
+    (seg(x), seg(y), seg(e))
 }
 
 /// The strong links of digit `d` in region `r` of kind `kind`, as Sukaku Explainer forms them:
@@ -296,24 +301,33 @@ impl First {
 /// cell that sees both far ends (every cell of a grouped end) outside the two regions.
 /// Skyscraper (two rows or two columns) 4.0, two-string kite (a column and a row) 4.1, turbot
 /// crane (a line and a box) 4.2, any grouped link 4.3.
-pub fn turbot_fish(b: &Board) -> Option<Step> {
+///
+/// A digit whose places did not change since the rule last found nothing is skipped: its
+/// hints depend on its places only.
+pub fn turbot_fish(b: &Board, changed: &Changed) -> Option<Step> {
     const SETS: [(u8, u8); 5] = [(ROW, ROW), (COL, COL), (COL, ROW), (ROW, BOX), (COL, BOX)];
     let mut first = First::new(false);
+    let mut tables = [[[[None; 2]; 9]; 3]; 9];
+    for d in (1..=9u8).filter(|&d| changed.digit(d)) {
+        for kind in [BOX, ROW, COL] {
+            for r in 0..9 {
+                tables[d as usize - 1][kind as usize][r] = links(b, d, kind, r);
+            }
+        }
+    }
     for (base, cover) in SETS {
-        for d in 1..=9u8 {
+        for d in (1..=9u8).filter(|&d| changed.digit(d)) {
             let pos = b.pos[d as usize - 1];
+            let table = &tables[d as usize - 1];
             for r1 in 0..9 {
-                let l1s = links(b, d, base, r1);
-                for l1 in l1s.iter().flatten() {
+                for l1 in table[base as usize][r1].iter().flatten() {
                     let from = if base == cover { r1 + 1 } else { 0 };
+                    let cells1 = HOUSES[house(base, r1)] & pos;
                     for r2 in from..9 {
-                        let l2s = links(b, d, cover, r2);
-                        let cells1 = HOUSES[house(base, r1)] & pos;
-                        let cells2 = HOUSES[house(cover, r2)] & pos;
-                        if cells1 & cells2 != 0 {
+                        if cells1 & HOUSES[house(cover, r2)] & pos != 0 {
                             continue;
                         }
-                        for l2 in l2s.iter().flatten() {
+                        for l2 in table[cover as usize][r2].iter().flatten() {
                             turbot_hints(b, d, (base, r1, l1), (cover, r2, l2), &mut first);
                         }
                     }
@@ -377,115 +391,130 @@ fn turbot_hints(
 /// both restricted (doubly linked), x and z both go that way, and each other digit of the set
 /// leaves every cell seeing the set's cells that hold it. Rated 5.5 (5.6 when the set's
 /// largest cell has three candidates) and 6.2 + 0.1 x (2 - |3 - largest|).
-pub fn als_wing(b: &Board, size: usize) -> Option<Step> {
+///
+/// Only wings with a changed cell (in the set or the bivalue cell) are offered: the others
+/// were there when the rule last found nothing, with at least today's eliminations.
+pub fn als_wing(b: &Board, size: usize, changed: &Changed) -> Option<Step> {
     let mut first = First::new(true);
     let mut set = [0usize; 4];
-    grow(b, size, &mut set, 0, 0, &mut first);
+    let w = Wing { b, size, changed };
+    w.grow(&mut set, 0, 0, &mut first);
     first.step()
 }
 
-/// Extends the set's first `n` cells (candidates `union`) in ascending cell order.
-fn grow(b: &Board, size: usize, set: &mut [usize; 4], n: usize, union: u16, first: &mut First) {
-    let pool = if n == 0 {
-        b.empty
-    } else {
-        let after = !((2u128 << set[n - 1]) - 1);
-        set[..n].iter().fold(after & b.empty, |s, &c| s & PEERS[c])
-    };
-    for c in cells(pool) {
-        let m = b.cand[c];
-        let u = union | m;
-        let k = m.count_ones() as usize;
-        if k < 2 || (n == 0 && k > size + 1) || u.count_ones() as usize > size + 1 {
-            continue;
-        }
-        set[n] = c;
-        if n + 1 < size {
-            grow(b, size, set, n + 1, u, first);
-        } else if u.count_ones() as usize == size + 1 {
-            wing_hints(b, &set[..size], u, first);
-        }
-    }
+/// One search for wings with sets of `size` cells.
+struct Wing<'a> {
+    b: &'a Board,
+    size: usize,
+    changed: &'a Changed,
 }
 
-/// Offers the hints of the almost locked set `set` (candidates `union`) with each bivalue cell
-/// that sees one of its cells and holds two of its digits.
-fn wing_hints(b: &Board, set: &[usize], union: u16, first: &mut First) {
-    let set_cells: Cells = set.iter().fold(0, |s, &c| s | 1 << c);
-    let range = set.iter().fold(0, |s, &c| s | PEERS[c]) & !set_cells;
-    let holding = |d: u8| -> Cells {
-        set.iter()
-            .filter(|&&c| b.cand[c] & super::board::bit(d) != 0)
-            .fold(0, |s, &c| s | 1 << c)
-    };
-    let largest = set
-        .iter()
-        .map(|&c| b.cand[c].count_ones())
-        .max()
-        .unwrap_or(0);
-    let total: u32 = set.iter().map(|&c| b.cand[c].count_ones()).sum();
-    let (tech, rating) = if set.len() == 3 {
-        (
-            Technique::WxyzWing,
-            56 - (3i32 - largest as i32).unsigned_abs() as u16,
-        )
-    } else {
-        (
-            Technique::VwxyzWing,
-            64 - (3i32 - largest as i32).unsigned_abs() as u16,
-        )
-    };
-    for yz in cells(range & b.bivalue()) {
-        let m = b.cand[yz];
-        if m & union != m {
-            continue;
-        }
-        let mut ds = digits(m);
-        let (x, z) = (ds.next().unwrap(), ds.next().unwrap());
-        let restricted = |d: u8| holding(d) & !PEERS[yz] == 0;
-        let (xr, zr) = (restricted(x), restricted(z));
-        let double = xr && zr;
-        // The digits the hint removes, with where from.
-        let mut elims: Vec<(u8, Cells)> = Vec::new();
-        let strong = |d: u8| {
-            cells(holding(d)).fold(PEERS[yz], |s, c| s & PEERS[c])
-                & !set_cells
-                & b.pos[d as usize - 1]
-        };
-        if double {
-            for w in digits(union & !m) {
-                let e = cells(holding(w)).fold(super::board::ALL, |s, c| s & PEERS[c])
-                    & !set_cells
-                    & !(1u128 << yz)
-                    & b.pos[w as usize - 1];
-                elims.push((w, e));
-            }
-            elims.push((x, strong(x)));
-            elims.push((z, strong(z)));
-        } else if xr {
-            elims.push((z, strong(z)));
-        } else if zr {
-            elims.push((x, strong(x)));
+impl Wing<'_> {
+    /// Extends the set's first `n` cells (candidates `union`) in ascending cell order.
+    fn grow(&self, set: &mut [usize; 4], n: usize, union: u16, first: &mut First) {
+        let (b, size) = (self.b, self.size);
+        let pool = if n == 0 {
+            b.empty
         } else {
-            continue;
-        }
-        let mut step = Step::new(tech);
-        for &(d, e) in &elims {
-            for c in cells(e) {
-                step.eliminations.push((c as u8, d));
+            let after = !((2u128 << set[n - 1]) - 1);
+            set[..n].iter().fold(after & b.empty, |s, &c| s & PEERS[c])
+        };
+        for c in cells(pool) {
+            let m = b.cand[c];
+            let u = union | m;
+            let k = m.count_ones() as usize;
+            if k < 2 || (n == 0 && k > size + 1) || u.count_ones() as usize > size + 1 {
+                continue;
+            }
+            set[n] = c;
+            if n + 1 < size {
+                self.grow(set, n + 1, u, first);
+            } else if u.count_ones() as usize == size + 1 {
+                self.hints(&set[..size], u, first);
             }
         }
-        if step.eliminations.is_empty() {
-            continue;
+    }
+
+    /// Offers the hints of the almost locked set `set` (candidates `union`) with each bivalue cell
+    /// that sees one of its cells and holds two of its digits.
+    fn hints(&self, set: &[usize], union: u16, first: &mut First) {
+        let b = self.b;
+        let set_cells: Cells = set.iter().fold(0, |s, &c| s | 1 << c);
+        let range = set.iter().fold(0, |s, &c| s | PEERS[c]) & !set_cells;
+        let holding = |d: u8| -> Cells {
+            set.iter()
+                .filter(|&&c| b.cand[c] & super::board::bit(d) != 0)
+                .fold(0, |s, &c| s | 1 << c)
+        };
+        let largest = set
+            .iter()
+            .map(|&c| b.cand[c].count_ones())
+            .max()
+            .unwrap_or(0);
+        let total: u32 = set.iter().map(|&c| b.cand[c].count_ones()).sum();
+        let (tech, rating) = if set.len() == 3 {
+            (
+                Technique::WxyzWing,
+                56 - (3i32 - largest as i32).unsigned_abs() as u16,
+            )
+        } else {
+            (
+                Technique::VwxyzWing,
+                64 - (3i32 - largest as i32).unsigned_abs() as u16,
+            )
+        };
+        for yz in cells(range & b.bivalue()) {
+            let m = b.cand[yz];
+            if m & union != m || !self.changed.cells_in(set_cells | 1 << yz) {
+                continue;
+            }
+            let mut ds = digits(m);
+            let (x, z) = (ds.next().unwrap(), ds.next().unwrap());
+            let restricted = |d: u8| holding(d) & !PEERS[yz] == 0;
+            let (xr, zr) = (restricted(x), restricted(z));
+            let double = xr && zr;
+            // The digits the hint removes, with where from.
+            let mut elims: Vec<(u8, Cells)> = Vec::new();
+            let strong = |d: u8| {
+                cells(holding(d)).fold(PEERS[yz], |s, c| s & PEERS[c])
+                    & !set_cells
+                    & b.pos[d as usize - 1]
+            };
+            if double {
+                for w in digits(union & !m) {
+                    let e = cells(holding(w)).fold(super::board::ALL, |s, c| s & PEERS[c])
+                        & !set_cells
+                        & !(1u128 << yz)
+                        & b.pos[w as usize - 1];
+                    elims.push((w, e));
+                }
+                elims.push((x, strong(x)));
+                elims.push((z, strong(z)));
+            } else if xr {
+                elims.push((z, strong(z)));
+            } else if zr {
+                elims.push((x, strong(x)));
+            } else {
+                continue;
+            }
+            let mut step = Step::new(tech);
+            for &(d, e) in &elims {
+                for c in cells(e) {
+                    step.eliminations.push((c as u8, d));
+                }
+            }
+            if step.eliminations.is_empty() {
+                continue;
+            }
+            step.eliminations.sort_unstable();
+            step.rating = rating;
+            step.set_cells(set_cells | 1 << yz);
+            // The doubly linked name stays only when a weak digit or both strong ones go.
+            let weak = double && elims[..elims.len() - 2].iter().any(|&(_, e)| e != 0);
+            let both = double && elims[elims.len() - 2].1 != 0 && elims[elims.len() - 1].1 != 0;
+            let links = if weak || both { 2 } else { 1 };
+            first.offer(step, Suffix::of(&[links, largest, total]));
         }
-        step.eliminations.sort_unstable();
-        step.rating = rating;
-        step.set_cells(set_cells | 1 << yz);
-        // The doubly linked name stays only when a weak digit or both strong ones go.
-        let weak = double && elims[..elims.len() - 2].iter().any(|&(_, e)| e != 0);
-        let both = double && elims[elims.len() - 2].1 != 0 && elims[elims.len() - 1].1 != 0;
-        let links = if weak || both { 2 } else { 1 };
-        first.offer(step, Suffix::of(&[links, largest, total]));
     }
 }
 
@@ -495,6 +524,41 @@ fn wing_hints(b: &Board, set: &[usize], union: u16, first: &mut First) {
 struct SLink {
     ends: [(usize, Option<usize>); 2],
     grouped: bool,
+    /// For each end, the houses (bit per house index) that hold all of its cells.
+    houses: [u32; 2],
+}
+
+impl SLink {
+    fn new(ends: [(usize, Option<usize>); 2], grouped: bool) -> SLink {
+        let of = |(c, more): (usize, Option<usize>)| {
+            let hs = |c: usize| {
+                super::board::houses_of(c)
+                    .iter()
+                    .fold(0u32, |m, &h| m | 1 << h)
+            };
+            hs(c) & more.map_or(u32::MAX, hs)
+        };
+        SLink {
+            ends,
+            grouped,
+            houses: [of(ends[0]), of(ends[1])],
+        }
+    }
+
+    /// The house holding end `i` of this link and end `j` of `other`, as Sukaku Explainer
+    /// picks it: the column of this end's cell, then its row, then its box.
+    fn join(&self, i: usize, other: &SLink, j: usize) -> Option<House> {
+        let common = self.houses[i] & other.houses[j];
+        let c = self.ends[i].0;
+        [9 + c % 9, c / 9, 18 + (c / 27) * 3 + (c % 9) / 3]
+            .into_iter()
+            .find(|&h| common >> h & 1 != 0)
+    }
+
+    /// Whether some end of this link and some end of `other` share a house.
+    fn meets(&self, other: &SLink) -> bool {
+        (self.houses[0] | self.houses[1]) & (other.houses[0] | other.houses[1]) != 0
+    }
 }
 
 /// Local masks of the empty part and the two blades of a box's configuration `e`: an empty
@@ -541,10 +605,7 @@ fn chain_links(b: &Board, d: u8, kind: u8, r: usize) -> [Option<SLink>; 2] {
         if kind == BOX && same_line(x, y) {
             return none;
         }
-        let link = SLink {
-            ends: [(x, None), (y, None)],
-            grouped: false,
-        };
+        let link = SLink::new([(x, None), (y, None)], false);
         return [Some(link), None];
     }
     let tries = if kind == BOX { 15 } else { 3 };
@@ -563,12 +624,8 @@ fn chain_links(b: &Board, d: u8, kind: u8, r: usize) -> [Option<SLink>; 2] {
     if b1 == 0 || b2 == 0 {
         return none;
     }
-    let link = |a: (usize, Option<usize>), b: (usize, Option<usize>)| {
-        Some(SLink {
-            ends: [a, b],
-            grouped: true,
-        })
-    };
+    let link =
+        |a: (usize, Option<usize>), b: (usize, Option<usize>)| Some(SLink::new([a, b], true));
     let (s1, s2) = (b1.count_ones() == 1, b2.count_ones() == 1);
     let first = |m: u16| nth(m, 0).unwrap();
     // The far end of a single-cell blade: the other blade's first cell, with the heart (box)
@@ -596,18 +653,6 @@ fn chain_links(b: &Board, d: u8, kind: u8, r: usize) -> [Option<SLink>; 2] {
         out[1] = link((a.0, Some(bb.0)), (a.1.unwrap(), bb.1));
     }
     out
-}
-
-/// The region (kind, index) holding every cell of two chain-link ends: a column, then a row,
-/// then a box.
-fn chain_shared(x: (usize, Option<usize>), y: (usize, Option<usize>)) -> Option<(u8, usize)> {
-    let set = |e: (usize, Option<usize>)| (1u128 << e.0) | e.1.map_or(0, |c| 1u128 << c);
-    let all = set(x) | set(y);
-    let (row, col) = (x.0 / 9, x.0 % 9);
-    let bx = (row / 3) * 3 + col / 3;
-    [(COL, col), (ROW, row), (BOX, bx)]
-        .into_iter()
-        .find(|&(k, i)| all & !HOUSES[house(k, i)] == 0)
 }
 
 /// The permutations of `0..n` in QuickPerm's order (countdown form), keeping those whose
@@ -670,8 +715,9 @@ fn chain_name(kinds: &[u8]) -> [u8; 3] {
 /// common, chained end to end by weak links (each pair of joined ends in one region); the
 /// digit leaves every cell seeing both free ends (and their grouped cells) outside the link
 /// regions and the joining regions. Rated 5.4: +0.3 with a grouped link, otherwise +0.1
-/// with a box, +0.2 with both rows and columns.
-pub fn three_strong_links(b: &Board) -> Option<Step> {
+/// with a box, +0.2 with both rows and columns. Digits whose places did not change since the
+/// rule last found nothing are skipped.
+pub fn three_strong_links(b: &Board, changed: &Changed) -> Option<Step> {
     const KINDS: [[u8; 3]; 10] = [
         [BOX, BOX, BOX],
         [BOX, BOX, ROW],
@@ -686,131 +732,151 @@ pub fn three_strong_links(b: &Board) -> Option<Step> {
     ];
     let orders = chain_orders(3);
     let mut first = First::new(false);
+    let mut tables = [[[[None; 2]; 9]; 3]; 9];
+    for d in (1..=9u8).filter(|&d| changed.digit(d)) {
+        for kind in [BOX, ROW, COL] {
+            for r in 0..9 {
+                tables[d as usize - 1][kind as usize][r] = chain_links(b, d, kind, r);
+            }
+        }
+    }
     for kinds in KINDS {
-        for d in 1..=9u8 {
-            let mut chosen = [(0usize, 0usize, None::<SLink>); 3];
-            choose_links(b, d, &kinds, 0, 0, &mut chosen, &orders, &mut first);
+        for d in (1..=9u8).filter(|&d| changed.digit(d)) {
+            let chains = Chains {
+                b,
+                d,
+                table: &tables[d as usize - 1],
+                orders: &orders,
+            };
+            let mut chosen = [(0u8, 0usize, None::<SLink>); 3];
+            chains.choose(&kinds, 0, 0, &mut chosen, &mut first);
         }
     }
     first.step()
 }
 
-/// Chooses the link of depth `depth` (regions after `from` when its kind repeats the previous
-/// one), then the next, and offers the chains of each full choice.
-#[allow(clippy::too_many_arguments)]
-fn choose_links(
-    b: &Board,
+/// The search for strong-link chains of one digit.
+struct Chains<'a> {
+    b: &'a Board,
     d: u8,
-    kinds: &[u8; 3],
-    depth: usize,
-    from: usize,
-    chosen: &mut [(usize, usize, Option<SLink>); 3],
-    orders: &[[usize; 3]],
-    first: &mut First,
-) {
-    let pos = b.pos[d as usize - 1];
-    let kind = kinds[depth];
-    let start = if depth > 0 && kinds[depth - 1] == kind {
-        from + 1
-    } else {
-        0
-    };
-    for r in start..9 {
-        let here = HOUSES[house(kind, r)] & pos;
+    /// The digit's links, by region kind and index.
+    table: &'a [[[Option<SLink>; 2]; 9]; 3],
+    orders: &'a [[usize; 3]],
+}
+
+/// A chosen link: its region's kind and index, and the link.
+type Chosen = (u8, usize, Option<SLink>);
+
+impl Chains<'_> {
+    /// Chooses the link of depth `depth` (regions after `from` when its kind repeats the
+    /// previous one), then the next, and offers the chains of each full choice.
+    fn choose(
+        &self,
+        kinds: &[u8; 3],
+        depth: usize,
+        from: usize,
+        chosen: &mut [Chosen; 3],
+        first: &mut First,
+    ) {
+        let pos = self.b.pos[self.d as usize - 1];
+        let kind = kinds[depth];
+        let start = if depth > 0 && kinds[depth - 1] == kind {
+            from + 1
+        } else {
+            0
+        };
         let before = chosen[..depth]
             .iter()
-            .fold(0, |s, &(k, i, _)| s | HOUSES[house(k as u8, i)] & pos);
-        for link in chain_links(b, d, kind, r).into_iter().flatten() {
-            if here & before != 0 {
+            .fold(0, |s, &(k, i, _)| s | HOUSES[house(k, i)]);
+        for r in start..9 {
+            let region = HOUSES[house(kind, r)];
+            if region & before & pos != 0 {
                 continue;
             }
-            chosen[depth] = (kind as usize, r, Some(link));
-            if depth + 1 < 3 {
-                choose_links(b, d, kinds, depth + 1, r, chosen, orders, first);
-            } else {
-                chain_hints(b, d, chosen, orders, first);
-            }
-        }
-    }
-}
-
-/// Offers the hints of three chosen links, in every order and direction.
-fn chain_hints(
-    b: &Board,
-    d: u8,
-    chosen: &[(usize, usize, Option<SLink>); 3],
-    orders: &[[usize; 3]],
-    first: &mut First,
-) {
-    let link = |i: usize| chosen[i].2.expect("a chosen link");
-    let regions = chosen
-        .iter()
-        .fold(0, |s, &(k, i, _)| s | HOUSES[house(k as u8, i)]);
-    let grouped = chosen.iter().filter(|c| link_of(c).grouped).count() as u32;
-    for q in orders {
-        for u in 0..8u32 {
-            let dir = |w: usize| (u >> (2 - w) & 1) as usize;
-            let mut joins: Cells = 0;
-            let mut ok = true;
-            for w in 0..2 {
-                let x = link(q[w]).ends[1 - dir(w)];
-                let y = link(q[w + 1]).ends[dir(w + 1)];
-                match chain_shared(x, y) {
-                    Some((k, i)) => joins |= HOUSES[house(k, i)],
-                    None => {
-                        ok = false;
-                        break;
-                    }
+            for link in self.table[kind as usize][r].into_iter().flatten() {
+                chosen[depth] = (kind, r, Some(link));
+                if depth + 1 < 3 {
+                    self.choose(kinds, depth + 1, r, chosen, first);
+                } else if pos & !(before | region) != 0 {
+                    self.hints(chosen, first);
                 }
             }
-            if !ok {
-                continue;
-            }
-            let (l0, l2) = (link(q[0]), link(q[2]));
-            let start = l0.ends[dir(0)];
-            let end = l2.ends[1 - dir(2)];
-            let mut victims = PEERS[start.0] & PEERS[end.0];
-            if let (true, Some(c)) = (l0.grouped, start.1) {
-                victims &= PEERS[c];
-            }
-            if let (true, Some(c)) = (l2.grouped, end.1) {
-                victims &= PEERS[c];
-            }
-            victims &= !(1u128 << start.0) & !(1u128 << end.0) & !regions & !joins;
-            let e = victims & b.pos[d as usize - 1];
-            if e == 0 {
-                continue;
-            }
-            let kinds: Vec<u8> = q.iter().map(|&i| chosen[i].0 as u8).collect();
-            let name = chain_name(&kinds);
-            let rating = Technique::ThreeStrongLinks.base()
-                + if grouped > 0 {
-                    3
-                } else if name.contains(&b'0') {
-                    1
-                } else if name.contains(&b'2') {
-                    2
-                } else {
-                    0
-                };
-            let pattern = chosen.iter().fold(0, |s, c| {
-                let l = link_of(c);
-                l.ends
-                    .iter()
-                    .fold(s, |s, &(x, y)| s | 1u128 << x | y.map_or(0, |y| 1u128 << y))
-            });
-            let mut step = Step::eliminate(Technique::ThreeStrongLinks, d, e, pattern);
-            step.rating = rating;
-            let mut suffix = Suffix::of(&[grouped]);
-            for ch in name {
-                suffix.0[suffix.1] = ch;
-                suffix.1 += 1;
-            }
-            first.offer(step, suffix);
         }
     }
-}
 
-fn link_of(c: &(usize, usize, Option<SLink>)) -> SLink {
-    c.2.expect("a chosen link")
+    /// Offers the hints of three chosen links, in every order and direction.
+    fn hints(&self, chosen: &[Chosen; 3], first: &mut First) {
+        let (b, d) = (self.b, self.d);
+        let link = |i: usize| chosen[i].2.expect("a chosen link");
+        let regions = chosen
+            .iter()
+            .fold(0, |s, &(k, i, _)| s | HOUSES[house(k, i)]);
+        let grouped = (0..3).filter(|&i| link(i).grouped).count() as u32;
+        // A chain's middle link meets both others.
+        let meets = |i: usize, j: usize| link(i).meets(&link(j));
+        let (m01, m02, m12) = (meets(0, 1), meets(0, 2), meets(1, 2));
+        if !(m01 && m02 || m01 && m12 || m02 && m12) {
+            return;
+        }
+        for q in self.orders {
+            for u in 0..8u32 {
+                let dir = |w: usize| (u >> (2 - w) & 1) as usize;
+                let mut joins: Cells = 0;
+                let mut ok = true;
+                for w in 0..2 {
+                    match link(q[w]).join(1 - dir(w), &link(q[w + 1]), dir(w + 1)) {
+                        Some(h) => joins |= HOUSES[h],
+                        None => {
+                            ok = false;
+                            break;
+                        }
+                    }
+                }
+                if !ok {
+                    continue;
+                }
+                let (l0, l2) = (link(q[0]), link(q[2]));
+                let start = l0.ends[dir(0)];
+                let end = l2.ends[1 - dir(2)];
+                let mut victims = PEERS[start.0] & PEERS[end.0];
+                if let (true, Some(c)) = (l0.grouped, start.1) {
+                    victims &= PEERS[c];
+                }
+                if let (true, Some(c)) = (l2.grouped, end.1) {
+                    victims &= PEERS[c];
+                }
+                victims &= !(1u128 << start.0) & !(1u128 << end.0) & !regions & !joins;
+                let e = victims & b.pos[d as usize - 1];
+                if e == 0 {
+                    continue;
+                }
+                let kinds = [chosen[q[0]].0, chosen[q[1]].0, chosen[q[2]].0];
+                let name = chain_name(&kinds);
+                let rating = Technique::ThreeStrongLinks.base()
+                    + if grouped > 0 {
+                        3
+                    } else if name.contains(&b'0') {
+                        1
+                    } else if name.contains(&b'2') {
+                        2
+                    } else {
+                        0
+                    };
+                let pattern = (0..3).fold(0, |s, i| {
+                    link(i)
+                        .ends
+                        .iter()
+                        .fold(s, |s, &(x, y)| s | 1u128 << x | y.map_or(0, |y| 1u128 << y))
+                });
+                let mut step = Step::eliminate(Technique::ThreeStrongLinks, d, e, pattern);
+                step.rating = rating;
+                let mut suffix = Suffix::of(&[grouped]);
+                for ch in name {
+                    suffix.0[suffix.1] = ch;
+                    suffix.1 += 1;
+                }
+                first.offer(step, suffix);
+            }
+        }
+    }
 }
