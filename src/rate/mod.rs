@@ -296,7 +296,7 @@ const SUKAKU_RULES: [Rule; 25] = [
     RULES[18],
     rule!(|b, ch| sukaku::three_strong_links(b, ch)),
     rule!(|b, ch| sukaku::als_wing(b, 3, ch)),
-    RULES[19],
+    rule!(|b, _| uniqueness::bug_lk(b)),
     rule!(|b, ch| sukaku::als_wing(b, 4, ch)),
     RULES[20],
 ];

@@ -4,8 +4,8 @@
 //! Both rely on the puzzle having exactly one solution, which the caller guarantees.
 
 use super::board::{
-    bit, cells, count, count9, digits, houses_of, one_digit, two_digits, Board, Cells, HOUSES,
-    HOUSE_CELLS, PEERS,
+    bit, cells, count, count9, digits, house_cells, houses_of, one_digit, two_digits, Board, Cells,
+    HOUSES, HOUSE_CELLS, PEERS,
 };
 use super::changed::Changed;
 use super::scale::Technique;
@@ -441,6 +441,18 @@ fn type4(b: &Board, base: u16, lc: Cells, c1: usize, c2: usize, v: u16) -> Optio
 /// Bivalue universal grave: if every unsolved cell but a few would be bivalue with each digit
 /// twice per house, one of the extra candidates must be true.
 pub fn bug(b: &Board) -> Option<Step> {
+    bug_with(b, false)
+}
+
+/// [`bug`] with lkSudoku's type 2 fix, as Sukaku Explainer applies it by default: when every
+/// house where a digit is neither absent nor in two places names the same digit, all the
+/// cells of three or more candidates holding it there are BUG cells, also where a house holds
+/// two of them.
+pub fn bug_lk(b: &Board) -> Option<Step> {
+    bug_with(b, true)
+}
+
+fn bug_with(b: &Board, lk: bool) -> Option<Step> {
     let mut temp = b.cand;
     let mut bug_cells: Vec<usize> = Vec::new();
     let mut bug_values = [0u16; 81];
@@ -450,6 +462,22 @@ pub fn bug(b: &Board) -> Option<Step> {
     let wide = cells(b.empty)
         .filter(|&c| count9(b.cand[c]) >= 3)
         .fold(0 as Cells, |m, c| m | 1 << c);
+    // lk: the wide cells holding the digit of every such house, while it is one digit.
+    let mut extra: Option<(Cells, u8)> = None;
+    let mut one_value = true;
+    let mut add = |c: usize, d: u8, bug_cells: &mut Vec<usize>, temp: &mut [u16; 81]| {
+        if !bug_cells.contains(&c) {
+            bug_cells.push(c);
+        }
+        bug_values[c] |= bit(d);
+        temp[c] &= !bit(d);
+        let mut cc = common.unwrap_or(super::board::ALL) & PEERS[c];
+        for &x in bug_cells.iter() {
+            cc &= !(1u128 << x);
+        }
+        common = Some(cc);
+        cc
+    };
     for kind in [2usize, 0, 1] {
         for i in 0..9 {
             let h = kind * 9 + i;
@@ -467,22 +495,34 @@ pub fn bug(b: &Board) -> Option<Step> {
                 if nb == 0 {
                     return None;
                 }
+                if lk {
+                    let these = house_cells(h, nb);
+                    match &mut extra {
+                        None => extra = Some((these, d)),
+                        Some((cs, v)) if one_value && *v == d => *cs |= these,
+                        _ => one_value = false,
+                    }
+                }
                 if count9(nb) == 1 {
                     let c = HOUSE_CELLS[h][nb.trailing_zeros() as usize] as usize;
-                    if !bug_cells.contains(&c) {
-                        bug_cells.push(c);
-                    }
-                    bug_values[c] |= bit(d);
                     all |= bit(d);
-                    temp[c] &= !bit(d);
-                    let mut cc = common.unwrap_or(super::board::ALL) & PEERS[c];
-                    for &x in &bug_cells {
-                        cc &= !(1u128 << x);
-                    }
-                    common = Some(cc);
+                    let cc = add(c, d, &mut bug_cells, &mut temp);
                     if bug_cells.len() > 1 && all.count_ones() > 1 && cc == 0 {
                         return None;
                     }
+                }
+            }
+        }
+    }
+    if let (true, Some((cs, d))) = (one_value, extra) {
+        if count(cs) as usize > bug_cells.len() {
+            for c in cells(cs) {
+                if bug_cells.contains(&c) {
+                    continue;
+                }
+                let cc = add(c, d, &mut bug_cells, &mut temp);
+                if bug_cells.len() > 1 && all.count_ones() > 1 && cc == 0 {
+                    return None;
                 }
             }
         }
