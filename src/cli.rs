@@ -199,6 +199,13 @@ pub struct RateArgs {
     #[arg(long, conflicts_with = "se121")]
     pub serate1213: bool,
 
+    /// The scale to rate on: se1.2.1 (Sudoku Explainer 1.2.1, the default), se1.2.1.3 (as
+    /// --serate1213) or sukaku (Sukaku Explainer 1.15.10's default techniques: SE's plus turbot
+    /// fish, three strong-linked fishes and the WXYZ- and VWXYZ-wings; the scale of the
+    /// Sudoku Exchange puzzle bank).
+    #[arg(long, value_name = "NAME", value_parser = parse_scale, conflicts_with_all = ["se121", "serate1213"])]
+    pub scale: Option<crate::rate::Flavor>,
+
     /// Write each puzzle's solving path in words (technique, cells, eliminations) instead of
     /// CSV rows: how a person checks a rating. Meant for a few puzzles.
     #[arg(long, conflicts_with_all = ["resume", "columns"])]
@@ -269,6 +276,9 @@ impl RateArgs {
         config.timeout = self.timeout_ms.map(std::time::Duration::from_millis);
         if self.serate1213 {
             config.flavor = crate::rate::Flavor::Se1213;
+        }
+        if let Some(flavor) = self.scale {
+            config.flavor = flavor;
         }
         config.explain = self.explain;
         config.shard = self
@@ -967,6 +977,11 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "BAND", value_parser = parse_difficulty)]
     pub difficulty: Option<(u16, u16)>,
 
+    /// The scale --er and --difficulty rate on: se1.2.1 (the default), se1.2.1.3 or sukaku
+    /// (as `rate --scale`; Sudoku Exchange's bands were drawn on sukaku).
+    #[arg(long, value_name = "NAME", value_parser = parse_scale)]
+    pub scale: Option<crate::rate::Flavor>,
+
     /// Write CSV `puzzle,solution,clues` (with a header) instead of one puzzle per line.
     #[arg(long)]
     pub with_solution: bool,
@@ -1019,9 +1034,18 @@ impl GenerateArgs {
         self.solver.apply(&mut config.solver);
         config.max_guesses = self.max_guesses;
         config.er = self.er.or(self.difficulty);
+        config.scale = self.scale.unwrap_or_default();
         config.quiet = self.quiet.quiet;
         config
     }
+}
+
+/// `--scale NAME`: a rating scale.
+fn parse_scale(name: &str) -> Result<crate::rate::Flavor, String> {
+    crate::rate::Flavor::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = crate::rate::Flavor::ALL.iter().map(|f| f.name()).collect();
+        format!("unknown scale {name:?}; expected one of: {}", names.join(", "))
+    })
 }
 
 /// `--er A..B`: an ER range in tenths.

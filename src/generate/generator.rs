@@ -45,6 +45,8 @@ pub struct Generator {
     max_guesses: u64,
     /// Keep only puzzles whose SE rating (tenths) lies in this range.
     er: Option<(u16, u16)>,
+    /// The scale an ER range is rated on.
+    scale: crate::rate::Flavor,
     /// Set when the run is stopping: [`Generator::generate`] then ends with
     /// [`Error::Interrupted`] between two candidates.
     stop: Option<Arc<AtomicBool>>,
@@ -101,6 +103,7 @@ impl Generator {
             orbits,
             max_guesses: u64::MAX,
             er: None,
+            scale: crate::rate::Flavor::default(),
             stop: None,
         })
     }
@@ -120,6 +123,12 @@ impl Generator {
         }
         self.er = range;
         Ok(self)
+    }
+
+    /// Rates the candidates of an ER range on `scale` (default: SE 1.2.1).
+    pub fn with_scale(mut self, scale: crate::rate::Flavor) -> Generator {
+        self.scale = scale;
+        self
     }
 
     /// Bounds each probe of the carving to `max_guesses` guesses (`None`: no bound). A probe
@@ -165,6 +174,7 @@ impl Generator {
             max_er: Some(high),
             // A stopped rating is not `Rated`: the next candidate's stop point ends the search.
             stop: self.stop.clone(),
+            flavor: self.scale,
             ..crate::rate::Limits::default()
         };
         let (mut attempts, mut solver_calls) = (0u32, 0u32);

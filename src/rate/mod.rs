@@ -154,6 +154,25 @@ pub enum Flavor {
     Sukaku,
 }
 
+impl Flavor {
+    /// Every flavour, by its name on the command line (`--scale NAME`).
+    pub const ALL: [Flavor; 3] = [Flavor::Se121, Flavor::Se1213, Flavor::Sukaku];
+
+    /// The flavour's name, as `--scale` takes it and a rate run's sidecar records it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Flavor::Se121 => "se1.2.1",
+            Flavor::Se1213 => "se1.2.1.3",
+            Flavor::Sukaku => "sukaku",
+        }
+    }
+
+    /// The flavour named `name` (see [`Flavor::name`]).
+    pub fn from_name(name: &str) -> Option<Flavor> {
+        Flavor::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
 /// When to stop rating early, and which SE release to follow.
 #[derive(Clone, Debug, Default)]
 pub struct Limits {

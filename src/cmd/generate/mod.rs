@@ -48,6 +48,8 @@ pub struct GenerateConfig {
     pub max_guesses: Option<u64>,
     /// Keep only puzzles whose SE rating ER (tenths) lies in this range.
     pub er: Option<(u16, u16)>,
+    /// The scale the ER range is rated on.
+    pub scale: crate::rate::Flavor,
     /// No progress bar and no summary on stderr.
     pub quiet: bool,
 }
@@ -68,6 +70,7 @@ impl GenerateConfig {
             solver: SolverKind::default(),
             max_guesses: None,
             er: None,
+            scale: crate::rate::Flavor::default(),
             quiet: true,
         }
     }
@@ -271,6 +274,7 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     let generator = Generator::new(config.shape, config.solver)?
         .with_max_guesses(config.max_guesses)
         .with_er(config.er)?
+        .with_scale(config.scale)
         .with_stop(Some(interrupt::shared()));
     let seed = config.seed.unwrap_or_else(fresh_seed);
     let threads = config.threads.max(1);

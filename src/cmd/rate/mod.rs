@@ -102,11 +102,7 @@ impl RateConfig {
 
     /// The name of the scale followed, as the sidecar records it.
     fn scale(&self) -> &'static str {
-        match self.flavor {
-            Flavor::Se1213 => "se1.2.1.3",
-            Flavor::Se121 => "se1.2.1",
-            Flavor::Sukaku => "sukaku",
-        }
+        self.flavor.name()
     }
 }
 
