@@ -1044,7 +1044,10 @@ impl GenerateArgs {
 fn parse_scale(name: &str) -> Result<crate::rate::Flavor, String> {
     crate::rate::Flavor::from_name(name).ok_or_else(|| {
         let names: Vec<&str> = crate::rate::Flavor::ALL.iter().map(|f| f.name()).collect();
-        format!("unknown scale {name:?}; expected one of: {}", names.join(", "))
+        format!(
+            "unknown scale {name:?}; expected one of: {}",
+            names.join(", ")
+        )
     })
 }
 

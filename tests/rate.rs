@@ -82,6 +82,92 @@ fn ratings_equal_sudoku_explainers_and_do_not_depend_on_threads() {
     assert_eq!(strip(&outputs[0]), strip(&outputs[1]), "1 and 2 threads");
 }
 
+/// `--scale sukaku` rates as Sukaku Explainer 1.15.10 does on its golden set, for 1 and 2
+/// threads; `generate --scale sukaku --er` keeps puzzles that scale rates in range; a scale
+/// named twice or unknown is a usage error.
+#[test]
+fn the_sukaku_scale_rates_as_sukaku_explainer() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/sukaku_ratings.txt");
+    let golden: Vec<(String, String)> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f[0].to_string(), f[1].to_string())
+        })
+        .collect();
+    let input = dir.path().join("sukaku.txt");
+    let text: String = golden.iter().map(|(p, _)| format!("{p}\n")).collect();
+    std::fs::write(&input, text).unwrap();
+    let mut outputs = Vec::new();
+    for threads in ["1", "2"] {
+        let out = bin()
+            .args(["rate", "-q", "--scale", "sukaku", "-j", threads])
+            .args(["--columns", "puzzle,er,ep,ed,status"])
+            .arg(&input)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let rows = rows(&out.stdout);
+        assert_eq!(rows.len(), golden.len());
+        for (row, (puzzle, want)) in rows.iter().zip(&golden) {
+            assert_eq!(&row[0], puzzle);
+            assert_eq!(&row[4], "rated");
+            assert_eq!(
+                &format!("{}/{}/{}", &row[1], &row[2], &row[3]),
+                want,
+                "{puzzle}"
+            );
+        }
+        outputs.push(out.stdout);
+    }
+    assert_eq!(outputs[0], outputs[1]);
+    // The default scale rates most of these puzzles higher.
+    let se = bin()
+        .args(["rate", "-q", "--columns", "er"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    let higher = rows(&se.stdout)
+        .iter()
+        .zip(&golden)
+        .filter(|(r, (_, want))| r[0].parse::<f32>().unwrap() > want[..3].parse::<f32>().unwrap())
+        .count();
+    assert!(higher * 2 > golden.len(), "{higher} of {}", golden.len());
+
+    let made = bin()
+        .args(["generate", "-n", "4", "--seed", "5", "-j", "2", "-q"])
+        .args(["--scale", "sukaku", "--er", "4.0..4.3"])
+        .output()
+        .unwrap();
+    assert_eq!(made.status.code(), Some(0));
+    let puzzles = dir.path().join("made.txt");
+    std::fs::write(&puzzles, &made.stdout).unwrap();
+    let rated = bin()
+        .args(["rate", "-q", "--scale", "sukaku", "--columns", "er"])
+        .arg(&puzzles)
+        .output()
+        .unwrap();
+    let ers: Vec<f32> = rows(&rated.stdout)
+        .iter()
+        .map(|r| r[0].parse().unwrap())
+        .collect();
+    assert_eq!(ers.len(), 4);
+    assert!(ers.iter().all(|&e| (4.0..=4.3).contains(&e)), "{ers:?}");
+
+    for args in [
+        &["--scale", "sukaku", "--serate1213"][..],
+        &["--scale", "se1.2"][..],
+    ] {
+        let out = bin().arg("rate").args(args).arg(&input).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("--scale"), "{stderr}");
+    }
+}
+
 #[test]
 fn bad_ambiguous_and_bounded_puzzles_are_rows_with_their_status() {
     let dir = tempfile::tempdir().unwrap();
@@ -492,7 +578,7 @@ fn resume_keeps_checked_rows_and_refuses_changed_ones() {
         (
             "solver",
             serde_json::json!("se1.2.1.3"),
-            "the earlier run rated on the scale se1.2.1.3, this one on se1.2.1 (--serate1213",
+            "the earlier run rated on the scale se1.2.1.3, this one on se1.2.1 (--scale",
         ),
         (
             "limits",

@@ -362,15 +362,16 @@ type RateOut<'py> = (
 /// verdict ([`sudoku_batch::rate::verdict::judge`]): (er, ep, ed, status, steps, rate_ns,
 /// technique names, [(row, message)]). ER/EP/ED are NaN for rows that were not rated.
 #[pyfunction]
-#[pyo3(signature = (cells, threads=None, max_er=None, timeout_ms=None, se121=true))]
+#[pyo3(signature = (cells, threads=None, max_er=None, timeout_ms=None, scale="se1.2.1"))]
 fn rate_cells<'py>(
     py: Python<'py>,
     cells: PyReadonlyArray2<'py, u8>,
     threads: Option<usize>,
     max_er: Option<f64>,
     timeout_ms: Option<u64>,
-    se121: bool,
+    scale: &str,
 ) -> PyResult<RateOut<'py>> {
+    let flavor = scale_named(scale)?;
     // The CLI's rounding: a limit between two tenths allows the lower one.
     let max_er = max_er
         .map(sudoku_batch::rate::scale::tenths_at_most)
@@ -378,7 +379,7 @@ fn rate_cells<'py>(
         .map_err(|e| PyValueError::new_err(format!("max_er: {e}")))?;
     let limits = RateLimits {
         max_er,
-        flavor: if se121 { Flavor::Se121 } else { Flavor::Se1213 },
+        flavor,
         ..RateLimits::default()
     };
     let timeout = timeout_ms.map(Duration::from_millis);
@@ -474,16 +475,17 @@ type ExplainOut = (
 /// `invalid` is the message for a puzzle the caller could not read, `shown` its text, both
 /// as the CLI writes them. Runs with the GIL released; Ctrl-C stops it.
 #[pyfunction]
-#[pyo3(signature = (cells, max_er=None, timeout_ms=None, se121=true, invalid=None, shown=None))]
+#[pyo3(signature = (cells, max_er=None, timeout_ms=None, scale="se1.2.1", invalid=None, shown=None))]
 fn explain_cells<'py>(
     py: Python<'py>,
     cells: PyReadonlyArray2<'py, u8>,
     max_er: Option<f64>,
     timeout_ms: Option<u64>,
-    se121: bool,
+    scale: &str,
     invalid: Option<String>,
     shown: Option<String>,
 ) -> PyResult<ExplainOut> {
+    let flavor = scale_named(scale)?;
     let max_er = max_er
         .map(sudoku_batch::rate::scale::tenths_at_most)
         .transpose()
@@ -498,7 +500,7 @@ fn explain_cells<'py>(
     let (judged, path, puzzle) = interruptible(py, Some(1), |cancel| {
         let limits = RateLimits {
             max_er,
-            flavor: if se121 { Flavor::Se121 } else { Flavor::Se1213 },
+            flavor,
             stop: Some(Arc::clone(cancel)),
             ..RateLimits::default()
         };
@@ -577,11 +579,22 @@ fn zeroed(n: usize, width: usize) -> PyResult<Vec<u8>> {
     Ok(out)
 }
 
+/// The rating scale named `name` (the CLI's `--scale`).
+fn scale_named(name: &str) -> PyResult<Flavor> {
+    Flavor::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Flavor::ALL.iter().map(|f| f.name()).collect();
+        PyValueError::new_err(format!(
+            "scale: unknown scale {name:?}; expected one of: {}",
+            names.join(", ")
+        ))
+    })
+}
+
 /// Makes puzzles `0..n` of the run with `seed` (the CLI's `generate` with the same options makes
 /// the same ones): (puzzles, solutions, clue counts).
 #[pyfunction]
 #[pyo3(signature = (n, seed, clues=None, min_clues=None, max_clues=None, minimal=false,
-                    symmetry="none", threads=None, solver="bands", er=None))]
+                    symmetry="none", threads=None, solver="bands", er=None, scale="se1.2.1"))]
 #[allow(clippy::too_many_arguments)]
 fn generate_cells<'py>(
     py: Python<'py>,
@@ -595,8 +608,10 @@ fn generate_cells<'py>(
     threads: Option<usize>,
     solver: &str,
     er: Option<(f64, f64)>,
+    scale: &str,
 ) -> PyResult<GenerateOut<'py>> {
     let kind = solver_kind(solver)?;
+    let flavor = scale_named(scale)?;
     let symmetry: Symmetry = named(symmetry)?;
     let shape = Shape::from_options(clues, min_clues, max_clues, minimal, symmetry);
     // The CLI's rounding: the low end up and the high end down to whole tenths.
@@ -606,6 +621,7 @@ fn generate_cells<'py>(
         .map_err(|e| PyValueError::new_err(format!("er: {e}")))?;
     let generator = Generator::new(shape, kind)
         .and_then(|g| g.with_er(er))
+        .map(|g| g.with_scale(flavor))
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let mut puzzles = zeroed(n, CELLS)?;
     let mut solutions = zeroed(n, CELLS)?;

@@ -804,8 +804,8 @@ impl RunManifest {
             // A rate run records its scale where a solve run records its solver.
             out.push(if self.kind == RATE_KIND {
                 format!(
-                    "{earlier} rated on the scale {}, {this} on {} (--serate1213 rates on \
-                     se1.2.1.3, the default is se1.2.1)",
+                    "{earlier} rated on the scale {}, {this} on {} (--scale NAME picks the \
+                     scale; the default is se1.2.1)",
                     self.solver, other.solver
                 )
             } else {

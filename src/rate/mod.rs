@@ -474,11 +474,20 @@ mod tests {
 
     /// [`check_path`], also handing each step to `seen`.
     fn check_path_with(puzzle: &Grid, seen: &mut dyn FnMut(&Step)) -> Rating {
+        check_path_on(puzzle, Flavor::default(), seen)
+    }
+
+    /// [`check_path_with`] on the scale of `flavor`.
+    fn check_path_on(puzzle: &Grid, flavor: Flavor, seen: &mut dyn FnMut(&Step)) -> Rating {
         let sol = solve(puzzle, 2);
         assert_eq!(sol.count, 1, "puzzle must be unique: {puzzle}");
         let sol = sol.solution.unwrap();
         let mut b = Board::new(puzzle);
-        let (r, steps) = explain(puzzle, &Limits::default());
+        let limits = Limits {
+            flavor,
+            ..Limits::default()
+        };
+        let (r, steps) = explain(puzzle, &limits);
         for s in &steps {
             for &(c, d) in &s.eliminations {
                 assert_ne!(
@@ -619,6 +628,64 @@ mod tests {
         assert!(checked >= 90, "only {checked} checked ({gave_up} gave up)");
         eprintln!("golden: {checked} exact, {gave_up} gave up (beyond the implemented rules)");
         assert_golden_paths_use(&used);
+    }
+
+    /// Sukaku Explainer 1.15.10's ratings of `tests/golden/sukaku_ratings.txt`, ER, EP and ED,
+    /// with every step of every path replayed against the solution; the paths use each
+    /// technique that scale adds, and the two scales differ on most of these puzzles.
+    #[test]
+    fn golden_sukaku_ratings() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let text =
+            std::fs::read_to_string(format!("{root}/tests/golden/sukaku_ratings.txt")).unwrap();
+        let mut wrong = Vec::new();
+        let mut used = std::collections::BTreeSet::new();
+        let (mut checked, mut differ) = (0, 0);
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+        {
+            let mut it = line.split_whitespace();
+            let p: Grid = it.next().unwrap().parse().unwrap();
+            let want = it.next().unwrap();
+            let r = check_path_on(&p, Flavor::Sukaku, &mut |s| {
+                used.insert(s.technique);
+            });
+            checked += 1;
+            if r.se_string() != want {
+                wrong.push(format!(
+                    "{p} engine {} Sukaku Explainer {want}",
+                    r.se_string()
+                ));
+            }
+            differ += usize::from(rate(&p, &Limits::default()).se_string() != want);
+        }
+        assert!(
+            wrong.is_empty(),
+            "{} of {checked} differ:\n{}",
+            wrong.len(),
+            wrong.join("\n")
+        );
+        assert!(
+            checked >= 60 && differ * 2 > checked,
+            "{checked} checked, {differ} differ"
+        );
+        use Technique::*;
+        for t in [
+            Skyscraper,
+            TwoStringKite,
+            TurbotCrane,
+            GroupedSkyscraper,
+            GroupedTwoStringKite,
+            GroupedTurbotCrane,
+            ThreeStrongLinks,
+            WxyzWing,
+            VwxyzWing,
+            Bug2,
+            UniqueLoop2,
+        ] {
+            assert!(used.contains(&t), "no Sukaku golden path uses {t:?}");
+        }
     }
 
     /// The golden paths exercise (and the replay checks against the solution) every technique

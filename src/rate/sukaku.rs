@@ -880,3 +880,91 @@ impl Chains<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rate::board::bit;
+
+    /// A board whose empty cells all hold 2 and 3 (no pattern in those digits), with digit 1
+    /// a candidate exactly at `ones` (row, column).
+    fn board(ones: &[(usize, usize)]) -> Board {
+        let mut cand = [bit(2) | bit(3); 81];
+        for &(r, c) in ones {
+            cand[r * 9 + c] |= bit(1);
+        }
+        Board::from_parts([0; 81], cand)
+    }
+
+    fn at(r: usize, c: usize) -> u8 {
+        (r * 9 + c) as u8
+    }
+
+    #[test]
+    fn a_skyscraper_removes_the_digit_seen_by_both_far_ends() {
+        // Rows 2 and 6 (r1 and r5 from zero) hold 1 twice each, joined down column 2.
+        let b = board(&[(1, 2), (1, 6), (5, 2), (5, 8), (0, 8), (3, 6)]);
+        let s = turbot_fish(&b, &Changed::ALL).expect("a skyscraper");
+        assert_eq!(s.technique, Technique::Skyscraper);
+        assert_eq!(s.rating, 40);
+        assert_eq!(s.eliminations, vec![(at(0, 8), 1), (at(3, 6), 1)]);
+    }
+
+    #[test]
+    fn a_two_string_kite_joins_a_row_and_a_column_in_a_box() {
+        // Row 0 holds 1 at c1 and c7; column 0 at r2 and r6: r0c1 and r2c0 share box 0, so
+        // r0c7 or r6c0 holds 1, and r6c7 (seeing both) loses it. r6c4 and r4c7 keep row 6 and
+        // column 7 from being strong links themselves.
+        let b = board(&[(0, 1), (0, 7), (2, 0), (6, 0), (6, 7), (6, 4), (4, 7)]);
+        let s = turbot_fish(&b, &Changed::ALL).expect("a kite");
+        assert_eq!(s.technique, Technique::TwoStringKite);
+        assert_eq!(s.rating, 41);
+        assert_eq!(s.eliminations, vec![(at(6, 7), 1)]);
+    }
+
+    #[test]
+    fn a_digit_that_did_not_change_is_not_searched_again() {
+        let b = board(&[(1, 2), (1, 6), (5, 2), (5, 8), (0, 8), (3, 6)]);
+        let before = b.pos;
+        // Nothing removed since: no digit changed, no hint offered.
+        let unchanged = Changed::since(&before, &b);
+        assert!(turbot_fish(&b, &unchanged).is_none());
+        assert!(three_strong_links(&b, &unchanged).is_none());
+    }
+
+    #[test]
+    fn a_wxyz_wing_removes_z_seen_by_the_pivot_and_the_set() {
+        // The set r0c0 {1,4}, r0c1 {4,5}, r0c2 {1,5,7} (three cells, four digits) and the
+        // bivalue cell r1c1 {5,7}: every set cell holding 5 sees r1c1, so either r1c1 is 7 or
+        // the set is, and 7 leaves r1c0 and r1c2 (seeing r1c1 and r0c2, the set's 7).
+        let mut cand = [bit(2) | bit(3) | bit(6) | bit(8) | bit(9); 81];
+        cand[0] = bit(1) | bit(4);
+        cand[1] = bit(4) | bit(5);
+        cand[2] = bit(1) | bit(5) | bit(7);
+        cand[10] = bit(5) | bit(7);
+        cand[9] |= bit(7);
+        cand[11] |= bit(7);
+        let b = Board::from_parts([0; 81], cand);
+        let s = als_wing(&b, 3, &Changed::ALL).expect("a WXYZ-wing");
+        assert_eq!(s.technique, Technique::WxyzWing);
+        // The set's largest cell has three candidates: 5.6.
+        assert_eq!(s.rating, 56);
+        assert_eq!(s.eliminations, vec![(at(1, 0), 7), (at(1, 2), 7)]);
+    }
+
+    #[test]
+    fn chains_are_tried_in_quickperms_order_read_one_way() {
+        assert_eq!(chain_orders(3), vec![[0, 1, 2], [1, 0, 2], [0, 2, 1]]);
+    }
+
+    #[test]
+    fn chain_names_ignore_direction_and_swapping_rows_with_columns() {
+        assert_eq!(&chain_name(&[ROW, ROW, ROW]), b"111");
+        assert_eq!(&chain_name(&[COL, COL, COL]), b"111");
+        assert_eq!(&chain_name(&[COL, ROW, COL]), b"121");
+        assert_eq!(&chain_name(&[ROW, COL, ROW]), b"121");
+        assert_eq!(&chain_name(&[BOX, ROW, COL]), b"012");
+        assert_eq!(&chain_name(&[COL, ROW, BOX]), b"012");
+        assert_eq!(&chain_name(&[ROW, BOX, ROW]), b"101");
+    }
+}

@@ -744,7 +744,7 @@ mod tests {
         let at = at.expect("the type 3 step on r1c6");
         assert_eq!(steps[at].rating, 46, "{}", steps[at]);
         let v = bit(2) | bit(4);
-        let found: Vec<u16> = type3(&b, 46, lc, 14, 23, v, bit(7) | bit(9))
+        let found: Vec<u16> = type3(&b, 46, lc, (14, 23), v, bit(7) | bit(9), false)
             .iter()
             .map(|s| s.rating)
             .collect();

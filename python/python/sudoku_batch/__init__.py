@@ -23,6 +23,7 @@ __all__ = [
     "GAVE_UP",
     "STATUS_NAMES",
     "RATE_STATUS_NAMES",
+    "SCALES",
     "SolveResult",
     "RateResult",
     "VerifyResult",
@@ -309,18 +310,36 @@ class RateResult:
         return f"RateResult({len(self)} rows, {self.counts()})"
 
 
-def rate(puzzles, *, threads=None, max_er=None, timeout_ms=None, se121=True) -> RateResult:
+def _scale_name(scale, se121):
+    """The native scale name from ``scale`` (a name, or None for ``se121``'s choice)."""
+    if scale is None:
+        return "se1.2.1" if se121 else "se1.2.1.3"
+    if not se121:
+        raise ValueError("give either scale= or se121=False, not both")
+    if not isinstance(scale, str):
+        raise TypeError(f"scale: expected one of {', '.join(SCALES)}, got {type(scale).__name__}")
+    return scale
+
+
+#: The rating scales :func:`rate`, :func:`explain` and :func:`generate` take as ``scale``.
+SCALES = ("se1.2.1", "se1.2.1.3", "sukaku")
+
+
+def rate(
+    puzzles, *, threads=None, max_er=None, timeout_ms=None, se121=True, scale=None
+) -> RateResult:
     """Rates each puzzle on Sudoku Explainer's scale (ER/EP/ED), as ``sudoku-batch rate`` does:
     the puzzle is proven to have exactly one solution first (``unsolvable``/``multiple``
     otherwise, no rating), then rated. ``max_er`` stops a puzzle once a harder step is needed
     and ``timeout_ms`` after that long (``gave_up``, the rating so far a lower bound);
     ``se121=True`` (the default) follows the original SE 1.2.1, ``se121=False`` serate 1.2.1.3
-    (the CLI's ``--serate1213``). A row that is not a
+    (the CLI's ``--serate1213``); ``scale`` names a scale of :data:`SCALES` instead (the CLI's
+    ``--scale``; ``"sukaku"`` is Sukaku Explainer's, the Sudoku Exchange bank's). A row that is not a
     puzzle is ``invalid``. Runs on ``threads`` threads with the GIL released; Ctrl-C raises
     ``KeyboardInterrupt`` within a second."""
     cells, failures = _coerce(puzzles)
     er, ep, ed, status, steps, rate_ns, technique, native_messages = _native.rate_cells(
-        cells, threads, max_er, timeout_ms, se121
+        cells, threads, max_er, timeout_ms, _scale_name(scale, se121)
     )
     return RateResult(
         er,
@@ -398,10 +417,10 @@ class Explanation:
         return f"Explanation({self.status}, ER {self.er:.1f}, {len(self.steps)} steps)"
 
 
-def explain(puzzle, *, max_er=None, timeout_ms=None, se121=True) -> Explanation:
+def explain(puzzle, *, max_er=None, timeout_ms=None, se121=True, scale=None) -> Explanation:
     """The solving path of one puzzle in words, step by step, as ``sudoku-batch rate --explain``
     writes it: the same verdict and rating as :func:`rate` (with the same ``max_er``,
-    ``timeout_ms`` and ``se121``), and every step's technique, rating, pattern cells,
+    ``timeout_ms``, ``se121`` and ``scale``), and every step's technique, rating, pattern cells,
     placements and eliminations. ``puzzle`` is one puzzle (a string, bytes or 81 integers).
     Ctrl-C raises ``KeyboardInterrupt`` within a second."""
     if isinstance(puzzle, (str, bytes)):
@@ -422,7 +441,7 @@ def explain(puzzle, *, max_er=None, timeout_ms=None, se121=True) -> Explanation:
         shown = puzzle if isinstance(puzzle, str) else puzzle.decode("utf-8", "replace")
         shown = shown.encode("utf-8", "replace").decode("utf-8")
     code, message, er, ep, ed, technique, steps, text = _native.explain_cells(
-        cells, max_er, timeout_ms, se121, invalid, shown
+        cells, max_er, timeout_ms, _scale_name(scale, se121), invalid, shown
     )
     return Explanation(
         RATE_STATUS_NAMES[int(code)],
@@ -553,6 +572,7 @@ def generate(
     threads=None,
     solver="bands",
     er=None,
+    scale=None,
 ) -> GenerateResult:
     """Makes ``n`` puzzles with exactly one solution on ``threads`` threads (default: all cores).
 
@@ -572,6 +592,8 @@ def generate(
         solver: the solver that proves uniqueness; the result does not depend on it.
         er: ``(a, b)``: keep only puzzles whose Sudoku Explainer rating ER lies in ``a..b``
             (the CLI's ``--er a..b``); candidates are rated until one fits.
+        scale: the scale ``er`` is rated on, one of :data:`SCALES` (default ``"se1.2.1"``;
+            the CLI's ``--scale``).
 
     Raises:
         ValueError: no puzzle can have the options (fewer than 17 clues, a clue count the
@@ -604,7 +626,17 @@ def generate(
             raise ValueError(f"er: expected a pair (a, b) of ratings, got {er!r}") from None
         er = (low, high)
     puzzles, solutions, counts = _native.generate_cells(
-        int(n), int(seed), clues, min_clues, max_clues, bool(minimal), symmetry, threads, solver, er
+        int(n),
+        int(seed),
+        clues,
+        min_clues,
+        max_clues,
+        bool(minimal),
+        symmetry,
+        threads,
+        solver,
+        er,
+        _scale_name(scale, True),
     )
     return GenerateResult(puzzles, solutions, counts, int(seed))
 

@@ -22,6 +22,7 @@ GAVE_UP: int
 """max_guesses was reached before the puzzle was decided."""
 STATUS_NAMES: dict[int, str]
 RATE_STATUS_NAMES: dict[int, str]
+SCALES: tuple[str, ...]
 
 class RateResult:
     """One row per puzzle, in order, as `sudoku-batch rate` writes."""
@@ -46,6 +47,7 @@ def rate(
     max_er: float | None = None,
     timeout_ms: int | None = None,
     se121: bool = True,
+    scale: str | None = None,
 ) -> RateResult:
     """Sudoku Explainer ratings (ER/EP/ED) of every puzzle, as `sudoku-batch rate`."""
 
@@ -78,6 +80,7 @@ def explain(
     max_er: float | None = None,
     timeout_ms: int | None = None,
     se121: bool = True,
+    scale: str | None = None,
 ) -> Explanation:
     """The solving path of one puzzle in words, as `sudoku-batch rate --explain`."""
 
@@ -166,6 +169,7 @@ def generate(
     threads: int | None = None,
     solver: str = "bands",
     er: tuple[float, float] | None = None,
+    scale: str | None = None,
 ) -> GenerateResult:
     """n unique puzzles; the same seed and options give the CLI's `generate` output."""
 

@@ -72,6 +72,7 @@ def generate_cells(
     threads: int | None = None,
     solver: str = "bands",
     er: tuple[float, float] | None = None,
+    scale: str = "se1.2.1",
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
     """Puzzles 0..n of the run with `seed`: (puzzles, solutions, clue counts)."""
 
@@ -80,7 +81,7 @@ def rate_cells(
     threads: int | None = None,
     max_er: float | None = None,
     timeout_ms: int | None = None,
-    se121: bool = True,
+    scale: str = "se1.2.1",
 ) -> tuple[
     npt.NDArray[np.float32],
     npt.NDArray[np.float32],
@@ -97,7 +98,7 @@ def explain_cells(
     cells: npt.NDArray[np.uint8],
     max_er: float | None = None,
     timeout_ms: int | None = None,
-    se121: bool = True,
+    scale: str = "se1.2.1",
 ) -> tuple[
     int,
     str,
