@@ -346,6 +346,50 @@ def test_rate_matches_sudoku_explainer_and_the_cli(tmp_path):
                 assert r["message"] == result.message[i]
 
 
+def test_rate_on_the_sukaku_scale_matches_sukaku_explainer_and_the_cli(tmp_path):
+    golden = [
+        l.split()
+        for l in open(DATA.parent / "tests" / "golden" / "sukaku_ratings.txt")
+        if l.strip() and not l.startswith("#")
+    ]
+    puzzles = [g[0] for g in golden[:30]]
+    result = sb.rate(puzzles, threads=2, scale="sukaku")
+    got = [f"{result.er[i]:.1f}/{result.ep[i]:.1f}/{result.ed[i]:.1f}" for i in range(len(puzzles))]
+    assert got == [g[1] for g in golden[:30]]
+    # The default scale rates some of them higher, and se121=True is that default.
+    default = sb.rate(puzzles, threads=2)
+    assert (default.er > result.er).any() and (default.er >= result.er).all()
+    e = sb.explain(puzzles[-1], scale="sukaku")
+    assert f"{e.er:.1f}" == f"{result.er[-1]:.1f}" and e.technique == result.technique[-1]
+    assert "sukaku" in sb.SCALES
+    with pytest.raises(ValueError, match="scale"):
+        sb.rate(puzzles[:1], scale="nope")
+    with pytest.raises(ValueError, match="scale"):
+        sb.rate(puzzles[:1], scale="sukaku", se121=False)
+    made = sb.generate(3, seed=5, er=(4.0, 4.3), scale="sukaku", threads=2)
+    rated = sb.rate(made.puzzle_strings(), scale="sukaku")
+    assert all(4.0 <= x <= 4.3 + 1e-6 for x in rated.er), rated.er
+    cli = os.environ.get("SUDOKU_BATCH_BIN")
+    if cli:
+        import csv
+        import subprocess
+
+        src = tmp_path / "p.txt"
+        src.write_text("\n".join(puzzles) + "\n")
+        out = tmp_path / "out.csv"
+        done = subprocess.run([cli, "rate", "--scale", "sukaku", str(src), "-o", str(out), "-q"])
+        assert done.returncode == 0
+        rows = list(csv.DictReader(open(out)))
+        assert [r["er"] for r in rows] == [f"{x:.1f}" for x in result.er]
+        assert [r["technique"] for r in rows] == list(result.technique)
+        gen = subprocess.run(
+            [cli, "generate", "-n", "3", "--seed", "5", "--er", "4.0..4.3", "--scale", "sukaku", "-q"],
+            capture_output=True,
+            text=True,
+        )
+        assert gen.stdout.split() == made.puzzle_strings()
+
+
 def test_explain_gives_the_path_behind_the_rating_and_the_clis_words(tmp_path):
     golden = [
         l.split()

@@ -13,6 +13,8 @@ pub(super) struct Cutoff {
     pub(super) deadline: Option<Instant>,
     /// Give up once this flag is set (`None`: never).
     pub(super) stop: Option<Arc<AtomicBool>>,
+    /// The rating's `max_er`: the nested levels whose base is above it are not searched.
+    pub(super) max_er: Option<u16>,
 }
 
 thread_local! {
@@ -20,8 +22,25 @@ thread_local! {
         RefCell::new(Cutoff {
             deadline: None,
             stop: None,
+            max_er: None,
         })
     };
+    static CAPPED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a search rated from `base` (tenths) up is above this thread's `max_er`; if so, it
+/// is skipped and [`capped`] says so.
+pub(super) fn above_max(base: u16) -> bool {
+    let above = CUTOFF.with(|c| c.borrow().max_er.is_some_and(|m| base > m));
+    if above {
+        CAPPED.with(|c| c.set(true));
+    }
+    above
+}
+
+/// Whether a search was skipped by [`above_max`] since the last call (which clears it).
+pub(super) fn capped() -> bool {
+    CAPPED.with(|c| c.replace(false))
 }
 
 /// Sets this thread's cutoff; returns the previous one.

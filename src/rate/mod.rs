@@ -393,7 +393,9 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
     let previous = deadline::set_cutoff(deadline::Cutoff {
         deadline: limits.deadline,
         stop: limits.stop.clone(),
+        max_er: limits.max_er,
     });
+    deadline::capped();
     let expired = || {
         if deadline::stopped() {
             GaveUp::Stopped
@@ -415,6 +417,9 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
         let Some(mut step) = next_step_after(&b, &mut memo, rules(limits.flavor)) else {
             r.status = Status::GaveUp(if deadline::expired() {
                 expired()
+            } else if deadline::capped() {
+                // Every rule left is rated above max_er, so its next step would be too.
+                GaveUp::MaxEr
             } else {
                 GaveUp::NoTechnique
             });
@@ -881,8 +886,16 @@ mod tests {
                 }
             }
             let g: Grid = std::str::from_utf8(&p).unwrap().parse().unwrap();
-            let r = rate(&g, &Limits::default());
+            // A stuck state runs every nested level; the fifth (11.0) would search for minutes,
+            // so max_er keeps to levels 2-4 (a puzzle that needs more gives up at max_er).
+            let limits = Limits {
+                max_er: Some(109),
+                ..Limits::default()
+            };
+            let r = rate(&g, &limits);
             assert!(r.er <= 120);
+            // Only the skipped level could go on, and it is rated above max_er.
+            assert_ne!(r.status, Status::GaveUp(GaveUp::NoTechnique), "{g}");
         }
     }
 }

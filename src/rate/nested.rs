@@ -28,7 +28,7 @@ use super::deadline::expired;
 /// finds one or the deadline passed.
 pub fn nested_step(b: &Board) -> Option<Step> {
     for level in LEVELS {
-        if expired() {
+        if expired() || super::deadline::above_max(95 + 5 * (u16::from(level) - 2)) {
             return None;
         }
         if let Some(s) = nested_chains(b, level, inner_eliminations) {
