@@ -126,7 +126,7 @@ fn links(b: &Board, d: u8, kind: u8, r: usize) -> [Option<Link>; 2] {
     let p = local_places(b, d, kind, r);
     let n = p.count_ones();
     let none = [None, None];
-    if n < 2 || n > 6 || (kind == BOX && n > 5) {
+    if !(2..=6).contains(&n) || (kind == BOX && n > 5) {
         return none;
     }
     if n == 2 {
@@ -815,7 +815,7 @@ impl Chains<'_> {
         // A chain's middle link meets both others.
         let meets = |i: usize, j: usize| link(i).meets(&link(j));
         let (m01, m02, m12) = (meets(0, 1), meets(0, 2), meets(1, 2));
-        if !(m01 && m02 || m01 && m12 || m02 && m12) {
+        if u8::from(m01) + u8::from(m02) + u8::from(m12) < 2 {
             return;
         }
         for q in self.orders {
