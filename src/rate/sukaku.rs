@@ -217,6 +217,27 @@ fn seen_by_all(e: &End) -> Cells {
     e.all().fold(super::board::ALL, |s, c| s & PEERS[c])
 }
 
+/// Strong links by digit, region kind and region.
+type LinkTables<T> = [[[[Option<T>; 2]; 9]; 3]; 9];
+
+/// The strong links `of` gives each region, for every digit that changed (the others stay
+/// empty: their hints cannot have changed either).
+fn link_tables<T: Copy>(
+    b: &Board,
+    changed: &Changed,
+    of: fn(&Board, u8, u8, usize) -> [Option<T>; 2],
+) -> LinkTables<T> {
+    let mut tables = [[[[None; 2]; 9]; 3]; 9];
+    for d in (1..=9u8).filter(|&d| changed.digit(d)) {
+        for kind in [BOX, ROW, COL] {
+            for r in 0..9 {
+                tables[d as usize - 1][kind as usize][r] = of(b, d, kind, r);
+            }
+        }
+    }
+    tables
+}
+
 /// Which turbot fish a hint is, from its regions' kinds and whether each link is grouped.
 fn turbot_technique(base: u8, cover: u8, g1: bool, g2: bool) -> Technique {
     if (g1 && base == BOX) || (g2 && cover == BOX) {
@@ -307,14 +328,7 @@ impl First {
 pub fn turbot_fish(b: &Board, changed: &Changed) -> Option<Step> {
     const SETS: [(u8, u8); 5] = [(ROW, ROW), (COL, COL), (COL, ROW), (ROW, BOX), (COL, BOX)];
     let mut first = First::new(false);
-    let mut tables = [[[[None; 2]; 9]; 3]; 9];
-    for d in (1..=9u8).filter(|&d| changed.digit(d)) {
-        for kind in [BOX, ROW, COL] {
-            for r in 0..9 {
-                tables[d as usize - 1][kind as usize][r] = links(b, d, kind, r);
-            }
-        }
-    }
+    let tables = link_tables(b, changed, links);
     for (base, cover) in SETS {
         for d in (1..=9u8).filter(|&d| changed.digit(d)) {
             let pos = b.pos[d as usize - 1];
@@ -732,14 +746,7 @@ pub fn three_strong_links(b: &Board, changed: &Changed) -> Option<Step> {
     ];
     let orders = chain_orders(3);
     let mut first = First::new(false);
-    let mut tables = [[[[None; 2]; 9]; 3]; 9];
-    for d in (1..=9u8).filter(|&d| changed.digit(d)) {
-        for kind in [BOX, ROW, COL] {
-            for r in 0..9 {
-                tables[d as usize - 1][kind as usize][r] = chain_links(b, d, kind, r);
-            }
-        }
-    }
+    let tables = link_tables(b, changed, chain_links);
     for kinds in KINDS {
         for d in (1..=9u8).filter(|&d| changed.digit(d)) {
             let chains = Chains {
