@@ -935,6 +935,7 @@ fn symmetry_help() -> String {
 
 /// `generate` options.
 #[derive(Debug, Clone, Args)]
+#[command(group(clap::ArgGroup::new("rated").args(["er", "difficulty"])))]
 pub struct GenerateArgs {
     /// How many puzzles to make.
     #[arg(short = 'n', long = "count", value_name = "COUNT")]
@@ -977,9 +978,10 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "BAND", value_parser = parse_difficulty)]
     pub difficulty: Option<(u16, u16)>,
 
-    /// The scale --er and --difficulty rate on: se1.2.1 (the default), se1.2.1.3 or sukaku
-    /// (as `rate --scale`; Sudoku Exchange's bands were drawn on sukaku).
-    #[arg(long, value_name = "NAME", value_parser = parse_scale)]
+    /// The scale --er and --difficulty rate on: se1.2.1 (the default, also for --difficulty),
+    /// se1.2.1.3 or sukaku (as `rate --scale`; the Sudoku Exchange bank's own ratings, whose
+    /// bands --difficulty names, are on sukaku).
+    #[arg(long, value_name = "NAME", value_parser = parse_scale, requires = "rated")]
     pub scale: Option<crate::rate::Flavor>,
 
     /// Write CSV `puzzle,solution,clues` (with a header) instead of one puzzle per line.

@@ -366,9 +366,10 @@ def test_rate_on_the_sukaku_scale_matches_sukaku_explainer_and_the_cli(tmp_path)
         sb.rate(puzzles[:1], scale="nope")
     with pytest.raises(ValueError, match="scale"):
         sb.rate(puzzles[:1], scale="sukaku", se121=False)
-    made = sb.generate(3, seed=5, er=(4.0, 4.3), scale="sukaku", threads=2)
+    made = sb.generate(3, seed=5, er=(5.5, 5.6), scale="sukaku", threads=2)
     rated = sb.rate(made.puzzle_strings(), scale="sukaku")
-    assert all(4.0 <= x <= 4.3 + 1e-6 for x in rated.er), rated.er
+    assert all(5.5 - 1e-6 <= x <= 5.6 + 1e-6 for x in rated.er), rated.er
+    assert (sb.rate(made.puzzle_strings()).er > 5.6 + 1e-6).any()
     cli = os.environ.get("SUDOKU_BATCH_BIN")
     if cli:
         import csv
@@ -383,7 +384,7 @@ def test_rate_on_the_sukaku_scale_matches_sukaku_explainer_and_the_cli(tmp_path)
         assert [r["er"] for r in rows] == [f"{x:.1f}" for x in result.er]
         assert [r["technique"] for r in rows] == list(result.technique)
         gen = subprocess.run(
-            [cli, "generate", "-n", "3", "--seed", "5", "--er", "4.0..4.3", "--scale", "sukaku", "-q"],
+            [cli, "generate", "-n", "3", "--seed", "5", "--er", "5.5..5.6", "--scale", "sukaku", "-q"],
             capture_output=True,
             text=True,
         )

@@ -291,7 +291,10 @@ const RULES: [Rule; 21] = [
     rule!(|b, ch| exclusion::aligned_pair(b, ch)),
 ];
 
-/// The rules before the chains in Sukaku Explainer 1.15.10's order (its default techniques).
+/// The rules before the chains in Sukaku Explainer 1.15.10's order (its default techniques):
+/// SE's rules by their place in [`RULES`], with turbot fish after hidden triples, three
+/// strong-linked fishes and the WXYZ-wing after hidden quads, the VWXYZ-wing after BUG, and
+/// lkSudoku's forms of unique loops and BUG in SE's places.
 const SUKAKU_RULES: [Rule; 25] = [
     RULES[0],
     RULES[1],

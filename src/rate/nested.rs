@@ -379,19 +379,13 @@ mod tests {
         }
     }
 
-    /// SE's fifth level, run by itself on the state where the path of [`SERATE`]'s first
-    /// puzzle first needs a nested chain: its inner rules include level 4's, so it finds a
-    /// hint, rated from 11.0, that keeps the solution (the level's inner nested search runs
-    /// wherever an inner dynamic search finds nothing).
-    #[test]
-    #[ignore]
-    fn the_fifth_level_finds_a_sound_hint() {
-        use crate::rate::board::Board;
-        use crate::rate::forcing::nested_chains;
+    /// The state where the path of [`SERATE`]'s first puzzle first needs a nested chain, and
+    /// the puzzle's solution.
+    fn first_nested_state() -> (crate::rate::board::Board, Grid) {
         let p: Grid = SERATE[0].0.parse().unwrap();
         let sol = crate::solve(&p, 2).solution.unwrap();
         let (_, steps) = explain(&p, &Limits::default());
-        let mut b = Board::new(&p);
+        let mut b = crate::rate::board::Board::new(&p);
         let first = steps
             .iter()
             .position(|s| s.technique == Technique::NestedForcingChain)
@@ -399,7 +393,11 @@ mod tests {
         for s in &steps[..first] {
             s.apply(&mut b);
         }
-        let s = nested_chains(&b, 5, super::inner_eliminations).expect("a level-5 hint");
+        (b, sol)
+    }
+
+    /// Asserts that `s` is a sound level-5 step on a puzzle with solution `sol`.
+    fn assert_sound_fifth_level(s: &crate::rate::Step, sol: &Grid) {
         assert_eq!(s.technique, Technique::NestedForcingChain);
         assert!(s.rating >= 110, "{}", s.rating);
         assert!(!s.eliminations.is_empty() || !s.placements.is_empty());
@@ -408,6 +406,40 @@ mod tests {
         }
         for &(c, d) in &s.placements {
             assert_eq!(sol.get(c as usize), d, "{s} places a wrong digit");
+        }
+    }
+
+    /// SE's fifth level, run by itself on that state: its inner rules include level 4's, so it
+    /// finds a hint, rated from 11.0, that keeps the solution (the level's inner nested search
+    /// runs wherever an inner dynamic search finds nothing).
+    #[test]
+    #[ignore]
+    fn the_fifth_level_finds_a_sound_hint() {
+        let (b, sol) = first_nested_state();
+        let s = super::nested_chains(&b, 5, super::inner_eliminations).expect("a level-5 hint");
+        assert_sound_fifth_level(&s, &sol);
+    }
+
+    /// The fifth level, nested searches inside nested searches, runs without tripping over its
+    /// own buffers and stops at its deadline (in its first second on that state it ran the
+    /// inner nested search seven times, measured).
+    #[test]
+    fn the_fifth_level_runs_and_stops_at_its_deadline() {
+        let (b, sol) = first_nested_state();
+        let start = std::time::Instant::now();
+        let previous = crate::rate::deadline::set_cutoff(crate::rate::deadline::Cutoff {
+            deadline: Some(start + Duration::from_millis(1000)),
+            ..Default::default()
+        });
+        let found = super::nested_chains(&b, 5, super::inner_eliminations);
+        crate::rate::deadline::set_cutoff(previous);
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            start.elapsed()
+        );
+        if let Some(s) = found {
+            assert_sound_fifth_level(&s, &sol);
         }
     }
 

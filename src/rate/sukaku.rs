@@ -272,6 +272,8 @@ impl Suffix {
         let mut n = 0;
         for &p in parts {
             for ch in p.to_string().bytes() {
+                // Suffixes are at most four characters (a wing's: 1, 1 and up to 2).
+                debug_assert!(n < s.len());
                 s[n] = ch;
                 n += 1;
             }

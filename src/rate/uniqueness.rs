@@ -530,11 +530,24 @@ fn bug_with(b: &Board, lk: bool) -> Option<Step> {
     if !is_bug_grid(b, &temp) {
         return None;
     }
+    bug_hint(b, &bug_cells, &bug_values, all, common.unwrap_or(0))
+}
+
+/// The BUG hint of a BUG grid with `bug_cells` (their BUG digits `bug_values`, all of them
+/// `all`; `common`: the cells seeing every BUG cell): type 1 for one cell, else types 2-4.
+/// (lkSudoku's extra BUG cells add no digit to `all`, as in Sukaku Explainer.)
+fn bug_hint(
+    b: &Board,
+    bug_cells: &[usize],
+    bug_values: &[u16; 81],
+    all: u16,
+    common: Cells,
+) -> Option<Step> {
     let mut bc: Cells = 0;
-    for &c in &bug_cells {
+    for &c in bug_cells {
         bc |= 1 << c;
     }
-    let common = common.unwrap_or(0) & b.empty;
+    let common = common & b.empty;
     if bug_cells.len() == 1 {
         let c = bug_cells[0];
         let mut s = Step::new(Technique::Bug1);
@@ -552,13 +565,13 @@ fn bug_with(b: &Board, lk: bool) -> Option<Step> {
             hints.push(Step::eliminate(Technique::Bug2, d, e, bc));
         }
         if bug_cells.len() == 2 {
-            bug4(b, &bug_cells, &bug_values, all, bc, &mut hints);
+            bug4(b, bug_cells, bug_values, all, bc, &mut hints);
         }
     } else if common != 0 {
         if bug_cells.len() == 2 {
-            bug4(b, &bug_cells, &bug_values, all, bc, &mut hints);
+            bug4(b, bug_cells, bug_values, all, bc, &mut hints);
         }
-        bug3(b, &bug_cells, all, common, bc, &mut hints);
+        bug3(b, bug_cells, all, common, bc, &mut hints);
     }
     hints.into_iter().next()
 }

@@ -314,8 +314,8 @@ def _scale_name(scale, se121):
     """The native scale name from ``scale`` (a name, or None for ``se121``'s choice)."""
     if scale is None:
         return "se1.2.1" if se121 else "se1.2.1.3"
-    if not se121:
-        raise ValueError("give either scale= or se121=False, not both")
+    if not se121 and scale != "se1.2.1.3":
+        raise ValueError(f"se121=False asks for se1.2.1.3, scale= for {scale!r}: give one")
     if not isinstance(scale, str):
         raise TypeError(f"scale: expected one of {', '.join(SCALES)}, got {type(scale).__name__}")
     return scale

@@ -99,6 +99,8 @@ def explain_cells(
     max_er: float | None = None,
     timeout_ms: int | None = None,
     scale: str = "se1.2.1",
+    invalid: str | None = None,
+    shown: str | None = None,
 ) -> tuple[
     int,
     str,
