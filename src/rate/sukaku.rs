@@ -4,7 +4,7 @@
 //! takes the first in Sukaku Explainer's order (rating, then more eliminations, then its name
 //! suffix, then discovery order), as that solver applies them.
 
-use super::board::{cells, digits, Board, Cells, House, HOUSES, PEERS};
+use super::board::{cells, digits, places, Board, Cells, House, HOUSES, HOUSE_CELLS, PEERS};
 use super::changed::Changed;
 use super::scale::Technique;
 use super::Step;
@@ -15,13 +15,9 @@ const ROW: u8 = 1;
 const COL: u8 = 2;
 
 /// The cell at local index `i` (0-8) of region `r` of kind `kind`: boxes row by row, rows left
-/// to right, columns top to bottom.
+/// to right, columns top to bottom (Sukaku Explainer's order is [`HOUSE_CELLS`]').
 fn region_cell(kind: u8, r: usize, i: usize) -> usize {
-    match kind {
-        BOX => ((r / 3) * 3 + i / 3) * 9 + (r % 3) * 3 + i % 3,
-        ROW => r * 9 + i,
-        _ => i * 9 + r,
-    }
+    HOUSE_CELLS[house(kind, r)][i] as usize
 }
 
 /// Our house index of region `r` of kind `kind`.
@@ -33,16 +29,9 @@ fn house(kind: u8, r: usize) -> House {
     }
 }
 
-/// The local places (bits 0-8) of digit `d` in region `r` of kind `kind`.
+/// The local places (bits 0-8, [`region_cell`] order) of digit `d` in region `r` of kind `kind`.
 fn local_places(b: &Board, d: u8, kind: u8, r: usize) -> u16 {
-    let pos = b.pos[d as usize - 1];
-    let mut m = 0;
-    for i in 0..9 {
-        if pos >> region_cell(kind, r, i) & 1 != 0 {
-            m |= 1 << i;
-        }
-    }
-    m
+    places(b.pos[d as usize - 1], house(kind, r))
 }
 
 /// One end of a (possibly grouped) strong link: a representative cell and up to two more.
