@@ -132,10 +132,14 @@ pub struct RateSummary {
     pub puzzles: u64,
     /// Records per status word.
     pub statuses: BTreeMap<&'static str, u64>,
-    /// Rated puzzles per Sudoku Exchange band: `below_1.5`, `1.5-2.5`, `2.5-5.0`, `5.0_up`.
+    /// Rated puzzles per Sudoku Exchange band: `below_1.5`, `1.5-2.5`, `2.5-5.0`, `5.0_up`
+    /// (written to the JSON in that order).
+    #[serde(serialize_with = "in_band_order")]
     pub bands: BTreeMap<&'static str, u64>,
-    /// Rated puzzles per ER, in tenths as text (`"7.2"`).
-    pub histogram: BTreeMap<String, u64>,
+    /// Rated puzzles per ER in tenths (72 is ER 7.2), written to the JSON as text keys
+    /// (`"7.2"`) in the order of the ratings.
+    #[serde(serialize_with = "tenths_as_text")]
+    pub histogram: BTreeMap<u16, u64>,
     /// The hardest rated puzzles, hardest first: (ER, index, puzzle).
     pub hardest: Vec<(f32, u64, String)>,
     /// Worker threads.
@@ -150,14 +154,41 @@ pub struct RateSummary {
     pub interrupted: bool,
 }
 
+/// A map keyed by ratings in tenths as a JSON object keyed `"7.2"`, in the map's (numeric)
+/// order: text keys in a `BTreeMap` would put `"11.0"` before `"2.6"`.
+fn tenths_as_text<S: serde::Serializer>(
+    map: &BTreeMap<u16, u64>,
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    serializer.collect_map(
+        map.iter()
+            .map(|(tenths, n)| (format!("{}.{}", tenths / 10, tenths % 10), n)),
+    )
+}
+
+/// The Sudoku Exchange bands, easiest first.
+const BANDS: [&str; 4] = ["below_1.5", "1.5-2.5", "2.5-5.0", "5.0_up"];
+
 /// The Sudoku Exchange band of an ER in tenths.
 fn band(er: u16) -> &'static str {
     match er {
-        0..=14 => "below_1.5",
-        15..=24 => "1.5-2.5",
-        25..=49 => "2.5-5.0",
-        _ => "5.0_up",
+        0..=14 => BANDS[0],
+        15..=24 => BANDS[1],
+        25..=49 => BANDS[2],
+        _ => BANDS[3],
     }
+}
+
+/// The band counts as a JSON object in [`BANDS`] order (as text, `below_1.5` would come last).
+fn in_band_order<S: serde::Serializer>(
+    map: &BTreeMap<&'static str, u64>,
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    serializer.collect_map(
+        BANDS
+            .iter()
+            .filter_map(|b| map.get(b).map(|n| (b, n))),
+    )
 }
 
 impl RateSummary {
@@ -169,8 +200,8 @@ impl RateSummary {
             return;
         };
         *self.bands.entry(band(er)).or_default() += 1;
+        *self.histogram.entry(er).or_default() += 1;
         let er = f32::from(er) / 10.0;
-        *self.histogram.entry(format!("{er:.1}")).or_default() += 1;
         if self.hardest.len() < HARDEST || self.hardest.last().is_some_and(|h| h.0 < er) {
             self.hardest.push((er, index, puzzle.to_string()));
             // Stable: among equal ratings the earliest puzzle stays first.
@@ -219,7 +250,7 @@ impl RateSummary {
             "wall: {:.3} s, {:.0} puzzles/s, {} thread(s)\n",
             self.wall_seconds, self.puzzles_per_second, self.threads
         );
-        let bands: Vec<String> = ["below_1.5", "1.5-2.5", "2.5-5.0", "5.0_up"]
+        let bands: Vec<String> = BANDS
             .iter()
             .map(|b| format!("{b} {}", self.bands.get(b).copied().unwrap_or(0)))
             .collect();
@@ -579,6 +610,24 @@ mod tests {
         assert_eq!(band(50), "5.0_up");
         assert_eq!(parse_er("7.2"), Ok(72));
         assert!(parse_er("x").is_err() && parse_er("-1").is_err());
+    }
+
+    #[test]
+    fn the_summary_json_lists_ratings_and_bands_in_their_order() {
+        let mut summary = RateSummary::default();
+        for (index, er) in [110u16, 26, 12, 20, 26, 95].into_iter().enumerate() {
+            summary.add(index as u64, "p", RateStatus::Rated, Some(er));
+        }
+        let json = serde_json::to_string(&summary).unwrap();
+        assert!(
+            json.contains(r#""bands":{"below_1.5":1,"1.5-2.5":1,"2.5-5.0":2,"5.0_up":2}"#),
+            "{json}"
+        );
+        assert!(
+            json.contains(r#""histogram":{"1.2":1,"2.0":1,"2.6":2,"9.5":1,"11.0":1}"#),
+            "{json}"
+        );
+        assert_eq!(summary.hardest[0].0, 11.0);
     }
 
     #[test]
