@@ -233,6 +233,26 @@ fn bad_ambiguous_and_bounded_puzzles_are_rows_with_their_status() {
     );
     assert!(text.contains("Forcing Chain (7.1)"), "{text}");
     assert_eq!(explained.status.code(), Some(0));
+    // A record with no rating says where it is.
+    let explained = bin()
+        .args(["rate", "-q", "--explain", "-"])
+        .write_stdin(format!("{hard}\n1234\n"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&explained.stdout);
+    assert!(
+        text.contains("1234  invalid: expected 81 cells, found 4 (stdin line 2)\n"),
+        "{text}"
+    );
+    // Rows and the summary cannot share standard output.
+    let mixed = bin()
+        .args(["rate", "-q", "--summary", "-", "-"])
+        .write_stdin(format!("{hard}\n"))
+        .output()
+        .unwrap();
+    assert_eq!(mixed.status.code(), Some(2));
+    assert!(mixed.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&mixed.stderr).contains("--summary names standard output"));
 }
 
 #[test]

@@ -270,7 +270,7 @@ fn resume_refuses_other_options_and_inputs_naming_the_difference() {
         ),
         (
             &["--shard", "2/3"],
-            "cannot resume: the earlier run solved every record (no --shard), this one shard 2/3",
+            "cannot resume: the earlier run read every record (no --shard), this one shard 2/3",
         ),
     ];
     for (extra, message) in refusals {

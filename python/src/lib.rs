@@ -517,7 +517,7 @@ fn explain_cells<'py>(
             ),
         }
     })?;
-    let text = judged.explanation(&puzzle, &path);
+    let text = judged.explanation(&puzzle, &path, None);
     let tenths = |t| f64::from(t) / 10.0;
     let name = |c: u8| sudoku_batch::rate::board::cell_name(c as usize);
     let steps = path

@@ -868,7 +868,7 @@ impl RunManifest {
         };
         match compare {
             Compare::Resume if self.shard != other.shard => Some(format!(
-                "{earlier} solved {}, {this} {}",
+                "{earlier} read {}, {this} {}",
                 shard(&self.shard),
                 shard(&other.shard)
             )),
@@ -1067,7 +1067,7 @@ mod tests {
             [
                 "the earlier run did not use --unique, this one does",
                 "the earlier run used --solver bands, this one --solver singles",
-                "the earlier run solved shard 1/2, this one shard 2/2",
+                "the earlier run read shard 1/2, this one shard 2/2",
             ]
         );
         // Merge compares the shard count, not the shard.

@@ -618,18 +618,28 @@ pub(crate) fn remove_stale(path: &Path) {
     }
 }
 
-/// Writes `value` as pretty JSON to `path`, whole or not at all (through `FILE.partial`, like
-/// every output file).
+/// Writes `value` as pretty JSON to `path` (every command's `--summary`), whole or not at all
+/// (through `FILE.partial`, like every output file). A failure names `--summary`: it comes
+/// after the run, when the message no longer sits beside the command line.
 #[cfg(feature = "cli")]
 pub(crate) fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| Error::Write {
-        path: path.to_path_buf(),
-        cause: io::Error::other(e),
-    })?;
-    let mut output = Output::create(Some(path))?;
-    output.write_all(text.as_bytes())?;
-    output.write_all(b"\n")?;
-    output.finish()
+    let write = || -> Result<()> {
+        let text = serde_json::to_string_pretty(value).map_err(|e| Error::Write {
+            path: path.to_path_buf(),
+            cause: io::Error::other(e),
+        })?;
+        let mut output = Output::create(Some(path))?;
+        output.write_all(text.as_bytes())?;
+        output.write_all(b"\n")?;
+        output.finish()
+    };
+    write().map_err(|e| match e {
+        Error::Write { path, cause } => Error::Write {
+            path,
+            cause: io::Error::new(cause.kind(), format!("the --summary file: {cause}")),
+        },
+        other => other,
+    })
 }
 
 #[cfg(test)]
@@ -749,5 +759,20 @@ mod tests {
         assert!(!partial_path(&target).exists());
         let folder = Output::create(Some(dir.path())).err().unwrap().to_string();
         assert!(folder.contains("is a folder"), "{folder}");
+    }
+
+    #[cfg(feature = "cli")]
+    #[test]
+    fn a_summary_that_cannot_be_written_says_it_is_the_summary() {
+        let dir = tempfile::tempdir().unwrap();
+        let nowhere = dir.path().join("missing").join("s.json");
+        let message = write_json(&nowhere, &[1, 2]).unwrap_err().to_string();
+        assert!(
+            message.contains("s.json") && message.contains("the --summary file"),
+            "{message}"
+        );
+        let there = dir.path().join("s.json");
+        write_json(&there, &[1, 2]).unwrap();
+        assert!(std::fs::read_to_string(&there).unwrap().ends_with("]\n"));
     }
 }

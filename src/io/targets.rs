@@ -288,9 +288,25 @@ pub fn check_run_targets(
         targets.push(Target::new("-o", path, WriteKind::WithSidecar));
     }
     if let Some(path) = summary {
+        if is_stdout(path) && output.is_none_or(is_stdout) {
+            return Err(refuse(
+                path,
+                "--summary names standard output, where the rows go (no -o, or -o -): the JSON \
+                 would be mixed into them; give --summary a file, or the rows one with -o"
+                    .into(),
+            ));
+        }
         targets.push(Target::new("--summary", path, WriteKind::Replaced));
     }
     check_targets(inputs, &targets)
+}
+
+/// Whether `path` names standard output: `-`, `/dev/stdout`, `/dev/fd/1` or
+/// `/proc/self/fd/1`.
+fn is_stdout(path: &Path) -> bool {
+    ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+        .iter()
+        .any(|name| path.as_os_str() == *name)
 }
 
 #[cfg(test)]
@@ -348,6 +364,19 @@ mod tests {
             ]),
             ""
         );
+        // ...but rows and the summary cannot both go to standard output.
+        for (rows, summary) in [(None, "-"), (Some("-"), "/dev/stdout"), (None, "/dev/fd/1")] {
+            let message = check_run_targets(&inputs, rows.map(Path::new), Some(Path::new(summary)))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                message.contains("--summary names standard output"),
+                "{message}"
+            );
+        }
+        let out = dir.path().join("rows.csv");
+        assert!(check_run_targets(&inputs, Some(&out), Some(Path::new("-"))).is_ok());
+        assert!(check_run_targets(&inputs, None, Some(&dir.path().join("s.json"))).is_ok());
         if null.exists() {
             assert_eq!(
                 check(&[

@@ -167,8 +167,9 @@ pub fn judge(
 impl RateVerdict {
     /// The solving path `steps` of `puzzle` in words, as `rate --explain` writes it: a head
     /// line (the puzzle, ER/EP/ED, the hardest technique, the step count, why it is not
-    /// `rated`), then one numbered line per step.
-    pub fn explanation(&self, puzzle: &str, steps: &[Step]) -> String {
+    /// `rated`), then one numbered line per step. `place` (such as `in.txt line 7`) follows
+    /// the reason of a puzzle with no rating, so a bad record in a long input can be found.
+    pub fn explanation(&self, puzzle: &str, steps: &[Step], place: Option<&str>) -> String {
         use std::fmt::Write;
         let mut text = String::new();
         let _ = match self.rating {
@@ -184,7 +185,13 @@ impl RateVerdict {
                     format!("  ({}: {})", self.status.as_str(), self.message)
                 }
             ),
-            None => writeln!(text, "{puzzle}  {}: {}", self.status.as_str(), self.message),
+            None => writeln!(
+                text,
+                "{puzzle}  {}: {}{}",
+                self.status.as_str(),
+                self.message,
+                place.map_or(String::new(), |p| format!(" ({p})"))
+            ),
         };
         for (i, step) in steps.iter().enumerate() {
             let _ = writeln!(text, "  {:>3}. {step}", i + 1);

@@ -184,11 +184,7 @@ fn in_band_order<S: serde::Serializer>(
     map: &BTreeMap<&'static str, u64>,
     serializer: S,
 ) -> std::result::Result<S::Ok, S::Error> {
-    serializer.collect_map(
-        BANDS
-            .iter()
-            .filter_map(|b| map.get(b).map(|n| (b, n))),
-    )
+    serializer.collect_map(BANDS.iter().filter_map(|b| map.get(b).map(|n| (b, n))))
 }
 
 impl RateSummary {
@@ -313,8 +309,10 @@ fn rate_chunk(chunk: &Chunk, config: &RateConfig, files: &[String]) -> ChunkOut 
         }
         let file = files.get(record.file as usize).map_or("-", String::as_str);
         if config.explain {
+            let shown = if file == "-" { "stdin" } else { file };
+            let place = format!("{shown} line {}", record.line);
             out.text
-                .extend_from_slice(rated.explanation(&puzzle, &steps).as_bytes());
+                .extend_from_slice(rated.explanation(&puzzle, &steps, Some(&place)).as_bytes());
             out.text.push(b'\n');
         } else {
             let place = RowPlace {
