@@ -256,7 +256,7 @@ pub fn tenths_range(low: f64, high: f64) -> Result<(u16, u16), String> {
 /// decimal input: `0.3 * 10` is `3.0000000000000004`).
 fn tenths(er: f64, round: fn(f64) -> f64) -> Result<u16, String> {
     if !(0.0..=MAX_ER).contains(&er) {
-        return Err(format!("a rating is between 0 and {MAX_ER}, got {er}"));
+        return Err(format!("a rating is between 0 and {MAX_ER}, got {er:?}"));
     }
     let t = er * 10.0;
     let near = t.round();
