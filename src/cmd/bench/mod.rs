@@ -195,8 +195,6 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
     let datasets = load_datasets(config)?;
     let mut csv = config.csv.as_deref().map(CsvAppender::open).transpose()?;
     let machine = Machine::detect();
-    // Every timed puzzle reads the calibrated counter, not the calibration's `Instant` readings.
-    crate::stopwatch::init();
     let solvers = config.solvers();
     let threads = config.threads();
     let pools = threads
