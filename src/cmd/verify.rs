@@ -30,7 +30,7 @@ use crate::cmd::{Finish, RunOptions};
 use crate::error::{Error, Result};
 use crate::grid::Grid;
 use crate::io::output::{write_json, Output};
-use crate::io::targets::{check_targets, Target, WriteKind};
+use crate::io::targets::{check_targets, one_on_stdout, Target, WriteKind};
 use crate::io::{Columns, Fields, Input, RecordReader};
 use crate::run::records::{Chunk, ShardedRecords};
 use crate::run::{build_pool, check_threads, interrupt, ordered_map, Progress, INLINE_START};
@@ -606,6 +606,7 @@ fn open_report(config: &VerifyConfig) -> Result<Option<Output>> {
         targets.push(Target::new("--summary", path, WriteKind::Replaced));
     }
     let inputs: Vec<PathBuf> = config.run.inputs.iter().map(Input::path).collect();
+    one_on_stdout(&targets)?;
     check_targets(&inputs, &targets)?;
     let Some(path) = &config.report else {
         return Ok(None);

@@ -276,6 +276,30 @@ pub fn check_targets(inputs: &[PathBuf], targets: &[Target<'_>]) -> Result<()> {
     Ok(())
 }
 
+/// Refuses two targets that both name standard output (`-`, `/dev/stdout`, ...): their text
+/// would be mixed into one stream. For the commands whose outputs all go to standard output
+/// unless told otherwise (`solve`'s and `rate`'s rows, `verify`'s report); [`check_targets`]
+/// itself lets any target be standard output.
+pub fn one_on_stdout(targets: &[Target<'_>]) -> Result<()> {
+    let mut on_stdout = targets.iter().filter(|t| is_stdout(t.path));
+    if let (Some(first), Some(second)) = (on_stdout.next(), on_stdout.next()) {
+        return Err(refuse(
+            second.path,
+            format!(
+                "{} names standard output, where {} writes too{}; give one of them a file",
+                second.flag,
+                first.flag,
+                if first.flag == "-o" {
+                    " (the rows: no -o, or -o -)"
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// [`check_targets`] for a command that reads records and writes rows (`solve`, `rate`):
 /// `-o` with its in-progress file and run sidecar, and `--summary`.
 pub fn check_run_targets(
@@ -283,21 +307,16 @@ pub fn check_run_targets(
     output: Option<&Path>,
     summary: Option<&Path>,
 ) -> Result<()> {
-    let mut targets = Vec::new();
-    if let Some(path) = output {
-        targets.push(Target::new("-o", path, WriteKind::WithSidecar));
-    }
+    // No -o writes the rows to standard output.
+    let mut targets = vec![Target::new(
+        "-o",
+        output.unwrap_or(Path::new("-")),
+        WriteKind::WithSidecar,
+    )];
     if let Some(path) = summary {
-        if is_stdout(path) && output.is_none_or(is_stdout) {
-            return Err(refuse(
-                path,
-                "--summary names standard output, where the rows go (no -o, or -o -): the JSON \
-                 would be mixed into them; give --summary a file, or the rows one with -o"
-                    .into(),
-            ));
-        }
         targets.push(Target::new("--summary", path, WriteKind::Replaced));
     }
+    one_on_stdout(&targets)?;
     check_targets(inputs, &targets)
 }
 
@@ -374,6 +393,21 @@ mod tests {
                 "{message}"
             );
         }
+        // Any two outputs, such as verify's --report and --summary.
+        let both = one_on_stdout(&[
+            Target::new("--report", Path::new("-"), WriteKind::Replaced),
+            Target::new(
+                "--summary",
+                Path::new("/proc/self/fd/1"),
+                WriteKind::Replaced,
+            ),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            both.contains("--summary names standard output, where --report writes too"),
+            "{both}"
+        );
         let out = dir.path().join("rows.csv");
         assert!(check_run_targets(&inputs, Some(&out), Some(Path::new("-"))).is_ok());
         assert!(check_run_targets(&inputs, None, Some(&dir.path().join("s.json"))).is_ok());

@@ -309,10 +309,16 @@ fn rate_chunk(chunk: &Chunk, config: &RateConfig, files: &[String]) -> ChunkOut 
         }
         let file = files.get(record.file as usize).map_or("-", String::as_str);
         if config.explain {
-            let shown = if file == "-" { "stdin" } else { file };
-            let place = format!("{shown} line {}", record.line);
-            out.text
-                .extend_from_slice(rated.explanation(&puzzle, &steps, Some(&place)).as_bytes());
+            // Only a record with no rating gets its place (the others are found by puzzle).
+            let place = rated.rating.is_none().then(|| {
+                let shown = if file == "-" { "stdin" } else { file };
+                format!("{shown} line {}", record.line)
+            });
+            out.text.extend_from_slice(
+                rated
+                    .explanation(&puzzle, &steps, place.as_deref())
+                    .as_bytes(),
+            );
             out.text.push(b'\n');
         } else {
             let place = RowPlace {
