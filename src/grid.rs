@@ -69,7 +69,7 @@ pub struct Conflict {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum SolutionError {
     /// The solution still has blank cells.
-    #[error("solution has {blanks} blank cells")]
+    #[error("solution has {blanks} blank cell{}", if *blanks == 1 { "" } else { "s" })]
     Incomplete {
         /// Number of blanks.
         blanks: usize,

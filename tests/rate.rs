@@ -209,7 +209,11 @@ fn bad_ambiguous_and_bounded_puzzles_are_rows_with_their_status() {
     let rows = rows(&std::fs::read(&out_csv).unwrap());
     let statuses: Vec<&str> = rows.iter().map(|r| &r[8]).collect();
     assert_eq!(statuses, ["gave_up", "invalid", "multiple", "invalid"]);
-    assert!(rows[0][10].contains("max_er"));
+    assert!(
+        rows[0][10].contains("above the limit of 6.0 (max ER)"),
+        "{:?}",
+        rows[0]
+    );
     assert!(
         rows[3][10].contains("contradictory clues"),
         "{:?}",

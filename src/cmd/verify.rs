@@ -33,7 +33,7 @@ use crate::io::output::{write_json, Output};
 use crate::io::targets::{check_targets, one_on_stdout, Target, WriteKind};
 use crate::io::{Columns, Fields, Input, RecordReader};
 use crate::run::records::{Chunk, ShardedRecords};
-use crate::run::{build_pool, check_threads, interrupt, ordered_map, Progress, INLINE_START};
+use crate::run::{check_threads, interrupt, ordered_map, Progress, Workers, INLINE_START};
 use crate::solver::SolverKind;
 use crate::verdict::{self, CheckOptions};
 pub use crate::verdict::{FailureKind, RowVerdict};
@@ -391,12 +391,13 @@ impl VerifyReport {
     pub fn to_text(&self) -> String {
         let s = &self.summary;
         let mut text = format!(
-            "verified {} rows from {} file(s) in {:.3} s ({:.0} rows/s, {} threads{})\n",
+            "verified {} rows from {} file(s) in {:.3} s ({:.0} rows/s, {} thread{}{})\n",
             s.rows,
             s.files,
             s.wall_seconds,
             s.rows_per_second,
             s.threads,
+            if s.threads == 1 { "" } else { "s" },
             if s.unique {
                 format!(", uniqueness by solver {}", s.solver)
             } else {
@@ -500,7 +501,7 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     let mut report = open_report(config)?;
     let threads = config.run.threads.max(1);
     check_threads(threads, config.run.allow_oversubscribe)?;
-    let pool = build_pool(threads)?;
+    let workers = Workers::new(threads);
     let files: Vec<String> = config.run.inputs.iter().map(Input::display_name).collect();
     let bytes_read = Arc::new(AtomicU64::new(0));
     let total_bytes: Option<u64> = config.run.inputs.iter().map(Input::size).sum();
@@ -548,7 +549,14 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
         progress.advance(chunk.rows, bytes_read.load(Ordering::Relaxed));
         Ok(())
     };
-    let result = ordered_map(&pool, threads * 4 + 2, INLINE_START, produce, work, consume);
+    let result = ordered_map(
+        &workers,
+        threads * 4 + 2,
+        INLINE_START,
+        produce,
+        work,
+        consume,
+    );
     progress.finish();
     result?;
     summary.interrupted = records.stopped();

@@ -40,6 +40,10 @@ fn buffer_for(size: u64) -> usize {
     bytes.next_multiple_of(4096).min(READ_BUFFER)
 }
 
+/// The read buffer for a pipe or a FIFO: a read returns at most what the pipe holds, 64 KiB
+/// unless its owner enlarged it, so a larger buffer would only be zeroed, never filled.
+const PIPE_BUFFER: usize = 64 * 1024;
+
 /// One input: a file path or standard input (`-`).
 ///
 /// A path `ARCHIVE.zip:MEMBER` that does not exist as written, but whose part before the last
@@ -209,8 +213,14 @@ impl Input {
         // and a zip archive (which would need a second open and seeking) is refused on one.
         let mut seekable = false;
         let mut snapshot = None;
+        // Standard input's size, when it is a regular file (`< FILE`).
+        let mut stdin_size = None;
         let (raw, file): (Box<dyn Read + Send>, Option<OnDisk>) = match self {
-            Input::Stdin => (stdin_stream().map_err(open_error)?, None),
+            Input::Stdin => {
+                let (raw, size) = stdin_stream().map_err(open_error)?;
+                stdin_size = size;
+                (raw, None)
+            }
             Input::File(path) => {
                 let (disk, member) = Input::on_disk(path);
                 let file = open_for_reading(&disk).map_err(open_error)?;
@@ -269,9 +279,10 @@ impl Input {
             counter,
             tap,
         };
-        let capacity = snapshot
-            .as_ref()
-            .map_or(READ_BUFFER, |s| buffer_for(s.size));
+        let capacity = match &snapshot {
+            Some(taken) => buffer_for(taken.size),
+            None => stdin_size.map_or(PIPE_BUFFER, buffer_for),
+        };
         let stream = decode(
             compression,
             Box::new(BufReader::with_capacity(capacity, counted)),
@@ -666,19 +677,25 @@ impl<R: Read> Read for CrcCheck<R> {
     }
 }
 
-/// Standard input, read as [`waiting`] reads a pipe.
-fn stdin_stream() -> io::Result<Box<dyn Read + Send>> {
+/// Standard input, read as [`waiting`] reads a pipe, and its size when it is a regular file (`< FILE`),
+/// so the read buffer fits it ([`buffer_for`]).
+fn stdin_stream() -> io::Result<(Box<dyn Read + Send>, Option<u64>)> {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
         // Its own descriptor, read directly (not through `Stdin`'s buffer, which `poll` cannot
         // see into).
-        let fd = io::stdin().as_fd().try_clone_to_owned()?;
-        Ok(waiting(File::from(fd)))
+        let file = File::from(io::stdin().as_fd().try_clone_to_owned()?);
+        let size = file
+            .metadata()
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len());
+        Ok((waiting(file), size))
     }
     #[cfg(not(unix))]
     {
-        Ok(Box::new(io::stdin()))
+        Ok((Box::new(io::stdin()), None))
     }
 }
 

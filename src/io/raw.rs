@@ -235,7 +235,10 @@ impl Body {
                     let blanks = 81 - grid.clue_count();
                     return Body::invalid(
                         field,
-                        format!("reference solution has {blanks} blank cells"),
+                        format!(
+                            "reference solution has {blanks} blank cell{}",
+                            if blanks == 1 { "" } else { "s" }
+                        ),
                     );
                 }
                 Err(e) => return Body::invalid(field, format!("reference solution: {e}")),

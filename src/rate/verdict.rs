@@ -148,18 +148,25 @@ pub fn judge(
         Status::Rated => done(RateStatus::Rated, Some(rating), String::new(), false),
         Status::GaveUp(why) => {
             let message = match why {
-                GaveUp::MaxEr => "a step above max_er is needed",
-                GaveUp::Deadline => "the time limit was reached",
-                GaveUp::StepBudget => "the step budget was reached",
-                GaveUp::NoTechnique => {
-                    "no technique of the scale makes progress (not even nested forcing chains of level 5)"
+                GaveUp::MaxEr => {
+                    let max = limits.max_er.unwrap_or_default();
+                    format!(
+                        "a step rated above the limit of {}.{} (max ER) is needed",
+                        max / 10,
+                        max % 10
+                    )
                 }
-                GaveUp::Stopped => "stopped",
+                GaveUp::Deadline => "the time limit was reached".into(),
+                GaveUp::StepBudget => "the step budget was reached".into(),
+                GaveUp::NoTechnique => "no technique of the scale makes progress (not even \
+                                        nested forcing chains of level 5)"
+                    .into(),
+                GaveUp::Stopped => "stopped".into(),
             };
             let stopped = why == GaveUp::Stopped;
             // Before its first step a puzzle has no rating, not a rating of 0.0.
             let reached = (rating.steps > 0).then_some(rating);
-            done(RateStatus::GaveUp, reached, message.to_string(), stopped)
+            done(RateStatus::GaveUp, reached, message, stopped)
         }
     }
 }
@@ -224,7 +231,11 @@ mod tests {
         };
         let stopped = judge(&easy, &low, None, None);
         assert_eq!(stopped.status, RateStatus::GaveUp);
-        assert!(stopped.message.contains("max_er"));
+        assert!(
+            stopped.message.contains("above the limit of 1.0"),
+            "{}",
+            stopped.message
+        );
         // Its first step is a 1.2: given up before any step, it has no rating, not 0.0.
         assert!(stopped.rating.is_none(), "{:?}", stopped.rating);
         for (i, status) in RateStatus::ALL.into_iter().enumerate() {

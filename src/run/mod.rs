@@ -8,7 +8,8 @@ pub(crate) mod progress;
 pub(crate) mod records;
 
 pub(crate) use pipeline::{
-    build_pool, check_threads, default_threads, ordered_map, par_map_into, Start, INLINE_START,
+    build_pool, check_threads, default_threads, ordered_map, par_map_into, Start, Workers,
+    INLINE_START,
 };
 pub(crate) use progress::Progress;
 

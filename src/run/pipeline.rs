@@ -19,6 +19,42 @@ use rayon::prelude::*;
 use super::Pool;
 use crate::error::{Error, Result};
 
+/// The worker pool of an [`ordered_map`] run, started when the run first hands work to it: a
+/// run that ends within its [`Start::Inline`] window starts no thread. A worker's start (a
+/// thread, its stack and its allocator arena) measured 0.15 ms of CPU in a program that does
+/// nothing else, against about 1.5 ms for a whole `solve` of one puzzle.
+pub(crate) struct Workers {
+    threads: usize,
+    pool: std::sync::OnceLock<Pool>,
+}
+
+impl Workers {
+    /// `threads` workers, not started yet.
+    pub(crate) fn new(threads: usize) -> Workers {
+        Workers {
+            threads,
+            pool: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// `threads` workers, started now: a command that hands them every item from the start
+    /// refuses a thread limit before it reads or writes anything.
+    pub(crate) fn started(threads: usize) -> Result<Workers> {
+        let workers = Workers::new(threads);
+        workers.pool()?;
+        Ok(workers)
+    }
+
+    /// The pool, started on the first call ([`build_pool`]).
+    fn pool(&self) -> Result<&Pool> {
+        if let Some(pool) = self.pool.get() {
+            return Ok(pool);
+        }
+        let pool = build_pool(self.threads)?;
+        Ok(self.pool.get_or_init(|| pool))
+    }
+}
+
 /// The number of logical cores this process may use ([`crate::threads::cores`]).
 pub(crate) fn default_threads() -> usize {
     crate::threads::cores()
@@ -56,7 +92,7 @@ pub(crate) const INLINE_START: Start = Start::Inline(Duration::from_millis(2));
 /// if `produce` fails, the items already produced are still worked and consumed, then its
 /// error is returned. A panic in `consume` is returned as an internal error.
 pub(crate) fn ordered_map<T, O>(
-    pool: &Pool,
+    workers: &Workers,
     in_flight: usize,
     start: Start,
     mut produce: impl FnMut(bool) -> Result<Option<T>>,
@@ -78,6 +114,7 @@ where
                 .unwrap_or_else(|panic| Err(writer_panicked(panic.as_ref())))?;
         }
     }
+    let pool = workers.pool()?;
     let in_flight = in_flight.max(1);
     let (token_tx, token_rx) = crossbeam_channel::bounded::<()>(in_flight);
     for _ in 0..in_flight {
@@ -234,7 +271,7 @@ mod tests {
 
     #[test]
     fn results_come_in_input_order_whatever_the_start() {
-        let pool = build_pool(2).unwrap();
+        let workers = Workers::new(2);
         let caller = std::thread::current().id();
         for start in STARTS {
             let mut next = 0u32;
@@ -242,7 +279,7 @@ mod tests {
             let mut here = Vec::new();
             let mut told = Vec::new();
             ordered_map(
-                &pool,
+                &workers,
                 4,
                 start,
                 |inline| {
@@ -282,12 +319,46 @@ mod tests {
     }
 
     #[test]
+    fn a_run_done_within_its_inline_window_starts_no_worker() {
+        let workers = Workers::new(2);
+        let mut next = 0u32;
+        let mut seen = Vec::new();
+        let window = Start::Inline(Duration::from_secs(3600));
+        let produce = |_| {
+            next += 1;
+            Ok((next <= 10).then_some(next))
+        };
+        ordered_map(
+            &workers,
+            4,
+            window,
+            produce,
+            |n| n,
+            |n| {
+                seen.push(n);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(seen, (1..=10).collect::<Vec<_>>());
+        assert!(workers.pool.get().is_none());
+        // Past the window, the pool starts.
+        let mut next = 0u32;
+        let produce = |_| {
+            next += 1;
+            Ok((next <= 10).then_some(next))
+        };
+        ordered_map(&workers, 4, Start::Threads, produce, |n| n, |_| Ok(())).unwrap();
+        assert_eq!(workers.pool.get().map(Pool::current_num_threads), Some(2));
+    }
+
+    #[test]
     fn a_panicked_writer_is_an_internal_error_with_its_message() {
-        let pool = build_pool(1).unwrap();
+        let workers = Workers::new(1);
         for start in STARTS {
             let mut next = 0u32;
             let result = ordered_map(
-                &pool,
+                &workers,
                 2,
                 start,
                 |_| {
@@ -312,12 +383,12 @@ mod tests {
 
     #[test]
     fn a_failed_read_comes_after_the_items_before_it_whatever_the_start() {
-        let pool = build_pool(2).unwrap();
+        let workers = Workers::started(2).unwrap();
         for start in STARTS {
             let mut next = 0u32;
             let mut seen = Vec::new();
             let result = ordered_map(
-                &pool,
+                &workers,
                 4,
                 start,
                 |_| {

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::grid::CELLS;
 use crate::io::output::Output;
 use crate::io::targets::{check_targets, Target, WriteKind};
-use crate::run::{build_pool, check_threads, interrupt, ordered_map, Progress, Start};
+use crate::run::{check_threads, interrupt, ordered_map, Progress, Start, Workers};
 use crate::solver::SolverKind;
 
 pub use crate::generate::{
@@ -144,8 +144,12 @@ impl GenerateReport {
             );
         }
         text += &format!(
-            "\nseed {}, {} threads, solver {}, {} grids drawn",
-            self.seed, self.threads, self.solver, self.attempts,
+            "\nseed {}, {} thread{}, solver {}, {} grids drawn",
+            self.seed,
+            self.threads,
+            if self.threads == 1 { "" } else { "s" },
+            self.solver,
+            self.attempts,
         );
         if per_puzzle {
             text += &format!(
@@ -280,7 +284,7 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     let threads = config.threads.max(1);
     check_threads(threads, config.allow_oversubscribe)?;
     warn_if_rare(config.er);
-    let pool = build_pool(threads)?;
+    let workers = Workers::started(threads)?;
     let options = crate::io::output::OutputOptions {
         compress: config.compress,
         ..Default::default()
@@ -342,7 +346,7 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
         Ok(())
     };
     let result = ordered_map(
-        &pool,
+        &workers,
         threads * 4 + 2,
         Start::Threads,
         produce,

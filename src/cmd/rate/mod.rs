@@ -34,7 +34,7 @@ use crate::io::{Body, Input};
 use crate::rate::verdict::{self, RateStatus, RateVerdict as Rated};
 use crate::rate::{self as rater, Flavor, Limits};
 use crate::run::records::{Chunk, ChunkSize, ShardedRecords};
-use crate::run::{build_pool, check_threads, interrupt, ordered_map, Pool, Progress, Start};
+use crate::run::{check_threads, interrupt, ordered_map, Progress, Start, Workers};
 use crate::shard::{Shard, ShardChoice};
 use columns::{push_row, RowPlace};
 use resume::Resumed;
@@ -334,12 +334,12 @@ fn rate_chunk(chunk: &Chunk, config: &RateConfig, files: &[String]) -> ChunkOut 
     out
 }
 
-/// Rates the records on `pool` and writes each chunk's rows (or explanations) in input order,
+/// Rates the records on `workers` and writes each chunk's rows (or explanations) in input order,
 /// flushed chunk by chunk; the summary of the rows rated now, and whether a stop ended the run
 /// early (records left unread, or a puzzle cut short with no later row written).
 fn rate_records(
     config: &RateConfig,
-    (pool, records, files): (&Pool, &mut ShardedRecords, &[String]),
+    (workers, records, files): (&Workers, &mut ShardedRecords, &[String]),
     (output, sidecar): (&mut Output, &mut Sidecar<'_>),
     (progress, bytes_read, start_bytes): (&mut Progress, &AtomicU64, u64),
 ) -> Result<(RateSummary, bool)> {
@@ -395,7 +395,7 @@ fn rate_records(
         Ok(())
     };
     let result = ordered_map(
-        pool,
+        workers,
         threads * 4 + 2,
         Start::Threads,
         produce,
@@ -473,7 +473,7 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     let mut notes = Vec::new();
     let shard = config.shard.resolve_into(&mut notes)?;
     let threads = config.run.threads.max(1);
-    let pool = build_pool(threads)?;
+    let workers = Workers::started(threads)?;
     let mut files: Vec<String> = config.run.inputs.iter().map(Input::display_name).collect();
     let total_bytes: Option<u64> = config.run.inputs.iter().map(Input::size).sum();
     let sidecar_wanted = !config.explain && wants_sidecar(config.output.as_deref());
@@ -523,7 +523,7 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
 
     let (mut summary, interrupted) = rate_records(
         config,
-        (&pool, &mut records, &files),
+        (&workers, &mut records, &files),
         (&mut output, &mut sidecar),
         (&mut progress, &bytes_read, skipped_bytes),
     )?;
@@ -661,6 +661,6 @@ mod tests {
         };
         let stopped = rate_grid(&easy, &low);
         assert_eq!(stopped.status, RateStatus::GaveUp);
-        assert!(stopped.message.contains("max_er"));
+        assert!(stopped.message.contains("above the limit of 1.0"));
     }
 }

@@ -41,7 +41,7 @@ use crate::io::targets::check_run_targets;
 use crate::io::Input;
 use crate::io::{Body, Record, RecordReader};
 use crate::run::records::{Chunk, ChunkSize, ShardedRecords};
-use crate::run::{build_pool, check_threads, interrupt, ordered_map, Pool, Progress, INLINE_START};
+use crate::run::{check_threads, interrupt, ordered_map, Progress, Workers, INLINE_START};
 use crate::shard::{Shard, ShardChoice};
 use crate::solver::{Budget, SolverKind};
 use crate::stats::{Summary, Tally};
@@ -389,10 +389,10 @@ struct Solved {
     interrupted: bool,
 }
 
-/// Solves the records on `pool` and writes their rows in input order.
+/// Solves the records on `workers` and writes their rows in input order.
 fn solve_records(
     config: &SolveConfig,
-    (pool, records, format): (&Pool, &mut ShardedRecords, &RowFormat),
+    (workers, records, format): (&Workers, &mut ShardedRecords, &RowFormat),
     (output, sidecar): (&mut Output, &mut Sidecar<'_>),
     (progress, bytes_read): (&mut Progress, &AtomicU64),
 ) -> Result<Solved> {
@@ -440,7 +440,7 @@ fn solve_records(
         Ok(())
     };
     let in_flight = (threads * 4 + 2).min(MAX_IN_FLIGHT);
-    let result = ordered_map(pool, in_flight, INLINE_START, produce, work, consume);
+    let result = ordered_map(workers, in_flight, INLINE_START, produce, work, consume);
     progress.finish();
     result?;
     Ok(Solved {
@@ -480,7 +480,7 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     let shard = config.shard.resolve_into(&mut notes)?;
     let threads = config.run.threads.max(1);
     check_threads(threads, config.run.allow_oversubscribe)?;
-    let pool = build_pool(threads)?;
+    let workers = Workers::new(threads);
     let mut files: Vec<String> = config.run.inputs.iter().map(Input::display_name).collect();
     let total_bytes: Option<u64> = config.run.inputs.iter().map(Input::size).sum();
     let started = Instant::now();
@@ -530,7 +530,7 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
         interrupted,
     } = solve_records(
         config,
-        (&pool, &mut records, &format),
+        (&workers, &mut records, &format),
         (&mut output, &mut sidecar),
         (&mut progress, &bytes_read),
     )?;
