@@ -759,6 +759,8 @@ fn a_stop_before_the_header_is_read_writes_nothing() {
 
 /// A FIFO that no writer has opened yet: the run waits for one as for bytes on a pipe, so a
 /// stop request ends it (a plain `open` of the FIFO would block where no signal reaches it).
+/// Stopped before any record, it writes nothing: an earlier run's finished output and its
+/// sidecar stay as they were, and no `FILE.partial` is left.
 #[test]
 #[cfg(unix)]
 fn a_stop_ends_the_wait_for_a_fifo_writer() {
@@ -766,17 +768,34 @@ fn a_stop_ends_the_wait_for_a_fifo_writer() {
     let fifo = dir.path().join("in.fifo");
     mkfifo(&fifo);
     let out = dir.path().join("out.csv");
-    let args = [
-        "solve".as_ref(),
-        "-o".as_ref(),
-        out.as_os_str(),
-        fifo.as_os_str(),
-    ];
-    let (output, stderr) = stopped_after(&args, None, Duration::from_millis(700), &["TERM"]);
-    assert_eq!(output.status.code(), Some(143), "{stderr}");
-    assert!(stderr.contains("interrupted"), "{stderr}");
-    let written = std::fs::read_to_string(dir.path().join("out.csv.partial")).unwrap();
-    assert_eq!(written.lines().count(), 1, "the header only: {written}");
+    let sidecar = dir.path().join("out.csv.run.json");
+    for command in ["solve", "rate"] {
+        bin()
+            .args([command, "-q", "-o"])
+            .arg(&out)
+            .arg(data("norvig_easy50.txt"))
+            .assert()
+            .code(0);
+        let (rows, run) = (
+            std::fs::read(&out).unwrap(),
+            std::fs::read(&sidecar).unwrap(),
+        );
+        let args = [
+            command.as_ref(),
+            "-o".as_ref(),
+            out.as_os_str(),
+            fifo.as_os_str(),
+        ];
+        let (output, stderr) = stopped_after(&args, None, Duration::from_millis(700), &["TERM"]);
+        assert_eq!(output.status.code(), Some(143), "{command}: {stderr}");
+        assert!(
+            stderr.contains("stopped by SIGTERM before any record was read: nothing was written"),
+            "{command}: {stderr}"
+        );
+        assert!(!dir.path().join("out.csv.partial").exists(), "{command}");
+        assert_eq!(std::fs::read(&out).unwrap(), rows, "{command}");
+        assert_eq!(std::fs::read(&sidecar).unwrap(), run, "{command}");
+    }
 }
 
 /// The same for an output FIFO no reader has opened yet: the run waits for one, and a stop

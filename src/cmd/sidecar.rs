@@ -463,6 +463,16 @@ impl<'a> Sidecar<'a> {
         (rows, input_records): (u64, u64),
         notes: &mut Vec<String>,
     ) -> Result<()> {
+        if interrupted && rows == 0 && output.placed().is_ok() && self.pending {
+            // Stopped before any row (a pipe or FIFO that sent nothing yet): dropping the output
+            // removes its `FILE.partial`, and an earlier run's `FILE` and sidecar stay as they
+            // were, as when a stop comes before the header is read.
+            drop(output);
+            return Err(Error::Interrupted(format!(
+                "stopped by {} before any record was read: nothing was written",
+                crate::run::interrupt::stopped_by()
+            )));
+        }
         if interrupted {
             self.rows_written(&mut output)?;
             match output.keep()? {
