@@ -79,9 +79,9 @@ pub(crate) enum Start {
 
 /// [`Start::Inline`] for `solve` and `verify`: long enough for a file of a thousand easy
 /// puzzles, short against any run that gains from more threads. On a 2-vCPU VM a thousand
-/// Kaggle puzzles take 2.5-3 ms to read, solve and write on one thread, so a 2 ms window
-/// started the pool near their end; with 10 ms, `solve - -j 1` and `-j 2` of 1,000 and 3,000
-/// such puzzles took 3-6% less wall time and 6-12% less CPU.
+/// Kaggle puzzles take 2.5-3 ms to read, solve and write on one thread: a 2 ms window started
+/// the pool and the writer near their end, and the whole process (`solve - -j 1` or `-j 2`)
+/// took about 10% more CPU than with this one.
 pub(crate) const INLINE_START: Start = Start::Inline(Duration::from_millis(5));
 
 /// Runs an ordered parallel map: `produce` is called on this thread for the next work item
