@@ -1126,6 +1126,42 @@ fn max_pass_stops_inside_a_slow_last_puzzle() {
     );
 }
 
+/// `--max-pass` holds for the timed passes too, which solve transformed puzzles: this
+/// unsolvable puzzle is instant for `naive` as written (its first row leaves no place for the 9)
+/// and takes it from milliseconds to minutes in the passes' transforms. The row is `skipped`
+/// after about a second, for one thread and for two.
+#[test]
+fn max_pass_stops_a_timed_pass_over_transformed_puzzles() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("unsolvable.txt");
+    let puzzle = format!("12345678.........9{}\n", ".".repeat(63));
+    std::fs::write(&input, puzzle).unwrap();
+    let json = dir.path().join("rows.json");
+    let started = std::time::Instant::now();
+    Command::cargo_bin("sudoku-batch")
+        .unwrap()
+        .args(["bench", "-q", "--solvers", "naive", "-j", "1,2"])
+        .args(["--warmup", "0", "--min-time", "0.1", "--runs", "1"])
+        .args(["--max-pass", "0.5", "--summary"])
+        .arg(&json)
+        .arg(&input)
+        .assert()
+        .success();
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+    let rows: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for row in [&rows[0], &rows[1]] {
+        assert_eq!(row["status"], "skipped", "{rows}");
+        assert!(
+            row["note"]
+                .as_str()
+                .unwrap()
+                .contains("one pass over the transformed puzzles takes over 0.5 s (--max-pass)"),
+            "{rows}"
+        );
+    }
+}
+
 #[test]
 fn skipped_rows_show_as_skipped_and_an_empty_chart_still_draws() {
     let dir = tempfile::tempdir().unwrap();

@@ -36,6 +36,15 @@ pub(super) struct Problem {
     pub(super) note: String,
 }
 
+impl BenchRow {
+    /// Marks a row that is not measured, saying why.
+    pub(super) fn not_measured(&mut self, why: &Problem) {
+        self.status = why.status;
+        self.note = why.note.clone();
+        self.solved = None;
+    }
+}
+
 /// What the check pass found.
 pub(super) struct Check {
     /// Puzzles solved (and validated).
@@ -48,39 +57,90 @@ pub(super) struct Check {
 
 /// Solves the original puzzles one by one on this thread, validating every answer; stops
 /// early (and reports a problem) when the pass runs over `max_pass`, also inside a puzzle: a
-/// watchdog thread sets the search's stop flag at the limit (or on a stop request), so one slow
+/// [`Watch`] sets the search's stop flag at the limit (or on a stop request), so one slow
 /// puzzle cannot hold the suite.
 pub(super) fn check_pass(
     dataset: &Dataset,
     options: &crate::verdict::JudgeOptions<'_>,
     max_pass: Duration,
 ) -> Check {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    let started = Instant::now();
-    let stop = AtomicBool::new(false);
-    let finished = AtomicBool::new(false);
+    let watch = Watch::new();
     let options = crate::verdict::JudgeOptions {
         budget: Budget {
-            stop: Some(&stop),
+            stop: Some(&watch.stop),
             ..options.budget
         },
         ..*options
     };
-    std::thread::scope(|scope| {
-        let watchdog = scope.spawn(|| {
-            while !finished.load(Ordering::Relaxed) {
-                if started.elapsed() > max_pass || interrupted() {
-                    stop.store(true, Ordering::Relaxed);
-                    return;
-                }
-                std::thread::park_timeout(Duration::from_millis(5));
-            }
-        });
-        let check = check_puzzles(dataset, &options, started, max_pass);
-        finished.store(true, Ordering::Relaxed);
-        watchdog.thread().unpark();
-        check
+    watch.around(|| {
+        let started = watch.begin(max_pass);
+        check_puzzles(dataset, &options, started, max_pass)
     })
+}
+
+/// Stops a pass that runs over `--max-pass`, and any pass on a stop request: a thread that
+/// wakes every [`Watch::EVERY`] sets the flag the solvers' budget polls (every few thousand
+/// guesses). A timed pass can take far longer than the check pass: it solves transformed
+/// puzzles, which can send a solver such as `naive` from microseconds to minutes.
+struct Watch {
+    stop: std::sync::atomic::AtomicBool,
+    base: Instant,
+    /// Nanoseconds after `base` at which the pass under way runs over (`u64::MAX`: none).
+    deadline_ns: std::sync::atomic::AtomicU64,
+    finished: std::sync::atomic::AtomicBool,
+}
+
+impl Watch {
+    /// How often the watching thread looks: a pass stops at most this late, and the wake-ups
+    /// cost a few microseconds of the other passes' time per period.
+    const EVERY: Duration = Duration::from_millis(10);
+
+    fn new() -> Watch {
+        Watch {
+            stop: Default::default(),
+            base: Instant::now(),
+            deadline_ns: std::sync::atomic::AtomicU64::new(u64::MAX),
+            finished: Default::default(),
+        }
+    }
+
+    /// Runs `body` with the watching thread beside it.
+    fn around<T>(&self, body: impl FnOnce() -> T) -> T {
+        use std::sync::atomic::Ordering::Relaxed;
+        std::thread::scope(|scope| {
+            let watching = scope.spawn(|| {
+                while !self.finished.load(Relaxed) {
+                    let now = u64::try_from(self.base.elapsed().as_nanos()).unwrap_or(u64::MAX);
+                    if now > self.deadline_ns.load(Relaxed) || interrupted() {
+                        self.stop.store(true, Relaxed);
+                        return;
+                    }
+                    std::thread::park_timeout(Self::EVERY);
+                }
+            });
+            let out = body();
+            self.finished.store(true, Relaxed);
+            watching.thread().unpark();
+            out
+        })
+    }
+
+    /// Starts a pass that may take `limit`; returns its start.
+    fn begin(&self, limit: Duration) -> Instant {
+        let started = Instant::now();
+        let end = (started + limit)
+            .saturating_duration_since(self.base)
+            .as_nanos();
+        let end = u64::try_from(end).unwrap_or(u64::MAX);
+        self.deadline_ns
+            .store(end, std::sync::atomic::Ordering::Relaxed);
+        started
+    }
+
+    /// Whether the stop flag was set (the pass under way was cut short).
+    fn stopped(&self) -> bool {
+        self.stop.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 /// [`check_pass`]'s loop over the puzzles, with the budget its watchdog stops.
@@ -169,7 +229,8 @@ impl Measured {
     }
 }
 
-/// Warm-up and timed passes of one dataset × solver × thread count; `None` if interrupted.
+/// Warm-up and timed passes of one dataset × solver × thread count; `None` if interrupted,
+/// `Some(Err)` (a `skipped` row) when one pass runs over `--max-pass`.
 pub(super) fn measure(
     dataset: &Dataset,
     solver: SolverKind,
@@ -177,12 +238,13 @@ pub(super) fn measure(
     pool: Option<&crate::run::Pool>,
     progress: &Progress,
     context: &str,
-) -> Option<Measured> {
+) -> Option<Result<Measured, Problem>> {
     // Every timed puzzle reads the calibrated counter, not the calibration's `Instant` readings
     // (the first call waits out what is left of the calibration's 2 ms).
     stopwatch::init();
     let limit = if config.unique { 2 } else { 1 };
-    let budget = Budget::new(config.max_guesses, Some(run::interrupt::flag()));
+    let watch = Watch::new();
+    let budget = Budget::new(config.max_guesses, Some(&watch.stop));
     let mut samples: Vec<Sample> = Vec::with_capacity(dataset.puzzles.len());
     let prepare = |stream: u64| match config.permute {
         Some(seed) => TransformStream::new(seed, stream).apply_all(&dataset.puzzles),
@@ -202,7 +264,7 @@ pub(super) fn measure(
                 gave_up: outcome.gave_up,
             }
         };
-        let started = Instant::now();
+        let started = watch.begin(config.max_pass);
         match pool {
             Some(pool) => run::par_map_into(pool, puzzles, samples, work),
             None => {
@@ -212,54 +274,73 @@ pub(super) fn measure(
         }
         started.elapsed()
     };
+    // A pass cut short: by a stop request (`None`), or by `--max-pass`.
+    let cut = |wall: Duration| -> Option<Problem> {
+        Some(Problem {
+            status: BenchStatus::Skipped,
+            note: format!(
+                "one pass over the transformed puzzles takes over {} s (--max-pass): stopped \
+                 after {:.1} s",
+                seconds(config.max_pass),
+                wall.as_secs_f64()
+            ),
+        })
+        .filter(|_| !interrupted())
+    };
 
-    let warmup_started = Instant::now();
-    let mut stream = WARMUP_STREAM;
-    while warmup_started.elapsed() < config.warmup {
-        if interrupted() {
-            return None;
+    watch.around(|| {
+        let warmup_started = Instant::now();
+        let mut stream = WARMUP_STREAM;
+        while warmup_started.elapsed() < config.warmup {
+            progress.set_message(format!("{context}: warm-up"));
+            let wall = pass(&prepare(stream), &mut samples);
+            if watch.stopped() {
+                return cut(wall).map(Err);
+            }
+            stream += 1;
         }
-        progress.set_message(format!("{context}: warm-up"));
-        let puzzles = prepare(stream);
-        pass(&puzzles, &mut samples);
-        stream += 1;
-    }
 
-    let mut pass_rates = Vec::new();
-    let mut timed = Duration::ZERO;
-    let mut cpu = Some(Duration::ZERO);
-    let mut tally = Tally::default();
-    while timed < config.min_time || pass_rates.len() < config.runs.max(1) {
-        if interrupted() {
-            return None;
-        }
-        progress.set_message(format!("{context}: pass {}", pass_rates.len() + 1));
-        let puzzles = prepare(pass_rates.len() as u64);
-        let cpu_before = sysinfo::process_cpu_time();
-        let wall = pass(&puzzles, &mut samples);
-        cpu = match (cpu, cpu_before, sysinfo::process_cpu_time()) {
-            (Some(sum), Some(before), Some(after)) => Some(sum + after.saturating_sub(before)),
-            _ => None,
-        };
-        timed += wall;
-        pass_rates.push(puzzles.len() as f64 / wall.as_secs_f64().max(1e-9));
-        for sample in &samples {
-            let status = match sample.count {
-                _ if sample.gave_up && sample.count < limit => Status::GaveUp,
-                0 => Status::Unsolvable,
-                1 => Status::Solved,
-                _ if config.unique => Status::Multiple,
-                _ => Status::Solved,
+        let mut pass_rates = Vec::new();
+        let mut timed = Duration::ZERO;
+        let mut cpu = Some(Duration::ZERO);
+        let mut tally = Tally::default();
+        while timed < config.min_time || pass_rates.len() < config.runs.max(1) {
+            progress.set_message(format!("{context}: pass {}", pass_rates.len() + 1));
+            let puzzles = prepare(pass_rates.len() as u64);
+            let cpu_before = sysinfo::process_cpu_time();
+            let wall = pass(&puzzles, &mut samples);
+            if watch.stopped() {
+                return cut(wall).map(Err);
+            }
+            cpu = match (cpu, cpu_before, sysinfo::process_cpu_time()) {
+                (Some(sum), Some(before), Some(after)) => Some(sum + after.saturating_sub(before)),
+                _ => None,
             };
-            tally.record(status, true, sample.guesses, sample.solve_ns);
+            timed += wall;
+            pass_rates.push(puzzles.len() as f64 / wall.as_secs_f64().max(1e-9));
+            tally_samples(&samples, limit, config.unique, &mut tally);
         }
-    }
-    Some(Measured {
-        pass_rates,
-        tally,
-        wall: timed,
-        cpu,
+        Some(Ok(Measured {
+            pass_rates,
+            tally,
+            wall: timed,
+            cpu,
+        }))
     })
+}
+
+/// Adds one pass's samples to `tally`, each with its status.
+fn tally_samples(samples: &[Sample], limit: u32, unique: bool, tally: &mut Tally) {
+    for sample in samples {
+        let status = match sample.count {
+            _ if sample.gave_up && sample.count < limit => Status::GaveUp,
+            0 => Status::Unsolvable,
+            1 => Status::Solved,
+            _ if unique => Status::Multiple,
+            _ => Status::Solved,
+        };
+        tally.record(status, true, sample.guesses, sample.solve_ns);
+    }
 }
 
 pub(super) fn median_of_sorted(values: &[f64]) -> f64 {

@@ -237,17 +237,16 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
                 let mut row = dataset_row(&machine, dataset, solver.name(), config, thread_count);
                 row.solved = Some(check.solved);
                 if let Some(why) = &check.problem {
-                    row.status = why.status;
-                    row.note = why.note.clone();
-                    row.solved = None;
+                    row.not_measured(why);
                 } else {
                     let context = format!("{label} · {thread_count} thread(s)");
-                    let Some(measured) =
-                        measure(dataset, solver, config, pool.as_ref(), &progress, &context)
-                    else {
-                        break 'all;
-                    };
-                    fill_measured(&mut row, &measured, &check, config, &mut one_thread_rate);
+                    match measure(dataset, solver, config, pool.as_ref(), &progress, &context) {
+                        Some(Ok(measured)) => {
+                            fill_measured(&mut row, &measured, &check, config, &mut one_thread_rate)
+                        }
+                        Some(Err(why)) => row.not_measured(&why),
+                        None => break 'all,
+                    }
                 }
                 push_row(row, &mut rows, csv.as_mut())?;
                 progress.step();
