@@ -479,6 +479,32 @@ pub fn check_result(
     None
 }
 
+/// What is wrong with a kept row's claim that `puzzle` has no solution to report (`status`
+/// `unsolvable`, `multiple` or `invalid`), or `None`: the puzzle is solved again (`bands`, no
+/// budget) and must get the same status, so a row edited to hide a solution is refused. Other
+/// statuses are not looked at. Only these rows cost a search, and they are rare in real inputs.
+pub fn check_claim(
+    status: Status,
+    puzzle: &Grid,
+    reference: Option<&Grid>,
+    unique: bool,
+) -> Option<String> {
+    if !matches!(
+        status,
+        Status::Unsolvable | Status::Multiple | Status::Invalid
+    ) {
+        return None;
+    }
+    let options = JudgeOptions {
+        solver: SolverKind::default(),
+        unique,
+        budget: Budget::UNLIMITED,
+    };
+    let found = judge(puzzle, reference, &options).status;
+    (found != status)
+        .then(|| format!("status {status}, but solving the puzzle again gives {found}"))
+}
+
 /// Where two grids first differ: the cell and `row R, column C`.
 pub fn first_difference(a: &Grid, b: &Grid) -> (usize, String) {
     let cell = (0..81).find(|&i| a.get(i) != b.get(i)).unwrap_or(0);
@@ -490,6 +516,7 @@ pub fn first_difference(a: &Grid, b: &Grid) -> (usize, String) {
 
 #[cfg(test)]
 mod tests {
+
     use super::*;
 
     const PUZZLE: &str =
@@ -512,6 +539,34 @@ mod tests {
         assert!(
             err.contains("\"solvd\"") && err.contains("gave_up"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn a_claim_of_no_solution_holds_only_when_solving_again_agrees() {
+        let solvable = grid(PUZZLE);
+        // Two 5s in the first row: contradictory clues.
+        let clash = grid(&format!("55{}", &PUZZLE[2..]));
+        for status in [Status::Unsolvable, Status::Multiple, Status::Invalid] {
+            let why = check_claim(status, &solvable, None, true).unwrap();
+            assert!(
+                why.ends_with("solving the puzzle again gives solved"),
+                "{why}"
+            );
+        }
+        assert_eq!(check_claim(Status::Invalid, &clash, None, false), None);
+        assert!(check_claim(Status::Unsolvable, &clash, None, false).is_some());
+        // An empty grid has many solutions: `multiple` with --unique, `solved` without.
+        assert_eq!(
+            check_claim(Status::Multiple, &Grid::empty(), None, true),
+            None
+        );
+        assert!(check_claim(Status::Multiple, &Grid::empty(), None, false).is_some());
+        // Other statuses are not solved again.
+        assert_eq!(check_claim(Status::GaveUp, &solvable, None, true), None);
+        assert_eq!(
+            check_claim(Status::Solved, &Grid::empty(), None, true),
+            None
         );
     }
 

@@ -372,6 +372,31 @@ fn a_kept_row_with_two_digits_swapped_is_refused_naming_its_line() {
     assert_eq!(std::fs::read_to_string(&partial).unwrap(), corrupted);
 }
 
+/// A kept row edited to hide its solution (status `unsolvable`, no solution) is refused: the
+/// puzzle is solved again, and the status must come out the same.
+#[test]
+fn a_kept_row_edited_to_unsolvable_is_refused_naming_its_line() {
+    let dir = solved_dir();
+    let d = dir.path();
+    let partial = interrupt(d, 100);
+    let text = std::fs::read_to_string(&partial).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut fields: Vec<String> = lines[30].split(',').map(String::from).collect();
+    assert_eq!(fields[4], "solved");
+    (fields[3], fields[4]) = (String::new(), "unsolvable".into());
+    lines[30] = fields.join(",");
+    std::fs::write(&partial, lines.join("\n") + "\n").unwrap();
+    let (code, err) = run(d, &["solve", "p.txt", "-q", "-o", "out.csv", "--resume"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "out.csv.partial: cannot resume: line 31: status unsolvable, but solving the \
+             puzzle again gives solved"
+        ),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_garbage_partial_is_refused_as_garbage() {
     let dir = solved_dir();
@@ -681,6 +706,27 @@ fn merge_rechecks_every_row_and_names_the_shard_and_line_of_a_changed_one() {
     let (code, err) = run(d, &[&merge[..], &["--allow-incomplete"]].concat());
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("status unsolvable but a solution"), "{err}");
+    // The same row with its solution removed too (merged as what there is, since the shard's
+    // size changed): solved again, the puzzle has one.
+    let mut fields: Vec<String> = text
+        .lines()
+        .nth(5)
+        .unwrap()
+        .split(',')
+        .map(String::from)
+        .collect();
+    (fields[3], fields[4]) = (String::new(), "unsolvable".into());
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    lines[5] = fields.join(",");
+    std::fs::write(d.join("s3.csv"), lines.join("\n") + "\n").unwrap();
+    let (code, err) = run(d, &[&merge[..], &["--allow-incomplete"]].concat());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "s3.csv: line 6: status unsolvable, but solving the puzzle again gives solved"
+        ),
+        "{err}"
+    );
 }
 
 #[test]

@@ -35,7 +35,7 @@ use crate::error::{Error, Result};
 use crate::grid::Grid;
 use crate::io::output::Output;
 use crate::io::results::{
-    header_line, header_of, push_csv_record, Column, ResultReader, ResultRowRef,
+    header_line, header_of, push_csv_record, Column, ResultReader, ResultRowRef, Status,
 };
 use crate::io::targets::partial_path;
 use crate::io::targets::{check_targets, Target, WriteKind};
@@ -451,11 +451,25 @@ fn merged_summary(
 /// What is wrong with a shard's row, or `None`; the check `--resume` makes of the rows it
 /// keeps, against the row's own `puzzle` column (merge has no input): a `solved` row holds a
 /// complete solution that keeps the puzzle's clues and obeys the rules; a `mismatch` row holds
-/// such a solution or none; every other status has none; `multiple` needs a run with
+/// such a solution or none; every other status has none, and an `unsolvable` or `multiple` row
+/// gets its status again when its puzzle is solved again; `multiple` needs a run with
 /// `--unique`. Columns the shard lacks (`--columns`) are not checked.
 fn check_row(row: &ResultRowRef<'_>, unique: bool) -> Option<String> {
     let status = row.status?;
     let solution = row.solution?;
+    // No solution to check, but a claim that there is none to report: solved again. An
+    // `invalid` row is not, since its reason may be in a column merge does not have (a broken
+    // reference solution).
+    if solution.is_empty() && matches!(status, Status::Unsolvable | Status::Multiple) {
+        return match row.puzzle.map(|text| Grid::from_bytes(text.as_bytes())) {
+            Some(Ok(puzzle)) => {
+                crate::verdict::check_result(status, solution, &puzzle, None, unique)
+                    .or_else(|| crate::verdict::check_claim(status, &puzzle, None, unique))
+            }
+            Some(Err(e)) => Some(format!("status {status} but the puzzle is not a grid: {e}")),
+            None => crate::verdict::check_result(status, solution, &Grid::empty(), None, unique),
+        };
+    }
     // The puzzle is read only for a solution to check; without a puzzle column the solution is
     // checked against the rules alone.
     let puzzle = match row.puzzle.filter(|_| !solution.is_empty()) {

@@ -346,8 +346,10 @@ pub(crate) fn same_file(name: &str, found: &[u8]) -> bool {
 /// What is wrong with a kept row whose record is `body`, or `None`: a `solved` row must hold a
 /// complete solution that keeps the clues and obeys the rules (and equals the input's reference
 /// solution, when it has one); a `mismatch` row holds such a solution, which the input's
-/// reference must differ from, or none; every other status has no solution; a malformed record
-/// is `invalid`; `multiple` needs `--unique`.
+/// reference must differ from, or none; every other status has no solution, and an
+/// `unsolvable`, `multiple` or `invalid` row gets its status again when the puzzle is solved
+/// again ([`crate::verdict::check_claim`]); a malformed record is `invalid`; `multiple` needs
+/// `--unique`.
 fn check_row(row: &ResultRowRef<'_>, body: &Body, unique: bool) -> Option<String> {
     let status = row.status?;
     let (puzzle, reference) = match body {
@@ -364,8 +366,11 @@ fn check_row(row: &ResultRowRef<'_>, body: &Body, unique: bool) -> Option<String
     {
         return Some(why);
     }
+    if solution.is_empty() {
+        return crate::verdict::check_claim(status, puzzle, reference.as_ref(), unique);
+    }
     // A mismatch is with the input's reference: it must still be there, and still differ.
-    if status != Status::Mismatch || solution.is_empty() {
+    if status != Status::Mismatch {
         return None;
     }
     match reference {
