@@ -800,9 +800,11 @@ fn io_error(e: sudoku_batch::Error) -> PyErr {
 /// Streams puzzles from files the CLI reads (lines, CSV, grids; plain, gzip, zstd, zip) in
 /// `(N, 81)` `uint8` batches; a record that is not a puzzle is a row of 255s, listed with its
 /// line and message.
-#[pyclass(unsendable)]
+/// Not `unsendable`: a generator over it may be resumed, closed or dropped on another thread.
+/// The lock is held only by the call reading a batch.
+#[pyclass]
 struct Reader {
-    inner: RecordReader,
+    inner: std::sync::Mutex<RecordReader>,
 }
 
 #[pymethods]
@@ -815,7 +817,7 @@ impl Reader {
         input.check().map_err(io_error)?;
         let options = ReadOptions { format, column };
         Ok(Reader {
-            inner: RecordReader::new(vec![input], options, Arc::default()),
+            inner: std::sync::Mutex::new(RecordReader::new(vec![input], options, Arc::default())),
         })
     }
 
@@ -823,15 +825,16 @@ impl Reader {
     /// end.
     #[allow(clippy::type_complexity)]
     fn next_batch<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         size: usize,
     ) -> PyResult<Option<(Bound<'py, PyArray2<u8>>, Vec<(usize, u64, String)>)>> {
         if size == 0 {
             return Err(PyValueError::new_err("batch must be at least 1, got 0"));
         }
-        let inner = &mut self.inner;
         let read = py.allow_threads(|| {
+            // A batch that failed part-way leaves the reader as any read error does.
+            let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
             let mut cells: Vec<u8> = Vec::with_capacity(size.min(1 << 20) * CELLS);
             let mut bad = Vec::new();
             let mut rows = 0;

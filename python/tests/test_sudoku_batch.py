@@ -247,10 +247,60 @@ def test_read_lines_csv_gz_and_errors(tmp_path):
     r = sb.solve(batch)
     assert r.status.tolist() == [sb.SOLVED, sb.INVALID]
 
+    # Raised by the call itself, not at the first batch.
     with pytest.raises(FileNotFoundError, match="no-such-file.txt"):
-        next(sb.read(tmp_path / "no-such-file.txt"))
+        sb.read(tmp_path / "no-such-file.txt")
     with pytest.raises(ValueError, match="unknown format"):
-        next(sb.read(bad, format="xml"))
+        sb.read(bad, format="xml")
+    with pytest.raises(ValueError, match="batch must be at least 1, got -1"):
+        sb.read(bad, batch=-1)
+    with pytest.raises(TypeError, match="batch"):
+        sb.read(bad, batch=1.5)
+    # A column number may be an int.
+    by_number = np.concatenate(list(sb.read(DATA / "kaggle3m_radcliffe_first1000.csv", column=3)))
+    assert (by_number == by_column).all()
+
+
+def test_a_read_generator_may_go_on_in_another_thread():
+    batches = sb.read(DATA / "magictour_top1465.txt", batch=100)
+    first = next(batches)
+    rest, errors = [], []
+
+    def finish():
+        try:
+            rest.extend(batches)
+        except BaseException as e:  # noqa: BLE001 - the test reports whatever was raised
+            errors.append(e)
+
+    worker = threading.Thread(target=finish)
+    worker.start()
+    worker.join()
+    assert errors == []
+    expected = sb.to_cells([l.split()[0] for l in open(DATA / "magictour_top1465.txt") if l.strip()])
+    assert (np.concatenate([first] + rest) == expected).all()
+
+
+def test_out_of_range_integer_arguments_are_value_errors_naming_them():
+    for call, name in [
+        (lambda: sb.solve([CLASSIC], threads=-1), "threads"),
+        (lambda: sb.solve([CLASSIC], max_guesses=-1), "max_guesses"),
+        (lambda: sb.count_solutions([CLASSIC], limit=-1), "limit"),
+        (lambda: sb.count_solutions([CLASSIC], limit=2**32), "limit"),
+        (lambda: sb.rate([CLASSIC], timeout_ms=-1), "timeout_ms"),
+        (lambda: sb.explain(CLASSIC, timeout_ms=-1), "timeout_ms"),
+        (lambda: sb.verify([CLASSIC], threads=-2), "threads"),
+        (lambda: sb.generate(2, seed=1, clues=-1), "clues"),
+        (lambda: sb.generate(2**64, seed=1), "n"),
+    ]:
+        with pytest.raises(ValueError, match=name):
+            call()
+
+
+def test_big_endian_string_arrays_read_as_native_ones():
+    native = sb.solve(np.array([CLASSIC], dtype="<U81"))
+    swapped = sb.solve(np.array([CLASSIC], dtype=">U81"))
+    assert swapped.status.tolist() == [sb.SOLVED]
+    assert (swapped.solutions == native.solutions).all()
 
 
 def test_ctrl_c_raises_keyboard_interrupt_quickly():
@@ -442,7 +492,7 @@ def test_explain_gives_the_path_behind_the_rating_and_the_clis_words(tmp_path):
     assert sb.explain("12345").message == "expected 81 cells, found 5"
     assert sb.explain(EMPTY).status == "multiple"
     bounded = sb.explain(chosen[0][0], max_er=1.0)
-    assert bounded.status == "gave_up" and "max_er" in bounded.message
+    assert bounded.status == "gave_up" and "above the limit of 1.0" in bounded.message
     with pytest.raises(TypeError, match="one puzzle"):
         sb.explain([chosen[0][0], chosen[1][0]])
 

@@ -67,6 +67,18 @@ def _failures_to_messages(n, failures):
     return {row: msg for row, _kind, msg in failures}
 
 
+def _whole(name, value, least=0, most=2**64 - 1):
+    """``value`` when it is ``None``, not an integer (the native call names the argument in its
+    ``TypeError``), or an integer in ``least .. most``; a ``ValueError`` naming ``name``
+    otherwise (the native call would raise an ``OverflowError`` that names nothing)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if value < least:
+            raise ValueError(f"{name} must be at least {least}, got {value}")
+        if value > most:
+            raise ValueError(f"{name} must be at most {most}, got {value}")
+    return value
+
+
 def _coerce(puzzles, what="puzzles"):
     """Returns (cells (N, 81) uint8 C-contiguous, [(row, kind code, message)])."""
     if isinstance(puzzles, (str, bytes)):
@@ -94,7 +106,9 @@ def _coerce(puzzles, what="puzzles"):
             raise ValueError(
                 f"{what}: expected a 1-d array of strings, got shape {arr.shape}"
             )
-        arr = np.ascontiguousarray(arr)
+        # Native byte order: a big-endian `>U81` array (from a file written on such a machine)
+        # would be read byte-swapped.
+        arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("="))
         n = arr.shape[0]
         if kind == "S":
             rows = arr.view(np.uint8).reshape(n, arr.dtype.itemsize)
@@ -232,7 +246,7 @@ def solve(puzzles, *, threads=None, unique=False, solver="bands", max_guesses=No
     """
     cells, failures = _coerce(puzzles)
     solutions, status, guesses, solve_ns, native_messages = _native.solve_cells(
-        cells, threads, unique, solver, max_guesses
+        cells, _whole("threads", threads), unique, solver, _whole("max_guesses", max_guesses)
     )
     return SolveResult(
         solutions,
@@ -247,7 +261,8 @@ def count_solutions(puzzles, limit=2, *, threads=None, solver="bands") -> np.nda
     """Counts each puzzle's solutions, stopping at ``limit``: an ``int64`` array, -1 for rows
     that are not puzzles (a puzzle whose clues contradict each other has 0)."""
     cells, _failures = _coerce(puzzles)
-    return _native.count_cells(cells, limit, threads, solver)
+    limit = _whole("limit", limit, most=2**32 - 1)
+    return _native.count_cells(cells, limit, _whole("threads", threads), solver)
 
 
 class RateResult:
@@ -339,7 +354,11 @@ def rate(
     ``KeyboardInterrupt`` within a second."""
     cells, failures = _coerce(puzzles)
     er, ep, ed, status, steps, rate_ns, technique, native_messages = _native.rate_cells(
-        cells, threads, max_er, timeout_ms, _scale_name(scale, se121)
+        cells,
+        _whole("threads", threads),
+        max_er,
+        _whole("timeout_ms", timeout_ms),
+        _scale_name(scale, se121),
     )
     return RateResult(
         er,
@@ -441,7 +460,7 @@ def explain(puzzle, *, max_er=None, timeout_ms=None, se121=True, scale=None) -> 
         shown = puzzle if isinstance(puzzle, str) else puzzle.decode("utf-8", "replace")
         shown = shown.encode("utf-8", "replace").decode("utf-8")
     code, message, er, ep, ed, technique, steps, text = _native.explain_cells(
-        cells, max_er, timeout_ms, _scale_name(scale, se121), invalid, shown
+        cells, max_er, _whole("timeout_ms", timeout_ms), _scale_name(scale, se121), invalid, shown
     )
     return Explanation(
         RATE_STATUS_NAMES[int(code)],
@@ -497,7 +516,9 @@ def verify(puzzles, solutions=None, *, unique=False, threads=None, solver="bands
                 f"expected as many solutions as puzzles ({p_cells.shape[0]}), "
                 f"got {s_cells.shape[0]}"
             )
-    codes, native_messages = _native.verify_cells(p_cells, s_cells, unique, threads, solver)
+    codes, native_messages = _native.verify_cells(
+        p_cells, s_cells, unique, _whole("threads", threads), solver
+    )
     codes = codes.copy()
     message = [""] * len(codes)
     for row, msg in native_messages:
@@ -602,6 +623,10 @@ def generate(
     """
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
         raise ValueError(f"n: expected a count >= 0, got {n!r}")
+    _whole("n", n)
+    for name, value in [("clues", clues), ("min_clues", min_clues), ("max_clues", max_clues)]:
+        _whole(name, value, most=255)
+    _whole("threads", threads)
     if symmetric is True:
         symmetry = "central"
     elif symmetric is False or symmetric is None:
@@ -645,15 +670,28 @@ def read(path, format="auto", column=None, batch=100_000):
     """Yields the puzzles of a file as ``(N, 81)`` ``uint8`` arrays of at most ``batch`` rows.
 
     Reads anything ``sudoku-batch solve`` reads: line files, CSV (``column`` names the puzzle
-    column or gives its 1-based number), grid files; plain, gzip, zstd or zip. Memory stays
-    bounded by one batch. A record that is not a puzzle is a row of 255s (``solve`` reports it
-    ``INVALID``).
+    column, or gives its 1-based number as an ``int`` or a string), grid files; plain, gzip,
+    zstd or zip. Memory stays bounded by one batch. A record that is not a puzzle is a row of
+    255s (``solve`` reports it ``INVALID``). The file is opened when ``read`` is called, and the
+    generator may be moved to another thread.
 
     Raises:
         FileNotFoundError: the file does not exist (the message names it).
-        ValueError: an unknown format or a CSV without the puzzle column.
+        ValueError: an unknown format, a ``batch`` below 1, or (on the first batch) a CSV
+            without the puzzle column.
+        TypeError: a ``batch`` or ``column`` of another type.
     """
+    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)):
+        raise TypeError(f"batch: expected an integer, got {type(batch).__name__}")
+    _whole("batch", batch, least=1)
+    if isinstance(column, (int, np.integer)) and not isinstance(column, bool):
+        column = str(int(column))
     reader = _native.Reader(os.fsdecode(path), format, column)
+    return _batches(reader, int(batch))
+
+
+def _batches(reader, batch):
+    """The batches of :func:`read`."""
     while True:
         got = reader.next_batch(batch)
         if got is None:
