@@ -296,6 +296,14 @@ def test_out_of_range_integer_arguments_are_value_errors_naming_them():
             call()
 
 
+def test_a_list_of_integer_rows_is_an_integer_array():
+    rows = sb.to_cells([CLASSIC]).tolist()
+    assert sb.solve(rows).status.tolist() == [sb.SOLVED]
+    assert (sb.to_cells(rows) == sb.to_cells([CLASSIC])).all()
+    with pytest.raises(ValueError, match="shape"):
+        sb.solve([[1, 2, 3]])
+
+
 def test_big_endian_string_arrays_read_as_native_ones():
     native = sb.solve(np.array([CLASSIC], dtype="<U81"))
     swapped = sb.solve(np.array([CLASSIC], dtype=">U81"))

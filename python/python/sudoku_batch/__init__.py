@@ -86,6 +86,9 @@ def _coerce(puzzles, what="puzzles"):
     if hasattr(puzzles, "to_numpy") and not isinstance(puzzles, np.ndarray):
         puzzles = puzzles.to_numpy()  # pandas Series / Index (a DataFrame is 2-d: refused below)
     if isinstance(puzzles, (list, tuple)):
+        if puzzles and all(isinstance(p, (list, tuple, np.ndarray)) for p in puzzles):
+            # Rows of 81 integers: the integer array they make (its shape and dtype checked).
+            return _coerce(np.asarray(puzzles), what)
         return _native.cells_from_list(list(puzzles))
     if not isinstance(puzzles, np.ndarray):
         raise TypeError(
