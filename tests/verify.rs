@@ -88,6 +88,29 @@ fn passes_the_kaggle_sample() {
     assert_eq!(s["unique"], true);
 }
 
+/// With the JSON summary (or the report) on standard output, the text summary goes to stderr:
+/// stdout stays one document a program can read.
+#[test]
+fn a_summary_on_stdout_is_the_only_thing_there() {
+    let run = bin()
+        .args(["verify", KAGGLE, "--summary", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    let s: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(s["valid"], 1000);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("valid                  1000"), "{stderr}");
+    let run = bin()
+        .args(["verify", KAGGLE, "--report", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout),
+        "file,line,kind,reason\n"
+    );
+}
+
 #[test]
 fn passes_tdoku_solutions_and_skips_lines_without_one() {
     let text = std::fs::read_to_string(TDOKU).unwrap();

@@ -358,7 +358,8 @@ impl VerifyReport {
     }
 
     /// Prints the report as the command line does (warnings and notes on stderr always, the
-    /// text summary on stdout unless `quiet`) and returns the outcome of
+    /// text summary on stdout unless `quiet`, or on stderr when `--summary` or `--report`
+    /// writes to stdout) and returns the outcome of
     /// [`all_good`](Self::all_good), or [`Finish::Interrupted`] for a run stopped by a signal.
     pub fn finish(&self, config: &VerifyConfig) -> Result<Finish> {
         if !self.summary.interrupted {
@@ -367,7 +368,15 @@ impl VerifyReport {
             }
         }
         self.notes.iter().for_each(|note| stderr!(line: "{note}"));
-        if !config.run.quiet {
+        // The JSON summary or the report on standard output: the text goes to stderr, so that
+        // what stdout holds is still one readable document.
+        let stdout_taken = [&config.run.summary, &config.report]
+            .into_iter()
+            .flatten()
+            .any(|path| crate::io::targets::is_stdout(path));
+        if !config.run.quiet && stdout_taken {
+            stderr!(text: "{}", self.to_text());
+        } else if !config.run.quiet {
             use std::io::Write;
             match std::io::stdout().write_all(self.to_text().as_bytes()) {
                 // `verify | head` closed the pipe: the exit status still gives the verdict.

@@ -322,7 +322,7 @@ pub fn check_run_targets(
 
 /// Whether `path` names standard output: `-`, `/dev/stdout`, `/dev/fd/1` or
 /// `/proc/self/fd/1`.
-fn is_stdout(path: &Path) -> bool {
+pub(crate) fn is_stdout(path: &Path) -> bool {
     ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
         .iter()
         .any(|name| path.as_os_str() == *name)
