@@ -757,8 +757,9 @@ pub struct BenchArgs {
           default_value_t = BenchConfig::DEFAULT_RUNS)]
     pub runs: usize,
 
-    /// Skip a solver on a dataset when one single-thread pass takes longer than this, seconds
-    /// (reported as `skipped`; keeps slow solvers like `naive` from stalling the suite).
+    /// Skip a solver on a dataset when one pass (the single-thread check pass, or any warm-up
+    /// or timed pass) takes longer than this, seconds (reported as `skipped`; keeps slow
+    /// solvers like `naive` from stalling the suite).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds,
           default_value_t = Seconds(BenchConfig::DEFAULT_MAX_PASS))]
     pub max_pass: Seconds,
