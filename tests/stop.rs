@@ -789,7 +789,7 @@ fn a_stop_ends_the_wait_for_a_fifo_writer() {
         let (output, stderr) = stopped_after(&args, None, Duration::from_millis(700), &["TERM"]);
         assert_eq!(output.status.code(), Some(143), "{command}: {stderr}");
         assert!(
-            stderr.contains("stopped by SIGTERM before any record was read: nothing was written"),
+            stderr.contains("stopped by SIGTERM before the first row: nothing was written"),
             "{command}: {stderr}"
         );
         assert!(!dir.path().join("out.csv.partial").exists(), "{command}");

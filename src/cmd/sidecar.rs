@@ -454,8 +454,9 @@ impl<'a> Sidecar<'a> {
     }
 
     /// Ends the run's output: a stopped run's rows are flushed and left in `FILE.partial`
-    /// (with a note saying so), a finished run's output put in place and its sidecar marked
-    /// finished with `rows` rows of `input_records` records.
+    /// (with a note saying so), or, when it stopped before its first row, nothing is left (an
+    /// [`Error::Interrupted`] says so); a finished run's output is put in place and its sidecar
+    /// marked finished with `rows` rows of `input_records` records.
     pub(crate) fn end(
         &mut self,
         mut output: Output,
@@ -463,13 +464,13 @@ impl<'a> Sidecar<'a> {
         (rows, input_records): (u64, u64),
         notes: &mut Vec<String>,
     ) -> Result<()> {
-        if interrupted && rows == 0 && output.placed().is_ok() && self.pending {
+        if interrupted && rows == 0 && output.placed().is_ok() {
             // Stopped before any row (a pipe or FIFO that sent nothing yet): dropping the output
             // removes its `FILE.partial`, and an earlier run's `FILE` and sidecar stay as they
             // were, as when a stop comes before the header is read.
             drop(output);
             return Err(Error::Interrupted(format!(
-                "stopped by {} before any record was read: nothing was written",
+                "stopped by {} before the first row: nothing was written",
                 crate::run::interrupt::stopped_by()
             )));
         }
