@@ -619,8 +619,9 @@ fn thread_counts_above_four_per_core_are_refused_naming_the_bound() {
 }
 
 /// Under a thread limit (RLIMIT_NPROC, set with `prlimit` for an unprivileged user, which the
-/// limit binds), a pool that cannot start names the limit, not "internal error". The input
-/// outlasts the first milliseconds a run works on its own thread, so the pool is needed.
+/// limit binds), a pool that cannot start names the limit, not "internal error". The inputs
+/// (about 25 ms of solving here) outlast by far the first milliseconds a run works on its own
+/// thread, so the pool is needed.
 /// Skipped where `prlimit` and `setpriv` are missing or the tests do not run as root.
 #[cfg(target_os = "linux")]
 #[test]
@@ -650,6 +651,7 @@ fn a_pool_that_cannot_start_names_the_limit() {
         .arg(bin_path())
         .args(["solve", "-q", "-j", "8", "-o", "/dev/null"])
         .arg(data("magictour_top1465.txt"))
+        .arg(data("norvig_sudokus_hard_375.txt"))
         .output()
         .unwrap();
     let message = String::from_utf8_lossy(&run.stderr);
