@@ -457,29 +457,24 @@ fn merged_summary(
 fn check_row(row: &ResultRowRef<'_>, unique: bool) -> Option<String> {
     let status = row.status?;
     let solution = row.solution?;
-    // No solution to check, but a claim that there is none to report: solved again. An
-    // `invalid` row is not, since its reason may be in a column merge does not have (a broken
-    // reference solution).
-    if solution.is_empty() && matches!(status, Status::Unsolvable | Status::Multiple) {
-        return match row.puzzle.map(|text| Grid::from_bytes(text.as_bytes())) {
-            Some(Ok(puzzle)) => {
-                crate::verdict::check_result(status, solution, &puzzle, None, unique)
-                    .or_else(|| crate::verdict::check_claim(status, &puzzle, None, unique))
-            }
-            Some(Err(e)) => Some(format!("status {status} but the puzzle is not a grid: {e}")),
-            None => crate::verdict::check_result(status, solution, &Grid::empty(), None, unique),
-        };
-    }
-    // The puzzle is read only for a solution to check; without a puzzle column the solution is
-    // checked against the rules alone.
-    let puzzle = match row.puzzle.filter(|_| !solution.is_empty()) {
+    // The puzzle is read for a solution to check, and for a claim that there is none to report
+    // (`unsolvable`, `multiple`), which is solved again. An `invalid` row is not: its reason
+    // may be in a column merge does not have (a broken reference solution). Without a puzzle
+    // column a solution is checked against the rules alone.
+    let claim = solution.is_empty() && matches!(status, Status::Unsolvable | Status::Multiple);
+    let puzzle = match row.puzzle.filter(|_| !solution.is_empty() || claim) {
         Some(text) => match Grid::from_bytes(text.as_bytes()) {
-            Ok(puzzle) => puzzle,
+            Ok(puzzle) => Some(puzzle),
             Err(e) => return Some(format!("status {status} but the puzzle is not a grid: {e}")),
         },
-        None => Grid::empty(),
+        None => None,
     };
-    crate::verdict::check_result(status, solution, &puzzle, None, unique)
+    let grid = puzzle.unwrap_or_else(Grid::empty);
+    crate::verdict::check_result(status, solution, &grid, None, unique).or_else(|| {
+        puzzle
+            .filter(|_| claim)
+            .and_then(|p| crate::verdict::check_claim(status, &p, None, unique))
+    })
 }
 
 /// Whether the shards (with their `sidecars`) are `rate` outputs (else `solve` ones),

@@ -368,24 +368,8 @@ impl VerifyReport {
             }
         }
         self.notes.iter().for_each(|note| stderr!(line: "{note}"));
-        // The JSON summary or the report on standard output: the text goes to stderr, so that
-        // what stdout holds is still one readable document.
-        let stdout_taken = [&config.run.summary, &config.report]
-            .into_iter()
-            .flatten()
-            .any(|path| crate::io::targets::is_stdout(path));
-        if !config.run.quiet && stdout_taken {
-            stderr!(text: "{}", self.to_text());
-        } else if !config.run.quiet {
-            use std::io::Write;
-            match std::io::stdout().write_all(self.to_text().as_bytes()) {
-                // `verify | head` closed the pipe: the exit status still gives the verdict.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-                result => result.map_err(|source| Error::Write {
-                    path: "-".into(),
-                    cause: source,
-                })?,
-            }
+        if !config.run.quiet {
+            self.print_text(config)?;
         }
         Ok(if self.summary.interrupted {
             Finish::Interrupted
@@ -394,6 +378,28 @@ impl VerifyReport {
         } else {
             Finish::SomeFailed
         })
+    }
+
+    /// Prints the text summary on stdout, or on stderr when `--summary` or `--report` writes
+    /// to stdout, so that what stdout holds is still one readable document.
+    fn print_text(&self, config: &VerifyConfig) -> Result<()> {
+        let stdout_taken = [&config.run.summary, &config.report]
+            .into_iter()
+            .flatten()
+            .any(|path| crate::io::targets::is_stdout(path));
+        if stdout_taken {
+            stderr!(text: "{}", self.to_text());
+            return Ok(());
+        }
+        use std::io::Write;
+        match std::io::stdout().write_all(self.to_text().as_bytes()) {
+            // `verify | head` closed the pipe: the exit status still gives the verdict.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            result => result.map_err(|source| Error::Write {
+                path: "-".into(),
+                cause: source,
+            }),
+        }
     }
 
     /// The text summary: counts, then the first failures as `file:line: kind: reason`.
