@@ -637,6 +637,7 @@ fn open_report(config: &VerifyConfig) -> Result<Option<Output>> {
     // The report may not overwrite one of the files it checks.
     let options = crate::io::output::OutputOptions {
         inputs,
+        flag: Some("--report"),
         ..Default::default()
     };
     let mut output = Output::create_with(Some(path), &options)?;

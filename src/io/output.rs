@@ -38,9 +38,15 @@ pub struct OutputOptions {
     /// Keep `FILE.partial` when the run fails (`solve`, for `--resume`); otherwise a failed
     /// output leaves nothing behind.
     pub resumable: bool,
+    /// The option that named the file, for messages; `None` is `-o`.
+    pub flag: Option<&'static str>,
 }
 
 impl OutputOptions {
+    fn flag(&self) -> &'static str {
+        self.flag.unwrap_or("-o")
+    }
+
     /// The encoding for `path` (`None` for stdout).
     pub(crate) fn codec_for(&self, path: Option<&Path>) -> Codec {
         self.compress.unwrap_or_else(|| {
@@ -90,6 +96,8 @@ pub struct Output {
     discard: bool,
     /// Nothing is in the output yet (no byte written, none kept from an earlier run).
     empty: bool,
+    /// The option that named the file, for messages.
+    flag: &'static str,
 }
 
 fn is_stdout(path: &Path) -> bool {
@@ -107,10 +115,26 @@ fn refuse(path: &Path, why: String) -> Error {
     write_error(path, io::Error::other(why))
 }
 
+/// A write error on the file that `flag` names says so, as in "cannot write F: the -o file:
+/// No space left on device": the failure may come long after the command line was typed.
+/// Standard output (`-`) is named well enough by itself.
+fn naming(flag: &'static str) -> impl Fn(Error) -> Error {
+    move |error| match error {
+        Error::Write { path, cause } if !is_stdout(&path) => Error::Write {
+            cause: io::Error::new(cause.kind(), format!("the {flag} file: {cause}")),
+            path,
+        },
+        other => other,
+    }
+}
+
 /// Checks a regular output path before anything is created: not a folder, not one of the
 /// inputs, in a folder that exists ([`check_targets`], for this one output).
-fn check_target(path: &Path, inputs: &[PathBuf]) -> Result<()> {
-    check_targets(inputs, &[Target::new("-o", path, WriteKind::Replaced)])
+fn check_target(path: &Path, options: &OutputOptions) -> Result<()> {
+    check_targets(
+        &options.inputs,
+        &[Target::new(options.flag(), path, WriteKind::Replaced)],
+    )
 }
 
 /// Opens a non-regular output (a device, a FIFO) to append to it. A FIFO no reader has opened
@@ -259,25 +283,23 @@ impl Output {
                     "stopped while waiting for a reader of {}: nothing was written",
                     path.display()
                 )),
-                _ => write_error(path, e),
+                _ => naming(options.flag())(write_error(path, e)),
             })?;
-            return Ok(Output::new(
-                Sink::File(file),
-                codec,
-                None,
-                path.into(),
-                false,
-            ));
+            return Ok(
+                Output::new(Sink::File(file), codec, None, path.into(), false)
+                    .named(options.flag()),
+            );
         }
-        check_target(path, &options.inputs)?;
+        check_target(path, options)?;
         let partial = partial_path(path);
-        let file = open_locked(&partial, path)?;
+        let file = open_locked(&partial, path).map_err(naming(options.flag()))?;
         // Emptied only when there is something to empty: on ext4 a truncation to 0 marks the
         // file for "replace via truncate", and closing it then writes all its data back inside
         // `close` (48 ms for 200 MB here, with the other core idle).
-        let len = file.metadata().map_err(|e| write_error(path, e))?.len();
+        let error = |e| naming(options.flag())(write_error(path, e));
+        let len = file.metadata().map_err(error)?.len();
         if len > 0 {
-            file.set_len(0).map_err(|e| write_error(path, e))?;
+            file.set_len(0).map_err(error)?;
         }
         Ok(Output::new(
             Sink::File(file),
@@ -285,7 +307,8 @@ impl Output {
             Some(path.into()),
             path.into(),
             !options.resumable,
-        ))
+        )
+        .named(options.flag()))
     }
 
     fn new(
@@ -303,7 +326,13 @@ impl Output {
             display,
             discard,
             empty: true,
+            flag: "-o",
         }
+    }
+
+    fn named(mut self, flag: &'static str) -> Output {
+        self.flag = flag;
+        self
     }
 
     /// Keeps `FILE.partial` if the run now fails (for `--resume`): `solve` calls it once rows
@@ -340,7 +369,7 @@ impl Output {
     }
 
     fn error(&self, source: io::Error) -> Error {
-        write_error(&self.display, source)
+        naming(self.flag)(write_error(&self.display, source))
     }
 
     /// Writes plain bytes (compressed output gathers them into members of about a megabyte).
@@ -403,7 +432,8 @@ impl Output {
                 );
                 drop(sink);
             }
-            std::fs::rename(&partial, &target).map_err(|e| write_error(&target, e))?;
+            let named = naming(self.flag);
+            std::fs::rename(&partial, &target).map_err(|e| named(write_error(&target, e)))?;
         }
         Ok(())
     }
@@ -450,9 +480,9 @@ pub fn take_for_resume(path: &Path, options: &OutputOptions) -> Result<Option<Ea
             path.display()
         )));
     }
-    check_target(path, &options.inputs)?;
+    check_target(path, options)?;
     let partial = partial_path(path);
-    let lock = open_locked(&partial, path)?;
+    let lock = open_locked(&partial, path).map_err(naming(options.flag()))?;
     let partial_len = lock.metadata().map_err(|e| write_error(path, e))?.len();
     let (source, finished) = if partial_len > 0 {
         (partial.clone(), false)
@@ -623,23 +653,16 @@ pub(crate) fn remove_stale(path: &Path) {
 /// after the run, when the message no longer sits beside the command line.
 #[cfg(feature = "cli")]
 pub(crate) fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
-    let write = || -> Result<()> {
-        let text = serde_json::to_string_pretty(value).map_err(|e| Error::Write {
-            path: path.to_path_buf(),
-            cause: io::Error::other(e),
-        })?;
-        let mut output = Output::create(Some(path))?;
-        output.write_all(text.as_bytes())?;
-        output.write_all(b"\n")?;
-        output.finish()
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| naming("--summary")(write_error(path, io::Error::other(e))))?;
+    let options = OutputOptions {
+        flag: Some("--summary"),
+        ..OutputOptions::default()
     };
-    write().map_err(|e| match e {
-        Error::Write { path, cause } => Error::Write {
-            path,
-            cause: io::Error::new(cause.kind(), format!("the --summary file: {cause}")),
-        },
-        other => other,
-    })
+    let mut output = Output::create_with(Some(path), &options)?;
+    output.write_all(text.as_bytes())?;
+    output.write_all(b"\n")?;
+    output.finish()
 }
 
 #[cfg(test)]
@@ -768,11 +791,32 @@ mod tests {
         let nowhere = dir.path().join("missing").join("s.json");
         let message = write_json(&nowhere, &[1, 2]).unwrap_err().to_string();
         assert!(
-            message.contains("s.json") && message.contains("the --summary file"),
+            message.contains("s.json") && message.contains("--summary names it"),
             "{message}"
         );
         let there = dir.path().join("s.json");
         write_json(&there, &[1, 2]).unwrap();
         assert!(std::fs::read_to_string(&there).unwrap().ends_with("]\n"));
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_opened_names_the_option_that_gave_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("r.csv");
+        let _held = Output::create(Some(&target)).unwrap();
+        for (flag, words) in [
+            (None, "the -o file: another run"),
+            (Some("--report"), "the --report file: another run"),
+        ] {
+            let options = OutputOptions {
+                flag,
+                ..OutputOptions::default()
+            };
+            let message = Output::create_with(Some(&target), &options)
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(message.contains(words), "{message}");
+        }
     }
 }

@@ -248,12 +248,15 @@ impl Body {
     }
 }
 
-/// The first characters of `text`, lossily decoded, for echoing a bad record.
+/// The first characters of `text`, lossily decoded, for echoing a bad record. A control
+/// character (a NUL, a tab, an escape) shows as U+FFFD, like a byte that is not UTF-8: it
+/// holds its place, so the cells a message counts are the cells the excerpt shows.
 pub(super) fn echo(text: &[u8]) -> String {
     let cut = &text[..text.len().min(MAX_ECHO)];
-    let mut s = String::from_utf8_lossy(cut).into_owned();
-    s.retain(|c| !c.is_control());
-    s
+    String::from_utf8_lossy(cut)
+        .chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect()
 }
 
 /// `\n` and `\r` both end lines (`\r\n` leaves an empty line between, which is skipped).
@@ -387,6 +390,16 @@ fn skip_lf(stream: &mut dyn BufRead) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_echo_shows_every_cell_the_message_counts() {
+        assert_eq!(echo(b"\0\0\0"), "\u{fffd}".repeat(3));
+        let mut line = b"1.3".to_vec();
+        line[1] = 0x1b;
+        assert_eq!(echo(&line), "1\u{fffd}3");
+        assert_eq!(echo(b"12\xff4").chars().count(), 4);
+        assert_eq!(echo(&[b'5'; 500]).len(), MAX_ECHO);
+    }
 
     #[test]
     fn lines_ended_counts_as_the_readers_number() {

@@ -421,6 +421,7 @@ fn open_output(
         compress: config.compress,
         inputs: config.run.inputs.iter().map(Input::path).collect(),
         resumable: false,
+        flag: None,
     };
     match (config.resume, config.output.as_deref()) {
         (false, path) => Ok(Resumed::fresh(Output::create_with(path, &options)?)),

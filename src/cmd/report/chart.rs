@@ -526,7 +526,11 @@ pub(crate) fn draw_svg(comparison: &Comparison, path: &Path, title: &str, log: b
         draw(&canvas, &data, &layout, title, log)?;
         canvas.present()?;
     }
-    let mut output = crate::io::output::Output::create(Some(path))?;
+    let options = crate::io::output::OutputOptions {
+        flag: Some("--svg"),
+        ..Default::default()
+    };
+    let mut output = crate::io::output::Output::create_with(Some(path), &options)?;
     output.write_all(svg.as_bytes())?;
     output.finish()
 }

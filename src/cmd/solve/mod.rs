@@ -332,6 +332,7 @@ fn open_output(
         // A fresh output is removed if the run fails before its first rows are written; from
         // then on it is kept for `--resume` (`keep_on_failure`).
         resumable: false,
+        flag: None,
     };
     match (config.resume, config.output.as_deref()) {
         (false, path) => Ok(Resumed::fresh(Output::create_with(path, &out_options)?)),
