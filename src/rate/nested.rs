@@ -14,6 +14,7 @@
 use super::advanced::Advanced;
 use super::board::{cells, digits, houses_of, Board, HOUSES};
 use super::forcing::{inner_chains, nested_chains, off_consequences, on_consequences, Kind, KINDS};
+use super::reach::{node, Reach};
 use super::scale::length_increment;
 use super::Step;
 
@@ -240,6 +241,10 @@ thread_local! {
 /// grid, the run having started from `real`), each with its rule parents and its nested chain;
 /// hints without parents, or equal in eliminations to an easier hint, add nothing.
 pub fn static_forcing_chains(real: &Board, grid: &Board, acc: &mut Advanced) {
+    // A start's closure reaches its negation only if the graph of both link kinds does (the
+    // X-chains follow some of its links): one pass over that graph skips the starts with no
+    // chain, whose closures would each explore all they reach.
+    let graph = Reach::new(grid);
     INNER.with_borrow_mut(|inner| {
         inner.found.clear();
         inner.parents.clear();
@@ -251,6 +256,9 @@ pub fn static_forcing_chains(real: &Board, grid: &Board, acc: &mut Advanced) {
                 for d in digits(grid.cand[c]) {
                     let cd = (c * 9 + d as usize - 1) as u16;
                     for on in [true, false] {
+                        if !graph.reaches(node(c, d, on), node(c, d, !on)) {
+                            continue;
+                        }
                         if let Some(t) = inner.closure(grid, cd, on, y) {
                             inner.record(real, grid, t, base, sort);
                         }

@@ -59,7 +59,6 @@ pub(super) struct Reach {
 
 impl Reach {
     /// The graph of `b`.
-    #[cfg(test)]
     pub(super) fn new(b: &Board) -> Reach {
         Reach::with_conjugates(b, &conjugates(b))
     }
