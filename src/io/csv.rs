@@ -10,6 +10,7 @@ use std::path::Path;
 
 use super::input::Input;
 use super::raw::{echo, long_tokens, Fields, Format, Layout, RawBody, RawRecord, MAX_LINE};
+use super::record::OptionNames;
 use crate::error::{Error, Result};
 
 /// The UTF-8 byte order mark: a file's first one is dropped before any layout reads it
@@ -445,7 +446,8 @@ fn is_puzzle_header(line: &[u8]) -> bool {
     PUZZLE_COLUMNS.iter().any(|c| c.eq_ignore_ascii_case(name))
 }
 
-/// Finds a column by a name or 1-based number given by the user (`flag`), or else by the known
+/// Finds a column by a name or 1-based number given by the user (with `flag`, the option as
+/// written before its value, such as `--column `), or else by the known
 /// names (`None` when no known name is there). A name found in two columns is an error naming
 /// both: taking the first would be a guess.
 fn find_column(
@@ -473,7 +475,7 @@ fn find_column(
                 path: path.to_path_buf(),
                 message: format!(
                     "the CSV header ({}) names two columns {:?}: column {} and column {}; give \
-                     the one to use by number ({flag} N)",
+                     the one to use by number ({flag}N)",
                     show_header(header),
                     echo(name.as_bytes()),
                     first + 1,
@@ -513,6 +515,7 @@ impl CsvSource {
         file: u32,
         column: Option<&str>,
         columns: &Columns,
+        names: &OptionNames,
     ) -> Result<Self> {
         let path = input.path();
         let mut records = CsvSplitter::new(CsvCap::new(stream, MAX_LINE));
@@ -524,13 +527,19 @@ impl CsvSource {
                 show_header(&header)
             ),
         };
-        let puzzle_column = find_column(&header, column, PUZZLE_COLUMNS, "--column", &path)?
-            .ok_or_else(|| missing("puzzle", "name one with --column"))?;
+        let puzzle_column = find_column(
+            &header,
+            column,
+            PUZZLE_COLUMNS,
+            names.column_with_value,
+            &path,
+        )?
+        .ok_or_else(|| missing("puzzle", &format!("name one with {}", names.column)))?;
         let mut solution_column = find_column(
             &header,
             columns.solution.as_deref(),
             SOLUTION_COLUMNS,
-            "--solution-column",
+            "--solution-column ",
             &path,
         )?;
         if solution_column == Some(puzzle_column) {
@@ -935,7 +944,7 @@ mod tests {
     use super::*;
     use crate::io::raw::Body;
     use crate::io::record::testing::*;
-    use crate::io::record::{ReadOptions, RecordReader};
+    use crate::io::record::{OptionNames, ReadOptions, RecordReader};
 
     /// The body `solve` reads from a CSV row's puzzle field and solution field.
     fn parse_csv_fields(field: &[u8], solution: Option<&[u8]>) -> Body {
@@ -1209,5 +1218,55 @@ mod tests {
         assert_eq!(records.len(), 1);
         assert_eq!(records[0].line, 3);
         assert_eq!(puzzle(Some(records[0].body.clone())).0, P.parse().unwrap());
+    }
+
+    #[test]
+    fn messages_name_the_options_as_the_caller_spells_them() {
+        let error = |text: &str, format: Format, column: Option<&str>, names| {
+            let options = ReadOptions {
+                format,
+                column: column.map(str::to_string),
+            };
+            let stream = Box::new(std::io::Cursor::new(text.as_bytes().to_vec()));
+            RecordReader::from_stream(stream, options)
+                .with_option_names(names)
+                .next()
+                .unwrap()
+                .unwrap_err()
+                .to_string()
+        };
+        let keywords = OptionNames {
+            column: "column=",
+            column_with_value: "column=",
+            csv_format: "format=\"csv\"",
+        };
+        for (names, missing, twice, not_csv) in [
+            (
+                OptionNames::CLI,
+                "name one with --column",
+                "(--column N)",
+                "--column \"2\" names a CSV column, but this input is read as lines (not CSV); \
+                 drop --column, or give --format csv if it is CSV",
+            ),
+            (
+                keywords,
+                "name one with column=",
+                "(column=N)",
+                "column=\"2\" names a CSV column, but this input is read as lines (not CSV); \
+                 drop column=, or give format=\"csv\" if it is CSV",
+            ),
+        ] {
+            let got = error("a,b\n1,2\n", Format::Csv, None, names);
+            assert!(got.ends_with(missing), "{got}");
+            let got = error(
+                &format!("puzzle,puzzle\n{P},{P}\n"),
+                Format::Csv,
+                None,
+                names,
+            );
+            assert!(got.ends_with(twice), "{got}");
+            let got = error(&format!("{P}\n"), Format::Auto, Some("2"), names);
+            assert!(got.ends_with(not_csv), "{got}");
+        }
     }
 }

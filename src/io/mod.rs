@@ -37,4 +37,4 @@ pub use detect::{detect_format, sniff_format};
 pub use input::{decode_bytes, Compression, Input, SharedTap, Tap, READ_BUFFER};
 pub use lines::{line_fields, parse_line};
 pub use raw::{read_line_bounded, Body, Fields, Format, RawRecord, MAX_LINE};
-pub use record::{ReadOptions, Record, RecordReader};
+pub use record::{OptionNames, ReadOptions, Record, RecordReader};

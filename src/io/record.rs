@@ -32,6 +32,34 @@ pub struct ReadOptions {
     pub column: Option<String>,
 }
 
+/// How the caller's users spell the reading options, for the messages that tell them which one
+/// to give: the command line's flags by default ([`OptionNames::CLI`]), or a binding's own
+/// (keyword arguments in Python).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OptionNames {
+    /// The puzzle column option on its own: `--column`.
+    pub column: &'static str,
+    /// The same, written before a value: `--column ` (as in `--column 2`).
+    pub column_with_value: &'static str,
+    /// The option that reads an input as CSV: `--format csv`.
+    pub csv_format: &'static str,
+}
+
+impl OptionNames {
+    /// The command line's flags.
+    pub const CLI: OptionNames = OptionNames {
+        column: "--column",
+        column_with_value: "--column ",
+        csv_format: "--format csv",
+    };
+}
+
+impl Default for OptionNames {
+    fn default() -> Self {
+        OptionNames::CLI
+    }
+}
+
 /// One input record.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
@@ -100,6 +128,7 @@ pub struct RecordReader {
     inputs: Vec<Input>,
     options: ReadOptions,
     columns: Columns,
+    names: OptionNames,
     next_input: usize,
     current: Option<Box<dyn Layout + Send>>,
     records_in_current: u64,
@@ -121,6 +150,7 @@ impl RecordReader {
             inputs,
             options,
             columns: Columns::default(),
+            names: OptionNames::CLI,
             next_input: 0,
             current: None,
             records_in_current: 0,
@@ -137,6 +167,13 @@ impl RecordReader {
     /// reference solution, as `solve` reads it).
     pub fn with_columns(mut self, columns: Columns) -> Self {
         self.columns = columns;
+        self
+    }
+
+    /// The same reader, naming its options as `names` says in its messages (by default the
+    /// command line's flags).
+    pub fn with_option_names(mut self, names: OptionNames) -> Self {
+        self.names = names;
         self
     }
 
@@ -185,15 +222,19 @@ impl RecordReader {
         };
         if let (Some(column), false) = (&self.options.column, format == Format::Csv) {
             let shown: String = column.chars().take(40).collect();
+            let names = &self.names;
             return Err(Error::Usage(format!(
-                "{}: --column {shown:?} names a CSV column, but this input is read as {} \
-                 (not CSV); drop --column, or give --format csv if it is CSV",
+                "{}: {}{shown:?} names a CSV column, but this input is read as {} (not CSV); \
+                 drop {}, or give {} if it is CSV",
                 input.display_name(),
+                names.column_with_value,
                 if format == Format::Grid {
                     "grids"
                 } else {
                     "lines"
                 },
+                names.column,
+                names.csv_format,
             )));
         }
         let stream: Box<dyn BufRead + Send> = Box::new(peek);
@@ -204,6 +245,7 @@ impl RecordReader {
                 file,
                 self.options.column.as_deref(),
                 &self.columns,
+                &self.names,
             )?),
             Format::Grid => Box::new(GridSource::new(stream, file, input.path())),
             Format::Auto | Format::Lines => Box::new(LineSource {
