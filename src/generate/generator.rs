@@ -221,6 +221,8 @@ impl Generator {
             minimal,
             ..
         } = self.shape;
+        // The clue counts of the puzzles made and refused, for the message when none fits.
+        let (mut fewest, mut most) = (CELLS, 0);
         for attempt in 1..=MAX_ATTEMPTS {
             self.stop_point()?;
             let solution = random_solution(&mut rng);
@@ -233,6 +235,7 @@ impl Generator {
             solver_calls += calls;
             let clues = puzzle.clue_count();
             if clues < min_clues || clues > max_clues {
+                (fewest, most) = (fewest.min(clues), most.max(clues));
                 continue;
             }
             // The proof: the solver, not the bookkeeping above, says the puzzle is unique.
@@ -256,10 +259,19 @@ impl Generator {
                 er: None,
             });
         }
+        let minimal_word = if minimal { "minimal " } else { "" };
+        // What is wrong with the asked range, judged by the puzzles drawn instead.
+        let advice = if max_clues < fewest {
+            "; random clue removal seldom goes below about 21 clues"
+        } else if minimal && min_clues > most {
+            ", and a minimal puzzle with more is rare: ask for fewer clues, or for puzzles that \
+             need not be minimal"
+        } else {
+            "; widen the clue range"
+        };
         Err(Error::Usage(format!(
-            "no {}puzzle with {} clues{} found for puzzle {index} in {MAX_ATTEMPTS} attempts; \
-             random clue removal seldom goes below about 21 clues",
-            if minimal { "minimal " } else { "" },
+            "no {minimal_word}puzzle with {} clues{} found for puzzle {index} in {MAX_ATTEMPTS} \
+             attempts: the {minimal_word}puzzles drawn had {fewest} to {most} clues{advice}",
             if min_clues == max_clues {
                 min_clues.to_string()
             } else {
