@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use sudoku_batch::error::UnknownName;
 use sudoku_batch::generate::{Generator, Shape, Symmetry};
 use sudoku_batch::grid::ParseError;
-use sudoku_batch::io::{Body, Format, Input, ReadOptions, RecordReader};
+use sudoku_batch::io::{Body, Format, Input, OptionNames, ReadOptions, RecordReader};
 use sudoku_batch::rate::verdict::{self as rate_verdict, RateStatus, RateVerdict};
 use sudoku_batch::rate::{Flavor, Limits as RateLimits};
 use sudoku_batch::solver::Budget;
@@ -67,17 +67,18 @@ fn rows_of<'a>(array: &'a PyReadonlyArray2<'_, u8>, what: &str) -> PyResult<(&'a
     Ok((slice, shape[0]))
 }
 
-/// A grid from 81 cell values, or why not.
+/// A grid from 81 cell values, or why not: the first cell outside 0-9 and its value (the
+/// row's index is where the caller puts the message).
 fn grid_of(row: &[u8]) -> Result<Grid, String> {
     let mut cells = [0u8; CELLS];
     cells.copy_from_slice(row);
-    Grid::from_cells(cells).ok_or_else(|| {
-        let (i, v) = row.iter().enumerate().find(|(_, &v)| v > 9).unwrap();
-        if *v == BAD {
-            "not a puzzle".to_string()
-        } else {
-            format!("cell {} holds {v}, expected 0-9", i + 1)
+    Grid::from_cells(cells).ok_or_else(|| match row.iter().position(|&v| v > 9) {
+        // A whole row of the mark is one the Python side (or `read`) could not read.
+        Some(_) if row.iter().all(|&v| v == BAD) => {
+            format!("every cell holds {BAD}, the mark of a row that could not be read as a puzzle")
         }
+        Some(i) => format!("cell {} holds {}, expected 0-9", i + 1, row[i]),
+        None => "a cell is outside 0-9".to_string(),
     })
 }
 
@@ -352,7 +353,7 @@ type RateOut<'py> = (
     Bound<'py, numpy::PyArray1<f32>>,
     Bound<'py, numpy::PyArray1<f32>>,
     Bound<'py, numpy::PyArray1<u8>>,
-    Bound<'py, numpy::PyArray1<u32>>,
+    Bound<'py, numpy::PyArray1<i32>>,
     Bound<'py, numpy::PyArray1<u64>>,
     Vec<&'static str>,
     Messages,
@@ -360,7 +361,8 @@ type RateOut<'py> = (
 
 /// Rates every row of a `(N, 81)` `uint8` array on Sudoku Explainer's scale, the CLI's `rate`
 /// verdict ([`sudoku_batch::rate::verdict::judge`]): (er, ep, ed, status, steps, rate_ns,
-/// technique names, [(row, message)]). ER/EP/ED are NaN for rows that were not rated.
+/// technique names, [(row, message)]). ER/EP/ED are NaN and steps -1 for rows that were not
+/// rated (the CLI's empty cells).
 #[pyfunction]
 #[pyo3(signature = (cells, threads=None, max_er=None, timeout_ms=None, scale="se1.2.1"))]
 fn rate_cells<'py>(
@@ -386,7 +388,8 @@ fn rate_cells<'py>(
     let (input, n) = rows_of(&cells, "puzzles")?;
     let (mut er, mut ep, mut ed) = (vec![f32::NAN; n], vec![f32::NAN; n], vec![f32::NAN; n]);
     let mut status = vec![0u8; n];
-    let mut steps = vec![0u32; n];
+    // No rating, no step count: -1, as `count_cells` has for a row that is not a puzzle.
+    let mut steps = vec![-1i32; n];
     let mut rate_ns = vec![0u64; n];
     let mut technique: Vec<&'static str> = vec![""; n];
     let messages = interruptible(py, threads, |cancel| {
@@ -420,7 +423,7 @@ fn rate_cells<'py>(
                     ns[i] = judged.rate_ns;
                     if let Some(r) = judged.rating {
                         (er[i], ep[i], ed[i]) = (r.er_f32(), r.ep_f32(), r.ed_f32());
-                        sp[i] = r.steps;
+                        sp[i] = i32::try_from(r.steps).unwrap_or(i32::MAX);
                         tq[i] = r.hardest.map_or("", |t| t.name());
                     }
                     if !judged.message.is_empty() {
@@ -797,6 +800,13 @@ fn io_error(e: sudoku_batch::Error) -> PyErr {
     }
 }
 
+/// `read`'s arguments, as the reader's messages name them (not the command line's flags).
+const PYTHON_NAMES: OptionNames = OptionNames {
+    column: "column=",
+    column_with_value: "column=",
+    csv_format: "format=\"csv\"",
+};
+
 /// Streams puzzles from files the CLI reads (lines, CSV, grids; plain, gzip, zstd, zip) in
 /// `(N, 81)` `uint8` batches; a record that is not a puzzle is a row of 255s, listed with its
 /// line and message.
@@ -816,8 +826,10 @@ impl Reader {
         let input = Input::from_arg(&path);
         input.check().map_err(io_error)?;
         let options = ReadOptions { format, column };
+        let reader =
+            RecordReader::new(vec![input], options, Arc::default()).with_option_names(PYTHON_NAMES);
         Ok(Reader {
-            inner: std::sync::Mutex::new(RecordReader::new(vec![input], options, Arc::default())),
+            inner: std::sync::Mutex::new(reader),
         })
     }
 

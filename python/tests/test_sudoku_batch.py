@@ -119,6 +119,45 @@ def test_out_of_range_cells_are_invalid_rows():
     wide = sb.to_cells([CLASSIC, CLASSIC]).astype(np.int32)
     wide[0, 0] = -1
     assert sb.solve(wide).status.tolist() == [sb.INVALID, sb.SOLVED]
+    assert sb.solve(wide).message[0] == "cell 1 holds -1, expected 0-9"
+
+
+def test_a_cell_holding_255_is_named_with_its_value():
+    cells = sb.to_cells([CLASSIC, CLASSIC, CLASSIC])
+    cells[1, 3] = 255
+    cells[2] = 255
+    r = sb.solve(cells)
+    assert r.status.tolist() == [sb.SOLVED, sb.INVALID, sb.INVALID]
+    assert r.message[1] == "cell 4 holds 255, expected 0-9"
+    # A whole row of 255s is the mark of a record that could not be read.
+    assert r.message[2].startswith("every cell holds 255")
+    assert sb.rate(cells).message[1] == "cell 4 holds 255, expected 0-9"
+    assert sb.verify(cells, unique=True).message[1] == "puzzle: cell 4 holds 255, expected 0-9"
+    assert sb.explain(cells[1]).message == "cell 4 holds 255, expected 0-9"
+    assert sb.count_solutions(cells).tolist() == [1, -1, -1]
+
+
+def test_masked_cells_are_blanks_and_masked_strings_are_not_puzzles():
+    blanks = sb.to_cells([CLASSIC]) == 0
+    # The solution with every cell the puzzle leaves blank masked is the puzzle.
+    masked = np.ma.masked_array(sb.to_cells([CLASSIC_SOL]), mask=blanks)
+    assert (sb.to_cells(masked) == sb.to_cells([CLASSIC])).all()
+    assert sb.to_strings(masked) == [CLASSIC]
+    assert sb.count_solutions(masked).tolist() == [1]
+    assert sb.explain(masked[0]).technique == sb.explain(CLASSIC).technique
+    # What a masked cell holds does not matter, out of range or not, in any integer dtype.
+    junk = np.ma.masked_array(np.where(blanks, 300, sb.to_cells([CLASSIC_SOL])), mask=blanks)
+    r = sb.solve(junk, unique=True)
+    assert r.status.tolist() == [sb.SOLVED] and r.solution_strings() == [CLASSIC_SOL]
+    # A masked solution cell is a blank: the solution is incomplete.
+    partial = np.ma.masked_array(sb.to_cells([CLASSIC_SOL]), mask=np.arange(81)[None, :] == 80)
+    assert sb.verify([CLASSIC], partial).kind == ["incomplete"]
+    # A masked string is a row with no puzzle.
+    texts = np.ma.masked_array(np.array([CLASSIC, "junk", CLASSIC], dtype="U81"), mask=[0, 1, 1])
+    s = sb.solve(texts)
+    assert s.status.tolist() == [sb.SOLVED, sb.INVALID, sb.INVALID]
+    assert s.message[1:] == ["masked: no puzzle"] * 2
+    assert sb.to_cells(texts)[1:].tolist() == [[255] * 81] * 2
 
 
 def test_wrong_dtype_and_shape():
@@ -261,6 +300,27 @@ def test_read_lines_csv_gz_and_errors(tmp_path):
     assert (by_number == by_column).all()
 
 
+def test_read_errors_name_the_arguments_not_the_clis_flags(tmp_path):
+    no_puzzle = tmp_path / "no_puzzle.csv"
+    no_puzzle.write_text("a,b,c\n1,2,3\n")
+    with pytest.raises(ValueError, match="no puzzle column") as missing:
+        list(sb.read(no_puzzle))
+    assert str(missing.value).endswith("name one with column=")
+    twice = tmp_path / "twice.csv"
+    twice.write_text("puzzle,puzzle\n" + CLASSIC + "," + CLASSIC + "\n")
+    with pytest.raises(ValueError, match=r"by number \(column=N\)") as both:
+        list(sb.read(twice))
+    lines = tmp_path / "lines.txt"
+    lines.write_text(CLASSIC + "\n")
+    with pytest.raises(ValueError, match='column="2" names a CSV column') as not_csv:
+        list(sb.read(lines, column=2))
+    assert 'drop column=, or give format="csv"' in str(not_csv.value)
+    for e in (missing, both, not_csv):
+        assert "--" not in str(e.value), str(e.value)
+    # Named by number, the column reads.
+    assert (np.concatenate(list(sb.read(twice, column=2))) == sb.to_cells([CLASSIC])).all()
+
+
 def test_a_read_generator_may_go_on_in_another_thread():
     batches = sb.read(DATA / "magictour_top1465.txt", batch=100)
     first = next(batches)
@@ -397,7 +457,8 @@ def test_rate_matches_sudoku_explainer_and_the_cli(tmp_path):
             if r["status"] == "rated":
                 assert r["er"] == f"{result.er[i]:.1f}" and r["ed"] == f"{result.ed[i]:.1f}"
                 assert r["technique"] == result.technique[i]
-                assert int(r["steps"]) == int(result.steps[i])
+            # No rating (not even a lower bound): an empty cell there, -1 here.
+            assert r["steps"] == ("" if result.steps[i] == -1 else str(result.steps[i]))
             # A line file reads "not a puzzle" token by token, a list as one string: only the
             # messages of invalid rows may differ.
             if r["status"] != "invalid":
@@ -503,6 +564,27 @@ def test_explain_gives_the_path_behind_the_rating_and_the_clis_words(tmp_path):
     assert bounded.status == "gave_up" and "above the limit of 1.0" in bounded.message
     with pytest.raises(TypeError, match="one puzzle"):
         sb.explain([chosen[0][0], chosen[1][0]])
+
+
+def test_rate_steps_are_minus_one_where_there_is_no_rating():
+    pd = pytest.importorskip("pandas")
+    r = sb.rate([CLASSIC, EMPTY, "junk", UNSOLVABLE_P, CLASSIC_SOL, CLASSIC], max_er=None)
+    assert r.status_words() == ["rated", "multiple", "invalid", "unsolvable", "rated", "rated"]
+    assert r.steps.dtype == np.int32
+    assert r.steps[0] > 0 and r.steps[0] == r.steps[5]
+    # Not rated: -1; a full grid is rated with no step at all: 0.
+    assert r.steps[1:5].tolist() == [-1, -1, -1, 0]
+    # Given up before the first step: no rating either.
+    early = sb.rate([CLASSIC], max_er=0.5)
+    assert early.status_words() == ["gave_up"] and early.steps.tolist() == [-1]
+    assert np.isnan(early.er[0])
+    df = r.to_pandas()
+    assert str(df["steps"].dtype) == "Int32"
+    assert df["steps"].isna().tolist() == [False, True, True, True, False, False]
+    assert df["steps"][4] == 0
+    # Written out, the missing values are empty cells, as in the CLI's file.
+    row = df.iloc[[1]][["er", "steps"]].to_csv(index=False).splitlines()[1]
+    assert row == ","
 
 
 def test_generate_er_range_is_rated_inside_and_matches_the_cli():
@@ -633,6 +715,44 @@ def test_generate_shapes():
     assert sb.SYMMETRIES[:2] == ("none", "central") and len(sb.SYMMETRIES) == 8
     for name in sb.SYMMETRIES:
         assert len(sb.generate(1, seed=2, symmetric=name)) == 1
+
+
+def test_generate_failure_says_what_is_wrong_with_the_clue_count():
+    # Minimal puzzles seldom have 30 clues: the message says so, not that 21 is too few.
+    with pytest.raises(RuntimeError) as too_many:
+        sb.generate(1, seed=1, minimal=True, clues=30, threads=1)
+    message = str(too_many.value)
+    assert "no minimal puzzle with 30 clues" in message
+    assert "puzzles drawn had" in message and "a minimal puzzle with more is rare" in message
+    assert "ask for fewer clues" in message
+    assert "below about 21" not in message
+    # Too few clues, minimal or not: the removal seldom gets there.
+    with pytest.raises(RuntimeError, match="seldom goes below about 21 clues") as too_few:
+        sb.generate(1, seed=1, clues=19, threads=1)
+    assert "puzzles drawn had" in str(too_few.value)
+
+
+def test_boolean_arguments_take_only_bools():
+    for call, name in [
+        (lambda v: sb.solve([CLASSIC], unique=v), "unique"),
+        (lambda v: sb.verify([CLASSIC], unique=v), "unique"),
+        (lambda v: sb.rate([CLASSIC], se121=v), "se121"),
+        (lambda v: sb.explain(CLASSIC, se121=v), "se121"),
+        (lambda v: sb.generate(1, seed=1, minimal=v), "minimal"),
+        (lambda v: sb.generate(1, seed=1, clues=30, symmetric=v), "symmetric"),
+    ]:
+        # (symmetric also takes None and a symmetry's name.)
+        for value in [0, 1, 1.0, [True]] + (["no", None] if name != "symmetric" else []):
+            with pytest.raises(TypeError, match=name):
+                call(value)
+        # numpy bools are bools.
+        call(np.True_)
+        call(np.bool_(False))
+    assert sb.solve([EMPTY], unique=np.True_).status.tolist() == [sb.MULTIPLE]
+    same = sb.generate(2, seed=4, minimal=np.True_, symmetric=np.True_, min_clues=20, max_clues=30)
+    assert same.puzzle_strings() == sb.generate(
+        2, seed=4, minimal=True, symmetric=True, min_clues=20, max_clues=30
+    ).puzzle_strings()
 
 
 def test_generate_errors():

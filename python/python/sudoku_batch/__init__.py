@@ -79,8 +79,42 @@ def _whole(name, value, least=0, most=2**64 - 1):
     return value
 
 
+def _flag(name, value):
+    """``value`` as a ``bool`` when it is one (a numpy bool too); a ``TypeError`` naming ``name``
+    otherwise: a string such as ``"no"`` or a number would be taken as true or false unseen."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name}: expected True or False, got {type(value).__name__} {value!r:.40}")
+
+
+#: The failure kind code of a row that is not a puzzle (``malformed``).
+_MALFORMED = next(code for code, word in _native.KINDS if word == "malformed")
+
+
+def _unmask(arr):
+    """A masked array's data with its mask applied: a masked cell of an integer grid is a
+    blank (0); a masked element of a string array is a row that is not a puzzle. Returns
+    (array, masked rows or None)."""
+    if arr.dtype.kind in "iu":
+        return arr.filled(0), None
+    # The data is read as it is (other dtypes and shapes are refused there); masked rows are
+    # marked afterwards.
+    return np.ma.getdata(arr), np.ma.getmaskarray(arr)
+
+
 def _coerce(puzzles, what="puzzles"):
     """Returns (cells (N, 81) uint8 C-contiguous, [(row, kind code, message)])."""
+    if isinstance(puzzles, np.ma.MaskedArray):
+        data, masked = _unmask(puzzles)
+        cells, failures = _coerce(data, what)
+        if masked is not None and masked.any():
+            rows = np.flatnonzero(masked)
+            cells = cells.copy()
+            cells[rows] = _native.BAD
+            failures = [f for f in failures if not masked[f[0]]]
+            failures += [(int(r), _MALFORMED, "masked: no puzzle") for r in rows.tolist()]
+            failures.sort()
+        return cells, failures
     if isinstance(puzzles, (str, bytes)):
         puzzles = [puzzles]
     if hasattr(puzzles, "to_numpy") and not isinstance(puzzles, np.ndarray):
@@ -123,11 +157,16 @@ def _coerce(puzzles, what="puzzles"):
             raise ValueError(f"{what}: expected shape (N, 81), got {arr.shape}")
         failures = []
         if arr.dtype != np.uint8:
-            bad = ((arr < 0) | (arr > 9)).any(axis=1)
+            outside = (arr < 0) | (arr > 9)
+            bad = outside.any(axis=1)
             if bad.any():
-                arr = np.where(bad[:, None], 0, arr)
+                # The native side's words for a uint8 cell outside 0-9: the first such cell.
                 for row in np.flatnonzero(bad).tolist():
-                    failures.append((row, 1, "a cell is outside 0-9"))
+                    cell = int(np.argmax(outside[row]))
+                    failures.append(
+                        (row, _MALFORMED, f"cell {cell + 1} holds {arr[row, cell]}, expected 0-9")
+                    )
+                arr = np.where(bad[:, None], 0, arr)
             arr = arr.astype(np.uint8)
             if failures:
                 arr[bad] = _native.BAD
@@ -153,6 +192,8 @@ def to_strings(cells) -> list:
         ValueError: another shape, or a cell outside 0-9 (such as the 255 of a row
             :func:`read` could not parse), naming the first such row.
     """
+    if isinstance(cells, np.ma.MaskedArray) and cells.dtype.kind in "iu":
+        cells = cells.filled(0)  # masked cells are blanks, as the puzzles' are
     arr = np.asarray(cells)
     if arr.dtype.kind not in "iu":
         raise TypeError(f"expected an integer array of shape (N, 81), got dtype {arr.dtype}")
@@ -244,12 +285,17 @@ def solve(puzzles, *, threads=None, unique=False, solver="bands", max_guesses=No
     puzzle.
 
     Raises:
-        TypeError: ``puzzles`` is not a list, string array or integer array.
+        TypeError: ``puzzles`` is not a list, string array or integer array, or ``unique`` is
+            not a bool.
         ValueError: an array of the wrong shape, ``threads=0`` or an unknown solver.
     """
     cells, failures = _coerce(puzzles)
     solutions, status, guesses, solve_ns, native_messages = _native.solve_cells(
-        cells, _whole("threads", threads), unique, solver, _whole("max_guesses", max_guesses)
+        cells,
+        _whole("threads", threads),
+        _flag("unique", unique),
+        solver,
+        _whole("max_guesses", max_guesses),
     )
     return SolveResult(
         solutions,
@@ -275,7 +321,8 @@ class RateResult:
         er, ep, ed: ``(N,)`` ``float32``, the Sudoku Explainer rating (NaN where not rated; a
             lower bound where the status is ``gave_up``).
         technique: list of ``str``, the hardest technique's name ("" where none).
-        steps: ``(N,)`` ``uint32``, steps on the solving path.
+        steps: ``(N,)`` ``int32``, steps on the solving path; -1 where not rated (the CLI's
+            empty ``steps`` cell; 0 is a rated puzzle that needed none, a full grid).
         status: ``(N,)`` ``uint8``, a code of :data:`RATE_STATUS_NAMES`.
         rate_ns: ``(N,)`` ``uint64``, nanoseconds spent proving and rating.
         message: list of ``str``, why a row is not ``rated`` ("" for rated rows).
@@ -306,7 +353,11 @@ class RateResult:
         return {RATE_STATUS_NAMES[int(v)]: int(c) for v, c in zip(values, counts)}
 
     def to_pandas(self):
-        """A DataFrame with columns er, ep, ed, technique, steps, status (str), rate_ns, message."""
+        """A DataFrame with columns er, ep, ed, technique, steps, status (str), rate_ns, message.
+
+        Where a row is not rated, er/ep/ed are NaN and steps is missing (``<NA>``, pandas'
+        nullable ``Int32``), so ``to_csv`` leaves the cells empty as ``sudoku-batch rate`` does.
+        """
         try:
             import pandas as pd
         except ImportError as e:  # pragma: no cover - depends on the environment
@@ -317,7 +368,7 @@ class RateResult:
                 "ep": self.ep,
                 "ed": self.ed,
                 "technique": self.technique,
-                "steps": self.steps,
+                "steps": pd.arrays.IntegerArray(self.steps.copy(), self.steps < 0),
                 "status": self.status_words(),
                 "rate_ns": self.rate_ns,
                 "message": self.message,
@@ -330,6 +381,7 @@ class RateResult:
 
 def _scale_name(scale, se121):
     """The native scale name from ``scale`` (a name, or None for ``se121``'s choice)."""
+    se121 = _flag("se121", se121)
     if scale is None:
         return "se1.2.1" if se121 else "se1.2.1.3"
     if not se121 and scale != "se1.2.1.3":
@@ -448,7 +500,8 @@ def explain(puzzle, *, max_er=None, timeout_ms=None, se121=True, scale=None) -> 
     if isinstance(puzzle, (str, bytes)):
         one = [puzzle]
     else:
-        arr = np.asarray(puzzle)
+        # A masked array keeps its mask (masked cells are blanks, as in :func:`solve`).
+        arr = puzzle if isinstance(puzzle, np.ma.MaskedArray) else np.asarray(puzzle)
         if arr.dtype.kind not in "iu" or arr.size != 81:
             raise TypeError(
                 "explain: expected one puzzle (a str, bytes or 81 integers), got "
@@ -520,7 +573,7 @@ def verify(puzzles, solutions=None, *, unique=False, threads=None, solver="bands
                 f"got {s_cells.shape[0]}"
             )
     codes, native_messages = _native.verify_cells(
-        p_cells, s_cells, unique, _whole("threads", threads), solver
+        p_cells, s_cells, _flag("unique", unique), _whole("threads", threads), solver
     )
     codes = codes.copy()
     message = [""] * len(codes)
@@ -620,9 +673,12 @@ def generate(
             the CLI's ``--scale``).
 
     Raises:
+        TypeError: ``minimal`` is not a bool, or ``symmetric`` neither a bool nor a name.
         ValueError: no puzzle can have the options (fewer than 17 clues, a clue count the
             symmetry cannot make, an unknown symmetry or solver, ``threads=0``).
-        RuntimeError: no puzzle in the clue range was found within the attempt limit.
+        RuntimeError: no puzzle in the clue range was found within the attempt limit; the
+            message gives the clue counts of the puzzles drawn and what is wrong (random removal
+            seldom goes below about 21 clues; a minimal puzzle seldom has more than 28 or so).
     """
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
         raise ValueError(f"n: expected a count >= 0, got {n!r}")
@@ -630,9 +686,10 @@ def generate(
     for name, value in [("clues", clues), ("min_clues", min_clues), ("max_clues", max_clues)]:
         _whole(name, value, most=255)
     _whole("threads", threads)
-    if symmetric is True:
-        symmetry = "central"
-    elif symmetric is False or symmetric is None:
+    minimal = _flag("minimal", minimal)
+    if isinstance(symmetric, (bool, np.bool_)):
+        symmetry = "central" if symmetric else "none"
+    elif symmetric is None:
         symmetry = "none"
     elif isinstance(symmetric, str):
         symmetry = symmetric
@@ -659,7 +716,7 @@ def generate(
         clues,
         min_clues,
         max_clues,
-        bool(minimal),
+        minimal,
         symmetry,
         threads,
         solver,

@@ -31,7 +31,8 @@ class RateResult:
     ep: npt.NDArray[np.float32]
     ed: npt.NDArray[np.float32]
     technique: list[str]
-    steps: npt.NDArray[np.uint32]
+    steps: npt.NDArray[np.int32]
+    """(N,): steps on the solving path; -1 where not rated."""
     status: npt.NDArray[np.uint8]
     rate_ns: npt.NDArray[np.uint64]
     message: list[str]

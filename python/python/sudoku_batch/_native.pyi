@@ -87,12 +87,13 @@ def rate_cells(
     npt.NDArray[np.float32],
     npt.NDArray[np.float32],
     npt.NDArray[np.uint8],
-    npt.NDArray[np.uint32],
+    npt.NDArray[np.int32],
     npt.NDArray[np.uint64],
     list[str],
     _Messages,
 ]:
-    """(er, ep, ed, status, steps, rate_ns, technique names, messages)."""
+    """(er, ep, ed, status, steps, rate_ns, technique names, messages); NaN and -1 where a row
+    was not rated."""
 
 def explain_cells(
     cells: npt.NDArray[np.uint8],
