@@ -995,6 +995,22 @@ fn merge_and_verify_never_write_over_a_file_they_read() {
             "writing it would destroy the input",
         ));
     assert_eq!(std::fs::read(&shards[0]).unwrap(), before);
+    // The merged rows go to standard output without -o: the summary may not go there too.
+    for stdout in ["-", "/dev/stdout"] {
+        let mixed = bin()
+            .arg("merge")
+            .args(&shards)
+            .args(["-q", "--summary", stdout])
+            .output()
+            .unwrap();
+        assert_eq!(mixed.status.code(), Some(2), "{stdout}");
+        assert!(mixed.stdout.is_empty(), "{stdout}");
+        assert!(
+            String::from_utf8_lossy(&mixed.stderr)
+                .contains("--summary names standard output, where -o writes too"),
+            "{stdout}"
+        );
+    }
     bin()
         .arg("verify")
         .arg(&shards[0])

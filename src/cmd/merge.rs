@@ -38,7 +38,7 @@ use crate::io::results::{
     header_line, header_of, push_csv_record, Column, ResultReader, ResultRowRef, Status,
 };
 use crate::io::targets::partial_path;
-use crate::io::targets::{check_targets, Target, WriteKind};
+use crate::io::targets::{check_targets, one_on_stdout, Target, WriteKind};
 use crate::run::interrupt;
 use crate::stats::{Summary, Tally};
 
@@ -508,13 +508,16 @@ fn check_merge_targets(config: &MergeConfig) -> Result<()> {
         .flat_map(|p| [p.clone(), shard_sidecar_path(p)])
         .chain(config.shard_summaries.iter().cloned())
         .collect();
-    let mut targets = Vec::new();
-    if let Some(path) = &config.output {
-        targets.push(Target::new("-o", path, WriteKind::Replaced));
-    }
+    // No -o writes the merged rows to standard output.
+    let mut targets = vec![Target::new(
+        "-o",
+        config.output.as_deref().unwrap_or(Path::new("-")),
+        WriteKind::Replaced,
+    )];
     if let Some(path) = &config.summary {
         targets.push(Target::new("--summary", path, WriteKind::Replaced));
     }
+    one_on_stdout(&targets)?;
     check_targets(&read, &targets)
 }
 

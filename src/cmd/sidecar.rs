@@ -897,9 +897,11 @@ impl RunManifest {
 
 /// How input `b` differs from `a` (the earlier run's, or another shard's), or `None`.
 fn input_difference(a: &InputId, b: &InputId, compare: Compare) -> Option<String> {
-    let (was, now) = match compare {
-        Compare::Resume => ("was", "now"),
-        Compare::Merge => ("is", "there"),
+    // Said of the earlier run's input first for a resume ("was", "now"), and of the shard the
+    // message is about first for a merge ("is" here, "there" in the first shard).
+    let (a, b, was, now) = match compare {
+        Compare::Resume => (a, b, "was", "now"),
+        Compare::Merge => (b, a, "is", "there"),
     };
     let stdin = |i: &InputId| i.name == "-" && i.canonical.is_none();
     match (stdin(a), stdin(b)) {
@@ -912,48 +914,46 @@ fn input_difference(a: &InputId, b: &InputId, compare: Compare) -> Option<String
     if a.same_content(b) {
         return None;
     }
+    let same_name = a.same_file(b) || a.name == b.name;
+    let size = |s: Option<u64>| s.map_or("?".to_string(), grouped);
+    // Each size with the name of the file that had it.
+    let sizes = || {
+        let other = if same_name {
+            String::new()
+        } else {
+            format!("{} ", b.name)
+        };
+        format!(
+            "differs: {} {was} {} bytes, {now} {other}{}",
+            a.name,
+            size(a.size),
+            size(b.size)
+        )
+    };
     // Without a fingerprint of one kind on both sides (a FIFO, or a version 1 sidecar's SHA-256),
     // only the file and its size can be compared; the rows are checked against the input.
     let Some((hash, was_hash, now_hash)) = a.common_hash(b) else {
         if a.size.is_some() && b.size.is_some() && a.size != b.size {
-            let size = |s: Option<u64>| s.map_or("?".to_string(), grouped);
-            // Each size with the name of the file that had it.
-            let other = if a.same_file(b) || a.name == b.name {
-                String::new()
-            } else {
-                format!("{} ", b.name)
-            };
-            return Some(format!(
-                "differs: {} {was} {} bytes, {now} {other}{}",
-                a.name,
-                size(a.size),
-                size(b.size)
-            ));
+            return Some(sizes());
         }
-        return (!a.same_file(b) && a.name != b.name)
-            .then(|| format!("differs: {} {was} read, {now} {}", a.name, b.name));
+        return (!same_name).then(|| format!("differs: {} {was} read, {now} {}", a.name, b.name));
     };
-    let name = if a.same_file(b) || a.name == b.name {
+    if a.size != b.size {
+        return Some(sizes());
+    }
+    let name = if same_name {
         a.name.clone()
     } else {
-        format!("{} (then {})", b.name, a.name)
+        format!("{} and {}", a.name, b.name)
     };
-    let size = |s: Option<u64>| s.map_or("?".to_string(), grouped);
-    Some(if a.size != b.size {
-        format!(
-            "differs: {name} {was} {} bytes, {now} {}",
-            size(a.size),
-            size(b.size)
-        )
-    } else {
-        format!(
-            "differs: {name} has the same size ({} bytes) but other content ({hash} {}… {was}, \
-             {}… {now})",
-            size(a.size),
-            was_hash.get(..12).unwrap_or(""),
-            now_hash.get(..12).unwrap_or(""),
-        )
-    })
+    Some(format!(
+        "differs: {name} {} the same size ({} bytes) but other content ({hash} {}… {was}, {}… \
+         {now})",
+        if same_name { "has" } else { "have" },
+        size(a.size),
+        was_hash.get(..12).unwrap_or(""),
+        now_hash.get(..12).unwrap_or(""),
+    ))
 }
 
 #[cfg(test)]
