@@ -338,17 +338,30 @@ pub fn compare(rows: &[BenchRow], baseline: Option<&str>) -> Result<Comparison> 
     })
 }
 
+/// One row of a Markdown table: a `|` inside a cell (a host name, a CPU model or a dataset
+/// name read from a results file) is escaped, so it cannot split the cell.
+fn table_row(cells: &[String]) -> String {
+    let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+    format!("| {} |\n", cells.join(" | "))
+}
+
 fn find_baseline(machines: &[MachineColumn], wanted: Option<&str>) -> Result<usize> {
     let Some(wanted) = wanted else {
         return Ok(0);
     };
-    if let Some(i) = machines.iter().position(|m| m.hostname == wanted) {
-        return Ok(i);
-    }
-    let needle = wanted.to_lowercase();
-    let matches: Vec<usize> = (0..machines.len())
-        .filter(|&i| machines[i].label().to_lowercase().contains(&needle))
+    // A whole host name or label first; two machines of one host name (a container's, or
+    // `localhost`) are told apart by their CPU, never by taking the first.
+    let exact: Vec<usize> = (0..machines.len())
+        .filter(|&i| machines[i].hostname == wanted || machines[i].label() == wanted)
         .collect();
+    let matches = if exact.is_empty() {
+        let needle = wanted.to_lowercase();
+        (0..machines.len())
+            .filter(|&i| machines[i].label().to_lowercase().contains(&needle))
+            .collect()
+    } else {
+        exact
+    };
     match matches.as_slice() {
         [one] => Ok(*one),
         _ => {
@@ -387,7 +400,7 @@ impl Comparison {
             "threads".into(),
         ];
         header.extend(self.machines.iter().map(MachineColumn::label));
-        out.push_str(&format!("| {} |\n", header.join(" | ")));
+        out.push_str(&table_row(&header));
         let mut rule = vec!["---", "---", "---", "---:"];
         rule.extend(self.machines.iter().map(|_| "---:"));
         out.push_str(&format!("|{}|\n", rule.join("|")));
@@ -408,7 +421,7 @@ impl Comparison {
                     },
                 });
             }
-            out.push_str(&format!("| {} |\n", cells.join(" | ")));
+            out.push_str(&table_row(&cells));
         }
         out.push_str("\nMachines (latest run):\n");
         for machine in &self.machines {
@@ -546,6 +559,34 @@ mod tests {
         assert_eq!(c.ratio(&c.rows[0], 0), Some(200.0 / 300.0));
         assert!(compare(&rows, Some("zzz")).is_err());
         assert!(compare(&rows, Some("cpu")).is_err(), "ambiguous");
+        // Two machines named alike: the host name alone is ambiguous, its label is not.
+        let mut twin = row("a", "hard", "singles", 1, 400.0, "2024-01-01T00:00:00Z");
+        twin.cpu = "Other CPU".into();
+        let rows = [rows, vec![twin]].concat();
+        let error = compare(&rows, Some("a")).err().unwrap().to_string();
+        assert!(error.contains("matches more than one machine"), "{error}");
+        let c = compare(&rows, Some("a (Other CPU)")).unwrap();
+        assert_eq!(c.machines[c.baseline].cpu, "Other CPU");
+        let c = compare(&rows, Some("other")).unwrap();
+        assert_eq!(c.machines[c.baseline].cpu, "Other CPU");
+    }
+
+    #[test]
+    fn a_bar_in_a_name_does_not_split_a_markdown_cell() {
+        let mut odd = row("a|b", "x|y", "singles", 1, 100.0, "2024-01-01T00:00:00Z");
+        odd.cpu = "C|PU".into();
+        let table = compare(&[odd], None).unwrap().to_markdown();
+        let lines: Vec<&str> = table.lines().filter(|l| l.starts_with('|')).collect();
+        assert_eq!(lines.len(), 3, "{table}");
+        for line in lines {
+            // Five cells: four columns and one machine.
+            let bars = line.len() - line.replace('|', "").len() - line.matches("\\|").count();
+            assert_eq!(bars, 6, "{line}");
+        }
+        assert!(
+            table.contains("a\\|b (C\\|PU)") && table.contains("x\\|y"),
+            "{table}"
+        );
     }
 
     #[test]
