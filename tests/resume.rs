@@ -664,6 +664,100 @@ fn merge_of_a_shard_cut_short_writes_nothing_unless_allowed() {
     assert!(!d.join("all.csv").exists());
 }
 
+/// A shard whose last row is torn (cut inside the row, not after a line end), for `solve` and
+/// `rate` shards, plain or gzip: nothing written, and with `--allow-incomplete` that row left
+/// out (any of its fields may be short), never merged as it is.
+#[test]
+fn a_torn_last_row_of_a_shard_is_left_out_never_merged() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(data("norvig_top95.txt"), d.join("p.txt")).unwrap();
+    for (command, gz) in [
+        ("solve", false),
+        ("rate", false),
+        ("solve", true),
+        ("rate", true),
+    ] {
+        let ext = if gz { "csv.gz" } else { "csv" };
+        for k in 1..=2 {
+            let name = format!("{command}-{k}.{ext}");
+            let (code, err) = run(
+                d,
+                &[
+                    command,
+                    "p.txt",
+                    "-q",
+                    "--shard",
+                    &format!("{k}/2"),
+                    "-o",
+                    &name,
+                ],
+            );
+            assert_eq!(code, 0, "{err}");
+        }
+        // Shard 1 loses its last three bytes: the end of its last row's `file` field.
+        let first = d.join(format!("{command}-1.{ext}"));
+        let plain = if gz {
+            let mut text = Vec::new();
+            std::io::Read::read_to_end(
+                &mut flate2::read::MultiGzDecoder::new(std::fs::File::open(&first).unwrap()),
+                &mut text,
+            )
+            .unwrap();
+            text
+        } else {
+            std::fs::read(&first).unwrap()
+        };
+        let rows_in_first = plain.iter().filter(|&&b| b == b'\n').count() - 1;
+        let cut = &plain[..plain.len() - 3];
+        if gz {
+            let mut encoder =
+                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            std::io::Write::write_all(&mut encoder, cut).unwrap();
+            std::fs::write(&first, encoder.finish().unwrap()).unwrap();
+        } else {
+            std::fs::write(&first, cut).unwrap();
+        }
+        let torn = format!(
+            "{command}-1.{ext}: line {}: a cut-off row (no line end), left out",
+            rows_in_first + 1
+        );
+        let merged = format!("{command}-all-from-{}.csv", if gz { "gz" } else { "plain" });
+        let mut merge = vec![
+            "merge".to_string(),
+            format!("{command}-1.{ext}"),
+            format!("{command}-2.{ext}"),
+            "-q".into(),
+            "-o".into(),
+            merged.clone(),
+        ];
+        let args: Vec<&str> = merge.iter().map(String::as_str).collect();
+        let (code, err) = run(d, &args);
+        assert_eq!(code, 1, "{command} {ext}: {err}");
+        // (The sidecar's byte count already tells the shard was cut.)
+        assert!(
+            err.contains(&format!("merge: incomplete: {command}-1.{ext}: "))
+                && err.contains("merge: nothing written"),
+            "{err}"
+        );
+        assert!(!d.join(&merged).exists(), "{command} {ext}");
+        merge.push("--allow-incomplete".into());
+        let args: Vec<&str> = merge.iter().map(String::as_str).collect();
+        let (code, err) = run(d, &args);
+        assert_eq!(code, 1, "{command} {ext}: {err}");
+        assert!(
+            err.contains(&format!("warning: incomplete (--allow-incomplete): {torn}")),
+            "{err}"
+        );
+        let text = std::fs::read_to_string(d.join(&merged)).unwrap();
+        assert_eq!(text.lines().count(), 1 + 95 - 1, "{command} {ext}");
+        assert!(
+            text.lines().skip(1).all(|l| l.ends_with(",p.txt")),
+            "{command} {ext}"
+        );
+    }
+}
+
 #[test]
 fn merge_rechecks_every_row_and_names_the_shard_and_line_of_a_changed_one() {
     let dir = solved_dir();

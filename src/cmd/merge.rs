@@ -162,6 +162,18 @@ struct ShardReader {
     last: Option<u64>,
     /// Rows read so far.
     rows: u64,
+    /// Where the shard's torn last line starts, once read to its end.
+    torn: Option<u64>,
+}
+
+/// What a shard whose last line is torn says: that row is left out (a torn row may have lost
+/// any of its fields), and the shard counts as cut off.
+pub(crate) fn torn_row(path: &Path, line: u64) -> String {
+    format!(
+        "{}: line {line}: a cut-off row (no line end), left out: the shard was cut short while \
+         its run wrote it, or since; finish it with --resume",
+        path.display()
+    )
 }
 
 impl ShardReader {
@@ -178,6 +190,7 @@ impl ShardReader {
             reader,
             last: None,
             rows: 0,
+            torn: None,
         })
     }
 
@@ -186,19 +199,11 @@ impl ShardReader {
     }
 
     /// Reads the next row and returns its index, checking that indices increase. A torn last
-    /// line (the shard's run was cut off while writing it) is an error: that row would be lost.
+    /// line is no row: it is noted in `torn`.
     fn advance(&mut self) -> Result<Option<u64>> {
         let Some(row) = self.reader.next_row()? else {
-            return match self.reader.torn_line() {
-                Some(line) => Err(Error::Input {
-                    path: self.path().to_path_buf(),
-                    message: format!(
-                        "line {line}: a cut-off row (no line end): the run writing this shard \
-                         did not finish; finish it with `solve --resume`"
-                    ),
-                }),
-                None => Ok(None),
-            };
+            self.torn = self.reader.torn_line();
+            return Ok(None);
         };
         let index = row.index.ok_or_else(|| row.missing(Column::Index))?;
         if let Some(previous) = self.last.filter(|&p| index <= p) {
@@ -217,8 +222,8 @@ impl ShardReader {
 /// Errors (exit 2): an unreadable input, a file that is not a solve output (or lacks a column
 /// merge needs), shards with different columns, shards of different runs (their sidecars
 /// differ in input, options or shard count), a shard given twice, rows out of index order, an
-/// index present in two inputs, a shard that ends in a cut-off row. Missing or cut-off shards
-/// are [`MergeReport::incomplete`]: nothing is written unless `allow_incomplete`. Without
+/// index present in two inputs. Missing or cut-off shards (a shard whose last row was cut
+/// off is one, and that row is left out) are [`MergeReport::incomplete`]: nothing is written unless `allow_incomplete`. Without
 /// sidecars, missing indices are counted, not errors.
 pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     if config.inputs.is_empty() {
@@ -264,6 +269,11 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     let merged_rows = interleave(&mut shards, &mut output, unique)?;
     // The last look: a signal after the last rows were read still stops the merge.
     interrupt::stop_point_whole("merge", &output)?;
+    incomplete.extend(
+        shards
+            .iter()
+            .filter_map(|s| Some(torn_row(s.path(), s.torn?))),
+    );
     incomplete.extend(rows_unlike_sidecars(&shards, &sidecars));
     if !complete_output(config, output, &merged_rows.unwritten, &incomplete)? {
         return Ok(nothing_written(notes, incomplete));
@@ -844,9 +854,34 @@ mod tests {
         let mut text = header_line() + &row(1, "unsolvable");
         text.push_str(&row(3, "unsolvable")[..20]);
         std::fs::write(&cut, text).unwrap();
-        let error = merge(vec![whole.clone(), cut]);
-        assert!(error.ends_with("b.csv: line 3: a cut-off row (no line end): the run writing this shard did not finish; finish it with `solve --resume`"), "{error}");
-        assert!(!out.exists(), "no final file");
+        let config = MergeConfig {
+            inputs: vec![whole.clone(), cut.clone()],
+            output: Some(out.clone()),
+            ..MergeConfig::default()
+        };
+        let report = run(&config).unwrap();
+        assert!(!report.written && !out.exists(), "no final file");
+        let torn = "b.csv: line 3: a cut-off row (no line end), left out";
+        assert!(
+            report.incomplete.iter().any(|i| i.contains(torn)),
+            "{:?}",
+            report.incomplete
+        );
+        // With --allow-incomplete, the rows before it.
+        let report = run(&MergeConfig {
+            allow_incomplete: true,
+            ..config
+        })
+        .unwrap();
+        assert!(report.written, "{:?}", report.incomplete);
+        assert!(
+            report.notes.iter().any(|n| n.contains(torn)),
+            "{:?}",
+            report.notes
+        );
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(text.lines().count(), 4, "the header and rows 0-2: {text}");
+        std::fs::remove_file(&out).unwrap();
 
         let no_status = dir.path().join("c.csv");
         std::fs::write(&no_status, "index,puzzle\n1,x\n").unwrap();

@@ -35,22 +35,50 @@ pub(crate) fn is_rate_output(path: &Path, sidecar: Option<&RunManifest>) -> bool
         && header.iter().any(|name| name == b"er")
 }
 
+/// A shard's bytes, noting how many were read, the last one and whether the end was reached:
+/// what tells a last row ended by the end of the file from one ended by a line end.
+struct Tail {
+    inner: ResultSource,
+    read: u64,
+    last: u8,
+    ended: bool,
+}
+
+impl std::io::Read for Tail {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        match buf[..n].last() {
+            Some(&b) => self.last = b,
+            None => self.ended = !buf.is_empty(),
+        }
+        Ok(n)
+    }
+}
+
 /// One shard's rows, read one at a time.
 struct RateShard {
     path: PathBuf,
-    reader: csv::Reader<ResultSource>,
+    reader: csv::Reader<Tail>,
     /// The row last read.
     row: csv::ByteRecord,
     /// The index of the row last read.
     last: Option<u64>,
     /// Rows read so far.
     rows: u64,
+    /// Where the shard's torn last line starts, once read to its end.
+    torn: Option<u64>,
 }
 
 impl RateShard {
     /// Opens a shard and reads its header.
     fn open(path: &Path) -> Result<(RateShard, Vec<RateColumn>)> {
-        let file = open_result_file(path)?;
+        let file = Tail {
+            inner: open_result_file(path)?,
+            read: 0,
+            last: b'\n',
+            ended: false,
+        };
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
@@ -95,6 +123,7 @@ impl RateShard {
             row: csv::ByteRecord::new(),
             last: None,
             rows: 0,
+            torn: None,
         };
         Ok((shard, columns))
     }
@@ -113,6 +142,16 @@ impl RateShard {
             return Ok(None);
         }
         let line = self.row.position().map_or(0, |p| p.line());
+        let tail = self.reader.get_ref();
+        if tail.ended
+            && self.reader.position().byte() == tail.read
+            && !matches!(tail.last, b'\n' | b'\r')
+        {
+            // The record was ended by the end of the file, not by a line end: cut off, and
+            // any of its fields may be short. It is no row.
+            self.torn = Some(line);
+            return Ok(None);
+        }
         let index = std::str::from_utf8(self.row.get(index_slot).unwrap_or_default())
             .ok()
             .and_then(|t| t.parse::<u64>().ok())
@@ -134,7 +173,7 @@ pub(crate) struct RateMerge {
     pub summary: RateSummary,
     /// Indices missing between the first and the last row.
     pub missing: u64,
-    /// Shards with other row counts than their run wrote, each in a sentence.
+    /// Shards cut off or with other row counts than their run wrote, each in a sentence.
     pub unlike_sidecars: Vec<String>,
     /// The last rows, not yet written (the output is finished only once the shards are known
     /// to be whole).
@@ -218,6 +257,11 @@ pub(crate) fn interleave(
         }
     }
     for (shard, sidecar) in shards.iter().zip(sidecars) {
+        if let Some(line) = shard.torn {
+            merged
+                .unlike_sidecars
+                .push(crate::cmd::merge::torn_row(&shard.path, line));
+        }
         if let Some(finished) = sidecar.as_ref().and_then(|m| m.finished) {
             if shard.rows != finished.rows {
                 merged.unlike_sidecars.push(format!(
