@@ -138,8 +138,10 @@ pub enum CliCommand {
     /// Reads CSVs with a header (Kaggle's quizzes,solutions; puzzle,solution; solve's own
     /// output) and line files `puzzle<sep>solution` (sep: whitespace, `,` or `:`; ids, counts
     /// and ratings around them are allowed). Rows that give no solution (solve's rows whose
-    /// status is not `solved`, `puzzle:0` lines) are skipped and counted, unless
-    /// --require-solution. Prints a summary and the first failures as `file:line: kind: reason`.
+    /// status is not `solved`, `puzzle:0` lines, lines with a puzzle alone) are skipped and
+    /// counted, unless --require-solution; with --unique, a record that holds only a puzzle
+    /// (`puzzle:0` included) is checked as a puzzle. Prints a summary and the first failures as
+    /// `file:line: kind: reason`.
     ///
     /// Exit status: 0 when every checked row passed (and at least one was checked), 1 when some
     /// failed or none was checked, 2 on usage or I/O errors, 130/143/129 when stopped by a
@@ -1098,7 +1100,9 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "NAME|N", help = column_help("solution", SOLUTION_COLUMNS))]
     pub solution_column: Option<String>,
 
-    /// Also prove that each puzzle has exactly one solution (solver with limit 2).
+    /// Also prove that each puzzle has exactly one solution (solver with limit 2). A record
+    /// that holds only a puzzle (a puzzle alone, a `puzzle:0` line, a CSV without a solution
+    /// column) is then checked too: it passes only with exactly one solution.
     #[arg(long)]
     pub unique: bool,
 

@@ -6,11 +6,11 @@
 //! rules and keeps every clue of its puzzle (and, with `--unique`, when the puzzle has exactly one
 //! solution). A row that gives no solution is *skipped*: counted and reported, not a failure,
 //! unless `--require-solution`. That covers `solve`'s rows whose status is not `solved` (their
-//! solution column is empty) and tdoku-style `puzzle:0` lines. A row of `solve`'s output whose
-//! status says `solved` but whose solution is empty fails as malformed.
+//! solution column is empty). A row of `solve`'s output whose status says `solved` but whose
+//! solution is empty fails as malformed.
 //!
-//! A puzzle-only record (a line with one puzzle, a row of a CSV without a solution column, a
-//! grid block) is skipped too, unless `--unique`: then it passes when its puzzle has exactly one
+//! A puzzle-only record (a line with one puzzle, a tdoku-style `puzzle:0` line, a row of a CSV
+//! without a solution column, a grid block) is skipped too, unless `--unique`: then it passes when its puzzle has exactly one
 //! solution, and fails as `not_unique` or `no_solution` otherwise. Its puzzle is read all the
 //! same: one that is not a puzzle (80 cells, or a puzzle and its solution run together into one
 //! 162-character token) fails as `wrong_length` or `malformed`, never skipped.
