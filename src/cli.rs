@@ -1065,7 +1065,13 @@ fn parse_er_range(text: &str) -> Result<(u16, u16), String> {
         crate::cmd::rate::parse_er_number(low)?,
         crate::cmd::rate::parse_er_number(high)?,
     );
-    crate::rate::scale::tenths_range(low, high)
+    let (low, high) = crate::rate::scale::tenths_range(low, high)?;
+    if high < 10 {
+        return Err(format!(
+            "no puzzle rates below 1.0, the easiest step (the last value in a house); got {text}"
+        ));
+    }
+    Ok((low, high))
 }
 
 /// `--difficulty BAND`: a Sudoku Exchange band as an ER range in tenths.

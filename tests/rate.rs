@@ -320,6 +320,12 @@ fn generate_er_keeps_puzzles_in_range_reproducibly() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("holds no rating"));
+    // So is one below the easiest step, found before any puzzle is drawn.
+    bin()
+        .args(["generate", "-n", "1", "--er", "0..0.9"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no puzzle rates below 1.0"));
     // A range that random minimal puzzles almost never reach is warned about at the start.
     bin()
         .args(["generate", "-n", "0", "-q", "--er", "12..20"])

@@ -3,11 +3,12 @@
 //! minus every candidate the run turned off) and their eliminations become new "off" nodes.
 //!
 //! As in SE, the rules are tried in this order and the first one that yields anything is the
-//! only one used: pointing and claiming (with SE's generalized intersections), hidden pairs,
-//! naked pairs, X-Wings. A hint counts only if some of the candidates that made it possible
-//! were turned off by the run (its "parents"); a hint that already holds on the start grid is
-//! not a link. Every elimination of a hint gets all of the hint's parents, in SE's order (the
-//! hints in the order the rule finds them, each hint's eliminations by cell, then digit).
+//! only one used: pointing and claiming (SE's generalized intersections after them add nothing
+//! on a 9x9 grid: see `intersections`), hidden pairs, naked pairs, X-Wings. A hint counts only
+//! if some of the candidates that made it possible were turned off by the run (its "parents");
+//! a hint that already holds on the start grid is not a link. Every elimination of a hint gets
+//! all of the hint's parents, in SE's order (the hints in the order the rule finds them, each
+//! hint's eliminations by cell, then digit).
 
 use super::board::{
     bit, cells, count, count9, digits, more_than, two_digits, Board, Cells, HOUSES,
