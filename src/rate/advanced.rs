@@ -69,9 +69,12 @@ fn cds(board: Cells, d: u8) -> impl Iterator<Item = u16> {
 /// run started from `real`.
 pub fn advanced_eliminations(real: &Board, grid: &Board, acc: &mut Advanced) {
     acc.clear();
-    intersections(real, grid, acc);
+    // Each house's digit places, for pointing and claiming (which visit boxes twice, rows and
+    // columns once) and hidden pairs.
+    let places: [[u16; 9]; 27] = std::array::from_fn(|h| grid.house_places(h));
+    intersections(real, grid, &places, acc);
     if acc.elims.is_empty() {
-        hidden_pairs(real, grid, acc);
+        hidden_pairs(real, grid, &places, acc);
     }
     if acc.elims.is_empty() {
         naked_pairs(real, grid, acc);
@@ -90,9 +93,10 @@ fn gone(real: &Board, grid: &Board, d: u8) -> Cells {
 /// by first house, second house, digit), then SE's generalized intersections (boxes, columns,
 /// rows): a digit whose places in a house all see some other cells removes it there. Parents:
 /// the digit's removed places in the first house (outside the second house for the pairs).
-fn intersections(real: &Board, grid: &Board, acc: &mut Advanced) {
-    super::intersections::scan(
+fn intersections(real: &Board, grid: &Board, places: &[[u16; 9]; 27], acc: &mut Advanced) {
+    super::intersections::scan_places(
         grid,
+        |h| places[h],
         |_, _| 0x1ff,
         |h1, h2, d, _| {
             let elim = super::intersections::elims(grid, d, h1, h2);
@@ -112,7 +116,7 @@ fn intersections(real: &Board, grid: &Board, acc: &mut Advanced) {
 
 /// Hidden pairs (SE's HiddenSet(2)): boxes, columns, rows with more than four unsolved cells,
 /// digit pairs in SE's order. Parents: the pair's digits removed from the house's other cells.
-fn hidden_pairs(real: &Board, grid: &Board, acc: &mut Advanced) {
+fn hidden_pairs(real: &Board, grid: &Board, places: &[[u16; 9]; 27], acc: &mut Advanced) {
     for k in [BOX, COL, ROW] {
         for i in 0..9 {
             let h = HOUSES[k + i];
@@ -121,7 +125,7 @@ fn hidden_pairs(real: &Board, grid: &Board, acc: &mut Advanced) {
             }
             // Two digits with two or more places each and two places together have the same
             // two places: compared as the house's nine-bit place masks.
-            let places = grid.house_places(k + i);
+            let places = &places[k + i];
             for b in 2..=9u8 {
                 let pb = places[b as usize - 1];
                 if count9(pb) != 2 {
@@ -211,23 +215,26 @@ fn x_wings(real: &Board, grid: &Board, acc: &mut Advanced) {
         // two places each, in the same two covers: each base's covers, when it has two places
         // (else 0), per digit.
         let mut two_covers = [[0u16; 9]; 9];
+        // Per base, the digits (bit d - 1) it has in two places.
+        let mut with_two = [0u16; 9];
         for d in 1..=9u8 {
             if placed[d as usize - 1] + 4 > 9 {
                 continue;
             }
             let lines = grid.line_places(d, base == COL);
-            for (t, &l) in two_covers[d as usize - 1].iter_mut().zip(&lines) {
+            for (i, &l) in lines.iter().enumerate() {
                 if count9(l) == 2 {
-                    *t = l;
+                    two_covers[d as usize - 1][i] = l;
+                    with_two[i] |= bit(d);
                 }
             }
         }
         for j in 1..9 {
             for i in 0..j {
                 let bases = HOUSES[base + i] | HOUSES[base + j];
-                for d in 1..=9u8 {
+                for d in digits(with_two[i] & with_two[j]) {
                     let lines = two_covers[d as usize - 1][i];
-                    if lines == 0 || two_covers[d as usize - 1][j] != lines {
+                    if two_covers[d as usize - 1][j] != lines {
                         continue;
                     }
                     let mut covers: Cells = 0;
@@ -393,6 +400,10 @@ mod tests {
         }
     }
 
+    fn places_of(grid: &Board) -> [[u16; 9]; 27] {
+        std::array::from_fn(|h| grid.house_places(h))
+    }
+
     /// A random candidate grid: each candidate of `real` kept with probability `keep / 8`.
     fn thinned(real: &Board, keep: u64, random: &mut impl FnMut() -> u64) -> Board {
         let mut grid = real.clone();
@@ -422,7 +433,10 @@ mod tests {
     fn the_pair_rules_equal_their_reference_forms() {
         type Rule = fn(&Board, &Board, &mut Advanced);
         let rules: [(Rule, Rule); 3] = [
-            (hidden_pairs, hidden_pairs_by_pairs),
+            (
+                |real, grid, acc| hidden_pairs(real, grid, &places_of(grid), acc),
+                hidden_pairs_by_pairs,
+            ),
             (naked_pairs, naked_pairs_by_pairs),
             (x_wings, x_wings_by_pairs),
         ];
@@ -465,7 +479,7 @@ mod tests {
             // From a few removed candidates to most of them.
             let grid = thinned(&real, 1 + round % 7, &mut random);
             let mut acc = Advanced::default();
-            intersections(&real, &grid, &mut acc);
+            intersections(&real, &grid, &places_of(&grid), &mut acc);
             let general = generalized_intersections(&grid);
             found += general.len();
             for q in general {

@@ -18,6 +18,16 @@ const PAIRINGS: [(usize, usize); 4] = [(18, 9), (18, 0), (9, 18), (0, 18)];
 pub(super) fn scan<T>(
     b: &Board,
     look: impl Fn(usize, usize) -> u16,
+    f: impl FnMut(usize, usize, u8, Cells) -> Option<T>,
+) -> Option<T> {
+    scan_places(b, |h| b.house_places(h), look, f)
+}
+
+/// [`scan`], with each house's digit places ([`Board::house_places`]) from `places`.
+pub(super) fn scan_places<T>(
+    b: &Board,
+    places: impl Fn(usize) -> [u16; 9],
+    look: impl Fn(usize, usize) -> u16,
     mut f: impl FnMut(usize, usize, u8, Cells) -> Option<T>,
 ) -> Option<T> {
     for &(t1, t2) in &PAIRINGS {
@@ -34,7 +44,7 @@ pub(super) fn scan<T>(
             }
             // Places in h1 (bit j: cell HOUSE_CELLS[h1][j]); the places of h1 that one crossing
             // house of kind t2 holds are a group of three bits.
-            let places = b.house_places(h1);
+            let places = places(h1);
             let mut hits = [(0usize, 0u8, 0 as Cells); 9];
             let mut n = 0;
             for d in digits(look) {
