@@ -1040,6 +1040,22 @@ fn bad_inputs_and_unknown_baselines_are_errors() {
         ),
         ("crlf.csv", "threads", "x", "\r\n", "column threads:"),
         ("long.csv", "note", "a,b", "\r\n", "it has"),
+        (
+            "when.csv",
+            "timestamp",
+            "yesterday",
+            "\n",
+            "timestamp \"yesterday\" is not a UTC time",
+        ),
+        ("none.csv", "threads", "0", "\n", "threads is 0"),
+        (
+            "norate.csv",
+            "puzzles_per_s",
+            "",
+            "\n",
+            "status is ok but puzzles_per_s is empty",
+        ),
+        ("nohost.csv", "hostname", "", "\n", "hostname is empty"),
     ] {
         report()
             .arg(edited(name, column, value, end))

@@ -157,6 +157,33 @@ pub struct BenchRow {
 }
 
 impl BenchRow {
+    /// What makes this row one `bench` never writes, in words: a measured number that is not
+    /// finite or below 0, a timestamp not in RFC 3339 form (`report` orders runs by it), no
+    /// thread, a measured row without its rate, or no host name.
+    pub(crate) fn defect(&self) -> Option<String> {
+        if let Some((name, value)) = self.bad_number() {
+            return Some(format!(
+                "{name} is {value}, not a finite number of 0 or more"
+            ));
+        }
+        if !is_rfc3339(&self.timestamp) {
+            return Some(format!(
+                "timestamp {:?} is not a UTC time such as 2026-01-31T12:00:00Z",
+                self.timestamp
+            ));
+        }
+        if self.threads == 0 {
+            return Some("threads is 0".into());
+        }
+        if self.status == BenchStatus::Ok && self.puzzles_per_s.is_none() {
+            return Some("status is ok but puzzles_per_s is empty".into());
+        }
+        if self.hostname.trim().is_empty() {
+            return Some("hostname is empty".into());
+        }
+        None
+    }
+
     /// The first measured number that no measurement gives (not finite, or below 0), with its
     /// column's name: such a row was not written by `bench`.
     pub(crate) fn bad_number(&self) -> Option<(&'static str, f64)> {
@@ -176,6 +203,19 @@ impl BenchRow {
         .into_iter()
         .find_map(|(name, v)| v.filter(|v| !v.is_finite() || *v < 0.0).map(|v| (name, v)))
     }
+}
+
+/// Whether `text` starts as an RFC 3339 time does (`2026-01-31T12:00:00`), so that runs sort
+/// by it as text, and ends as one (`Z`, or an offset such as `+01:00`).
+fn is_rfc3339(text: &str) -> bool {
+    let b = text.as_bytes();
+    let shape = b"dddd-dd-ddTdd:dd:dd";
+    b.len() > shape.len()
+        && shape.iter().zip(b).all(|(&want, &got)| match want {
+            b'd' => got.is_ascii_digit(),
+            _ => got == want,
+        })
+        && (matches!(b[b.len() - 1], b'Z' | b'z') || matches!(b[b.len() - 6], b'+' | b'-'))
 }
 
 /// The CSV header line `bench --csv` writes.
@@ -251,6 +291,28 @@ mod tests {
             "cpu_features_used",
         ] {
             assert_eq!(columns.iter().filter(|c| **c == want).count(), 1, "{want}");
+        }
+    }
+
+    #[test]
+    fn timestamps_are_rfc3339_times() {
+        for good in [
+            "2026-12-04T17:31:23Z",
+            "2026-12-04T17:31:23.123456Z",
+            "2026-12-04T17:31:23+01:00",
+        ] {
+            assert!(is_rfc3339(good), "{good}");
+        }
+        assert!(is_rfc3339(&sysinfo::utc_now_rfc3339()));
+        for bad in [
+            "",
+            "yesterday",
+            "2026-12-04",
+            "2026-12-04 17:31:23Z",
+            "2026-12-04T17:31:23",
+            "2026-12-04T17:31:23é",
+        ] {
+            assert!(!is_rfc3339(bad), "{bad}");
         }
     }
 }

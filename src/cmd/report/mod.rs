@@ -171,14 +171,11 @@ pub(crate) fn load_rows(files: &[PathBuf]) -> Result<Vec<BenchRow>> {
             let row: BenchRow = record
                 .deserialize(Some(&headers))
                 .map_err(|e| csv_error(path, &text, Some(&headers), e))?;
-            if let Some((name, value)) = row.bad_number() {
+            if let Some(defect) = row.defect() {
                 let line = record.position().map_or(0, |p| line_at(&text, p.byte()));
                 return Err(Error::Input {
                     path: path.clone(),
-                    message: format!(
-                        "line {line}: not a `bench --csv` result row: {name} is {value}, not a \
-                         finite number of 0 or more"
-                    ),
+                    message: format!("line {line}: not a `bench --csv` result row: {defect}"),
                 });
             }
             rows.push(row);
