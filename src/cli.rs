@@ -862,7 +862,8 @@ impl From<ReportFormatArg> for ReportFormat {
 /// `report` options.
 #[derive(Debug, Clone, Args)]
 pub struct ReportArgs {
-    /// Results CSV files written by `bench --csv` (for example data/results/*.csv).
+    /// Results CSV files written by `bench --csv` (for example data/results/*.csv), plain or
+    /// compressed with gzip or zstd.
     #[arg(value_name = "RESULTS.csv", required = true)]
     pub files: Vec<PathBuf>,
 

@@ -982,6 +982,23 @@ fn bad_inputs_and_unknown_baselines_are_errors() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("bogus.csv"));
+    // Results stored compressed read as the plain file does; a corrupt one is an error.
+    let plain = report().arg(&here).output().unwrap();
+    assert_eq!(plain.status.code(), Some(0));
+    let gz = dir.path().join("here.csv.gz");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut encoder, &std::fs::read(&here).unwrap()).unwrap();
+    let packed = encoder.finish().unwrap();
+    std::fs::write(&gz, &packed).unwrap();
+    let unpacked = report().arg(&gz).output().unwrap();
+    assert_eq!(unpacked.status.code(), Some(0));
+    assert_eq!(unpacked.stdout, plain.stdout);
+    std::fs::write(&gz, &packed[..packed.len() / 2]).unwrap();
+    report()
+        .arg(&gz)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("here.csv.gz"));
     // A row cut inside its last field still parses: the missing line end gives it away.
     let results = std::fs::read_to_string(&here).unwrap();
     let torn = dir.path().join("torn.csv");

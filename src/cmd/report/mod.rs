@@ -141,10 +141,14 @@ pub(crate) fn load_rows(files: &[PathBuf]) -> Result<Vec<BenchRow>> {
                 message: "is a folder, not a CSV written by `bench --csv`".to_string(),
             });
         }
-        let text = std::fs::read(path).map_err(|source| Error::Open {
-            path: path.clone(),
-            cause: source,
-        })?;
+        // Plain, or compressed with gzip or zstd (told by its first bytes), as results are
+        // often stored.
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(&mut crate::io::results::open_result_file(path)?, &mut text)
+            .map_err(|cause| Error::Read {
+                path: path.clone(),
+                cause,
+            })?;
         // `bench --csv` ends every row with a line end: a last row without one was cut off
         // while it was written (and a cut inside its last field would still parse).
         if !text.is_empty() && !text.ends_with(b"\n") {
