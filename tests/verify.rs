@@ -211,6 +211,26 @@ fn solve_rows_marked_solved_without_solution_fail() {
         .stdout(predicate::str::contains(
             ":2: malformed: status is solved but the solution is empty",
         ));
+    // The other way round: a row that says `unsolvable` but holds its (valid) solution.
+    let mut fields: Vec<String> = text
+        .lines()
+        .nth(2)
+        .unwrap()
+        .split(',')
+        .map(String::from)
+        .collect();
+    assert_eq!(fields[4], "solved");
+    fields[4] = "unsolvable".into();
+    lines[2] = fields.join(",");
+    std::fs::write(&solved, lines.join("\n") + "\n").unwrap();
+    bin()
+        .arg("verify")
+        .arg(&solved)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            ":3: malformed: status is unsolvable but a solution is given",
+        ));
 }
 
 /// Writes the crafted rows as a line file with `sep` and as a `puzzle,solution` CSV.

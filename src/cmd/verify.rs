@@ -7,7 +7,8 @@
 //! solution). A row that gives no solution is *skipped*: counted and reported, not a failure,
 //! unless `--require-solution`. That covers `solve`'s rows whose status is not `solved` (their
 //! solution column is empty). A row of `solve`'s output whose status says `solved` but whose
-//! solution is empty fails as malformed.
+//! solution is empty fails as malformed, and so does one whose status is neither `solved` nor
+//! `mismatch` but that holds a solution.
 //!
 //! A puzzle-only record (a line with one puzzle, a tdoku-style `puzzle:0` line, a row of a CSV
 //! without a solution column, a grid block) is skipped too, unless `--unique`: then it passes when its puzzle has exactly one
@@ -35,7 +36,7 @@ use crate::io::{Columns, Fields, Input, RecordReader};
 use crate::run::records::{Chunk, ShardedRecords};
 use crate::run::{check_threads, interrupt, ordered_map, Progress, Workers, INLINE_START};
 use crate::solver::SolverKind;
-use crate::verdict::{self, CheckOptions};
+use crate::verdict::{self, CheckOptions, Status};
 pub use crate::verdict::{FailureKind, RowVerdict};
 
 /// Rows per work item handed to the pool.
@@ -166,6 +167,23 @@ impl<'a> RowContent<'a> {
                 reason: "status is solved but the solution is empty".into(),
             },
             Some(b"") => RowContent::NoSolution,
+            // `solve` writes a solution only with `solved` and `mismatch`: a row of its output
+            // that claims another status and holds one was changed since (as `--resume` and
+            // `merge` also refuse it).
+            Some(_)
+                if status
+                    .and_then(|s| std::str::from_utf8(s).ok())
+                    .and_then(Status::from_word)
+                    .is_some_and(|s| !matches!(s, Status::Solved | Status::Mismatch)) =>
+            {
+                RowContent::Bad {
+                    kind: FailureKind::Malformed,
+                    reason: format!(
+                        "status is {} but a solution is given",
+                        String::from_utf8_lossy(status.unwrap_or_default())
+                    ),
+                }
+            }
             Some(solution) => match keep_field("solution", solution) {
                 Ok(solution) => RowContent::Pair { puzzle, solution },
                 Err(bad) => bad,
