@@ -111,7 +111,7 @@ fn intersections(real: &Board, grid: &Board, places: &[[u16; 9]; 27], acc: &mut 
     // some cells outside it removes it there. On a 9x9 grid two or more cells of a house have
     // a common peer outside it only when they share a crossing house, so each such elimination
     // is one the pairs above made, which the run has already turned off: it is not looked for
-    // (`generalized_intersections_add_nothing_new` checks this on real run states).
+    // (`generalized_intersections_add_nothing_new` checks this on random candidate grids).
 }
 
 /// Hidden pairs (SE's HiddenSet(2)): boxes, columns, rows with more than four unsolved cells,
