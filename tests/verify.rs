@@ -186,7 +186,7 @@ fn passes_solves_own_output() {
 }
 
 #[test]
-fn solve_rows_marked_solved_without_solution_fail() {
+fn solve_rows_whose_status_and_solution_disagree_fail() {
     let dir = tempfile::tempdir().unwrap();
     let solved = dir.path().join("solved.csv");
     bin()
@@ -194,43 +194,37 @@ fn solve_rows_marked_solved_without_solution_fail() {
         .arg(&solved)
         .assert()
         .code(0);
-    // Blank the solution of the first row, keeping its status `solved`.
+    // Each edit keeps the row's other fields: the solution of the first row blanked under its
+    // status `solved`; then the other way round, the second row said `unsolvable` with its
+    // (valid) solution kept.
     let text = std::fs::read_to_string(&solved).unwrap();
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
-    let fields: Vec<&str> = lines[1].split(',').collect();
-    let mut fields: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
-    assert_eq!(fields[4], "solved");
-    fields[3] = String::new();
-    lines[1] = fields.join(",");
-    std::fs::write(&solved, lines.join("\n") + "\n").unwrap();
-    bin()
-        .arg("verify")
-        .arg(&solved)
-        .assert()
-        .code(1)
-        .stdout(predicate::str::contains(
+    for (row, field, value, failure) in [
+        (
+            1,
+            3,
+            "",
             ":2: malformed: status is solved but the solution is empty",
-        ));
-    // The other way round: a row that says `unsolvable` but holds its (valid) solution.
-    let mut fields: Vec<String> = text
-        .lines()
-        .nth(2)
-        .unwrap()
-        .split(',')
-        .map(String::from)
-        .collect();
-    assert_eq!(fields[4], "solved");
-    fields[4] = "unsolvable".into();
-    lines[2] = fields.join(",");
-    std::fs::write(&solved, lines.join("\n") + "\n").unwrap();
-    bin()
-        .arg("verify")
-        .arg(&solved)
-        .assert()
-        .code(1)
-        .stdout(predicate::str::contains(
+        ),
+        (
+            2,
+            4,
+            "unsolvable",
             ":3: malformed: status is unsolvable but a solution is given",
-        ));
+        ),
+    ] {
+        let mut fields: Vec<String> = lines[row].split(',').map(String::from).collect();
+        assert_eq!(fields[4], "solved");
+        fields[field] = value.to_string();
+        lines[row] = fields.join(",");
+        std::fs::write(&solved, lines.join("\n") + "\n").unwrap();
+        bin()
+            .arg("verify")
+            .arg(&solved)
+            .assert()
+            .code(1)
+            .stdout(predicate::str::contains(failure));
+    }
 }
 
 /// Writes the crafted rows as a line file with `sep` and as a `puzzle,solution` CSV.

@@ -72,13 +72,16 @@ fn rows_of<'a>(array: &'a PyReadonlyArray2<'_, u8>, what: &str) -> PyResult<(&'a
 fn grid_of(row: &[u8]) -> Result<Grid, String> {
     let mut cells = [0u8; CELLS];
     cells.copy_from_slice(row);
-    Grid::from_cells(cells).ok_or_else(|| match row.iter().position(|&v| v > 9) {
+    Grid::from_cells(cells).ok_or_else(|| {
         // A whole row of the mark is one the Python side (or `read`) could not read.
-        Some(_) if row.iter().all(|&v| v == BAD) => {
-            format!("every cell holds {BAD}, the mark of a row that could not be read as a puzzle")
+        if row.iter().all(|&v| v == BAD) {
+            return format!(
+                "every cell holds {BAD}, the mark of a row that could not be read as a puzzle"
+            );
         }
-        Some(i) => format!("cell {} holds {}, expected 0-9", i + 1, row[i]),
-        None => "a cell is outside 0-9".to_string(),
+        // `from_cells` refuses a row only for a cell above 9.
+        let i = row.iter().position(|&v| v > 9).unwrap_or_default();
+        format!("cell {} holds {}, expected 0-9", i + 1, row[i])
     })
 }
 

@@ -35,7 +35,7 @@ use crate::error::{Error, Result};
 use crate::grid::Grid;
 use crate::io::output::Output;
 use crate::io::results::{
-    header_line, header_of, push_csv_record, Column, ResultReader, ResultRowRef, Status,
+    header_line, header_of, push_csv_record, torn_row, Column, ResultReader, ResultRowRef, Status,
 };
 use crate::io::targets::partial_path;
 use crate::io::targets::{check_targets, one_on_stdout, Target, WriteKind};
@@ -164,16 +164,6 @@ struct ShardReader {
     rows: u64,
     /// Where the shard's torn last line starts, once read to its end.
     torn: Option<u64>,
-}
-
-/// What a shard whose last line is torn says: that row is left out (a torn row may have lost
-/// any of its fields), and the shard counts as cut off.
-pub(crate) fn torn_row(path: &Path, line: u64) -> String {
-    format!(
-        "{}: line {line}: a cut-off row (no line end), left out: the shard was cut short while \
-         its run wrote it, or since; finish it with --resume",
-        path.display()
-    )
 }
 
 impl ShardReader {

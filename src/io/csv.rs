@@ -9,8 +9,9 @@ use std::io::{BufRead, Read};
 use std::path::Path;
 
 use super::input::Input;
-use super::raw::{echo, long_tokens, Fields, Format, Layout, RawBody, RawRecord, MAX_LINE};
-use super::record::OptionNames;
+use super::raw::{
+    echo, long_tokens, Fields, Format, Layout, OptionNames, RawBody, RawRecord, MAX_LINE,
+};
 use crate::error::{Error, Result};
 
 /// The UTF-8 byte order mark: a file's first one is dropped before any layout reads it
@@ -943,8 +944,9 @@ fn show_header(header: &[String]) -> String {
 mod tests {
     use super::*;
     use crate::io::raw::Body;
+    use crate::io::raw::OptionNames;
     use crate::io::record::testing::*;
-    use crate::io::record::{OptionNames, ReadOptions, RecordReader};
+    use crate::io::record::{ReadOptions, RecordReader};
 
     /// The body `solve` reads from a CSV row's puzzle field and solution field.
     fn parse_csv_fields(field: &[u8], solution: Option<&[u8]>) -> Body {

@@ -36,5 +36,5 @@ pub use self::csv::{Columns, PUZZLE_COLUMNS, SOLUTION_COLUMNS};
 pub use detect::{detect_format, sniff_format};
 pub use input::{decode_bytes, Compression, Input, SharedTap, Tap, READ_BUFFER};
 pub use lines::{line_fields, parse_line};
-pub use raw::{read_line_bounded, Body, Fields, Format, RawRecord, MAX_LINE};
-pub use record::{OptionNames, ReadOptions, Record, RecordReader};
+pub use raw::{read_line_bounded, Body, Fields, Format, OptionNames, RawRecord, MAX_LINE};
+pub use record::{ReadOptions, Record, RecordReader};

@@ -20,7 +20,7 @@ use super::detect::detect_format;
 use super::grid::GridSource;
 use super::input::{Input, SharedTap, Snapshot};
 use super::lines::{line_fields, LineSource};
-use super::raw::{Body, Fields, Format, Layout, RawBody, RawRecord};
+use super::raw::{Body, Fields, Format, Layout, OptionNames, RawBody, RawRecord};
 use crate::error::{Error, Result};
 
 /// How to read records.
@@ -30,34 +30,6 @@ pub struct ReadOptions {
     pub format: Format,
     /// CSV puzzle column: a header name or a 1-based field number.
     pub column: Option<String>,
-}
-
-/// How the caller's users spell the reading options, for the messages that tell them which one
-/// to give: the command line's flags by default ([`OptionNames::CLI`]), or a binding's own
-/// (keyword arguments in Python).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OptionNames {
-    /// The puzzle column option on its own: `--column`.
-    pub column: &'static str,
-    /// The same, written before a value: `--column ` (as in `--column 2`).
-    pub column_with_value: &'static str,
-    /// The option that reads an input as CSV: `--format csv`.
-    pub csv_format: &'static str,
-}
-
-impl OptionNames {
-    /// The command line's flags.
-    pub const CLI: OptionNames = OptionNames {
-        column: "--column",
-        column_with_value: "--column ",
-        csv_format: "--format csv",
-    };
-}
-
-impl Default for OptionNames {
-    fn default() -> Self {
-        OptionNames::CLI
-    }
 }
 
 /// One input record.

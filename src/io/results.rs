@@ -835,6 +835,16 @@ impl<'a> ResultRowRef<'a> {
     }
 }
 
+/// What `merge` says of a shard whose last line is torn: that row is left out (a torn row may
+/// have lost any of its fields), and the shard counts as cut off.
+pub fn torn_row(path: &Path, line: u64) -> String {
+    format!(
+        "{}: line {line}: a cut-off row (no line end), left out: the shard was cut short while \
+         its run wrote it, or since; finish it with --resume",
+        path.display()
+    )
+}
+
 fn field_of<'a>(out: &'a [u8], ends: &[usize], i: usize) -> &'a [u8] {
     let start = if i == 0 { 0 } else { ends[i - 1] };
     &out[start..ends[i]]

@@ -13,7 +13,7 @@ use super::RateSummary;
 use crate::cmd::sidecar::RunManifest;
 use crate::error::{Error, Result};
 use crate::io::output::Output;
-use crate::io::results::{open_result_file, push_csv_record, ResultSource};
+use crate::io::results::{open_result_file, push_csv_record, torn_row, ResultSource};
 use crate::io::{Body, Fields, Format};
 use crate::rate::verdict::RateStatus;
 
@@ -258,9 +258,7 @@ pub(crate) fn interleave(
     }
     for (shard, sidecar) in shards.iter().zip(sidecars) {
         if let Some(line) = shard.torn {
-            merged
-                .unlike_sidecars
-                .push(crate::cmd::merge::torn_row(&shard.path, line));
+            merged.unlike_sidecars.push(torn_row(&shard.path, line));
         }
         if let Some(finished) = sidecar.as_ref().and_then(|m| m.finished) {
             if shard.rows != finished.rows {
