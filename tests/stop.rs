@@ -616,6 +616,26 @@ fn generate_verify_and_merge_stop_on_a_signal() {
         stderr.contains("holds the first 0 of the 10 puzzles"),
         "{stderr}"
     );
+    // Stopped later, the summary counts the candidates drawn and rated for the puzzles the
+    // stop cut short, not only those of kept puzzles (none here).
+    let args = [
+        "generate", "-n", "2", "-j", "1", "--seed", "3", "--er", "9.5..11", "-o",
+    ]
+    .map(std::ffi::OsStr::new);
+    let hard = path("hard2.txt");
+    let mut args = args.to_vec();
+    args.push(hard.as_ref());
+    let (output, stderr) = stopped_after(&args, None, Duration::from_millis(800), &["TERM"]);
+    assert_eq!(output.status.code(), Some(143), "{stderr}");
+    let counted = |what: &str| -> u64 {
+        let at = stderr
+            .find(what)
+            .unwrap_or_else(|| panic!("{what}: {stderr}"));
+        let before = stderr[..at].trim_end();
+        before[before.rfind(' ').unwrap() + 1..].parse().unwrap()
+    };
+    assert!(counted(" grids drawn") >= 10, "{stderr}");
+    assert!(counted(" candidates rated") >= 10, "{stderr}");
 
     let solved = bin()
         .args(["solve", "-q"])

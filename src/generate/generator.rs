@@ -32,6 +32,18 @@ pub struct Generated {
     pub er: Option<u16>,
 }
 
+/// The work spent making puzzles, counted as it is done, so that a puzzle a stop cut short
+/// still counts what it drew and rated.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Effort {
+    /// Grids drawn.
+    pub attempts: u64,
+    /// Uniqueness questions asked of the solver.
+    pub solver_calls: u64,
+    /// Candidate puzzles rated for an ER range.
+    pub rated: u64,
+}
+
 /// Candidates rated for one puzzle before the run gives up on its ER range.
 pub const MAX_RATED: u32 = 100_000;
 
@@ -167,8 +179,20 @@ impl Generator {
     /// `index`, the shape and the ER range; [`Error::Interrupted`] when the stop flag
     /// ([`with_stop`](Generator::with_stop)) is set first.
     pub fn generate(&self, seed: u64, index: u64) -> Result<Generated> {
+        self.generate_counting(seed, index, &mut Effort::default())
+    }
+
+    /// [`generate`](Generator::generate), adding the work it does to `effort` as it goes: a
+    /// puzzle the stop flag ends early still counts the grids it drew and the candidates it
+    /// rated.
+    pub fn generate_counting(
+        &self,
+        seed: u64,
+        index: u64,
+        effort: &mut Effort,
+    ) -> Result<Generated> {
         let Some((low, high)) = self.er else {
-            return self.candidate(seed, index);
+            return self.candidate(seed, index, effort);
         };
         let limits = crate::rate::Limits {
             max_er: Some(high),
@@ -182,10 +206,11 @@ impl Generator {
             // Candidate k of puzzle i is stream i + k * 2^40: the first is the puzzle a run
             // without a range makes, and no two puzzles of a run share a stream.
             let stream = index.wrapping_add(u64::from(rated - 1) << 40);
-            let made = self.candidate(seed, stream)?;
+            let made = self.candidate(seed, stream, effort)?;
             self.stop_point()?;
             attempts += made.attempts;
             solver_calls += made.solver_calls;
+            effort.rated += 1;
             let verdict = crate::rate::verdict::judge(&made.puzzle, &limits, None, None);
             if let (crate::rate::verdict::RateStatus::Rated, Some(rating)) =
                 (verdict.status, verdict.rating)
@@ -212,7 +237,7 @@ impl Generator {
     }
 
     /// One candidate puzzle from stream `index` of `seed`, whatever its rating.
-    fn candidate(&self, seed: u64, index: u64) -> Result<Generated> {
+    fn candidate(&self, seed: u64, index: u64, effort: &mut Effort) -> Result<Generated> {
         let mut rng = puzzle_rng(seed, index);
         let mut solver_calls = 0u32;
         let Shape {
@@ -226,6 +251,7 @@ impl Generator {
         for attempt in 1..=MAX_ATTEMPTS {
             self.stop_point()?;
             let solution = random_solution(&mut rng);
+            effort.attempts += 1;
             let target = if minimal {
                 0
             } else {
@@ -233,6 +259,7 @@ impl Generator {
             };
             let (puzzle, calls) = self.carve(&solution, target, &mut rng);
             solver_calls += calls;
+            effort.solver_calls += u64::from(calls);
             let clues = puzzle.clue_count();
             if clues < min_clues || clues > max_clues {
                 (fewest, most) = (fewest.min(clues), most.max(clues));
@@ -241,6 +268,7 @@ impl Generator {
             // The proof: the solver, not the bookkeeping above, says the puzzle is unique.
             let outcome = self.solver.solve(&puzzle, 2);
             solver_calls += 1;
+            effort.solver_calls += 1;
             if outcome.count != 1 || outcome.solution != Some(solution) {
                 return Err(Error::Usage(format!(
                     "internal error: puzzle {index} ({}) is not proven unique by solver {} \

@@ -30,7 +30,7 @@ mod generator;
 mod shape;
 mod unavoidable;
 
-pub use generator::{Generated, Generator, MAX_ATTEMPTS, MAX_RATED};
+pub use generator::{Effort, Generated, Generator, MAX_ATTEMPTS, MAX_RATED};
 pub use shape::{Shape, Symmetry, MIN_UNIQUE_CLUES};
 
 /// A seed for runs that were not given one: the clock and the process id, mixed.

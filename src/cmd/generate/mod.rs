@@ -17,7 +17,7 @@ use crate::run::{check_threads, interrupt, ordered_map, Progress, Start, Workers
 use crate::solver::SolverKind;
 
 pub use crate::generate::{
-    fresh_seed, Generated, Generator, Shape, Symmetry, MAX_ATTEMPTS, MIN_UNIQUE_CLUES,
+    fresh_seed, Effort, Generated, Generator, Shape, Symmetry, MAX_ATTEMPTS, MIN_UNIQUE_CLUES,
 };
 
 /// Puzzles per work item handed to the pool.
@@ -162,6 +162,8 @@ impl GenerateReport {
                     self.rated as f64 / self.puzzles as f64
                 );
             }
+        } else if self.rated > 0 {
+            text += &format!(", {} candidates rated", self.rated);
         }
         text.push('\n');
         text
@@ -177,9 +179,8 @@ struct ChunkOut {
     clue_sum: u64,
     min_clues: usize,
     max_clues: usize,
-    attempts: u64,
-    solver_calls: u64,
-    rated: u64,
+    /// Every grid drawn and candidate rated, the puzzle a stop cut short included.
+    effort: Effort,
 }
 
 /// Makes puzzles `first..first + count` and formats them.
@@ -197,12 +198,10 @@ fn make_chunk(
         clue_sum: 0,
         min_clues: CELLS,
         max_clues: 0,
-        attempts: 0,
-        solver_calls: 0,
-        rated: 0,
+        effort: Effort::default(),
     };
     for index in first..first + count {
-        let made = match generator.generate(seed, index) {
+        let made = match generator.generate_counting(seed, index, &mut out.effort) {
             Err(Error::Interrupted(_)) => {
                 out.cut = true;
                 break;
@@ -223,9 +222,6 @@ fn make_chunk(
         out.clue_sum += clues as u64;
         out.min_clues = out.min_clues.min(clues);
         out.max_clues = out.max_clues.max(clues);
-        out.attempts += u64::from(made.attempts);
-        out.solver_calls += u64::from(made.solver_calls);
-        out.rated += u64::from(made.rated);
     }
     Ok(out)
 }
@@ -328,8 +324,17 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     let mut clue_sum = 0u64;
     let mut cut = false;
     let consume = |chunk: Result<ChunkOut>| -> Result<()> {
+        let effort = |report: &mut GenerateReport, chunk: &ChunkOut| {
+            report.attempts += chunk.effort.attempts;
+            report.solver_calls += chunk.effort.solver_calls;
+            report.rated += chunk.effort.rated;
+        };
         if cut {
-            // After a chunk a stop cut short: these puzzles would leave a gap.
+            // After a chunk a stop cut short: these puzzles would leave a gap, but the grids
+            // they drew were drawn.
+            if let Ok(chunk) = &chunk {
+                effort(&mut report, chunk);
+            }
             return Ok(());
         }
         let chunk = chunk?;
@@ -339,9 +344,7 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
         clue_sum += chunk.clue_sum;
         report.min_clues = report.min_clues.min(chunk.min_clues);
         report.max_clues = report.max_clues.max(chunk.max_clues);
-        report.attempts += chunk.attempts;
-        report.solver_calls += chunk.solver_calls;
-        report.rated += chunk.rated;
+        effort(&mut report, &chunk);
         progress.advance(chunk.puzzles, 0);
         Ok(())
     };
