@@ -1325,3 +1325,46 @@ fn a_run_that_fails_to_start_leaves_an_earlier_run_untouched() {
     assert!(message.contains("nopuzzle.csv"), "{message}");
     assert_eq!(snapshot(d), before, "a failed run left files behind");
 }
+
+/// An output path that is a symbolic link is written through it, as a shell's `>` would: the
+/// file it points to gets the rows, the link stays a link, and `--resume` finds the rows there.
+#[cfg(unix)]
+#[test]
+fn an_output_that_is_a_symbolic_link_is_written_through_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("store");
+    std::fs::create_dir(&real).unwrap();
+    let input = data("norvig_top95.txt");
+    for (command, name) in [("solve", "s.csv"), ("rate", "r.csv"), ("generate", "g.txt")] {
+        let link = dir.path().join(name);
+        std::os::unix::fs::symlink(format!("store/{name}"), &link).unwrap();
+        let mut run = bin();
+        run.args([command, "-q", "-o"]).arg(&link);
+        if command == "generate" {
+            run.args(["-n", "20", "--seed", "4"]);
+        } else {
+            run.arg(&input);
+        }
+        run.assert().success();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "{command}: the link was replaced"
+        );
+        let written = std::fs::read_to_string(real.join(name)).unwrap();
+        let expected = if command == "generate" { 20 } else { 96 };
+        assert_eq!(written.lines().count(), expected, "{command}: {written}");
+        assert!(!real.join(format!("{name}.partial")).exists());
+        if command != "generate" {
+            bin()
+                .args([command, "-q", "--resume", "-o"])
+                .arg(&link)
+                .arg(&input)
+                .assert()
+                .success();
+            assert_eq!(std::fs::read_to_string(real.join(name)).unwrap(), written);
+        }
+    }
+}

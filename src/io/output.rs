@@ -5,7 +5,8 @@
 //! - a regular file `FILE`: written crash-safely into `FILE.partial` beside it, renamed to
 //!   `FILE` only once the run completes, so a killed run never leaves a truncated file that
 //!   looks finished. `FILE.partial` is locked (`flock`) for the whole run: a second run on the
-//!   same `FILE` is refused, naming the first one's pid. Before anything is created, `FILE` is
+//!   same `FILE` is refused, naming the first one's pid. A `FILE` that is a symbolic link is
+//!   written through it: the file it points to is the one replaced. Before anything is created, `FILE` is
 //!   checked ([`crate::io::targets`], which every command also calls for all its outputs at
 //!   start): not a folder, not one of the inputs, in a folder that exists and can be written.
 //! - compressed (`.gz`, `.zst`, or `--compress`): a sequence of independent gzip members or
@@ -23,7 +24,9 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::io::compress::{member_bytes, read_members, scan_members, Codec, Member};
-use crate::io::targets::{check_targets, is_direct, partial_path, Target, WriteKind};
+use crate::io::targets::{
+    check_targets, is_direct, partial_path, through_links, Target, WriteKind,
+};
 
 /// Plain bytes gathered into one member before it is compressed, for writers that write bytes.
 const MEMBER_BYTES: usize = 1024 * 1024;
@@ -291,6 +294,7 @@ impl Output {
             );
         }
         check_target(path, options)?;
+        let path = &through_links(path);
         let partial = partial_path(path);
         let file = open_locked(&partial, path).map_err(naming(options.flag()))?;
         // Emptied only when there is something to empty: on ext4 a truncation to 0 marks the
@@ -481,6 +485,7 @@ pub fn take_for_resume(path: &Path, options: &OutputOptions) -> Result<Option<Ea
         )));
     }
     check_target(path, options)?;
+    let path = &through_links(path);
     let partial = partial_path(path);
     let lock = open_locked(&partial, path).map_err(naming(options.flag()))?;
     let partial_len = lock.metadata().map_err(|e| write_error(path, e))?.len();

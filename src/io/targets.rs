@@ -28,6 +28,28 @@ pub fn partial_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// The file a regular output path names: `path` itself, or where its symbolic links lead
+/// (a relative link from the link's folder). The in-progress file is made beside that file and
+/// renamed over it, so `-o LINK` replaces the file the link points to, as `> LINK` in a shell
+/// writes through it, and the link stays. A loop of links (more than 40) is left as given, for
+/// the open to report.
+pub(crate) fn through_links(path: &Path) -> PathBuf {
+    let mut current = path.to_path_buf();
+    for _ in 0..40 {
+        if !std::fs::symlink_metadata(&current).is_ok_and(|m| m.file_type().is_symlink()) {
+            return current;
+        }
+        let Ok(target) = std::fs::read_link(&current) else {
+            return current;
+        };
+        current = match current.parent() {
+            Some(folder) if target.is_relative() => folder.join(target),
+            _ => target,
+        };
+    }
+    path.to_path_buf()
+}
+
 /// True for an output path that is written directly: a device, FIFO or socket (anything that
 /// exists and is neither a regular file nor a folder), or a name for a descriptor such as
 /// `/dev/stdout` or `/proc/self/fd/1` (whatever it points to, it is not ours to replace).
