@@ -742,12 +742,21 @@ fn a_torn_last_row_of_a_shard_is_left_out_never_merged() {
         );
         assert!(!d.join(&merged).exists(), "{command} {ext}");
         merge.push("--allow-incomplete".into());
+        merge.extend(["--summary".into(), "m.json".into()]);
         let args: Vec<&str> = merge.iter().map(String::as_str).collect();
         let (code, err) = run(d, &args);
         assert_eq!(code, 1, "{command} {ext}: {err}");
         assert!(
             err.contains(&format!("warning: incomplete (--allow-incomplete): {torn}")),
             "{err}"
+        );
+        // The summary says so too: it is not the summary of a whole run.
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join("m.json")).unwrap()).unwrap();
+        let said = json["incomplete"].as_array().unwrap();
+        assert!(
+            said.iter().any(|s| s.as_str().unwrap().starts_with(&torn)),
+            "{command} {ext}: {json}"
         );
         let text = std::fs::read_to_string(d.join(&merged)).unwrap();
         assert_eq!(text.lines().count(), 1 + 95 - 1, "{command} {ext}");

@@ -145,6 +145,19 @@ pub struct MergedSummary {
     /// Solver time summed over the rows (`solve_ns`), in seconds: the CPU time spent solving,
     /// whatever ran in parallel.
     pub solver_cpu_seconds: f64,
+    /// With `--allow-incomplete`, what the merge lacked (missing or cut-off shards, missing
+    /// indices), a sentence each. Written to the JSON only when not empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub incomplete: Vec<String>,
+}
+
+/// What `--summary` says a merge lacked: the `incomplete` sentences, and the indices missing.
+fn lacking(incomplete: &[String], missing: u64) -> Vec<String> {
+    let mut all = incomplete.to_vec();
+    if missing > 0 {
+        all.push(format!("{missing} index(es) missing"));
+    }
+    all
 }
 
 /// The columns `merge` reads: `index` to order rows, and what the summary counts.
@@ -270,10 +283,11 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     }
 
     let mut remarks = Vec::new();
-    let merged = merged_summary(&merged_rows, &sidecars, &shard_summaries, &mut remarks);
+    let mut merged = merged_summary(&merged_rows, &sidecars, &shard_summaries, &mut remarks);
     let MergedRows {
         missing, expected, ..
     } = merged_rows;
+    merged.incomplete = lacking(&incomplete, missing);
     if missing > 0 {
         notes.push(format!(
             "warning: {missing} index(es) missing between 0 and {}: a shard's output is missing \
@@ -415,6 +429,7 @@ fn merged_summary(
             first_start_unix: None,
             last_end_unix: None,
             solver_cpu_seconds,
+            incomplete: Vec::new(),
         };
     };
     let first_start = runs.iter().map(|m| m.started_unix).reduce(f64::min);
@@ -445,6 +460,7 @@ fn merged_summary(
         first_start_unix: first_start,
         last_end_unix: last_end,
         solver_cpu_seconds,
+        incomplete: Vec::new(),
     }
 }
 
@@ -637,6 +653,7 @@ fn nothing_written(notes: Vec<String>, incomplete: Vec<String>) -> MergeReport {
             first_start_unix: None,
             last_end_unix: None,
             solver_cpu_seconds: 0.0,
+            incomplete: Vec::new(),
         },
     }
 }
@@ -710,6 +727,7 @@ fn merge_rate(config: &MergeConfig, sidecars: &[Option<RunManifest>]) -> Result<
             "warning: incomplete (--allow-incomplete): {problem}"
         ));
     }
+    merged.summary.incomplete = lacking(&incomplete, merged.missing);
     if let Some(path) = &config.summary {
         crate::io::output::write_json(path, &merged.summary)?;
     }

@@ -152,6 +152,10 @@ pub struct RateSummary {
     /// Written to the JSON only when true.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// A `merge --allow-incomplete` of shards that were missing or cut off: what was missing,
+    /// a sentence each. Written to the JSON only when not empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub incomplete: Vec<String>,
 }
 
 /// A map keyed by ratings in tenths as a JSON object keyed `"7.2"`, in the map's (numeric)
