@@ -459,9 +459,10 @@ fn find_column(
     path: &std::path::Path,
 ) -> Result<Option<usize>> {
     let by_name = |names: &[&str]| -> Result<Option<usize>> {
-        let Some(first) = header
+        // The names in their order of preference: `puzzle` before `grid`, wherever each is.
+        let Some(first) = names
             .iter()
-            .position(|h| names.iter().any(|n| h.eq_ignore_ascii_case(n)))
+            .find_map(|n| header.iter().position(|h| h.eq_ignore_ascii_case(n)))
         else {
             return Ok(None);
         };
@@ -1219,6 +1220,25 @@ mod tests {
             .unwrap();
         assert_eq!(records.len(), 1);
         assert_eq!(records[0].line, 3);
+        assert_eq!(puzzle(Some(records[0].body.clone())).0, P.parse().unwrap());
+    }
+
+    #[test]
+    fn a_csv_whose_first_column_is_grid_keeps_every_row() {
+        // Detected as CSV (not as grid blocks under a `Grid` header), every row read.
+        let text = format!("grid,solution\n{P},{S}\n{P},{S}\n{P},{S}\n");
+        let records = read_all(text.as_bytes(), Format::Auto);
+        assert_eq!(records.len(), 3);
+        for (k, record) in records.iter().enumerate() {
+            assert_eq!(record.line, k as u64 + 2);
+            let (grid, reference) = puzzle(Some(record.body.clone()));
+            assert_eq!(grid, P.parse().unwrap());
+            assert_eq!(reference, Some(S.parse().unwrap()));
+        }
+        // Of two known names, the preferred one (`puzzle`) is the puzzle column, wherever it is.
+        let text = format!("grid,puzzle\nx,{P}\n");
+        let records = read_all(text.as_bytes(), Format::Auto);
+        assert_eq!(records.len(), 1);
         assert_eq!(puzzle(Some(records[0].body.clone())).0, P.parse().unwrap());
     }
 

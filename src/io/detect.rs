@@ -23,15 +23,17 @@ pub fn sniff_format(
 }
 
 /// Decides between lines, CSV and grids from the start of an input, asking the layouts in
-/// order: a grid header (`Grid 01`); a CSV header (a comma or a lone puzzle column name, and no
-/// puzzle-length token); a grid border or row of exactly 9 cells; lines otherwise.
+/// order: a grid header (`Grid 01`, no comma); a CSV header (a comma or a lone puzzle column
+/// name, and no puzzle-length token); a grid border or row of exactly 9 cells; lines otherwise.
 pub fn detect_format(head: &[u8]) -> Format {
     let first = head
         .split(|&b| is_line_end(b))
         .map(|line| line.trim_ascii())
         .find(|line| !line.is_empty() && !line.starts_with(b"#"));
     match first {
-        Some(line) if grid::claims_header(line) => Format::Grid,
+        // `grid,solution` is a CSV header whose puzzle column is named `grid`: a grid block's
+        // header (`Grid 01`) holds no comma.
+        Some(line) if grid::claims_header(line) && !line.contains(&b',') => Format::Grid,
         Some(line) if csv::claims_header(line) => Format::Csv,
         Some(line) if grid::claims_row(line) => Format::Grid,
         _ => Format::Lines,
@@ -71,8 +73,13 @@ mod tests {
         assert_eq!(detect_format(text.as_bytes()), Format::Grid);
         assert_eq!(detect_format(draw(P, 1).as_bytes()), Format::Grid);
         assert_eq!(detect_format(draw(P, 0).as_bytes()), Format::Grid);
-        // A grid header is asked first, a CSV header before a grid row.
-        assert_eq!(detect_format(b"grid,note\n"), Format::Grid);
+        // A grid header is asked first, a CSV header before a grid row; a header line with a
+        // comma is a CSV header even when its first column is `grid`.
+        assert_eq!(detect_format(b"Grid 01\n"), Format::Grid);
+        assert_eq!(detect_format(b"grid\n"), Format::Grid);
+        assert_eq!(detect_format(b"grid,note\n"), Format::Csv);
+        assert_eq!(detect_format(b"grid id,puzzle\n"), Format::Csv);
+        assert_eq!(detect_format(b"grid_id,puzzle,solution\n"), Format::Csv);
         assert_eq!(detect_format(b"1,2,3,4,5,6,7,8,9\n"), Format::Csv);
     }
 }
