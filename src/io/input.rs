@@ -1,7 +1,8 @@
 //! Where input bytes come from: files or stdin, plain or compressed.
 //!
 //! Compression is recognised by magic bytes, never by file name, and decoded as a stream:
-//! gzip (`1f 8b`, every member of a multi-member file), zstd (`28 b5 2f fd`, every frame), and
+//! gzip (`1f 8b`, every member of a multi-member file), zstd (`28 b5 2f fd`, or a skippable
+//! frame as `pzstd` writes first; every frame), and
 //! zip (`PK\3\4`: the single file inside, or the member named as `FILE.zip:MEMBER`; stored or
 //! deflated). The progress counter counts raw (compressed) bytes, so progress by bytes stays
 //! right against the size on disk.
@@ -74,7 +75,10 @@ impl Compression {
     pub fn detect(head: &[u8]) -> Compression {
         if head.starts_with(&[0x1f, 0x8b]) {
             Compression::Gzip
-        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
+            // A skippable frame (`5?` `2a 4d 18`), which `pzstd` writes first.
+            || (head.len() >= 4 && head[0] & 0xf0 == 0x50 && head[1..4] == [0x2a, 0x4d, 0x18])
+        {
             Compression::Zstd
         } else if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
             Compression::Zip
@@ -847,6 +851,14 @@ mod tests {
             Compression::detect(&[0x28, 0xb5, 0x2f, 0xfd]),
             Compression::Zstd
         );
+        assert_eq!(
+            Compression::detect(&[0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0]),
+            Compression::Zstd
+        );
+        assert_eq!(
+            Compression::detect(&[0x50, 0x2a, 0x4d, 0x19]),
+            Compression::None
+        );
         assert_eq!(Compression::detect(b"PK\x03\x04"), Compression::Zip);
         assert_eq!(Compression::detect(b"PK"), Compression::None);
         assert_eq!(Compression::detect(b""), Compression::None);
@@ -863,7 +875,15 @@ mod tests {
         }
         let mut zst = zstd::encode_all(&TEXT[..9], 1).unwrap();
         zst.extend(zstd::encode_all(&TEXT[9..], 1).unwrap());
-        for (name, bytes) in [("a.gz", gz), ("a.zst", zst), ("plain", TEXT.to_vec())] {
+        // A skippable frame first (magic 0x184d2a50, 4 bytes of user data), as `pzstd` writes.
+        let mut skippable = vec![0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4];
+        skippable.extend(&zst);
+        for (name, bytes) in [
+            ("a.gz", gz),
+            ("a.zst", zst),
+            ("p.zst", skippable),
+            ("plain", TEXT.to_vec()),
+        ] {
             let path = dir.path().join(name);
             std::fs::write(&path, &bytes).unwrap();
             assert_eq!(read_all(&Input::File(path)).unwrap(), TEXT, "{name}");
