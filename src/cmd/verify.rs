@@ -108,6 +108,7 @@ impl VerifyConfig {
             need_solution: !self.unique,
             check_solution: true,
             status: true,
+            solution_option: true,
         })
     }
 }

@@ -41,6 +41,9 @@ pub struct Columns {
     pub check_solution: bool,
     /// Read the `status` column, when the file has one.
     pub status: bool,
+    /// The command has `--solution-column` (`verify`): a solution column name found twice is
+    /// then resolved with it; other commands can only ask for the header to be fixed.
+    pub solution_option: bool,
 }
 
 /// Where the CSV quote rules put a byte (as the `csv` crate reads them: a quote opens a quoted
@@ -455,7 +458,7 @@ fn find_column(
     header: &[String],
     wanted: Option<&str>,
     known: &[&str],
-    flag: &str,
+    flag: Option<&str>,
     path: &std::path::Path,
 ) -> Result<Option<usize>> {
     let by_name = |names: &[&str]| -> Result<Option<usize>> {
@@ -476,12 +479,15 @@ fn find_column(
             Some(at) => Err(Error::Input {
                 path: path.to_path_buf(),
                 message: format!(
-                    "the CSV header ({}) names two columns {:?}: column {} and column {}; give \
-                     the one to use by number ({flag}N)",
+                    "the CSV header ({}) names two columns {:?}: column {} and column {}; {}",
                     show_header(header),
                     echo(name.as_bytes()),
                     first + 1,
-                    first + 2 + at
+                    first + 2 + at,
+                    match flag {
+                        Some(flag) => format!("give the one to use by number ({flag}N)"),
+                        None => "rename one of them in the header".to_string(),
+                    }
                 ),
             }),
         }
@@ -533,7 +539,7 @@ impl CsvSource {
             &header,
             column,
             PUZZLE_COLUMNS,
-            names.column_with_value,
+            Some(names.column_with_value),
             &path,
         )?
         .ok_or_else(|| missing("puzzle", &format!("name one with {}", names.column)))?;
@@ -541,7 +547,7 @@ impl CsvSource {
             &header,
             columns.solution.as_deref(),
             SOLUTION_COLUMNS,
-            "--solution-column ",
+            columns.solution_option.then_some("--solution-column "),
             &path,
         )?;
         if solution_column == Some(puzzle_column) {
@@ -1289,6 +1295,27 @@ mod tests {
             assert!(got.ends_with(twice), "{got}");
             let got = error(&format!("{P}\n"), Format::Auto, Some("2"), names);
             assert!(got.ends_with(not_csv), "{got}");
+        }
+        // A solution column named twice: only `verify` has `--solution-column` to pick one.
+        let text = format!("puzzle,solution,solution\n{P},{S},{S}\n");
+        for (solution_option, advice) in [
+            (false, "; rename one of them in the header"),
+            (
+                true,
+                "; give the one to use by number (--solution-column N)",
+            ),
+        ] {
+            let stream = Box::new(std::io::Cursor::new(text.as_bytes().to_vec()));
+            let got = RecordReader::from_stream(stream, ReadOptions::default())
+                .with_columns(Columns {
+                    solution_option,
+                    ..Columns::default()
+                })
+                .next()
+                .unwrap()
+                .unwrap_err()
+                .to_string();
+            assert!(got.ends_with(advice), "{got}");
         }
     }
 }
