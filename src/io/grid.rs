@@ -40,7 +40,8 @@ fn grid_cells(line: &[u8]) -> Vec<u8> {
 ///
 /// A row is a line whose cells remain after removing `|`, `-`, `+` and whitespace; a line left
 /// with no cells is a border and is skipped. A line starting with a letter or `#` (such as
-/// `Grid 01`) is a header; it and blank lines end an incomplete block. Nine rows make a block,
+/// `Grid 01`) is a header; it and blank lines end an incomplete block, and a `Grid 01` header
+/// that no row follows (before the next header or the end) is a bad record. Nine rows make a block,
 /// whose record line is the block's first line (its header, when it has one). A block with a
 /// row of the wrong width, or cut short, is one bad record.
 pub(super) struct GridSource {
@@ -57,6 +58,9 @@ pub(super) struct GridSource {
     cells: Vec<u8>,
     /// The first problem found in this block.
     problem: Option<String>,
+    /// The line of a `Grid NN` header no row has followed yet: another header or the end of
+    /// the input then makes it a bad record, so a puzzle cut off after its header is not lost.
+    announced: Option<u64>,
 }
 
 impl GridSource {
@@ -75,6 +79,16 @@ impl GridSource {
             rows: 0,
             cells: Vec::with_capacity(81),
             problem: None,
+            announced: None,
+        }
+    }
+
+    /// The bad record of a `Grid NN` header at `line` that no row followed.
+    fn empty_block(&self, line: u64) -> RawRecord {
+        RawRecord {
+            file: self.file,
+            line,
+            body: RawBody::bad(&[], "grid header with no grid rows after it".to_string()),
         }
     }
 
@@ -117,8 +131,13 @@ impl Layout for GridSource {
                 })?
             else {
                 // At a stop request the input ends inside a line: the block is unfinished.
-                let whole = self.rows > 0 && !super::raw::stop_requested();
-                return Ok(whole.then(|| self.take_block(true, text)));
+                if super::raw::stop_requested() {
+                    return Ok(None);
+                }
+                if let Some(line) = self.announced.take() {
+                    return Ok(Some(self.empty_block(line)));
+                }
+                return Ok((self.rows > 0).then(|| self.take_block(true, text)));
             };
             self.line += 1;
             let row = self.buf.trim_ascii();
@@ -130,7 +149,12 @@ impl Layout for GridSource {
                 continue;
             }
             if row[0].is_ascii_alphabetic() || row[0] == b'#' {
-                let record = (self.rows > 0).then(|| self.take_block(true, text));
+                let header = claims_header(row).then_some(self.line);
+                let record = match self.announced.take() {
+                    Some(line) => Some(self.empty_block(line)),
+                    None => (self.rows > 0).then(|| self.take_block(true, text)),
+                };
+                self.announced = header;
                 self.start = Some(self.line);
                 match record {
                     Some(record) => return Ok(Some(record)),
@@ -142,6 +166,7 @@ impl Layout for GridSource {
             if cells.is_empty() && !overlong {
                 continue; // a border line
             }
+            self.announced = None;
             self.rows += 1;
             if self.problem.is_none() && (overlong || cells.len() != 9) {
                 self.problem = Some(if overlong {
@@ -194,6 +219,33 @@ mod tests {
         assert_eq!(puzzle(Some(records[1].body.clone())).0, S.parse().unwrap());
         assert_eq!(puzzle(Some(records[2].body.clone())).0, p);
         assert_eq!(puzzle(Some(records[3].body.clone())).0, p);
+    }
+
+    #[test]
+    fn a_grid_header_that_no_row_follows_is_a_bad_record() {
+        // Grid 02 is followed by the next header, Grid 04 by the end of the input (a file cut
+        // off after a header): each is a bad record at its line, and the others read as before.
+        let text = format!(
+            "Grid 01\n{}\nGrid 02\n\nGrid 03\n{}\nGrid 04\n+---+\n",
+            draw(P, 0),
+            draw(P, 1)
+        );
+        let records = read_all(text.as_bytes(), Format::Auto);
+        let lines: Vec<u64> = records.iter().map(|r| r.line).collect();
+        assert_eq!(lines, [1, 11, 13, 28]);
+        assert_eq!(puzzle(Some(records[0].body.clone())).0, P.parse().unwrap());
+        assert_eq!(puzzle(Some(records[2].body.clone())).0, P.parse().unwrap());
+        for k in [1, 3] {
+            assert_eq!(
+                message(Some(records[k].body.clone())),
+                "grid header with no grid rows after it"
+            );
+        }
+        // A title line that is not a `Grid` header announces nothing.
+        let text = format!("Puzzles of the week\n{}\n", draw(P, 0));
+        let records = read_all(text.as_bytes(), Format::Grid);
+        assert_eq!(records.len(), 1);
+        assert_eq!(puzzle(Some(records[0].body.clone())).0, P.parse().unwrap());
     }
 
     #[test]
