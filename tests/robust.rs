@@ -836,3 +836,30 @@ fn a_truncated_compressed_input_names_its_file_and_line() {
             input.display()
         )));
 }
+
+/// An xz or bzip2 file is refused naming it and a way to read it, not read as text (a bad row
+/// per line of compressed bytes).
+#[test]
+fn xz_and_bzip2_inputs_are_refused_with_a_way_to_read_them() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, head, tool) in [
+        (
+            "p.xz",
+            &[0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00][..],
+            "xz -dc FILE",
+        ),
+        ("p.bz2", &b"BZh91AY&SY"[..], "bzip2 -dc FILE"),
+    ] {
+        let input = dir.path().join(name);
+        std::fs::write(&input, head).unwrap();
+        for command in ["solve", "rate", "verify"] {
+            let run = bin().args([command, "-q"]).arg(&input).output().unwrap();
+            let message = String::from_utf8_lossy(&run.stderr);
+            assert_eq!(run.status.code(), Some(2), "{command} {name}: {message}");
+            assert!(
+                message.contains(&format!("{name}: ")) && message.contains(tool),
+                "{command} {name}: {message}"
+            );
+        }
+    }
+}

@@ -88,6 +88,23 @@ impl Compression {
     }
 }
 
+/// The compressions recognised only to be refused with a clear message (their bytes would
+/// otherwise be read as text and give a bad row per line): the name and a command that
+/// decompresses it.
+fn unsupported_compression(head: &[u8]) -> Option<(&'static str, &'static str)> {
+    const KNOWN: [(&[u8], &str, &str); 4] = [
+        (&[0xfd, 0x37, 0x7a, 0x58], "xz", "xz -dc FILE"),
+        (b"BZh", "bzip2", "bzip2 -dc FILE"),
+        (&[0x04, 0x22, 0x4d, 0x18], "lz4", "lz4 -dc FILE"),
+        (&[0x37, 0x7a, 0xbc, 0xaf], "7z", "7z x -so FILE"),
+    ];
+    let bzip2_level = |h: &[u8]| h.get(3).is_some_and(|b| (b'1'..=b'9').contains(b));
+    KNOWN
+        .iter()
+        .find(|(magic, name, _)| head.starts_with(magic) && (*name != "bzip2" || bzip2_level(head)))
+        .map(|&(_, name, tool)| (name, tool))
+}
+
 /// A file on disk and the zip member named in its path, if any.
 type OnDisk = (PathBuf, Option<String>);
 
@@ -247,6 +264,15 @@ impl Input {
         let mut raw = raw;
         read_prefix(&mut raw, &mut head, 4).map_err(open_error)?;
         let compression = Compression::detect(&head);
+        if let Some((name, tool)) = unsupported_compression(&head) {
+            return Err(Error::Input {
+                path,
+                message: format!(
+                    "{name}-compressed input, which is not read (gzip, zstd and zip are); \
+                     decompress it first, for example `{tool} | sudoku-batch solve -`"
+                ),
+            });
+        }
         if let Some((disk, Some(member))) = &file {
             if compression != Compression::Zip {
                 return Err(Error::Input {
@@ -859,6 +885,13 @@ mod tests {
             Compression::detect(&[0x50, 0x2a, 0x4d, 0x19]),
             Compression::None
         );
+        assert_eq!(
+            unsupported_compression(&[0xfd, 0x37, 0x7a, 0x58]).map(|u| u.0),
+            Some("xz")
+        );
+        assert_eq!(unsupported_compression(b"BZh9").map(|u| u.0), Some("bzip2"));
+        assert_eq!(unsupported_compression(b"BZh."), None);
+        assert_eq!(unsupported_compression(b"1..."), None);
         assert_eq!(Compression::detect(b"PK\x03\x04"), Compression::Zip);
         assert_eq!(Compression::detect(b"PK"), Compression::None);
         assert_eq!(Compression::detect(b""), Compression::None);
