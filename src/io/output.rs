@@ -648,6 +648,8 @@ impl Drop for Earlier {
 /// not pass for this run's when this one writes none (a device, FIFO or folder is left alone).
 #[cfg(feature = "cli")]
 pub(crate) fn remove_stale(path: &Path) {
+    // Through symbolic links, as this run would have written it.
+    let path = &through_links(path);
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
         let _ = std::fs::remove_file(path);
     }
