@@ -145,7 +145,7 @@ pub enum CliCommand {
     ///
     /// Exit status: 0 when every checked row passed (and at least one was checked), 1 when some
     /// failed or none was checked, 2 on usage or I/O errors, 130/143/129 when stopped by a
-    /// signal (the summary covers the rows read before it).
+    /// signal (the summary covers the rows checked before it).
     Verify(VerifyArgs),
     /// Rate how hard each puzzle is for a person, on Sudoku Explainer's scale (ER/EP/ED).
     ///
@@ -1066,13 +1066,7 @@ fn parse_er_range(text: &str) -> Result<(u16, u16), String> {
         crate::cmd::rate::parse_er_number(low)?,
         crate::cmd::rate::parse_er_number(high)?,
     );
-    let (low, high) = crate::rate::scale::tenths_range(low, high)?;
-    if high < 10 {
-        return Err(format!(
-            "no puzzle rates below 1.0, the easiest step (the last value in a house); got {text}"
-        ));
-    }
-    Ok((low, high))
+    crate::rate::scale::puzzle_range(low, high)
 }
 
 /// `--difficulty BAND`: a Sudoku Exchange band as an ER range in tenths.

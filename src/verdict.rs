@@ -5,6 +5,8 @@
 //! Front ends only turn their input into [`Grid`]s (or a reason they could not) and their
 //! outputs into rows, arrays or exceptions; the decisions are these functions.
 
+use std::sync::atomic::AtomicBool;
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::UnknownName;
@@ -298,7 +300,7 @@ pub enum RowVerdict {
 
 /// How to check a row.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct CheckOptions {
+pub struct CheckOptions<'a> {
     /// Also prove that each puzzle has exactly one solution.
     pub unique: bool,
     /// A row without a solution fails (as malformed) instead of being skipped.
@@ -307,13 +309,16 @@ pub struct CheckOptions {
     pub solver: SolverKind,
     /// A uniqueness proof that needs more guesses fails as [`FailureKind::GaveUp`].
     pub max_guesses: Option<u64>,
+    /// A stop flag the uniqueness proof polls (as the solvers do, every few thousand guesses):
+    /// once it is set the proof ends as [`FailureKind::GaveUp`], a verdict the caller drops.
+    pub stop: Option<&'a AtomicBool>,
 }
 
-impl CheckOptions {
+impl CheckOptions<'_> {
     /// Counts the solutions of `puzzle` up to 2 within the guess bound: the outcome, or the
     /// failure of a proof that gave up.
     fn count_two(&self, puzzle: &Grid) -> Result<Outcome, RowVerdict> {
-        let budget = Budget::new(self.max_guesses, None);
+        let budget = Budget::new(self.max_guesses, self.stop);
         let outcome = self.solver.solve_within(puzzle, 2, budget);
         if outcome.gave_up && outcome.count < 2 {
             return Err(RowVerdict::Failed(

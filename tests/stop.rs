@@ -540,7 +540,7 @@ fn a_stop_ends_the_wait_on_a_silent_pipe() {
 
 /// `generate`, `verify` and `merge` stop on a signal too, each exiting 128 + the signal:
 /// `generate` keeps the puzzles made so far in `FILE.partial` (the first ones of the run: the
-/// same seed makes them again), `verify` gives the verdict on the rows read so far and says so
+/// same seed makes them again), `verify` gives the verdict on the rows checked so far and says so
 /// (`"interrupted": true` in its JSON), and `merge` puts no file in place.
 #[test]
 #[cfg(unix)]
@@ -650,7 +650,7 @@ fn generate_verify_and_merge_stop_on_a_signal() {
         stopped_after(&args, Some(&solved), Duration::from_millis(1500), &["TERM"]);
     assert_eq!(output.status.code(), Some(143), "verify: {stderr}");
     assert!(
-        stderr.contains("interrupted: the verdict covers the 95 rows read before the stop"),
+        stderr.contains("interrupted: the verdict covers the 95 rows checked before the stop"),
         "{stderr}"
     );
     let json: serde_json::Value =
@@ -708,6 +708,33 @@ fn a_stop_lands_within_a_slow_rating() {
     assert_eq!(output.status.code(), Some(143), "{stderr}");
     let written = std::fs::read_to_string(dir.path().join("r.csv.partial")).unwrap();
     assert_eq!(written.lines().count(), 1, "the header only: {written}");
+}
+
+/// A stop lands inside `verify --unique`'s slow uniqueness proofs (the naive solver takes
+/// seconds on this puzzle): the run ends at once, and the verdict counts no row it cut short.
+#[test]
+fn a_stop_lands_within_a_slow_uniqueness_proof() {
+    let dir = tempfile::tempdir().unwrap();
+    let hard = std::fs::read_to_string(data("norvig_sudokus_hard_375.txt")).unwrap();
+    let slow = hard.lines().nth(17).unwrap();
+    let input = dir.path().join("slow.txt");
+    std::fs::write(&input, format!("{slow}\n").repeat(20)).unwrap();
+    let json = dir.path().join("v.json");
+    let mut args: Vec<&std::ffi::OsStr> = ["verify", "--unique", "--solver", "naive", "-j", "2"]
+        .iter()
+        .map(|a| a.as_ref())
+        .collect();
+    args.extend([input.as_os_str(), "--summary".as_ref(), json.as_os_str()]);
+    let started = Instant::now();
+    let (output, stderr) = stopped_after(&args, None, Duration::from_millis(700), &["INT"]);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(4), "{stderr}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(json["interrupted"], true);
+    // Every row counted was proven whole: valid, none given up.
+    assert_eq!(json["rows"], json["valid"], "{json}");
+    assert!(!stderr.contains("gave up"), "{stderr}");
 }
 
 /// One stop request often arrives twice within milliseconds (GNU `timeout` signals its child,

@@ -261,7 +261,11 @@ fn count_cells<'py>(
                     }
                     let row = c * CHUNK + i;
                     *count = match grid_of(&input[row * CELLS..(row + 1) * CELLS]) {
-                        Ok(puzzle) => i64::from(kind.solve(&puzzle, limit).count),
+                        // The stop flag ends a slow count too (the call then raises).
+                        Ok(puzzle) => {
+                            let budget = Budget::new(None, Some(&**cancel));
+                            i64::from(kind.solve_within(&puzzle, limit, budget).count)
+                        }
                         Err(_) => -1,
                     };
                 }
@@ -317,14 +321,17 @@ fn verify_cells<'py>(
         }
         None => None,
     };
-    let options = CheckOptions {
-        unique,
-        require_solution: false,
-        solver: kind,
-        max_guesses: None,
-    };
     let mut kinds = vec![K_OK; n];
     let messages = interruptible(py, threads, |cancel| {
+        // The stop flag ends a slow uniqueness proof too (the call then raises).
+        let options = CheckOptions {
+            unique,
+            require_solution: false,
+            solver: kind,
+            max_guesses: None,
+            stop: Some(&**cancel),
+        };
+        let options = &options;
         kinds
             .par_chunks_mut(CHUNK)
             .enumerate()
@@ -337,7 +344,7 @@ fn verify_cells<'py>(
                     let row = c * CHUNK + i;
                     let range = row * CELLS..(row + 1) * CELLS;
                     let (code, message) =
-                        check(&input[range.clone()], given.map(|s| &s[range]), &options);
+                        check(&input[range.clone()], given.map(|s| &s[range]), options);
                     *k = code;
                     if let Some(message) = message {
                         messages.push((row, message));
@@ -622,7 +629,7 @@ fn generate_cells<'py>(
     let shape = Shape::from_options(clues, min_clues, max_clues, minimal, symmetry);
     // The CLI's rounding: the low end up and the high end down to whole tenths.
     let er = er
-        .map(|(low, high)| sudoku_batch::rate::scale::tenths_range(low, high))
+        .map(|(low, high)| sudoku_batch::rate::scale::puzzle_range(low, high))
         .transpose()
         .map_err(|e| PyValueError::new_err(format!("er: {e}")))?;
     let generator = Generator::new(shape, kind)

@@ -173,6 +173,12 @@ def test_wrong_dtype_and_shape():
         sb.solve([CLASSIC], solver="magic")
     with pytest.raises(ValueError, match="threads must be at least 1"):
         sb.solve([CLASSIC], threads=0)
+    with pytest.raises(ValueError, match="threads must be at least 1, got -1"):
+        sb.solve([CLASSIC], threads=-1)
+    with pytest.raises(ValueError, match="limit must be at least 1, got -1"):
+        sb.count_solutions([CLASSIC], limit=-1)
+    with pytest.raises(ValueError, match=r"puzzles: expected rows of 81 cells, got rows of 3 to 81"):
+        sb.solve([[1, 2, 3], [0] * 81])
     # The command line's bound: a mistyped count must not start a million threads.
     for call in (sb.solve, sb.rate, sb.count_solutions):
         with pytest.raises(ValueError, match="per logical core"):
@@ -441,6 +447,11 @@ def test_rate_matches_sudoku_explainer_and_the_cli(tmp_path):
     limited = sb.rate([g[0] for g in chosen], max_er=lowest + 0.05)
     assert all(not (x > lowest + 0.01) for x in limited.er), limited.er
     assert "gave_up" in limited.status_words() and "rated" in limited.status_words()
+    # A puzzle's own rating (a float32) as the limit allows that rating.
+    again = sb.rate(puzzles[:5], max_er=float(np.max(result.er[:5])))
+    assert again.status_words() == result.status_words()[:5], again.message
+    for k in range(5):
+        assert sb.rate(puzzles[k : k + 1], max_er=result.er[k]).status_words() == ["rated"]
     cli = os.environ.get("SUDOKU_BATCH_BIN")
     if cli:
         import csv
@@ -770,6 +781,14 @@ def test_generate_errors():
         sb.generate(-3)
     with pytest.raises(ValueError, match="threads"):
         sb.generate(1, seed=1, threads=0)
+    # As the CLI's --er 0..0.5 and --scale without --er: refused before any work.
+    with pytest.raises(ValueError, match="below 1.0"):
+        sb.generate(1, seed=1, er=(0, 0.5))
+    with pytest.raises(ValueError, match="give er too"):
+        sb.generate(1, seed=1, scale="sukaku")
+    # A rating as numpy holds it (float32) is the tenth it shows.
+    made = sb.generate(1, seed=1, er=(np.float32(2.3), np.float32(4.2)), threads=1)
+    assert 2.3 <= float(sb.rate(made.puzzle_strings()).er[0]) <= 4.2 + 1e-6
     # Too many to hold: an exception, never an abort of the interpreter.
     for n in (10**12, 2**62, 2**64 - 1):
         with pytest.raises(MemoryError):
@@ -819,6 +838,9 @@ NUGGET = "1.......2.9.4...5...6...7...5.9.3.......7.......85..4.7.....6...3...9.
 def test_ctrl_c_stops_one_slow_rating_and_one_hard_er_range_quickly():
     for call in (
         lambda: sb.rate([NUGGET] * 4, threads=1),
+        # One endless count (every grid of the empty puzzle) and slow uniqueness proofs.
+        lambda: sb.count_solutions(["." * 81], limit=2**32 - 1, threads=1),
+        lambda: sb.verify([NUGGET] * 4, unique=True, threads=1, solver="naive"),
         # No candidate meets this range: the search would go on for half a minute.
         lambda: sb.generate(3, seed=3, er=(9.5, 11.0), threads=1),
     ):

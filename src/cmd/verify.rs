@@ -76,12 +76,14 @@ pub struct VerifyConfig {
 
 impl VerifyConfig {
     /// How each row is checked.
-    pub(crate) fn check_options(&self) -> CheckOptions {
+    pub(crate) fn check_options(&self) -> CheckOptions<'static> {
         CheckOptions {
             unique: self.unique,
             require_solution: self.require_solution,
             solver: self.solver,
             max_guesses: self.max_guesses,
+            // A stop ends a slow uniqueness proof too; that row's verdict is dropped.
+            stop: Some(interrupt::flag()),
         }
     }
 
@@ -349,7 +351,7 @@ pub struct VerifySummary {
     pub wall_seconds: f64,
     /// Rows per second.
     pub rows_per_second: f64,
-    /// The run was stopped by a signal: the counts cover the rows read before it only. Written
+    /// The run was stopped by a signal: the counts cover the rows checked before it only. Written
     /// to the JSON only when true.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
@@ -456,7 +458,7 @@ impl VerifyReport {
                 text += &format!("    {:<21}{}\n", kind.label(), s.failures.get(kind));
             }
         }
-        if s.valid == 0 && s.failed == 0 {
+        if s.valid == 0 && s.failed == 0 && !s.interrupted {
             text += "nothing was checked: no row gives a solution";
             text += if s.unique {
                 "\n"
@@ -481,6 +483,8 @@ impl VerifyReport {
 
 /// A checked chunk: its counts and its failures, in order.
 struct ChunkOut {
+    /// A stop request cut a row's uniqueness proof short: the chunk holds the rows before it.
+    cut: bool,
     rows: u64,
     valid: u64,
     skipped: u64,
@@ -491,17 +495,25 @@ struct ChunkOut {
 
 fn check_chunk(chunk: &Chunk, config: &VerifyConfig) -> ChunkOut {
     let mut out = ChunkOut {
-        rows: chunk.records.len() as u64,
+        cut: false,
+        rows: 0,
         valid: 0,
         skipped: 0,
         counts: FailureCounts::default(),
         failures: Vec::new(),
         first_skipped: None,
     };
+    let options = config.check_options();
     for (_, record) in chunk.iter() {
         let verdict = record.with_fields(&chunk.text, |fields| {
-            check_row(&RowContent::from_fields(fields), &config.check_options())
+            check_row(&RowContent::from_fields(fields), &options)
         });
+        // A uniqueness proof that a stop cut short: no verdict on this row, nor on the next.
+        if matches!(verdict, RowVerdict::Failed(FailureKind::GaveUp, _)) && interrupt::requested() {
+            out.cut = true;
+            break;
+        }
+        out.rows += 1;
         match verdict {
             RowVerdict::Valid => out.valid += 1,
             RowVerdict::Skipped => {
@@ -523,14 +535,14 @@ pub(crate) const REPORT_COLUMNS: [&str; 4] = ["file", "line", "kind", "reason"];
 /// Runs `verify`: reads every input, checks the rows on `config.run.threads` threads, writes the
 /// failure report in input order, and returns the summary. Failed rows are counts, not errors;
 /// errors are usage and I/O failures. A signal (Ctrl-C, SIGTERM, SIGHUP) stops the reading: the
-/// summary covers the rows read before it, and a `--report` file is left as `FILE.partial`.
+/// summary covers the rows checked before it (a slow uniqueness proof is cut short and its row left out), and a `--report` file is left as `FILE.partial`.
 pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     for input in &config.run.inputs {
         input.check()?;
     }
     // Before the report is opened: a FIFO's wait for its reader ends at a stop request too.
     interrupt::arm(Some(
-        "stopping; the verdict will cover the rows read so far",
+        "stopping; the verdict will cover the rows checked so far",
     ));
     let mut report = open_report(config)?;
     let threads = config.run.threads.max(1);
@@ -554,7 +566,13 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     let mut first_failures = Vec::new();
     let mut first_skipped = None;
     let name = |file: u32| files.get(file as usize).map_or("-", String::as_str);
+    let mut cut = false;
     let consume = |chunk: ChunkOut| -> Result<()> {
+        if cut {
+            // After a chunk a stop cut short: its rows would leave a gap in the verdict.
+            return Ok(());
+        }
+        cut = chunk.cut;
         summary.add(&chunk);
         if first_skipped.is_none() {
             first_skipped = chunk
@@ -593,7 +611,7 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     );
     progress.finish();
     result?;
-    summary.interrupted = records.stopped();
+    summary.interrupted = records.stopped() || cut;
     let notes = end_report(report, &summary)?;
     summary.finish(started.elapsed());
     if let Some(path) = &config.run.summary {
@@ -615,7 +633,7 @@ fn end_report(report: Option<Output>, summary: &VerifySummary) -> Result<Vec<Str
     let mut notes = Vec::new();
     if summary.interrupted {
         notes.push(format!(
-            "interrupted: the verdict covers the {} rows read before the stop, not the whole input",
+            "interrupted: the verdict covers the {} rows checked before the stop, not the whole input",
             summary.rows
         ));
     }
@@ -724,12 +742,13 @@ impl VerifySummary {
 mod tests {
     use super::*;
 
-    fn opts(unique: bool, require_solution: bool, solver: SolverKind) -> CheckOptions {
+    fn opts(unique: bool, require_solution: bool, solver: SolverKind) -> CheckOptions<'static> {
         CheckOptions {
             unique,
             require_solution,
             solver,
             max_guesses: None,
+            stop: None,
         }
     }
 

@@ -252,15 +252,30 @@ pub fn tenths_range(low: f64, high: f64) -> Result<(u16, u16), String> {
     Ok((a, b))
 }
 
+/// An ER range to make puzzles in (`generate --er`, Python's `generate(er=...)`): as
+/// [`tenths_range`], and refused when it lies below 1.0, where no puzzle rates (a search for
+/// one would draw candidates until it gave up).
+pub fn puzzle_range(low: f64, high: f64) -> Result<(u16, u16), String> {
+    let (a, b) = tenths_range(low, high)?;
+    if b < 10 {
+        return Err(format!(
+            "no puzzle rates below 1.0, the easiest step (the last value in a house); got \
+             {low:?}..{high:?}"
+        ));
+    }
+    Ok((a, b))
+}
+
 /// `er` in tenths, rounded by `round` unless it is a whole tenth already (up to the error of
-/// decimal input: `0.3 * 10` is `3.0000000000000004`).
+/// decimal input, `0.3 * 10` is `3.0000000000000004`, and of a rating passed through a
+/// float32, `7.2f32` is `7.199999809265137`).
 fn tenths(er: f64, round: fn(f64) -> f64) -> Result<u16, String> {
     if !(0.0..=MAX_ER).contains(&er) {
         return Err(format!("a rating is between 0 and {MAX_ER}, got {er:?}"));
     }
     let t = er * 10.0;
     let near = t.round();
-    Ok(if (t - near).abs() < 1e-6 {
+    Ok(if (t - near).abs() < 1e-4 {
         near
     } else {
         round(t)
@@ -314,6 +329,15 @@ mod tests {
             assert!(tenths_at_most(bad).is_err(), "{bad}");
         }
         assert_eq!(tenths_range(0.3, 0.3), Ok((3, 3)));
+        // Every tenth passed through a float32 (as numpy holds the ratings) is that tenth.
+        for t in 0..=200u16 {
+            let er = f64::from(f32::from(t) / 10.0);
+            assert_eq!(tenths_at_most(er), Ok(t), "{er}");
+            assert_eq!(tenths_range(er, er), Ok((t, t)), "{er}");
+        }
+        assert_eq!(tenths_at_most(7.19), Ok(71));
+        assert!(puzzle_range(0.0, 0.5).unwrap_err().contains("below 1.0"));
+        assert_eq!(puzzle_range(0.0, 1.0), Ok((0, 10)));
         assert_eq!(tenths_range(4.41, 4.59), Ok((45, 45)));
         assert_eq!(tenths_range(7.0, 9.0), Ok((70, 90)));
         assert_eq!(tenths_range(2.25, 4.99), Ok((23, 49)));

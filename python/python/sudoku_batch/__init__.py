@@ -122,6 +122,12 @@ def _coerce(puzzles, what="puzzles"):
     if isinstance(puzzles, (list, tuple)):
         if puzzles and all(isinstance(p, (list, tuple, np.ndarray)) for p in puzzles):
             # Rows of 81 integers: the integer array they make (its shape and dtype checked).
+            lengths = sorted({len(p) for p in puzzles})
+            if len(lengths) > 1:
+                raise ValueError(
+                    f"{what}: expected rows of 81 cells, got rows of {lengths[0]} to "
+                    f"{lengths[-1]} items"
+                )
             return _coerce(np.asarray(puzzles), what)
         return _native.cells_from_list(list(puzzles))
     if not isinstance(puzzles, np.ndarray):
@@ -292,7 +298,7 @@ def solve(puzzles, *, threads=None, unique=False, solver="bands", max_guesses=No
     cells, failures = _coerce(puzzles)
     solutions, status, guesses, solve_ns, native_messages = _native.solve_cells(
         cells,
-        _whole("threads", threads),
+        _whole("threads", threads, least=1),
         _flag("unique", unique),
         solver,
         _whole("max_guesses", max_guesses),
@@ -310,8 +316,8 @@ def count_solutions(puzzles, limit=2, *, threads=None, solver="bands") -> np.nda
     """Counts each puzzle's solutions, stopping at ``limit``: an ``int64`` array, -1 for rows
     that are not puzzles (a puzzle whose clues contradict each other has 0)."""
     cells, _failures = _coerce(puzzles)
-    limit = _whole("limit", limit, most=2**32 - 1)
-    return _native.count_cells(cells, limit, _whole("threads", threads), solver)
+    limit = _whole("limit", limit, least=1, most=2**32 - 1)
+    return _native.count_cells(cells, limit, _whole("threads", threads, least=1), solver)
 
 
 class RateResult:
@@ -410,7 +416,7 @@ def rate(
     cells, failures = _coerce(puzzles)
     er, ep, ed, status, steps, rate_ns, technique, native_messages = _native.rate_cells(
         cells,
-        _whole("threads", threads),
+        _whole("threads", threads, least=1),
         max_er,
         _whole("timeout_ms", timeout_ms),
         _scale_name(scale, se121),
@@ -573,7 +579,7 @@ def verify(puzzles, solutions=None, *, unique=False, threads=None, solver="bands
                 f"got {s_cells.shape[0]}"
             )
     codes, native_messages = _native.verify_cells(
-        p_cells, s_cells, _flag("unique", unique), _whole("threads", threads), solver
+        p_cells, s_cells, _flag("unique", unique), _whole("threads", threads, least=1), solver
     )
     codes = codes.copy()
     message = [""] * len(codes)
@@ -685,7 +691,7 @@ def generate(
     _whole("n", n)
     for name, value in [("clues", clues), ("min_clues", min_clues), ("max_clues", max_clues)]:
         _whole(name, value, most=255)
-    _whole("threads", threads)
+    _whole("threads", threads, least=1)
     minimal = _flag("minimal", minimal)
     if isinstance(symmetric, (bool, np.bool_)):
         symmetry = "central" if symmetric else "none"
@@ -704,6 +710,8 @@ def generate(
         0 <= seed < 2**64
     ):
         raise ValueError(f"seed: expected an integer in 0 .. 2**64 - 1, got {seed!r}")
+    if scale is not None and er is None:
+        raise ValueError(f"scale: the scale an ER range is rated on; give er too, got scale={scale!r}")
     if er is not None:
         try:
             low, high = (float(x) for x in er)
