@@ -835,12 +835,16 @@ def test_ctrl_c_stops_generate_quickly():
 NUGGET = "1.......2.9.4...5...6...7...5.9.3.......7.......85..4.7.....6...3...9.8...2.....1"
 
 
+# Line 18 of data/norvig_sudokus_hard_375.txt: seconds of search for the naive solver.
+SLOW_FOR_NAIVE = "..6.......3...7..11.7.............9.3....6..5.5.8..2....3..5..6...2...4..4..9.8.."
+
+
 def test_ctrl_c_stops_one_slow_rating_and_one_hard_er_range_quickly():
     for call in (
         lambda: sb.rate([NUGGET] * 4, threads=1),
         # One endless count (every grid of the empty puzzle) and slow uniqueness proofs.
         lambda: sb.count_solutions(["." * 81], limit=2**32 - 1, threads=1),
-        lambda: sb.verify([NUGGET] * 4, unique=True, threads=1, solver="naive"),
+        lambda: sb.verify([SLOW_FOR_NAIVE] * 4, unique=True, threads=1, solver="naive"),
         # No candidate meets this range: the search would go on for half a minute.
         lambda: sb.generate(3, seed=3, er=(9.5, 11.0), threads=1),
     ):
