@@ -535,7 +535,8 @@ pub(crate) const REPORT_COLUMNS: [&str; 4] = ["file", "line", "kind", "reason"];
 /// Runs `verify`: reads every input, checks the rows on `config.run.threads` threads, writes the
 /// failure report in input order, and returns the summary. Failed rows are counts, not errors;
 /// errors are usage and I/O failures. A signal (Ctrl-C, SIGTERM, SIGHUP) stops the reading: the
-/// summary covers the rows checked before it (a slow uniqueness proof is cut short and its row left out), and a `--report` file is left as `FILE.partial`.
+/// summary covers the rows checked before it (a slow uniqueness proof is cut short and its row
+/// left out), and a `--report` file is left as `FILE.partial`.
 pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     for input in &config.run.inputs {
         input.check()?;

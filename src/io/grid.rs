@@ -41,7 +41,8 @@ fn grid_cells(line: &[u8]) -> Vec<u8> {
 /// A row is a line whose cells remain after removing `|`, `-`, `+` and whitespace; a line left
 /// with no cells is a border and is skipped. A line starting with a letter or `#` (such as
 /// `Grid 01`) is a header; it and blank lines end an incomplete block, and a `Grid 01` header
-/// that no row follows (before the next header or the end) is a bad record. Nine rows make a block,
+/// that no row follows (before the next `Grid` header or the end) is a bad record. Nine rows
+/// make a block,
 /// whose record line is the block's first line (its header, when it has one). A block with a
 /// row of the wrong width, or cut short, is one bad record.
 pub(super) struct GridSource {
@@ -149,12 +150,15 @@ impl Layout for GridSource {
                 continue;
             }
             if row[0].is_ascii_alphabetic() || row[0] == b'#' {
+                // A comment or title line between a `Grid` header and its rows ends nothing.
                 let header = claims_header(row).then_some(self.line);
-                let record = match self.announced.take() {
-                    Some(line) => Some(self.empty_block(line)),
-                    None => (self.rows > 0).then(|| self.take_block(true, text)),
+                let record = match (self.announced, header) {
+                    (Some(line), Some(_)) => Some(self.empty_block(line)),
+                    _ => (self.rows > 0).then(|| self.take_block(true, text)),
                 };
-                self.announced = header;
+                if header.is_some() {
+                    self.announced = header;
+                }
                 self.start = Some(self.line);
                 match record {
                     Some(record) => return Ok(Some(record)),
@@ -241,11 +245,16 @@ mod tests {
                 "grid header with no grid rows after it"
             );
         }
-        // A title line that is not a `Grid` header announces nothing.
-        let text = format!("Puzzles of the week\n{}\n", draw(P, 0));
-        let records = read_all(text.as_bytes(), Format::Grid);
-        assert_eq!(records.len(), 1);
-        assert_eq!(puzzle(Some(records[0].body.clone())).0, P.parse().unwrap());
+        // A title line that is not a `Grid` header announces nothing, and a comment between a
+        // header and its rows ends nothing.
+        for text in [
+            format!("Puzzles of the week\n{}\n", draw(P, 0)),
+            format!("Grid 01\n# easy\n{}\n", draw(P, 0)),
+        ] {
+            let records = read_all(text.as_bytes(), Format::Grid);
+            assert_eq!(records.len(), 1, "{text}");
+            assert_eq!(puzzle(Some(records[0].body.clone())).0, P.parse().unwrap());
+        }
     }
 
     #[test]
