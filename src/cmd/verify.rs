@@ -111,6 +111,7 @@ impl VerifyConfig {
             check_solution: true,
             status: true,
             solution_option: true,
+            ignore_solution: false,
         })
     }
 }

@@ -44,6 +44,9 @@ pub struct Columns {
     /// The command has `--solution-column` (`verify`): a solution column name found twice is
     /// then resolved with it; other commands can only ask for the header to be fixed.
     pub solution_option: bool,
+    /// The command has no use for a solution (`rate`): no solution column is looked for, so
+    /// one named twice is no error.
+    pub ignore_solution: bool,
 }
 
 /// Where the CSV quote rules put a byte (as the `csv` crate reads them: a quote opens a quoted
@@ -543,13 +546,17 @@ impl CsvSource {
             &path,
         )?
         .ok_or_else(|| missing("puzzle", &format!("name one with {}", names.column)))?;
-        let mut solution_column = find_column(
-            &header,
-            columns.solution.as_deref(),
-            SOLUTION_COLUMNS,
-            columns.solution_option.then_some("--solution-column "),
-            &path,
-        )?;
+        let mut solution_column = if columns.ignore_solution {
+            None
+        } else {
+            find_column(
+                &header,
+                columns.solution.as_deref(),
+                SOLUTION_COLUMNS,
+                columns.solution_option.then_some("--solution-column "),
+                &path,
+            )?
+        };
         if solution_column == Some(puzzle_column) {
             if columns.check_solution {
                 return Err(Error::Input {
@@ -1317,5 +1324,19 @@ mod tests {
                 .to_string();
             assert!(got.ends_with(advice), "{got}");
         }
+        // `rate` looks for no solution column: the same file reads.
+        let stream = Box::new(std::io::Cursor::new(text.as_bytes().to_vec()));
+        let records = RecordReader::from_stream(stream, ReadOptions::default())
+            .with_columns(Columns {
+                ignore_solution: true,
+                ..Columns::default()
+            })
+            .collect::<Result<Vec<_>>>()
+            .unwrap();
+        assert_eq!(records.len(), 1);
+        assert_eq!(
+            puzzle(Some(records[0].body.clone())),
+            (P.parse().unwrap(), None)
+        );
     }
 }

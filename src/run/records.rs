@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::error::Result;
-use crate::io::{Input, RawRecord, ReadOptions, Record, RecordReader, SharedTap};
+use crate::io::{Columns, Input, RawRecord, ReadOptions, Record, RecordReader, SharedTap};
 use crate::shard::Shard;
 
 /// Raw records read for one pool task: consecutive records of the input stream from
@@ -93,16 +93,18 @@ impl ShardedRecords {
     /// Opens a reader over `inputs` (its first input's layout and header read now, so a bad
     /// input or option is an error before the caller creates any file), counting the bytes it
     /// reads into the returned counter, for the progress bar. Input `i`'s raw bytes are shown to
-    /// `taps[i]`.
+    /// `taps[i]`. A CSV input's columns are found as `columns` asks.
     pub(crate) fn open(
         inputs: &[Input],
         read: &ReadOptions,
+        columns: Columns,
         shard: Option<Shard>,
         taps: Vec<Option<SharedTap>>,
     ) -> Result<(ShardedRecords, Arc<AtomicU64>)> {
         let bytes_read = Arc::new(AtomicU64::new(0));
-        let mut reader =
-            RecordReader::new(inputs.to_vec(), read.clone(), bytes_read.clone()).with_taps(taps);
+        let mut reader = RecordReader::new(inputs.to_vec(), read.clone(), bytes_read.clone())
+            .with_columns(columns)
+            .with_taps(taps);
         crate::run::interrupt::excuse(
             reader.start(),
             "before the input's header was read",

@@ -30,7 +30,7 @@ use crate::error::{Error, Result};
 use crate::io::compress::Codec;
 use crate::io::output::{write_json, Output, OutputOptions};
 use crate::io::targets::check_run_targets;
-use crate::io::{Body, Input};
+use crate::io::{Body, Columns, Input};
 use crate::rate::verdict::{self, RateStatus, RateVerdict as Rated};
 use crate::rate::{self as rater, Flavor, Limits};
 use crate::run::records::{Chunk, ChunkSize, ShardedRecords};
@@ -492,8 +492,17 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     // From the first read on, a stop ends the run cleanly (and a silent pipe's wait at once).
     interrupt::arm(None);
     // A bad input or option is an error before the output exists.
-    let (mut records, bytes_read) =
-        ShardedRecords::open(&config.run.inputs, &config.run.read, shard, hashes.taps())?;
+    let (mut records, bytes_read) = ShardedRecords::open(
+        &config.run.inputs,
+        &config.run.read,
+        // A rating needs no solution: a file whose solution column is ambiguous still rates.
+        Columns {
+            ignore_solution: true,
+            ..Columns::default()
+        },
+        shard,
+        hashes.taps(),
+    )?;
     let manifest = match sidecar_wanted {
         false => None,
         true => Some(run_manifest(config, shard, threads, &hashes)?),

@@ -39,7 +39,7 @@ use crate::io::output::{write_json, Output, OutputOptions};
 use crate::io::results::{Column, GridText, RowFormat, RowValues, Status};
 use crate::io::targets::check_run_targets;
 use crate::io::Input;
-use crate::io::{Body, Record, RecordReader};
+use crate::io::{Body, Columns, Record, RecordReader};
 use crate::run::records::{Chunk, ChunkSize, ShardedRecords};
 use crate::run::{check_threads, interrupt, ordered_map, Progress, Workers, INLINE_START};
 use crate::shard::{Shard, ShardChoice};
@@ -497,8 +497,13 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
                 .all(|c| config.columns.contains(c))
         }),
     );
-    let (mut records, bytes_read) =
-        ShardedRecords::open(&config.run.inputs, &config.run.read, shard, hashes.taps())?;
+    let (mut records, bytes_read) = ShardedRecords::open(
+        &config.run.inputs,
+        &config.run.read,
+        Columns::default(),
+        shard,
+        hashes.taps(),
+    )?;
     // The run's sidecar (`FILE.run.json`): what defines its rows, for `--resume` and `merge`.
     let manifest = RunManifest::for_run(config, shard, &config.columns, &hashes)?;
     let mut sidecar = Sidecar::new(manifest, config.output.as_deref(), hashes);
