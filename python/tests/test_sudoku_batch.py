@@ -177,6 +177,10 @@ def test_wrong_dtype_and_shape():
         sb.solve([CLASSIC], threads=-1)
     with pytest.raises(ValueError, match="limit must be at least 1, got -1"):
         sb.count_solutions([CLASSIC], limit=-1)
+    with pytest.raises(TypeError, match="limit: expected an integer, got bool"):
+        sb.count_solutions([CLASSIC], limit=True)
+    with pytest.raises(TypeError, match="threads: expected an integer, got bool"):
+        sb.solve([CLASSIC], threads=True)
     with pytest.raises(ValueError, match=r"puzzles: expected rows of 81 cells, got rows of 3 to 81"):
         sb.solve([[1, 2, 3], [0] * 81])
     # The command line's bound: a mistyped count must not start a million threads.

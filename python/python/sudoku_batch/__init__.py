@@ -70,8 +70,11 @@ def _failures_to_messages(n, failures):
 def _whole(name, value, least=0, most=2**64 - 1):
     """``value`` when it is ``None``, not an integer (the native call names the argument in its
     ``TypeError``), or an integer in ``least .. most``; a ``ValueError`` naming ``name``
-    otherwise (the native call would raise an ``OverflowError`` that names nothing)."""
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+    otherwise (the native call would raise an ``OverflowError`` that names nothing). A bool is
+    a ``TypeError``: ``True`` is no count."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected an integer, got bool")
+    if isinstance(value, (int, np.integer)):
         if value < least:
             raise ValueError(f"{name} must be at least {least}, got {value}")
         if value > most:
