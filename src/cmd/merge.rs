@@ -226,8 +226,8 @@ impl ShardReader {
 /// merge needs), shards with different columns, shards of different runs (their sidecars
 /// differ in input, options or shard count), a shard given twice, rows out of index order, an
 /// index present in two inputs. Missing or cut-off shards (a shard whose last row was cut
-/// off is one, and that row is left out) are [`MergeReport::incomplete`]: nothing is written unless `allow_incomplete`. Without
-/// sidecars, missing indices are counted, not errors.
+/// off is one, and that row is left out) are [`MergeReport::incomplete`]: nothing is written
+/// unless `allow_incomplete`. Without sidecars, missing indices are counted, not errors.
 pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     if config.inputs.is_empty() {
         return Err(Error::Usage("merge needs at least one input".into()));

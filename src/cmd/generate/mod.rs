@@ -55,6 +55,15 @@ pub struct GenerateConfig {
 }
 
 impl GenerateConfig {
+    /// The generator this run asks for, stopping at the process's stop flag.
+    fn generator(&self) -> Result<Generator> {
+        Ok(Generator::new(self.shape, self.solver)?
+            .with_max_guesses(self.max_guesses)
+            .with_er(self.er)?
+            .with_scale(self.scale)
+            .with_stop(Some(interrupt::shared())))
+    }
+
     /// A configuration for `count` default puzzles (minimal, no symmetry) from `seed`, written
     /// to stdout.
     pub fn new(count: u64, seed: u64) -> Self {
@@ -109,6 +118,32 @@ pub struct GenerateReport {
 }
 
 impl GenerateReport {
+    /// The report of a run that has made nothing yet.
+    fn empty(seed: u64, threads: usize, solver: &'static str) -> Self {
+        GenerateReport {
+            puzzles: 0,
+            seed,
+            min_clues: CELLS,
+            max_clues: 0,
+            mean_clues: 0.0,
+            attempts: 0,
+            solver_calls: 0,
+            rated: 0,
+            wall_seconds: 0.0,
+            threads,
+            solver,
+            interrupted: false,
+            notes: Vec::new(),
+        }
+    }
+
+    /// Counts the grids drawn, the solver calls and the candidates rated of a chunk.
+    fn add_effort(&mut self, effort: &Effort) {
+        self.attempts += effort.attempts;
+        self.solver_calls += effort.solver_calls;
+        self.rated += effort.rated;
+    }
+
     /// Prints the notes and the summary on stderr unless `quiet`; a generate run that ended
     /// is all good, one stopped by a signal is [`Finish::Interrupted`].
     pub fn finish(&self, config: &GenerateConfig) -> Result<Finish> {
@@ -271,11 +306,7 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     if let Some(path) = &config.output {
         check_targets(&[], &[Target::new("-o", path, WriteKind::Replaced)])?;
     }
-    let generator = Generator::new(config.shape, config.solver)?
-        .with_max_guesses(config.max_guesses)
-        .with_er(config.er)?
-        .with_scale(config.scale)
-        .with_stop(Some(interrupt::shared()));
+    let generator = config.generator()?;
     let seed = config.seed.unwrap_or_else(fresh_seed);
     let threads = config.threads.max(1);
     check_threads(threads, config.allow_oversubscribe)?;
@@ -306,34 +337,15 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     let with_solution = config.with_solution;
     let work =
         |(first, count): (u64, u64)| make_chunk(&generator, seed, first, count, with_solution);
-    let mut report = GenerateReport {
-        puzzles: 0,
-        seed,
-        min_clues: CELLS,
-        max_clues: 0,
-        mean_clues: 0.0,
-        attempts: 0,
-        solver_calls: 0,
-        rated: 0,
-        wall_seconds: 0.0,
-        threads,
-        solver: config.solver.name(),
-        interrupted: false,
-        notes: Vec::new(),
-    };
+    let mut report = GenerateReport::empty(seed, threads, config.solver.name());
     let mut clue_sum = 0u64;
     let mut cut = false;
     let consume = |chunk: Result<ChunkOut>| -> Result<()> {
-        let effort = |report: &mut GenerateReport, chunk: &ChunkOut| {
-            report.attempts += chunk.effort.attempts;
-            report.solver_calls += chunk.effort.solver_calls;
-            report.rated += chunk.effort.rated;
-        };
         if cut {
             // After a chunk a stop cut short: these puzzles would leave a gap, but the grids
             // they drew were drawn.
             if let Ok(chunk) = &chunk {
-                effort(&mut report, chunk);
+                report.add_effort(&chunk.effort);
             }
             return Ok(());
         }
@@ -344,7 +356,7 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
         clue_sum += chunk.clue_sum;
         report.min_clues = report.min_clues.min(chunk.min_clues);
         report.max_clues = report.max_clues.max(chunk.max_clues);
-        effort(&mut report, &chunk);
+        report.add_effort(&chunk.effort);
         progress.advance(chunk.puzzles, 0);
         Ok(())
     };
