@@ -45,8 +45,11 @@ status=0
     -o "$outdir/shard-$k.csv" --summary "$outdir/shard-$k.json" &
 pid=$!
 # Slurm signals this shell (B:), not its children: pass the signal on, once.
-trap 'kill -TERM "$pid" 2>/dev/null' TERM
-trap 'kill -HUP "$pid" 2>/dev/null' HUP
+# Every signal sudoku-batch stops cleanly on, as `--signal=B:USR1@120` may send another.
+for sig in TERM HUP INT USR1 USR2 XCPU; do
+    # shellcheck disable=SC2064 # the signal's name is meant to be fixed now
+    trap "kill -$sig \"\$pid\" 2>/dev/null" "$sig"
+done
 # A trapped signal ends `wait` early (status > 128): wait again for the solver's own status.
 while true; do
     wait "$pid" && status=0 || status=$?

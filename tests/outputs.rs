@@ -1368,3 +1368,146 @@ fn an_output_that_is_a_symbolic_link_is_written_through_it() {
         }
     }
 }
+
+/// The files beside an output are checked like the output: a folder at `FILE.partial` is
+/// refused before any work, the in-progress file of `-o LINK` (beside the link's target) is
+/// no other output's, and a symbolic link planted at an in-progress or temporary file is never
+/// written through.
+#[cfg(unix)]
+#[test]
+fn the_files_beside_an_output_are_checked_like_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = data("norvig_top95.txt");
+    let at = |name: &str| dir.path().join(name);
+
+    std::fs::create_dir(at("a.csv.partial")).unwrap();
+    std::fs::create_dir(at("s.json.partial")).unwrap();
+    for extra in [
+        &["-o", "a.csv"][..],
+        &["-o", "b.csv", "--summary", "s.json"],
+    ] {
+        let run = bin()
+            .current_dir(dir.path())
+            .args(["solve", "-q"])
+            .args(extra)
+            .arg(&input)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(".partial is a folder"),
+            "names the folder: {stderr}"
+        );
+        assert!(!at("b.csv").exists(), "refused before any work");
+    }
+
+    std::fs::create_dir(at("store")).unwrap();
+    std::os::unix::fs::symlink("store/x.csv", at("link.csv")).unwrap();
+    let run = bin()
+        .current_dir(dir.path())
+        .args([
+            "solve",
+            "-q",
+            "-o",
+            "link.csv",
+            "--summary",
+            "store/x.csv.partial",
+        ])
+        .arg(&input)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("in-progress file of -o"), "{stderr}");
+
+    std::fs::write(at("precious.txt"), "precious\n").unwrap();
+    for planted in ["p.csv.partial", "q.json.partial", "r.csv.run.json.tmp"] {
+        std::os::unix::fs::symlink("precious.txt", at(planted)).unwrap();
+    }
+    for (out, refused) in [
+        (&["-o", "p.csv"][..], true),
+        (&["-o", "pp.csv", "--summary", "q.json"], true),
+        (&["-o", "r.csv"], false),
+    ] {
+        let run = bin()
+            .current_dir(dir.path())
+            .args(["solve", "-q"])
+            .args(out)
+            .arg(&input)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        if refused {
+            assert_eq!(run.status.code(), Some(2), "{out:?}: {stderr}");
+            assert!(stderr.contains("symbolic link"), "{out:?}: {stderr}");
+        } else {
+            assert_eq!(run.status.code(), Some(0), "{out:?}: {stderr}");
+        }
+        assert_eq!(
+            std::fs::read_to_string(at("precious.txt")).unwrap(),
+            "precious\n",
+            "{out:?} wrote through the link"
+        );
+    }
+    assert!(std::fs::read_to_string(at("r.csv.run.json"))
+        .unwrap()
+        .contains("\"finished\""));
+}
+
+/// `FILE.partial` of a running command is locked: no other command may write it (as `-o`,
+/// `--summary`, `generate -o`, `verify --report`), since the run would then put that file in
+/// place of its rows.
+#[test]
+fn a_running_commands_in_progress_file_is_no_other_commands_output() {
+    let dir = tempfile::tempdir().unwrap();
+    // A permutation of an 11-clue grid with no solution: `backtrack` takes about half a minute
+    // to prove it, so the run holds its lock until it is stopped.
+    let input = dir.path().join("slow.txt");
+    std::fs::write(
+        &input,
+        ".....2.....................17.....................5...237.............8....273...\n",
+    )
+    .unwrap();
+    let small = data("norvig_top95.txt");
+    let out = dir.path().join("lk.csv");
+    let partial = dir.path().join("lk.csv.partial");
+    let mut first = spawn_solve(&input, &out, &["-q", "-j", "1", "--solver", "backtrack"]);
+    wait_for_growth(&mut first, &partial, 0);
+    let partial_arg = partial.to_str().unwrap();
+    let small_arg = small.to_str().unwrap();
+    for args in [
+        vec!["solve", "-q", "-o", partial_arg, small_arg],
+        vec![
+            "solve",
+            "-q",
+            "-o",
+            "/dev/null",
+            "--summary",
+            partial_arg,
+            small_arg,
+        ],
+        vec![
+            "generate",
+            "-q",
+            "-n",
+            "1",
+            "--seed",
+            "1",
+            "-o",
+            partial_arg,
+        ],
+        vec!["verify", "-q", "--report", partial_arg, small_arg],
+    ] {
+        let run = bin().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("another run (pid {})", first.id())),
+            "{args:?}: {stderr}"
+        );
+    }
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert!(!out.exists());
+}

@@ -311,7 +311,8 @@ fn bench_counts_puzzles_given_up_on() {
         .code(1);
     let text = std::fs::read_to_string(&json).unwrap();
     assert!(
-        text.contains("gave up after 2 guesses (--max-guesses)"),
+        text.contains("gave up (--max-guesses 2) (lines ")
+            && text.contains("\"status\": \"gave_up\""),
         "{text}"
     );
 }
@@ -963,4 +964,123 @@ fn a_stopped_run_waits_for_its_summary_reader() {
     let text = reader.join().unwrap();
     let json: serde_json::Value = serde_json::from_str(&text).expect(&text);
     assert_eq!(json["interrupted"], true, "{json}");
+}
+
+/// Once a re-run writes its first rows, an earlier run's finished `FILE` and `--summary` are
+/// gone: killed after that, it leaves only its own `FILE.partial` and sidecar, never the
+/// earlier files beside them looking like its finished output.
+#[test]
+fn a_killed_rerun_leaves_no_earlier_output_looking_finished() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("res.csv");
+    let summary = dir.path().join("res.json");
+    bin()
+        .args(["solve", "-q", "-o"])
+        .arg(&out)
+        .arg("--summary")
+        .arg(&summary)
+        .arg(data("norvig_top95.txt"))
+        .assert()
+        .success();
+    let input = repeated_puzzles(dir.path(), 300, "big.txt");
+    let partial = dir.path().join("res.csv.partial");
+    let summary_arg = summary.to_str().unwrap();
+    let mut child = spawn_solve(&input, &out, &["-j", "1", "--summary", summary_arg]);
+    wait_for_growth(&mut child, &partial, 300_000);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!out.exists(), "the earlier run's rows are still there");
+    assert!(
+        !summary.exists(),
+        "the earlier run's summary is still there"
+    );
+    let sidecar = std::fs::read_to_string(dir.path().join("res.csv.run.json")).unwrap();
+    assert!(sidecar.contains("big.txt"), "{sidecar}");
+    // The re-run resumes to the whole output.
+    bin()
+        .args(["solve", "-q", "-j", "2", "--resume", "-o"])
+        .arg(&out)
+        .arg("--summary")
+        .arg(&summary)
+        .arg(&input)
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap().lines().count(),
+        300_001
+    );
+}
+
+/// A stopped run whose rows `--resume` cannot continue (`--columns` without what it reads,
+/// `rate --explain`) says so rather than offer it.
+#[test]
+fn a_stopped_run_that_cannot_resume_does_not_offer_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = repeated_puzzles(dir.path(), 300, "big.txt");
+    let out = dir.path().join("cols.csv");
+    let partial = dir.path().join("cols.csv.partial");
+    let mut child = spawn_solve(
+        &input,
+        &out,
+        &["-j", "1", "--columns", "index,status,solution"],
+    );
+    wait_for_growth(&mut child, &partial, 300_000);
+    kill("TERM", child.id());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(143), "{stderr}");
+    assert!(stderr.contains("--resume cannot continue them"), "{stderr}");
+    assert!(stderr.contains("guesses, solve_ns"), "{stderr}");
+    assert!(!stderr.contains("run again with --resume"), "{stderr}");
+
+    let hard = std::fs::read_to_string(data("norvig_sudokus_hard_375.txt")).unwrap();
+    let input = dir.path().join("hard.txt");
+    std::fs::write(&input, hard.repeat(4)).unwrap();
+    let out = dir.path().join("explain.txt");
+    let mut child = StdCommand::new(bin_path())
+        .args(["rate", "--explain", "-j", "1", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_growth(&mut child, &dir.path().join("explain.txt.partial"), 1000);
+    kill("TERM", child.id());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(143), "{stderr}");
+    assert!(stderr.contains("--explain writes text"), "{stderr}");
+    assert!(!stderr.contains("run again with --resume"), "{stderr}");
+}
+
+/// `scripts/slurm-array.sh` passes every stop signal on to the solver (Slurm's
+/// `--signal=B:USR1@120` signals the batch shell only): the solver stops cleanly and the shell
+/// ends with its status.
+#[cfg(unix)]
+#[test]
+fn the_slurm_script_passes_usr1_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = repeated_puzzles(dir.path(), 300, "big.txt");
+    let outdir = dir.path().join("o");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/slurm-array.sh");
+    let mut child = StdCommand::new("bash")
+        .arg(&script)
+        .arg(&input)
+        .arg(&outdir)
+        .arg("2")
+        .env("SUDOKU_BATCH", bin_path())
+        .env("SLURM_ARRAY_TASK_ID", "1")
+        .env("SLURM_CPUS_PER_TASK", "1")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_growth(&mut child, &outdir.join("shard-1.csv.partial"), 100_000);
+    kill("USR1", child.id());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("SIGUSR1: stopping"),
+        "the solver got it: {stderr}"
+    );
+    assert_eq!(output.status.code(), Some(138), "{stderr}");
 }

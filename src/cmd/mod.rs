@@ -99,14 +99,19 @@ pub fn run(command: Command) -> Result<Finish> {
     crate::stopwatch::start();
     match command {
         Command::Solve(config) => {
-            no_summary_when_cut(solve::run(&config), &config.run)?.finish(config.run.quiet)
+            no_summary_when_cut(solve::run(&config), config.run.summary.as_deref())?
+                .finish(config.run.quiet)
         }
-        Command::Merge(config) => merge::run(&config)?.finish(config.quiet),
+        Command::Merge(config) => {
+            no_summary_when_cut(merge::run(&config), config.summary.as_deref())?
+                .finish(config.quiet)
+        }
         Command::Bench(config) => bench::run(&config)?.finish(),
-        Command::Report(config) => report::finish(&report::run(&config)?),
+        Command::Report(config) => report::finish(&report::run(&config)?, &config),
         Command::Generate(config) => generate::run(&config)?.finish(&config),
         Command::Rate(config) => {
-            no_summary_when_cut(rate::run(&config), &config.run)?.finish(config.run.quiet)
+            no_summary_when_cut(rate::run(&config), config.run.summary.as_deref())?
+                .finish(config.run.quiet)
         }
         Command::Verify(config) => verify::run(&config)?.finish(&config),
     }
@@ -115,8 +120,8 @@ pub fn run(command: Command) -> Result<Finish> {
 /// A run whose standard output was closed before the end (`| head`) ends quietly with 0 (the
 /// reader has what it wanted), but writes no `--summary`: then an earlier run's summary must
 /// not stay there looking like this run's, and stderr says why there is none.
-fn no_summary_when_cut<T>(result: Result<T>, run: &RunOptions) -> Result<T> {
-    if let (Err(error), Some(path)) = (&result, &run.summary) {
+fn no_summary_when_cut<T>(result: Result<T>, summary: Option<&std::path::Path>) -> Result<T> {
+    if let (Err(error), Some(path)) = (&result, summary) {
         if error.is_broken_pipe() {
             crate::io::output::remove_stale(path);
             stderr!(line:

@@ -407,8 +407,12 @@ pub(crate) struct Sidecar<'a> {
     output: Option<&'a Path>,
     pending: bool,
     hashes: ReadHashes,
-    /// The output has its header, so a stopped run can be resumed (not with `--no-header`).
-    resumable: bool,
+    /// Why a stopped run's rows cannot be resumed (`--no-header`, `--columns` without what
+    /// `--resume` reads, `--explain`); `None` when they can.
+    not_resumable: Option<String>,
+    /// Files an earlier run left that would pass for this run's (its `FILE`, its
+    /// `--summary`): removed with this run's first rows.
+    stale: Vec<PathBuf>,
 }
 
 impl<'a> Sidecar<'a> {
@@ -425,14 +429,30 @@ impl<'a> Sidecar<'a> {
             output,
             pending,
             hashes,
-            resumable: true,
+            not_resumable: None,
+            stale: Vec::new(),
         }
     }
 
     /// The output is written without its header (`--no-header`): a stopped run's note does
     /// not offer `--resume`, which reads the rows by their header.
-    pub(crate) fn without_header(mut self) -> Sidecar<'a> {
-        self.resumable = false;
+    pub(crate) fn without_header(self) -> Sidecar<'a> {
+        self.not_resumable("they have no header (--no-header)".into())
+    }
+
+    /// A stopped run's rows cannot be resumed, for the reason `why`: its note says so rather
+    /// than offer `--resume`.
+    pub(crate) fn not_resumable(mut self, why: String) -> Sidecar<'a> {
+        self.not_resumable.get_or_insert(why);
+        self
+    }
+
+    /// Once this run writes its first rows, an earlier run's files at `paths` (its finished
+    /// `FILE`, its `--summary`) go: from then on this run's sidecar and `FILE.partial` stand
+    /// in their place, and a stopped or killed run must not leave them looking like its own
+    /// finished output. A run that fails before its first row leaves them as they were.
+    pub(crate) fn replacing(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Sidecar<'a> {
+        self.stale.extend(paths);
         self
     }
 
@@ -448,6 +468,9 @@ impl<'a> Sidecar<'a> {
             if let (Some(manifest), Some(path)) = (&self.manifest, self.output) {
                 manifest.write(path)?;
             }
+        }
+        for path in std::mem::take(&mut self.stale) {
+            crate::io::output::remove_stale(&path);
         }
         output.keep_on_failure();
         Ok(())
@@ -478,11 +501,12 @@ impl<'a> Sidecar<'a> {
             self.rows_written(&mut output)?;
             match output.keep()? {
                 Ok(partial) => {
-                    let next = if self.resumable {
-                        "; run again with --resume to finish"
-                    } else {
-                        ", without a header (--no-header), so --resume cannot continue them; \
-                         run again to start over"
+                    let next = match &self.not_resumable {
+                        None => "; run again with --resume to finish".to_string(),
+                        Some(why) => format!(
+                            ", but --resume cannot continue them ({why}); run again to start \
+                             over"
+                        ),
                     };
                     notes.push(format!(
                         "interrupted: the rows so far are in {}{next}",
@@ -509,6 +533,23 @@ impl<'a> Sidecar<'a> {
         }
         Ok(())
     }
+}
+
+/// The files an earlier run left that this run replaces (see [`Sidecar::replacing`]): its
+/// finished `-o FILE` (not with `--resume`, which takes it back) and its `--summary`; regular
+/// files only, never standard output or a device.
+pub(crate) fn stale_outputs(
+    output: Option<&Path>,
+    summary: Option<&Path>,
+    resume: bool,
+) -> Vec<PathBuf> {
+    let output = output.filter(|_| !resume);
+    [output, summary]
+        .into_iter()
+        .flatten()
+        .filter(|p| !crate::io::targets::is_stdout(p) && !crate::io::targets::is_direct(p))
+        .map(Path::to_path_buf)
+        .collect()
 }
 
 /// For `--resume` of the output `path`, whose earlier rows are in `earlier`: compares the
@@ -732,8 +773,15 @@ impl RunManifest {
         let mut text =
             serde_json::to_string_pretty(self).map_err(|e| error(std::io::Error::other(e)))?;
         text.push('\n');
-        // A failed write (a full disk) leaves no temporary file behind either.
-        std::fs::write(&temp, text)
+        // A failed write (a full disk) leaves no temporary file behind either. The temporary
+        // file is made anew (an earlier one removed first, never opened through a symbolic
+        // link): the run holds the output's lock, so no other run of ours writes it.
+        let _ = std::fs::remove_file(&temp);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)
+            .and_then(|mut file| std::io::Write::write_all(&mut file, text.as_bytes()))
             .and_then(|()| std::fs::rename(&temp, &sidecar))
             .map_err(|e| {
                 let _ = std::fs::remove_file(&temp);

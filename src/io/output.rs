@@ -25,7 +25,8 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::io::compress::{member_bytes, read_members, scan_members, Codec, Member};
 use crate::io::targets::{
-    check_targets, is_direct, partial_path, through_links, Target, WriteKind,
+    check_targets, is_direct, lock_holder, partial_path, refuse_locked, through_links, Target,
+    WriteKind,
 };
 
 /// Plain bytes gathered into one member before it is compressed, for writers that write bytes.
@@ -177,13 +178,26 @@ fn open_direct(path: &Path) -> io::Result<File> {
 /// `partial` of `target`. Another run holding it is an error naming its pid where known.
 fn open_locked(partial: &Path, target: &Path) -> Result<File> {
     loop {
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(partial)
-            .map_err(|e| write_error(target, e))?;
+        let mut options = OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        // Never through a symbolic link: one planted at `FILE.partial` (in a shared folder)
+        // would have the run write its rows into whatever file it points to.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
+        let file = options.open(partial).map_err(|e| {
+            if std::fs::symlink_metadata(partial).is_ok_and(|m| m.file_type().is_symlink()) {
+                refuse(
+                    target,
+                    format!(
+                        "its in-progress file {} is a symbolic link, which is never written \
+                         through; remove it",
+                        partial.display()
+                    ),
+                )
+            } else {
+                write_error(target, e)
+            }
+        })?;
         lock(&file, partial, target)?;
         // The name may have been renamed or removed by the run that held the lock just before
         // it was taken: then the lock is on a file that is no longer `partial`; try again.
@@ -228,39 +242,6 @@ fn lock(file: &File, partial: &Path, target: &Path) -> Result<()> {
     }
 }
 
-/// The pid holding a `flock` on `file`, from `/proc/locks` (Linux), where known.
-#[cfg(unix)]
-fn lock_holder(file: &File) -> Option<u32> {
-    use std::os::unix::fs::MetadataExt;
-    let meta = file.metadata().ok()?;
-    let (dev, ino) = (meta.dev(), meta.ino());
-    let (major, minor) = (
-        libc::major(dev as libc::dev_t),
-        libc::minor(dev as libc::dev_t),
-    );
-    let wanted = format!("{major:02x}:{minor:02x}:{ino}");
-    // The kernel writes /proc/locks a page at a time and finds its place again by counting
-    // entries, so a lock taken or dropped elsewhere between two reads can make the listing skip
-    // one: ours. A few reads make that unlikely to matter.
-    (0..4).find_map(|_| {
-        let locks = std::fs::read_to_string("/proc/locks").ok()?;
-        locks.lines().find_map(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            // "1: FLOCK  ADVISORY  WRITE 3705 fe:00:5840920 0 EOF"
-            let at = fields.iter().position(|f| *f == "FLOCK")?;
-            (fields.get(at + 4) == Some(&wanted.as_str()))
-                .then(|| fields.get(at + 3)?.parse().ok())
-                .flatten()
-        })
-    })
-}
-
-/// The pid holding the lock on `file`: not looked up on this OS.
-#[cfg(not(unix))]
-fn lock_holder(_: &File) -> Option<u32> {
-    None
-}
-
 impl Output {
     /// Opens stdout (`None` or `-`) or the output `path`, encoded as its extension says.
     pub fn create(path: Option<&Path>) -> Result<Output> {
@@ -295,6 +276,7 @@ impl Output {
         }
         check_target(path, options)?;
         let path = &through_links(path);
+        refuse_locked(path).map_err(naming(options.flag()))?;
         let partial = partial_path(path);
         let file = open_locked(&partial, path).map_err(naming(options.flag()))?;
         // Emptied only when there is something to empty: on ext4 a truncation to 0 marks the
@@ -355,15 +337,38 @@ impl Output {
 
     /// Ends the output of a run a signal stopped: flushed, and a file left as `FILE.partial`
     /// (not put in place). `Ok` with that partial file, or `Err` with the name of the stdout
-    /// (`-`), device or FIFO the bytes went straight to.
+    /// (`-`), device or FIFO the bytes went straight to. An error when another program
+    /// removed or replaced `FILE.partial`: the rows are not there to resume.
     #[cfg(feature = "cli")]
     pub(crate) fn keep(mut self) -> Result<std::result::Result<PathBuf, PathBuf>> {
         self.keep_on_failure();
         self.flush()?;
         Ok(match self.placed() {
-            Ok(target) => Ok(partial_path(target)),
+            Ok(target) => {
+                let partial = partial_path(target);
+                self.check_still_named(&partial)?;
+                Ok(partial)
+            }
             Err(direct) => Err(direct.to_path_buf()),
         })
+    }
+
+    /// An error when the file this output writes is no longer the one at `partial` (its
+    /// in-progress name): another program removed it or put another file there, so the rows
+    /// written are not where the run would put them in place, or leave them to resume.
+    fn check_still_named(&self, partial: &Path) -> Result<()> {
+        let Sink::File(file) = self.sink.get_ref() else {
+            return Ok(());
+        };
+        match still_named(file, partial) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(self.error(io::Error::other(format!(
+                "its in-progress file {} was removed or replaced by another program during \
+                 the run, so its rows are lost; run it again",
+                partial.display()
+            )))),
+            Err(e) => Err(self.error(e)),
+        }
     }
 
     /// How the output is encoded: `solve` seals each chunk with it ([`Codec::seal`]) before
@@ -437,6 +442,7 @@ impl Output {
                 drop(sink);
             }
             let named = naming(self.flag);
+            self.check_still_named(&partial)?;
             std::fs::rename(&partial, &target).map_err(|e| named(write_error(&target, e)))?;
         }
         Ok(())
@@ -650,7 +656,8 @@ impl Drop for Earlier {
 pub(crate) fn remove_stale(path: &Path) {
     // Through symbolic links, as this run would have written it.
     let path = &through_links(path);
-    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+    // Never another run's locked in-progress file.
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) && refuse_locked(path).is_ok() {
         let _ = std::fs::remove_file(path);
     }
 }
@@ -772,6 +779,59 @@ mod tests {
         let mut text = String::new();
         earlier.rows().unwrap().read_to_string(&mut text).unwrap();
         (earlier, text)
+    }
+
+    /// Another program's file at `FILE.partial` (renamed over it, or the name removed) is
+    /// never put in place as this output, and a stopped run does not claim rows it lost.
+    #[cfg(unix)]
+    #[test]
+    fn an_in_progress_file_replaced_or_removed_is_not_put_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.csv");
+        let foreign = dir.path().join("foreign");
+        let mut output = Output::create(Some(&target)).unwrap();
+        output.write_all(b"rows\n").unwrap();
+        std::fs::write(&foreign, "someone else's\n").unwrap();
+        std::fs::rename(&foreign, partial_path(&target)).unwrap();
+        let error = output.finish().err().unwrap().to_string();
+        assert!(error.contains("removed or replaced"), "{error}");
+        assert!(!target.exists(), "the foreign file was put in place");
+        assert_eq!(
+            std::fs::read_to_string(partial_path(&target)).unwrap(),
+            "someone else's\n"
+        );
+        std::fs::remove_file(partial_path(&target)).unwrap();
+
+        let mut output = Output::create(Some(&target)).unwrap();
+        output.write_all(b"rows\n").unwrap();
+        std::fs::remove_file(partial_path(&target)).unwrap();
+        let error = output.keep().err().unwrap().to_string();
+        assert!(error.contains("removed or replaced"), "{error}");
+    }
+
+    /// A run's locked in-progress file is never another output's target, and a symbolic
+    /// link at `FILE.partial` is never written through.
+    #[cfg(unix)]
+    #[test]
+    fn a_locked_in_progress_file_or_a_planted_link_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("run.csv");
+        let running = Output::create(Some(&target)).unwrap();
+        let error = Output::create(Some(&partial_path(&target)))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(error.contains("another run"), "{error}");
+        assert!(error.contains("in-progress file"), "{error}");
+        drop(running);
+
+        let precious = dir.path().join("precious.txt");
+        std::fs::write(&precious, "precious\n").unwrap();
+        let other = dir.path().join("other.csv");
+        std::os::unix::fs::symlink(&precious, partial_path(&other)).unwrap();
+        let error = Output::create(Some(&other)).err().unwrap().to_string();
+        assert!(error.contains("symbolic link"), "{error}");
+        assert_eq!(std::fs::read_to_string(&precious).unwrap(), "precious\n");
     }
 
     #[test]

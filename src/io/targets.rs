@@ -64,6 +64,65 @@ pub fn is_direct(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
+/// Refuses to replace `path` when another run holds its lock: it is that run's in-progress
+/// file (`OTHER.partial`), and renaming this output over it would have that run put this
+/// output in place of its own rows.
+pub(crate) fn refuse_locked(path: &Path) -> Result<()> {
+    // A regular file only: opening a FIFO would wait for a writer.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(());
+    }
+    let Ok(file) = std::fs::File::open(path) else {
+        return Ok(());
+    };
+    match file.try_lock_shared() {
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let who = lock_holder(&file).map_or(String::new(), |pid| format!(" (pid {pid})"));
+            Err(refuse(
+                path,
+                format!(
+                    "another run{who} is writing it (it is locked: an in-progress file); \
+                     give this output another name"
+                ),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The pid holding a `flock` on `file`, from `/proc/locks` (Linux), where known.
+#[cfg(unix)]
+pub(crate) fn lock_holder(file: &std::fs::File) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = file.metadata().ok()?;
+    let (dev, ino) = (meta.dev(), meta.ino());
+    let (major, minor) = (
+        libc::major(dev as libc::dev_t),
+        libc::minor(dev as libc::dev_t),
+    );
+    let wanted = format!("{major:02x}:{minor:02x}:{ino}");
+    // The kernel writes /proc/locks a page at a time and finds its place again by counting
+    // entries, so a lock taken or dropped elsewhere between two reads can make the listing skip
+    // one: ours. A few reads make that unlikely to matter.
+    (0..4).find_map(|_| {
+        let locks = std::fs::read_to_string("/proc/locks").ok()?;
+        locks.lines().find_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            // "1: FLOCK  ADVISORY  WRITE 3705 fe:00:5840920 0 EOF"
+            let at = fields.iter().position(|f| *f == "FLOCK")?;
+            (fields.get(at + 4) == Some(&wanted.as_str()))
+                .then(|| fields.get(at + 3)?.parse().ok())
+                .flatten()
+        })
+    })
+}
+
+/// The pid holding the lock on `file`: not looked up on this OS.
+#[cfg(not(unix))]
+pub(crate) fn lock_holder(_: &std::fs::File) -> Option<u32> {
+    None
+}
+
 /// How a target is written, which says which files beside it the run writes too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WriteKind {
@@ -98,8 +157,9 @@ impl<'a> Target<'a> {
     fn files(&self) -> Vec<(PathBuf, String)> {
         let mut files = vec![(self.path.to_path_buf(), format!("the {} file", self.flag))];
         if matches!(self.kind, WriteKind::Replaced | WriteKind::WithSidecar) {
+            // Beside the file the path's links lead to, where the run makes it.
             files.push((
-                partial_path(self.path),
+                partial_path(&through_links(self.path)),
                 format!("the in-progress file of {}", self.flag),
             ));
         }
@@ -191,6 +251,23 @@ fn check_place(target: &Target<'_>) -> Result<()> {
     let (path, flag) = (target.path, target.flag);
     if path.is_dir() {
         return Err(refuse(path, format!("{flag} names it, but it is a folder")));
+    }
+    refuse_locked(&through_links(path)).map_err(|e| match e {
+        Error::Write { cause, .. } => refuse(path, format!("{flag} names it, but {cause}")),
+        other => other,
+    })?;
+    if target.kind != WriteKind::InPlace {
+        let partial = partial_path(&through_links(path));
+        if partial.is_dir() {
+            return Err(refuse(
+                path,
+                format!(
+                    "{flag} names it, but its in-progress file {} is a folder; remove or \
+                     rename that folder",
+                    partial.display()
+                ),
+            ));
+        }
     }
     let folder = folder_of(path);
     let shown = folder.display();

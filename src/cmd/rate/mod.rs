@@ -22,8 +22,8 @@ use serde::Serialize;
 
 use crate::cmd::outcome::{RunReport, RunSummary};
 use crate::cmd::sidecar::{
-    check_header_for_resume, hash_while_reading, wants_sidecar, ReadHashes, RunDefinition,
-    RunLimits, RunManifest, Sidecar, RATE_KIND,
+    check_header_for_resume, hash_while_reading, stale_outputs, wants_sidecar, ReadHashes,
+    RunDefinition, RunLimits, RunManifest, Sidecar, RATE_KIND,
 };
 use crate::cmd::RunOptions;
 use crate::error::{Error, Result};
@@ -507,9 +507,19 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
         false => None,
         true => Some(run_manifest(config, shard, threads, &hashes)?),
     };
-    let mut sidecar = Sidecar::new(manifest, config.output.as_deref(), hashes);
+    let mut sidecar =
+        Sidecar::new(manifest, config.output.as_deref(), hashes).replacing(stale_outputs(
+            config.output.as_deref(),
+            config.run.summary.as_deref(),
+            config.resume,
+        ));
     if !config.header {
         sidecar = sidecar.without_header();
+    }
+    if config.explain {
+        sidecar = sidecar.not_resumable("--explain writes text, not rows".into());
+    } else if let Err(why) = resume::check_columns(&config.columns) {
+        sidecar = sidecar.not_resumable(why.to_string());
     }
     let Resumed {
         mut output,

@@ -29,8 +29,8 @@ pub use judge::judge;
 
 use crate::cmd::outcome::{RunReport, RunSummary};
 use crate::cmd::sidecar::{
-    check_header_for_resume, hash_while_reading, wants_sidecar, ReadHashes, RunDefinition,
-    RunLimits, RunManifest, Sidecar, SOLVE_KIND,
+    check_header_for_resume, hash_while_reading, stale_outputs, wants_sidecar, ReadHashes,
+    RunDefinition, RunLimits, RunManifest, Sidecar, SOLVE_KIND,
 };
 use crate::cmd::RunOptions;
 use crate::error::{Error, Result};
@@ -506,9 +506,17 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     )?;
     // The run's sidecar (`FILE.run.json`): what defines its rows, for `--resume` and `merge`.
     let manifest = RunManifest::for_run(config, shard, &config.columns, &hashes)?;
-    let mut sidecar = Sidecar::new(manifest, config.output.as_deref(), hashes);
+    let mut sidecar =
+        Sidecar::new(manifest, config.output.as_deref(), hashes).replacing(stale_outputs(
+            config.output.as_deref(),
+            config.run.summary.as_deref(),
+            config.resume,
+        ));
     if !config.header {
         sidecar = sidecar.without_header();
+    }
+    if let Err(why) = resume::check_columns(&config.columns) {
+        sidecar = sidecar.not_resumable(why.to_string());
     }
     let resumed = interrupt::excuse_output(open_output(
         config,
