@@ -1,6 +1,7 @@
 #!/bin/bash
 # Merges the N shards written by slurm-array.sh (or k8s-indexed-job.yaml) into OUTDIR/all.csv,
-# in input order, with a combined summary OUTDIR/all.json. Fails (and writes no all.csv) when
+# in input order, with a combined summary OUTDIR/all.json. An earlier merge's all.csv and
+# all.json are removed first. Fails (and writes neither) when
 # a shard is missing or incomplete: a missing file is caught here; a shard cut off or
 # unfinished is caught by `merge` itself from the shard's sidecar (shard-K.csv.run.json, which
 # records its run's row count and size): merge then exits 1 and writes no all.csv, and this
@@ -16,6 +17,13 @@ set -euo pipefail
 usage="usage: slurm-merge.sh OUTDIR N"
 outdir=${1:?$usage}
 shards=${2:?$usage}
+if ! [[ $shards =~ ^[0-9]+$ ]] || ((shards < 1)); then
+    echo "slurm-merge.sh: N must be the number of shards, 1 or more (got '$shards'); $usage" >&2
+    exit 2
+fi
+# An earlier merge's result goes first, whatever happens next: a failed merge must not leave
+# it there looking like this one's.
+rm -f "$outdir/all.csv" "$outdir/all.json"
 inputs=()
 summaries=()
 missing=0
@@ -28,7 +36,6 @@ for ((k = 1; k <= shards; k++)); do
     [[ -f $outdir/shard-$k.json ]] && summaries+=(--shard-summary "$outdir/shard-$k.json")
 done
 ((missing == 0)) || exit 1
-rm -f "$outdir/all.csv"
 status=0
 "${SUDOKU_BATCH:-sudoku-batch}" merge "${inputs[@]}" -o "$outdir/all.csv" \
     --summary "$outdir/all.json" "${summaries[@]}" || status=$?

@@ -102,8 +102,9 @@ pub enum CliCommand {
     /// With no INPUT, runs the built-in graded suite. Prints a Markdown table; `--csv` appends
     /// rows with machine metadata for `report`, `--summary` writes them as JSON.
     ///
-    /// Exit status: 0 when every row measured, 1 when a solver or external program gave a wrong
-    /// answer, failed or timed out, or a check pass gave up on puzzles (--max-guesses), 2 on
+    /// Exit status: 0 when every row measured (a `skipped` row included), 1 when a solver or
+    /// external program gave a wrong answer, failed or timed out, or a check pass gave up on
+    /// puzzles (--max-guesses), 2 on
     /// usage or I/O errors, 130/143/129 when stopped by a signal (the rows measured so far are
     /// printed and kept in --csv).
     Bench(BenchArgs),
@@ -472,7 +473,8 @@ impl SolverArgs {
 #[derive(Debug, Clone, Args)]
 pub struct GuessLimitArgs {
     /// Give up on a puzzle after N guesses: its status is `gave_up` (with the guesses spent),
-    /// counted in the summary, exit status 1; never `unsolvable` [default: no limit].
+    /// never `unsolvable`, and the exit status 1; `bench` marks the row `gave_up` (its rate
+    /// is of a bounded run) [default: no limit].
     #[arg(long, value_name = "N")]
     pub max_guesses: Option<u64>,
 }
@@ -716,8 +718,10 @@ fn parse_positive(text: &str) -> Result<usize, String> {
         .help("Puzzle files, each one dataset (`-` reads standard input); none runs the \
                built-in suite")
         .long_help(format!(
-            "Puzzle files, each one dataset (`-` reads standard input); only valid puzzles \
-             are kept. None runs the built-in suite: {}.",
+            "Puzzle files, each one dataset (`-` reads standard input). Invalid records \
+             (malformed, contradictory clues) are left out; puzzles with no solution or \
+             several are timed with the rest. The notes under the table name the input lines \
+             of both. None runs the built-in suite: {}.",
             bench::SUITE_HELP
         ))),
     mut_arg("summary", |a| a
@@ -862,8 +866,8 @@ impl From<ReportFormatArg> for ReportFormat {
 /// `report` options.
 #[derive(Debug, Clone, Args)]
 pub struct ReportArgs {
-    /// Results CSV files written by `bench --csv` (for example data/results/*.csv), plain or
-    /// compressed with gzip or zstd.
+    /// Results CSV files written by `bench --csv` (for example data/results/*.csv), or the
+    /// JSON of `bench --summary`, plain or compressed with gzip or zstd.
     #[arg(value_name = "RESULTS.csv", required = true)]
     pub files: Vec<PathBuf>,
 
@@ -884,7 +888,8 @@ pub struct ReportArgs {
     #[arg(long)]
     pub log: bool,
 
-    /// Chart title.
+    /// Chart title [default: "sudoku-batch bench: puzzles per second by machine (higher is
+    /// better)"].
     #[arg(long, value_name = "TEXT")]
     pub title: Option<String>,
 }

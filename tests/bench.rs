@@ -582,10 +582,9 @@ fn an_external_solver_that_prints_too_few_lines_fails_naming_the_missing_line() 
     let row = row_of(&external_bench(5, &["--external", &short], 1), "short");
     assert_eq!(row["status"], "wrong");
     assert!(
-        row["note"]
-            .as_str()
-            .unwrap()
-            .contains("3 solution lines for 5 puzzles (line 4 is missing)"),
+        row["note"].as_str().unwrap().contains(
+            "3 solution lines for 5 puzzles (line 4 is missing) (its puzzle is on input line 4)"
+        ),
         "{row}"
     );
 }
@@ -650,7 +649,9 @@ fn an_external_name_that_another_row_has_is_refused() {
     for (externals, says) in [
         (vec!["bands=cat"], "built-in solver"),
         (vec!["naive=cat"], "built-in solver"),
+        (vec!["Bands=cat"], "built-in solver"),
         (vec!["mine=cat", "mine=tac"], "two external programs"),
+        (vec!["mine=cat", "MINE=tac"], "two external programs"),
     ] {
         let mut cmd = fast_bench();
         cmd.args(["-j", "1", "-q"]).arg(&input);
@@ -1223,4 +1224,188 @@ fn skipped_rows_show_as_skipped_and_an_empty_chart_still_draws() {
     assert!(texts
         .iter()
         .any(|(_, t)| t.starts_with("no measured rates")));
+}
+
+/// `--csv` and `--summary` may name standard output: it then holds only that output (the
+/// table goes to stderr); both there at once, and a compressed `--csv` name, are refused.
+#[test]
+fn csv_or_summary_on_standard_output_holds_only_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = tiny_input(dir.path(), "top.txt", "data/norvig_top95.txt", 3);
+    for csv_name in ["-", "/dev/stdout"] {
+        let out = fast_bench()
+            .args(["-j", "1", "-q", "--csv", csv_name])
+            .arg(&input)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{csv_name}");
+        let mut reader = csv::Reader::from_reader(out.stdout.as_slice());
+        let header = reader.headers().unwrap().clone();
+        assert!(header.iter().any(|h| h == "puzzles_per_s"), "{header:?}");
+        assert_eq!(reader.records().count(), 1, "{csv_name}");
+        let table = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            table.contains("| top.txt |"),
+            "the table on stderr: {table}"
+        );
+    }
+    assert!(!dir.path().join("-").exists());
+    let out = fast_bench()
+        .args(["-j", "1", "-q", "--summary", "-"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 1);
+    fast_bench()
+        .args(["-j", "1", "-q", "--csv", "-", "--summary", "-"])
+        .arg(&input)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("standard output"));
+    fast_bench()
+        .args(["-j", "1", "-q", "--csv"])
+        .arg(dir.path().join("r.csv.gz"))
+        .arg(&input)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("plain text"));
+}
+
+/// The check pass names, by input line, the puzzles timed but not solved as given: no
+/// solution, several, a reference solution that differs (the input's fault: the row stays
+/// `ok`), the invalid records left out; a solver given up on (`--max-guesses`) makes the row
+/// `gave_up`, which `report` shows instead of a rate.
+#[test]
+fn the_check_pass_names_the_lines_of_what_it_met() {
+    let dir = tempfile::tempdir().unwrap();
+    let kaggle =
+        std::fs::read_to_string(data_path("data/kaggle3m_radcliffe_first1000.csv")).unwrap();
+    let mut lines: Vec<String> = kaggle.lines().take(6).map(String::from).collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let sol = header
+        .iter()
+        .position(|h| h.starts_with("solution"))
+        .unwrap();
+    let puz = header.iter().position(|h| *h == "puzzle").unwrap();
+    // Line 3: a wrong reference (two digits swapped); line 5: a puzzle with no solution
+    // (the 9 has no place in its first row); line 6: not a puzzle.
+    let mut fields: Vec<String> = lines[2].split(',').map(String::from).collect();
+    let mut digits: Vec<char> = fields[sol].chars().collect();
+    digits.swap(0, 1);
+    fields[sol] = digits.into_iter().collect();
+    lines[2] = fields.join(",");
+    let mut fields: Vec<String> = lines[4].split(',').map(String::from).collect();
+    fields[puz] = format!("12345678.{}9{}", ".".repeat(8), ".".repeat(63));
+    fields[sol] = String::new();
+    lines[4] = fields.join(",");
+    let mut fields: Vec<String> = lines[5].split(',').map(String::from).collect();
+    fields[puz] = "123".into();
+    lines[5] = fields.join(",");
+    let input = dir.path().join("k.csv");
+    std::fs::write(&input, lines.join("\n") + "\n").unwrap();
+
+    let out = fast_bench()
+        .args(["-j", "1", "--summary", "-"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows[0]["status"], "ok");
+    let note = rows[0]["note"].as_str().unwrap();
+    assert!(
+        note.contains("1 puzzle(s) have no solution (line 5)"),
+        "{note}"
+    );
+    assert!(
+        note.contains(
+            "1 puzzle(s) solved, but not as the input's reference solution says (line 3)"
+        ),
+        "{note}"
+    );
+    assert!(
+        stderr.contains("1 invalid records skipped (line 6)"),
+        "{stderr}"
+    );
+
+    let csv_path = dir.path().join("g.csv");
+    let out = fast_bench()
+        .args(["-j", "1", "-q", "--max-guesses", "0", "--csv"])
+        .arg(&csv_path)
+        .arg(data_path("data/norvig_top95.txt"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let (header, rows) = read_csv(&csv_path);
+    assert_eq!(rows[0][column(&header, "status")], "gave_up");
+    assert!(rows[0][column(&header, "note")].contains("gave up (--max-guesses 0)"));
+    let shown = report().arg(&csv_path).output().unwrap();
+    let table = String::from_utf8(shown.stdout).unwrap();
+    assert!(table.contains("| gave_up |"), "{table}");
+}
+
+fn data_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(name)
+}
+
+/// `report` reads the JSON of `bench --summary` as it reads the CSV, groups each dataset's
+/// rows whatever order they were appended in, and names a header met again.
+#[test]
+fn report_reads_json_groups_rows_and_names_a_second_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let (here, _, _) = two_machines(dir.path());
+    let text = std::fs::read_to_string(&here).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len() % 2, 1, "a header and two datasets' rows");
+    // The two datasets' rows interleaved (easy, hard, easy, hard): the table still groups
+    // each dataset's.
+    let header = lines.remove(0);
+    let (first, second) = lines.split_at(lines.len() / 2);
+    let lines: Vec<&str> = first
+        .iter()
+        .zip(second)
+        .flat_map(|(a, b)| [*a, *b])
+        .collect();
+    let shuffled = dir.path().join("shuffled.csv");
+    std::fs::write(&shuffled, format!("{header}\n{}\n", lines.join("\n"))).unwrap();
+    let out = report().arg(&shuffled).output().unwrap();
+    let table = String::from_utf8(out.stdout).unwrap();
+    let datasets: Vec<String> = table_rows(&table)
+        .into_iter()
+        .map(|r| r[0].clone())
+        .filter(|d| d.ends_with(".txt"))
+        .collect();
+    let mut grouped = datasets.clone();
+    grouped.dedup();
+    assert_eq!(
+        grouped.len(),
+        2,
+        "each dataset's rows together: {datasets:?}"
+    );
+
+    let summary = dir.path().join("summary.json");
+    let input = tiny_input(dir.path(), "top.txt", "data/norvig_top95.txt", 3);
+    fast_bench()
+        .args(["-j", "1", "-q", "--summary"])
+        .arg(&summary)
+        .arg(&input)
+        .assert()
+        .success();
+    report()
+        .arg(&summary)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("| top.txt |"));
+
+    let twice = dir.path().join("twice.csv");
+    std::fs::write(&twice, format!("{text}{text}")).unwrap();
+    report()
+        .arg(&twice)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the header again"));
 }

@@ -12,13 +12,37 @@ use super::row::{csv_header, BenchRow};
 /// Appends rows to a results CSV, writing the header only into an empty file.
 pub(super) struct CsvAppender {
     path: PathBuf,
-    file: std::fs::File,
+    /// The file, or `None` for standard output (`--csv -`), which gets the header first.
+    file: Option<std::fs::File>,
     wrote_header: bool,
 }
 
 impl CsvAppender {
     /// Opens `path` for appending; an existing file must start with this version's header.
+    /// Standard output (`-`, `/dev/stdout`) and other paths written directly (a device, a
+    /// FIFO) are never read: they get the header first.
     pub(super) fn open(path: &Path) -> Result<CsvAppender> {
+        if crate::io::targets::is_stdout(path) {
+            return Ok(CsvAppender {
+                path: path.to_path_buf(),
+                file: None,
+                wrote_header: false,
+            });
+        }
+        if crate::io::targets::is_direct(path) {
+            let file = std::fs::OpenOptions::new()
+                .append(true)
+                .open(path)
+                .map_err(|cause| Error::Write {
+                    path: path.to_path_buf(),
+                    cause,
+                })?;
+            return Ok(CsvAppender {
+                path: path.to_path_buf(),
+                file: Some(file),
+                wrote_header: false,
+            });
+        }
         let write_err = |source| Error::Write {
             path: path.to_path_buf(),
             cause: source,
@@ -61,7 +85,7 @@ impl CsvAppender {
             .map_err(write_err)?;
         Ok(CsvAppender {
             path: path.to_path_buf(),
-            file,
+            file: Some(file),
             wrote_header: !existing.is_empty(),
         })
     }
@@ -81,11 +105,19 @@ impl CsvAppender {
             cause: source,
         };
         let bytes = bytes.map_err(write_err)?;
+        let Some(file) = self.file.as_mut() else {
+            let mut out = std::io::stdout().lock();
+            out.write_all(&bytes)
+                .and_then(|()| out.flush())
+                .map_err(write_err)?;
+            self.wrote_header = true;
+            return Ok(());
+        };
         // A failed write (a full disk) must not leave half a row: cut back to where it began.
-        let before = self.file.metadata().map(|m| m.len());
-        if let Err(error) = self.file.write_all(&bytes).and_then(|()| self.file.flush()) {
+        let before = file.metadata().map(|m| m.len());
+        if let Err(error) = file.write_all(&bytes).and_then(|()| file.flush()) {
             if let Ok(len) = before {
-                let _ = self.file.set_len(len);
+                let _ = file.set_len(len);
             }
             return Err(write_err(error));
         }

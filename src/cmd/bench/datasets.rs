@@ -22,24 +22,37 @@ pub struct Dataset {
     pub puzzles: Vec<Grid>,
     /// Reference solutions from the input, where it has them (checked in the check pass).
     pub references: Vec<Option<Grid>>,
+    /// The input line of each puzzle (1-based), for messages that name one.
+    pub lines: Vec<u64>,
     /// Records left out because they were not valid puzzles (malformed or contradictory).
     pub invalid: u64,
+    /// The input lines of the first few of them.
+    pub invalid_lines: Vec<u64>,
     /// SHA-256 of the puzzle list: each puzzle in 81-character `.` notation plus `\n`.
     pub sha256: String,
 }
 
 impl Dataset {
-    fn from_bodies(name: String, bodies: impl IntoIterator<Item = Body>) -> Dataset {
+    /// The dataset of the records `bodies`, each with its input line.
+    fn from_bodies(name: String, bodies: impl IntoIterator<Item = (u64, Body)>) -> Dataset {
         let mut puzzles = Vec::new();
         let mut references = Vec::new();
+        let mut lines = Vec::new();
         let mut invalid = 0;
-        for body in bodies {
+        let mut invalid_lines = Vec::new();
+        for (line, body) in bodies {
             match body {
                 Body::Puzzle { puzzle, reference } if puzzle.first_conflict().is_none() => {
                     puzzles.push(puzzle);
                     references.push(reference);
+                    lines.push(line);
                 }
-                _ => invalid += 1,
+                _ => {
+                    invalid += 1;
+                    if invalid_lines.len() < LINES_SHOWN {
+                        invalid_lines.push(line);
+                    }
+                }
             }
         }
         let sha256 = puzzle_list_sha256(&puzzles);
@@ -47,10 +60,39 @@ impl Dataset {
             name,
             puzzles,
             references,
+            lines,
             invalid,
+            invalid_lines,
             sha256,
         }
     }
+}
+
+impl Dataset {
+    /// "NAME: 2 invalid records skipped (lines 3, 5)".
+    pub(crate) fn skipped_note(&self) -> String {
+        format!(
+            "{}: {} invalid records skipped ({})",
+            self.name,
+            self.invalid,
+            lines_named(&self.invalid_lines, self.invalid)
+        )
+    }
+}
+
+/// How many input lines a note lists before "...".
+pub(crate) const LINES_SHOWN: usize = 5;
+
+/// `lines` (the first of `count`) as a note names them: "line 4", "lines 4, 9, ...".
+pub(crate) fn lines_named(lines: &[u64], count: u64) -> String {
+    let list: Vec<String> = lines.iter().take(LINES_SHOWN).map(u64::to_string).collect();
+    let more = if count as usize > list.len() {
+        ", ..."
+    } else {
+        ""
+    };
+    let word = if count == 1 { "line" } else { "lines" };
+    format!("{word} {}{more}", list.join(", "))
 }
 
 /// SHA-256 (hex) of puzzles written one per line in `.` notation: `sha256sum` of such a file.
@@ -117,8 +159,11 @@ pub(crate) fn builtin_suite() -> Vec<Dataset> {
     SUITE
         .iter()
         .map(|b| {
-            let lines = b.text.lines().skip(usize::from(b.skip_header));
-            let bodies = lines.filter_map(|line| parse_line(line.as_bytes()));
+            let skip = usize::from(b.skip_header);
+            let lines = b.text.lines().enumerate().skip(skip);
+            let bodies = lines.filter_map(|(i, line)| {
+                parse_line(line.as_bytes()).map(|body| (i as u64 + 1, body))
+            });
             Dataset::from_bodies(b.name.to_string(), bodies.take(b.limit))
         })
         .collect()
@@ -130,7 +175,8 @@ pub(crate) fn load_dataset(input: &Input, read: &ReadOptions) -> Result<Dataset>
     let reader = RecordReader::new(vec![input.clone()], read.clone(), Arc::default());
     let mut bodies = Vec::new();
     for record in reader {
-        bodies.push(record?.body);
+        let record = record?;
+        bodies.push((record.line, record.body));
     }
     let name = match input {
         Input::Stdin => "-".to_string(),

@@ -94,9 +94,11 @@ fn io_error(path: &std::path::Path, cause: std::io::Error) -> Error {
 }
 
 /// Runs `external` on `puzzles` (one pass) and checks what it prints.
+/// `input_lines` gives each puzzle's line in the dataset's input, for the messages.
 pub(crate) fn run_once(
     external: &External,
     puzzles: &[Grid],
+    input_lines: &[u64],
     timeout: Duration,
 ) -> Result<Outcome> {
     let input = TempFile::new("in.txt");
@@ -160,10 +162,12 @@ pub(crate) fn run_once(
         )));
     }
     let file = File::open(&output.0).map_err(|e| io_error(&output.0, e))?;
-    Ok(match check_output(BufReader::new(file), puzzles) {
-        Some(why) => Outcome::Wrong(why),
-        None => Outcome::Solved(wall),
-    })
+    Ok(
+        match check_output(BufReader::new(file), puzzles, input_lines) {
+            Some(why) => Outcome::Wrong(why),
+            None => Outcome::Solved(wall),
+        },
+    )
 }
 
 /// Writes `puzzles` to `path`, one a line.
@@ -234,8 +238,15 @@ fn failure(status: ExitStatus, stderr: &[u8]) -> String {
     )
 }
 
-/// What is wrong with the printed lines, or `None` when each is a solution of its puzzle.
-fn check_output(lines: impl BufRead, puzzles: &[Grid]) -> Option<String> {
+/// What is wrong with the printed lines, or `None` when each is a solution of its puzzle;
+/// a message naming a line also names its puzzle's line in the input (`input_lines`, where
+/// known).
+fn check_output(lines: impl BufRead, puzzles: &[Grid], input_lines: &[u64]) -> Option<String> {
+    let from = |i: usize| {
+        input_lines.get(i).map_or(String::new(), |l| {
+            format!(" (its puzzle is on input line {l})")
+        })
+    };
     let mut count = 0usize;
     for (i, line) in lines.split(b'\n').enumerate() {
         let Ok(line) = line else {
@@ -267,16 +278,17 @@ fn check_output(lines: impl BufRead, puzzles: &[Grid]) -> Option<String> {
             // empty line, "no solution", the puzzle back) says so.
             let claims_a_grid = grid.as_ref().is_ok_and(Grid::is_complete);
             if claims_a_grid || crate::solve(puzzle, 1).count > 0 {
-                return Some(format!("line {}: {why}", i + 1));
+                return Some(format!("line {}: {why}{}", i + 1, from(i)));
             }
         }
         count += 1;
     }
     (count < puzzles.len()).then(|| {
         format!(
-            "{count} solution lines for {} puzzles (line {} is missing)",
+            "{count} solution lines for {} puzzles (line {} is missing){}",
             puzzles.len(),
-            count + 1
+            count + 1,
+            from(count)
         )
     })
 }
@@ -324,14 +336,14 @@ mod tests {
         let puzzle: Grid = PUZZLE.parse().unwrap();
         let two = [puzzle, puzzle];
         let ok = format!("{SOLUTION}\n{PUZZLE}:{SOLUTION}\n");
-        assert_eq!(check_output(ok.as_bytes(), &two), None);
+        assert_eq!(check_output(ok.as_bytes(), &two, &[]), None);
         let short = format!("{SOLUTION}\n");
-        assert!(check_output(short.as_bytes(), &two)
+        assert!(check_output(short.as_bytes(), &two, &[])
             .unwrap()
             .contains("1 solution lines for 2 puzzles"));
         let bad = SOLUTION.replacen('5', "4", 1);
         let wrong = format!("{SOLUTION}\n{bad}\n");
-        assert!(check_output(wrong.as_bytes(), &two)
+        assert!(check_output(wrong.as_bytes(), &two, &[])
             .unwrap()
             .starts_with("line 2:"));
     }
@@ -345,17 +357,19 @@ mod tests {
         let set = [puzzle, none, puzzle];
         for answer in ["", "no solution", "\"\"", &format!("{none}")] {
             let text = format!("{SOLUTION}\n{answer}\n{SOLUTION}\n");
-            assert_eq!(check_output(text.as_bytes(), &set), None, "{answer:?}");
+            assert_eq!(check_output(text.as_bytes(), &set, &[]), None, "{answer:?}");
         }
         // A full grid claims a solution, which it cannot be.
         let text = format!("{SOLUTION}\n{SOLUTION}\n{SOLUTION}\n");
-        assert!(check_output(text.as_bytes(), &set)
+        assert!(check_output(text.as_bytes(), &set, &[])
             .unwrap()
             .starts_with("line 2:"));
         // A puzzle with a solution still needs it.
         let text = format!("{SOLUTION}\nno solution\n{SOLUTION}\n");
-        assert!(check_output(text.as_bytes(), &[puzzle, puzzle, puzzle])
-            .unwrap()
-            .starts_with("line 2:"));
+        assert!(
+            check_output(text.as_bytes(), &[puzzle, puzzle, puzzle], &[])
+                .unwrap()
+                .starts_with("line 2:")
+        );
     }
 }

@@ -95,7 +95,9 @@ fn table(rows: &[BenchRow]) -> String {
         .collect();
     out.push_str(&format!("|{}|\n", aligns.join("|")));
     for row in rows {
-        out.push_str(&format!("| {} |\n", table_cells(row).join(" | ")));
+        // A `|` in a cell (a file name) is escaped, so it cannot split the cell.
+        let cells = table_cells(row).map(|c| c.replace('|', "\\|"));
+        out.push_str(&format!("| {} |\n", cells.join(" | ")));
     }
     out
 }
@@ -104,6 +106,7 @@ fn table(rows: &[BenchRow]) -> String {
 fn table_cells(row: &BenchRow) -> [String; 15] {
     let rate = match row.status {
         BenchStatus::Ok => opt(row.puzzles_per_s, 0),
+        BenchStatus::GaveUp => format!("{} (gave_up)", opt(row.puzzles_per_s, 0)),
         other => other.to_string(),
     };
     let spread = match (row.min_puzzles_per_s, row.max_puzzles_per_s) {
@@ -143,10 +146,7 @@ fn notes(rows: &[BenchRow], datasets: &[Dataset], interrupted: bool) -> Vec<Stri
         }
     }
     for dataset in datasets.iter().filter(|d| d.invalid > 0) {
-        notes.push(format!(
-            "- {}: {} invalid records skipped",
-            dataset.name, dataset.invalid
-        ));
+        notes.push(format!("- {}", dataset.skipped_note()));
     }
     if interrupted {
         notes.push(format!(

@@ -53,6 +53,36 @@ pub(super) struct Check {
     pub(super) gave_up: u64,
     /// Why the solver is not measured on this dataset, if it is not.
     pub(super) problem: Option<Problem>,
+    /// What the row's note says of the puzzles that were timed but not solved as given (no
+    /// solution, several, given up on, a reference that differs), with their input lines.
+    pub(super) notes: Vec<String>,
+}
+
+/// The puzzles of one kind the check pass met: how many, and the input lines of the first.
+#[derive(Default)]
+struct Met {
+    count: u64,
+    lines: Vec<u64>,
+}
+
+impl Met {
+    fn add(&mut self, line: u64) {
+        self.count += 1;
+        if self.lines.len() < super::datasets::LINES_SHOWN {
+            self.lines.push(line);
+        }
+    }
+
+    /// "3 puzzle(s) WHAT (lines 4, 9, 12)", or nothing when none.
+    fn note(&self, what: &str) -> Option<String> {
+        (self.count > 0).then(|| {
+            format!(
+                "{} puzzle(s) {what} ({})",
+                self.count,
+                super::datasets::lines_named(&self.lines, self.count)
+            )
+        })
+    }
 }
 
 /// Solves the original puzzles one by one on this thread, validating every answer; stops
@@ -151,9 +181,10 @@ fn check_puzzles(
     max_pass: Duration,
 ) -> Check {
     let mut solved = 0;
-    let mut wrong = 0;
-    let mut gave_up = 0;
-    for (done, (puzzle, reference)) in dataset.puzzles.iter().zip(&dataset.references).enumerate() {
+    let [mut wrong, mut gave_up, mut unsolvable, mut multiple, mut differs]: [Met; 5] =
+        Default::default();
+    let pairs = dataset.puzzles.iter().zip(&dataset.references);
+    for (done, ((puzzle, reference), &line)) in pairs.zip(&dataset.lines).enumerate() {
         if interrupted() {
             break;
         }
@@ -164,7 +195,8 @@ fn check_puzzles(
             let done = done + usize::from(verdict.status != Status::GaveUp);
             return Check {
                 solved,
-                gave_up,
+                gave_up: gave_up.count,
+                notes: Vec::new(),
                 problem: Some(Problem {
                     status: BenchStatus::Skipped,
                     note: format!(
@@ -179,19 +211,39 @@ fn check_puzzles(
         }
         match verdict.status {
             Status::Solved => solved += 1,
-            Status::Mismatch => wrong += 1,
-            Status::GaveUp => gave_up += 1,
-            _ => {}
+            // A checked solution that the input's reference differs from: the input's fault
+            // (a wrong reference, or a puzzle with several solutions), not the solver's.
+            Status::Mismatch if verdict.solution.is_some() => {
+                solved += 1;
+                differs.add(line);
+            }
+            Status::Mismatch => wrong.add(line),
+            Status::GaveUp => gave_up.add(line),
+            Status::Unsolvable => unsolvable.add(line),
+            Status::Multiple => multiple.add(line),
+            Status::Invalid => {}
         }
     }
-    let problem = (wrong > 0).then(|| Problem {
-        status: BenchStatus::Wrong,
-        note: format!("{wrong} solutions failed validation or differ from the reference"),
-    });
+    let problem = wrong
+        .note("got a grid from the solver that breaks the rules")
+        .map(|note| Problem {
+            status: BenchStatus::Wrong,
+            note,
+        });
+    let notes = [
+        gave_up.note(&format!(
+            "gave up (--max-guesses {})",
+            options.budget.max_guesses
+        )),
+        unsolvable.note("have no solution"),
+        multiple.note("have several solutions"),
+        differs.note("solved, but not as the input's reference solution says"),
+    ];
     Check {
         solved,
-        gave_up,
+        gave_up: gave_up.count,
         problem,
+        notes: notes.into_iter().flatten().collect(),
     }
 }
 

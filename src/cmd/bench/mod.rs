@@ -21,8 +21,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cmd::{print_stdout, Finish};
-use crate::error::Result;
-use crate::io::targets::{check_targets, Target, WriteKind};
+use crate::error::{Error, Result};
+use crate::io::targets::{check_targets, one_on_stdout, Target, WriteKind};
 use crate::io::Input;
 use crate::io::ReadOptions;
 use crate::run::{self, Progress};
@@ -159,6 +159,8 @@ pub struct BenchReport {
     /// Puzzles given up on (`--max-guesses`) in the check passes: the rows of those passes
     /// measure a bounded run.
     pub gave_up: u64,
+    /// `--csv` or `--summary` writes to standard output, so the table goes to stderr.
+    pub table_to_stderr: bool,
 }
 
 impl BenchReport {
@@ -166,14 +168,21 @@ impl BenchReport {
     /// solver gave a wrong answer, failed or timed out in the check pass, or gave up on a
     /// puzzle (`--max-guesses`).
     pub fn finish(&self) -> Result<Finish> {
-        print_stdout(&self.markdown)?;
+        if self.table_to_stderr {
+            stderr!(text: "{}", self.markdown);
+        } else {
+            print_stdout(&self.markdown)?;
+        }
         Ok(if self.interrupted {
             Finish::Interrupted
         } else if self.gave_up > 0
             || self.rows.iter().any(|row| {
                 matches!(
                     row.status,
-                    BenchStatus::Wrong | BenchStatus::Failed | BenchStatus::Timeout
+                    BenchStatus::Wrong
+                        | BenchStatus::Failed
+                        | BenchStatus::Timeout
+                        | BenchStatus::GaveUp
                 )
             })
         {
@@ -242,7 +251,7 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
                     let context = format!("{label} · {thread_count} thread(s)");
                     match measure(dataset, solver, config, pool.as_ref(), &progress, &context) {
                         Some(Ok(measured)) => {
-                            fill_measured(&mut row, &measured, &check, config, &mut one_thread_rate)
+                            fill_measured(&mut row, &measured, &check, &mut one_thread_rate)
                         }
                         Some(Err(why)) => row.not_measured(&why),
                         None => break 'all,
@@ -285,6 +294,10 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
         interrupted,
         markdown,
         gave_up,
+        table_to_stderr: [&config.csv, &config.summary]
+            .into_iter()
+            .flatten()
+            .any(|p| crate::io::targets::is_stdout(p)),
     })
 }
 
@@ -293,12 +306,20 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
 fn check_bench_targets(config: &BenchConfig) -> Result<()> {
     let mut targets = Vec::new();
     if let Some(path) = &config.csv {
+        if !crate::io::compress::Codec::from_path(path).is_plain() {
+            return Err(Error::Usage(format!(
+                "--csv {}: the results CSV is appended to a row at a time, as plain text; give \
+                 it a .csv name (and compress it afterwards if you like)",
+                path.display()
+            )));
+        }
         targets.push(Target::new("--csv", path, WriteKind::InPlace));
     }
     if let Some(path) = &config.summary {
         targets.push(Target::new("--summary", path, WriteKind::Replaced));
     }
     let inputs: Vec<PathBuf> = config.inputs.iter().map(Input::path).collect();
+    one_on_stdout(&targets)?;
     check_targets(&inputs, &targets)?;
     for &threads in &config.threads() {
         run::check_threads(threads, config.allow_oversubscribe)?;
@@ -310,13 +331,20 @@ fn check_bench_targets(config: &BenchConfig) -> Result<()> {
 /// external also has would make two rows `report` cannot tell apart.
 fn check_external_names(externals: &[external::External]) -> Result<()> {
     for (i, e) in externals.iter().enumerate() {
-        if SolverKind::ALL.iter().any(|k| k.name() == e.name) {
+        // Solver names are matched whatever their case (`--solvers BANDS`), so these are too.
+        if SolverKind::ALL
+            .iter()
+            .any(|k| k.name().eq_ignore_ascii_case(&e.name))
+        {
             return Err(crate::Error::Usage(format!(
                 "--external {}: {:?} is the name of a built-in solver; name it otherwise",
                 e.name, e.name
             )));
         }
-        if externals[..i].iter().any(|o| o.name == e.name) {
+        if externals[..i]
+            .iter()
+            .any(|o| o.name.eq_ignore_ascii_case(&e.name))
+        {
             return Err(crate::Error::Usage(format!(
                 "--external {}: two external programs are named {:?}",
                 e.name, e.name
@@ -341,9 +369,8 @@ fn load_datasets(config: &BenchConfig) -> Result<Vec<Dataset>> {
     for dataset in &datasets {
         if dataset.invalid > 0 {
             stderr!(line:
-                "note: {}: {} invalid records skipped, {} puzzles kept",
-                dataset.name,
-                dataset.invalid,
+                "note: {}, {} puzzles kept",
+                dataset.skipped_note(),
                 dataset.puzzles.len()
             );
         }
@@ -376,16 +403,13 @@ fn fill_measured(
     row: &mut BenchRow,
     measured: &measure::Measured,
     check: &measure::Check,
-    config: &BenchConfig,
     one_thread_rate: &mut Option<f64>,
 ) {
     measured.fill(row);
+    row.note = check.notes.join("; ");
     if check.gave_up > 0 {
-        row.note = format!(
-            "{} puzzle(s) gave up after {} guesses (--max-guesses)",
-            check.gave_up,
-            config.max_guesses.unwrap_or(u64::MAX)
-        );
+        // Timed, but over puzzles it did not finish: not a rate to compare with others.
+        row.status = BenchStatus::GaveUp;
     }
     if row.threads == 1 {
         *one_thread_rate = row.puzzles_per_s;
@@ -429,8 +453,12 @@ fn external_row(
             Some(seed) => TransformStream::new(seed, pass).apply_all(&dataset.puzzles),
             None => dataset.puzzles.clone(),
         };
-        let (status, note) = match external::run_once(external, &puzzles, config.external_timeout)?
-        {
+        let (status, note) = match external::run_once(
+            external,
+            &puzzles,
+            &dataset.lines,
+            config.external_timeout,
+        )? {
             external::Outcome::Solved(wall) => {
                 rates.push(puzzles.len() as f64 / wall.as_secs_f64().max(1e-9));
                 continue;

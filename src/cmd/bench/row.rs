@@ -23,6 +23,10 @@ pub enum BenchStatus {
     Failed,
     /// An external solver ran past `--external-timeout` and was killed.
     Timeout,
+    /// Measured, but the check pass gave up on some puzzles (`--max-guesses`): the rate is of
+    /// a bounded run, not comparable with a whole one (`report` shows the status instead).
+    #[serde(rename = "gave_up")]
+    GaveUp,
 }
 
 impl BenchStatus {
@@ -34,6 +38,7 @@ impl BenchStatus {
             BenchStatus::Wrong => "wrong",
             BenchStatus::Failed => "failed",
             BenchStatus::Timeout => "timeout",
+            BenchStatus::GaveUp => "gave_up",
         }
     }
 }

@@ -149,48 +149,88 @@ pub(crate) fn load_rows(files: &[PathBuf]) -> Result<Vec<BenchRow>> {
                 path: path.clone(),
                 cause,
             })?;
-        // `bench --csv` ends every row with a line end: a last row without one was cut off
-        // while it was written (and a cut inside its last field would still parse).
-        if !text.is_empty() && !text.ends_with(b"\n") {
-            let line = text.iter().filter(|&&b| b == b'\n').count() + 1;
+        let file_rows = if text.trim_ascii_start().starts_with(b"[") {
+            json_rows(path, &text)?
+        } else {
+            csv_rows(path, &text)?
+        };
+        if file_rows.is_empty() {
+            return Err(Error::Input {
+                path: path.clone(),
+                message: "no result rows (expected a CSV written by `bench --csv`, or the JSON \
+                          of `bench --summary`)"
+                    .to_string(),
+            });
+        }
+        rows.extend(file_rows);
+    }
+    Ok(rows)
+}
+
+/// The rows of the JSON list `bench --summary` writes, read from `path`.
+fn json_rows(path: &Path, text: &[u8]) -> Result<Vec<BenchRow>> {
+    let rows: Vec<BenchRow> = serde_json::from_slice(text).map_err(|e| Error::Input {
+        path: path.to_path_buf(),
+        message: format!("line {}: not the JSON of `bench --summary`: {e}", e.line()),
+    })?;
+    for (i, row) in rows.iter().enumerate() {
+        if let Some(defect) = row.defect() {
+            return Err(Error::Input {
+                path: path.to_path_buf(),
+                message: format!("row {}: not a `bench` result row: {defect}", i + 1),
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// The rows of the CSV `bench --csv` writes, read from `path`.
+fn csv_rows(path: &Path, text: &[u8]) -> Result<Vec<BenchRow>> {
+    let path = &path.to_path_buf();
+    let mut rows = Vec::new();
+    // `bench --csv` ends every row with a line end: a last row without one was cut off
+    // while it was written (and a cut inside its last field would still parse).
+    if !text.is_empty() && !text.ends_with(b"\n") {
+        let line = text.iter().filter(|&&b| b == b'\n').count() + 1;
+        return Err(Error::Input {
+            path: path.clone(),
+            message: format!(
+                "line {line}: the last row has no line end: the file was cut off while it \
+                 was written (remove that row, or run the benchmark again)"
+            ),
+        });
+    }
+    let mut reader = csv::Reader::from_reader(text);
+    let headers = reader
+        .byte_headers()
+        .map_err(|e| csv_error(path, text, None, e))?
+        .clone();
+    let mut record = csv::ByteRecord::new();
+    while reader
+        .read_byte_record(&mut record)
+        .map_err(|e| csv_error(path, text, None, e))?
+    {
+        if record == headers {
+            let line = record.position().map_or(0, |p| line_at(text, p.byte()));
             return Err(Error::Input {
                 path: path.clone(),
                 message: format!(
-                    "line {line}: the last row has no line end: the file was cut off while it \
-                     was written (remove that row, or run the benchmark again)"
+                    "line {line}: the header again (two results files put together?); \
+                         give each file to report by itself"
                 ),
             });
         }
-        let mut reader = csv::Reader::from_reader(text.as_slice());
-        let headers = reader
-            .byte_headers()
-            .map_err(|e| csv_error(path, &text, None, e))?
-            .clone();
-        let mut record = csv::ByteRecord::new();
-        let mut count = 0;
-        while reader
-            .read_byte_record(&mut record)
-            .map_err(|e| csv_error(path, &text, None, e))?
-        {
-            let row: BenchRow = record
-                .deserialize(Some(&headers))
-                .map_err(|e| csv_error(path, &text, Some(&headers), e))?;
-            if let Some(defect) = row.defect() {
-                let line = record.position().map_or(0, |p| line_at(&text, p.byte()));
-                return Err(Error::Input {
-                    path: path.clone(),
-                    message: format!("line {line}: not a `bench --csv` result row: {defect}"),
-                });
-            }
-            rows.push(row);
-            count += 1;
-        }
-        if count == 0 {
+        let row: BenchRow = record
+            .deserialize(Some(&headers))
+            .map_err(|e| csv_error(path, text, Some(&headers), e))?;
+        if let Some(defect) = row.defect() {
+            let line = record.position().map_or(0, |p| line_at(text, p.byte()));
             return Err(Error::Input {
                 path: path.clone(),
-                message: "no result rows (expected a CSV written by `bench --csv`)".to_string(),
+                message: format!("line {line}: not a `bench --csv` result row: {defect}"),
             });
         }
+        rows.push(row);
     }
     Ok(rows)
 }
@@ -307,6 +347,29 @@ pub fn compare(rows: &[BenchRow], baseline: Option<&str>) -> Result<Comparison> 
             *best = Some(row);
         }
     }
+    // Grouped: each dataset's rows together (datasets and solvers in the order first seen),
+    // then by mode and thread count, whatever order the runs were appended in.
+    let first_seen = |key: &dyn Fn(&ComparisonRow) -> &str| {
+        let mut seen: Vec<String> = Vec::new();
+        for (c, _) in &table {
+            if !seen.iter().any(|s| s == key(c)) {
+                seen.push(key(c).to_string());
+            }
+        }
+        seen
+    };
+    let datasets = first_seen(&|c| c.dataset.as_str());
+    let solvers = first_seen(&|c| c.solver.as_str());
+    let rank = |list: &[String], name: &str| list.iter().position(|s| s == name);
+    table.sort_by_key(|(c, _)| {
+        (
+            rank(&datasets, &c.dataset),
+            c.sha256.clone(),
+            rank(&solvers, &c.solver),
+            c.mode.as_str(),
+            c.threads,
+        )
+    });
     // A dataset name that covers several puzzle lists gets the hash prefix to tell them apart.
     let ambiguous = |name: &str, sha: &str| {
         table
@@ -506,9 +569,18 @@ pub fn run(config: &ReportConfig) -> Result<String> {
     })
 }
 
-/// Prints the table text on stdout; a comparison that was made is all good.
-pub fn finish(text: &str) -> Result<Finish> {
-    print_stdout(text)?;
+/// Prints the table text on stdout, or on stderr when the `--svg` chart went to standard
+/// output; a comparison that was made is all good.
+pub fn finish(text: &str, config: &ReportConfig) -> Result<Finish> {
+    if config
+        .svg
+        .as_deref()
+        .is_some_and(crate::io::targets::is_stdout)
+    {
+        stderr!(text: "{text}");
+    } else {
+        print_stdout(text)?;
+    }
     Ok(Finish::AllGood)
 }
 
