@@ -251,8 +251,9 @@ fn check_puzzles(
 pub(super) struct Measured {
     pass_rates: Vec<f64>,
     tally: Tally,
-    wall: Duration,
-    cpu: Option<Duration>,
+    /// The process's CPU time over the timed passes, and the wall time of the same spans
+    /// (each whole pass call, so a tiny pass's fixed cost is on both sides).
+    cpu: Option<(Duration, Duration)>,
 }
 
 impl Measured {
@@ -274,8 +275,8 @@ impl Measured {
         let no_guess = self.tally.count(Status::Solved) as f64 * summary.no_guess_percent
             / (self.tally.puzzles().max(1) as f64);
         row.no_guess_pct = Some(round(no_guess, 2));
-        row.cpu_share = self.cpu.map(|cpu| {
-            let available = self.wall.as_secs_f64() * row.threads as f64;
+        row.cpu_share = self.cpu.map(|(cpu, wall)| {
+            let available = wall.as_secs_f64() * row.threads as f64;
             round(cpu.as_secs_f64() / available.max(1e-9), 3)
         });
     }
@@ -354,18 +355,20 @@ pub(super) fn measure(
 
         let mut pass_rates = Vec::new();
         let mut timed = Duration::ZERO;
-        let mut cpu = Some(Duration::ZERO);
+        let mut cpu = Some((Duration::ZERO, Duration::ZERO));
         let mut tally = Tally::default();
         while timed < config.min_time || pass_rates.len() < config.runs.max(1) {
             progress.set_message(format!("{context}: pass {}", pass_rates.len() + 1));
             let puzzles = prepare(pass_rates.len() as u64);
-            let cpu_before = sysinfo::process_cpu_time();
+            let (cpu_before, span) = (sysinfo::process_cpu_time(), Instant::now());
             let wall = pass(&puzzles, &mut samples);
             if watch.stopped() {
                 return cut(wall).map(Err);
             }
             cpu = match (cpu, cpu_before, sysinfo::process_cpu_time()) {
-                (Some(sum), Some(before), Some(after)) => Some(sum + after.saturating_sub(before)),
+                (Some((sum, spans)), Some(before), Some(after)) => {
+                    Some((sum + after.saturating_sub(before), spans + span.elapsed()))
+                }
                 _ => None,
             };
             timed += wall;
@@ -375,7 +378,6 @@ pub(super) fn measure(
         Some(Ok(Measured {
             pass_rates,
             tally,
-            wall: timed,
             cpu,
         }))
     })
