@@ -1116,12 +1116,7 @@ fn a_solver_named_twice_is_measured_once() {
 #[test]
 fn max_pass_stops_inside_a_slow_last_puzzle() {
     let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("slow.txt");
-    std::fs::write(
-        &input,
-        ".....2.....................17.....................5...237.............8....273...\n",
-    )
-    .unwrap();
+    let input = crate::support::slow_input(dir.path());
     let json = dir.path().join("slow.json");
     Command::cargo_bin("sudoku-batch")
         .unwrap()

@@ -123,6 +123,19 @@ mod support {
         pairs
     }
 
+    /// A permutation of an 11-clue grid with no solution: about half a minute for `backtrack`
+    /// to prove it.
+    pub const SLOW: &str =
+        ".....2.....................17.....................5...237.............8....273...";
+
+    /// A file `dir/slow.txt` holding [`SLOW`] once: a run on it with `--solver backtrack`
+    /// holds its output until it is stopped.
+    pub fn slow_input(dir: &Path) -> PathBuf {
+        let path = dir.join("slow.txt");
+        std::fs::write(&path, format!("{SLOW}\n")).unwrap();
+        path
+    }
+
     /// The Kaggle sample's 1,000 puzzles repeated `copies` times, one per line, in `dir/name`
     /// (debug builds solve them in tens of µs).
     pub fn repeated_puzzles(dir: &Path, copies: usize, name: &str) -> PathBuf {

@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 
 #[cfg(unix)]
 use crate::support::mkfifo;
-use crate::support::{bin, bin_path, data, repeated_puzzles, spawn_solve, wait_for_growth};
+use crate::support::{
+    bin, bin_path, data, repeated_puzzles, slow_input, spawn_solve, wait_for_growth,
+};
 use predicates::prelude::*;
 use proptest::prelude::*;
 use sudoku_batch::io::results::{Column, GridText, RowFormat, RowValues, Status};
@@ -1461,14 +1463,8 @@ fn the_files_beside_an_output_are_checked_like_it() {
 #[test]
 fn a_running_commands_in_progress_file_is_no_other_commands_output() {
     let dir = tempfile::tempdir().unwrap();
-    // A permutation of an 11-clue grid with no solution: `backtrack` takes about half a minute
-    // to prove it, so the run holds its lock until it is stopped.
-    let input = dir.path().join("slow.txt");
-    std::fs::write(
-        &input,
-        ".....2.....................17.....................5...237.............8....273...\n",
-    )
-    .unwrap();
+    // `backtrack` holds its lock on this until it is stopped.
+    let input = slow_input(dir.path());
     let small = data("norvig_top95.txt");
     let out = dir.path().join("lk.csv");
     let partial = dir.path().join("lk.csv.partial");

@@ -10,13 +10,8 @@ use std::time::{Duration, Instant};
 #[cfg(unix)]
 use crate::support::mkfifo;
 use crate::support::{
-    bin, bin_path, data, repeated_puzzles, spawn_solve, wait_for_growth, wait_within,
+    bin, bin_path, data, repeated_puzzles, spawn_solve, wait_for_growth, wait_within, SLOW,
 };
-
-/// A permutation of an 11-clue grid with no solution: about half a minute for `backtrack` to
-/// prove it.
-const SLOW: &str =
-    ".....2.....................17.....................5...237.............8....273...";
 
 /// The rows of a result CSV without `solve_ns`.
 fn rows_without_time(csv_text: &[u8]) -> Vec<Vec<String>> {
