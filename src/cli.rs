@@ -867,7 +867,8 @@ impl From<ReportFormatArg> for ReportFormat {
 #[derive(Debug, Clone, Args)]
 pub struct ReportArgs {
     /// Results CSV files written by `bench --csv` (for example data/results/*.csv), or the
-    /// JSON of `bench --summary`, plain or compressed with gzip or zstd.
+    /// JSON of `bench --summary`, plain or compressed with gzip or zstd; `-` reads standard
+    /// input.
     #[arg(value_name = "RESULTS.csv", required = true)]
     pub files: Vec<PathBuf>,
 

@@ -1395,6 +1395,25 @@ fn report_reads_json_groups_rows_and_names_a_second_header() {
         .assert()
         .success()
         .stdout(predicate::str::contains("| top.txt |"));
+    // `-` reads standard input, gzip-compressed as well, and names it `stdin` in messages.
+    let gz = std::process::Command::new("gzip")
+        .arg("-c")
+        .arg(&summary)
+        .output()
+        .unwrap();
+    assert!(gz.status.success());
+    report()
+        .arg("-")
+        .write_stdin(gz.stdout)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("| top.txt |"));
+    report()
+        .arg("-")
+        .write_stdin("")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("stdin").and(predicate::str::contains("no result rows")));
 
     let twice = dir.path().join("twice.csv");
     std::fs::write(&twice, format!("{text}{text}")).unwrap();

@@ -436,8 +436,18 @@ pub fn open_result_file(path: &Path) -> Result<ResultSource> {
         path: path.to_path_buf(),
         cause,
     };
-    let mut file =
-        std::io::BufReader::with_capacity(READ_BLOCK, File::open(path).map_err(open_error)?);
+    let file = File::open(path).map_err(open_error)?;
+    decode_result(Box::new(file), path)
+}
+
+/// Reads `inner` (named `path` in errors) as [`open_result_file`] reads a file: plain, or
+/// gzip or zstd as its first bytes say.
+pub fn decode_result(inner: Box<dyn Read + Send>, path: &Path) -> Result<ResultSource> {
+    let open_error = |cause| Error::Open {
+        path: path.to_path_buf(),
+        cause,
+    };
+    let mut file = std::io::BufReader::with_capacity(READ_BLOCK, inner);
     let head = std::io::BufRead::fill_buf(&mut file).map_err(open_error)?;
     Ok(match super::compress::Codec::from_magic(head) {
         Some(super::compress::Codec::Gzip) => Box::new(flate2::bufread::MultiGzDecoder::new(file)),

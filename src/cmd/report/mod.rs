@@ -134,8 +134,15 @@ pub struct Comparison {
 /// Reads every row of the results files, in order.
 pub(crate) fn load_rows(files: &[PathBuf]) -> Result<Vec<BenchRow>> {
     let mut rows = Vec::new();
-    for path in files {
-        if path.is_dir() {
+    for given in files {
+        // Standard input is named so in messages.
+        let stdin = given.as_os_str() == "-";
+        let path = &if stdin {
+            PathBuf::from("stdin")
+        } else {
+            given.clone()
+        };
+        if !stdin && path.is_dir() {
             return Err(Error::Input {
                 path: path.clone(),
                 message: "is a folder, not a CSV written by `bench --csv`".to_string(),
@@ -143,12 +150,16 @@ pub(crate) fn load_rows(files: &[PathBuf]) -> Result<Vec<BenchRow>> {
         }
         // Plain, or compressed with gzip or zstd (told by its first bytes), as results are
         // often stored.
+        let mut source = if stdin {
+            crate::io::results::decode_result(Box::new(std::io::stdin()), path)?
+        } else {
+            crate::io::results::open_result_file(path)?
+        };
         let mut text = Vec::new();
-        std::io::Read::read_to_end(&mut crate::io::results::open_result_file(path)?, &mut text)
-            .map_err(|cause| Error::Read {
-                path: path.clone(),
-                cause,
-            })?;
+        std::io::Read::read_to_end(&mut source, &mut text).map_err(|cause| Error::Read {
+            path: path.clone(),
+            cause,
+        })?;
         let file_rows = if text.trim_ascii_start().starts_with(b"[") {
             json_rows(path, &text)?
         } else {
