@@ -22,7 +22,8 @@ pub(crate) struct Machine {
     pub hostname: String,
     /// The CPU's model name.
     pub cpu: String,
-    /// Logical cores (hardware threads).
+    /// Logical cores (hardware threads) of the machine, however few this process may use (its
+    /// CPU affinity or cgroup quota): `threads` says what a run used.
     pub logical_cores: usize,
     /// Physical cores.
     pub physical_cores: usize,
@@ -51,7 +52,7 @@ impl Machine {
         Machine {
             hostname: hostname(),
             cpu: cpu_model(),
-            logical_cores: num_cpus::get(),
+            logical_cores: machine_logical_cores(),
             physical_cores: num_cpus::get_physical(),
             os: os(),
             arch: std::env::consts::ARCH.to_string(),
@@ -204,6 +205,21 @@ fn features_available() -> Vec<&'static str> {
     known_features!(is_x86_feature_detected, is_aarch64_feature_detected)
 }
 
+/// The machine's online hardware threads. `num_cpus::get` counts only those this process may
+/// use, so under `taskset -c 0` it said 1 logical core beside 2 physical ones; never fewer than
+/// the physical cores.
+fn machine_logical_cores() -> usize {
+    #[cfg(unix)]
+    {
+        // SAFETY: `sysconf` reads a system value and touches no memory of ours.
+        let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+        if let Ok(online @ 1..) = usize::try_from(online) {
+            return online.max(num_cpus::get_physical());
+        }
+    }
+    num_cpus::get().max(num_cpus::get_physical())
+}
+
 /// The one-minute load average (from `/proc/loadavg`), where the OS reports it.
 pub(crate) fn load_average() -> Option<f64> {
     let text = std::fs::read_to_string("/proc/loadavg").ok()?;
@@ -335,6 +351,13 @@ mod tests {
         assert!(!m.cpu.is_empty());
         assert!(m.logical_cores >= 1 && m.physical_cores >= 1);
         assert!(m.physical_cores <= m.logical_cores);
+        // The machine's count, not this process's share of it.
+        let allowed = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert!(
+            m.logical_cores >= allowed,
+            "{} < {allowed}",
+            m.logical_cores
+        );
         assert_eq!(m.arch, std::env::consts::ARCH);
         assert_eq!(m.version, env!("CARGO_PKG_VERSION"));
         assert!(
