@@ -104,9 +104,9 @@ pub enum CliCommand {
     ///
     /// Exit status: 0 when every row measured (a `skipped` row included), 1 when a solver or
     /// external program gave a wrong answer, failed or timed out, or a check pass gave up on
-    /// puzzles (--max-guesses), 2 on
-    /// usage or I/O errors, 130/143/129 when stopped by a signal (the rows measured so far are
-    /// printed and kept in --csv).
+    /// puzzles (--max-guesses), 2 on usage or I/O errors or an input with no valid puzzle to
+    /// measure, 130/143/129 when stopped by a signal (the rows measured so far are printed and
+    /// kept in --csv).
     Bench(BenchArgs),
 
     /// Compare `bench --csv` results from many runs and machines in one table (and chart).

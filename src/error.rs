@@ -66,10 +66,21 @@ pub enum Error {
 }
 
 impl Error {
-    /// True when the error is a closed output pipe, which ends a run quietly.
+    /// True when the error is a closed standard output (`| head`), which ends a run quietly:
+    /// the reader has what it wanted. A FIFO named by `-o` whose reader quit is an error like
+    /// any other output that could not be written whole.
     pub fn is_broken_pipe(&self) -> bool {
-        matches!(self, Error::Write { cause, .. } if cause.kind() == std::io::ErrorKind::BrokenPipe)
+        matches!(self, Error::Write { cause, path }
+            if cause.kind() == std::io::ErrorKind::BrokenPipe && is_stdout(path))
     }
+}
+
+/// Whether `path` names standard output: `-`, `/dev/stdout`, `/dev/fd/1` or
+/// `/proc/self/fd/1`.
+pub(crate) fn is_stdout(path: &std::path::Path) -> bool {
+    ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+        .iter()
+        .any(|name| path.as_os_str() == *name)
 }
 
 /// A name that is not one of a fixed list (a solver, symmetry, format, column or status), with

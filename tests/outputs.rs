@@ -800,6 +800,25 @@ fn a_fifo_or_device_output_is_written_directly_and_never_replaced() {
     let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
     assert!(kind.is_fifo(), "the FIFO was replaced: {kind:?}");
     assert!(!dir.path().join("rows.fifo.partial").exists());
+    // A FIFO whose reader quits early loses rows: unlike a closed standard output (`| head`,
+    // which has what it wanted), that is an error naming -o.
+    let big = repeated_puzzles(dir.path(), 30, "big.txt");
+    let child = std::process::Command::new(bin_path())
+        .args(["solve", "-q", "-o"])
+        .arg(&fifo)
+        .arg(&big)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 100];
+    std::fs::File::open(&fifo)
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    let out = crate::support::wait_within(child, Duration::from_secs(120));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("the -o file"), "{stderr}");
     // --resume on it is a usage error.
     bin()
         .args(["solve", "-q", "--resume", "-o"])

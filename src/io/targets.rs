@@ -419,13 +419,7 @@ pub fn check_run_targets(
     check_targets(inputs, &targets)
 }
 
-/// Whether `path` names standard output: `-`, `/dev/stdout`, `/dev/fd/1` or
-/// `/proc/self/fd/1`.
-pub(crate) fn is_stdout(path: &Path) -> bool {
-    ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
-        .iter()
-        .any(|name| path.as_os_str() == *name)
-}
+pub(crate) use crate::error::is_stdout;
 
 #[cfg(test)]
 mod tests {
