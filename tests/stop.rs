@@ -682,8 +682,10 @@ fn generate_verify_and_merge_stop_on_a_signal() {
     assert!(!std::path::Path::new(&path("m.csv.partial")).exists());
 }
 
-/// A stop lands inside the rating of one pathological puzzle (ER 11.6, seconds of nested
-/// forcing chains): the run ends at once and writes no row for it, so `--resume` rates it.
+/// A stop lands inside the rating of one pathological puzzle (ER 11.6, most of a second of
+/// nested forcing chains or more): the run ends at once and writes no row for it, so `--resume`
+/// rates it. The stop comes a third of the way into the rating as timed on this machine, so a
+/// faster machine does not finish it first.
 #[test]
 fn a_stop_lands_within_a_slow_rating() {
     let dir = tempfile::tempdir().unwrap();
@@ -694,13 +696,23 @@ fn a_stop_lands_within_a_slow_rating() {
         .unwrap();
     let input = dir.path().join("nugget.txt");
     std::fs::write(&input, format!("{nugget}\n")).unwrap();
+    let whole = dir.path().join("whole.csv");
+    let started = std::time::Instant::now();
+    crate::support::bin()
+        .args(["rate", "-q", "-j", "1", "-o"])
+        .arg(&whole)
+        .arg(&input)
+        .assert()
+        .success();
+    let rating = started.elapsed();
+    assert!(std::fs::read_to_string(&whole).unwrap().contains(",rated,"));
     let out = dir.path().join("r.csv");
     let mut args: Vec<&std::ffi::OsStr> = ["rate", "-q", "-j", "1", "-o"]
         .iter()
         .map(|a| a.as_ref())
         .collect();
     args.extend([out.as_os_str(), input.as_os_str()]);
-    let (output, stderr) = stopped_after(&args, None, Duration::from_millis(700), &["TERM"]);
+    let (output, stderr) = stopped_after(&args, None, rating / 3, &["TERM"]);
     assert_eq!(output.status.code(), Some(143), "{stderr}");
     let written = std::fs::read_to_string(dir.path().join("r.csv.partial")).unwrap();
     assert_eq!(written.lines().count(), 1, "the header only: {written}");
