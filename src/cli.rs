@@ -93,8 +93,9 @@ pub enum CliCommand {
     /// Solve every puzzle of the inputs and write one CSV row per record, in input order.
     ///
     /// Exit status: 0 when every record was solved, 1 when some were not (unsolvable, multiple,
-    /// invalid, mismatch) or there were none, 2 on usage or I/O errors, 130/143/129 when stopped
-    /// by Ctrl-C, SIGTERM or SIGHUP (rows so far kept in FILE.partial for --resume).
+    /// invalid, mismatch) or there were none, 2 on usage or I/O errors, 128 + the
+    /// signal's number when stopped by one (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, 138 SIGUSR1;
+    /// rows so far kept in FILE.partial for --resume).
     Solve(SolveArgs),
 
     /// Measure solver throughput: datasets × solvers × thread counts, median of timed passes.
@@ -798,7 +799,8 @@ pub struct BenchArgs {
     #[arg(long)]
     pub no_permute: bool,
 
-    /// Append the rows, with machine metadata, to this CSV file (header written once).
+    /// Append the rows, with machine metadata, to this CSV file (header written once); `-`
+    /// writes the CSV to stdout, and the table then goes to stderr.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
 
@@ -877,7 +879,7 @@ pub struct ReportArgs {
     #[arg(long, value_name = "MACHINE")]
     pub baseline: Option<String>,
 
-    /// Table format on stdout.
+    /// Table format, printed on stdout (on stderr when `--svg -` puts the chart there).
     #[arg(long, value_enum, default_value_t = ReportFormatArg::from(ReportFormat::default()))]
     pub format: ReportFormatArg,
 

@@ -1414,6 +1414,12 @@ fn report_reads_json_groups_rows_and_names_a_second_header() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("stdin").and(predicate::str::contains("no result rows")));
+    report()
+        .args(["-", "-"])
+        .write_stdin("")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("more than once"));
 
     let twice = dir.path().join("twice.csv");
     std::fs::write(&twice, format!("{text}{text}")).unwrap();

@@ -1462,6 +1462,7 @@ fn the_files_beside_an_output_are_checked_like_it() {
         if refused {
             assert_eq!(run.status.code(), Some(2), "{out:?}: {stderr}");
             assert!(stderr.contains("symbolic link"), "{out:?}: {stderr}");
+            assert!(!at(out[1]).exists(), "{out:?}: refused before any work");
         } else {
             assert_eq!(run.status.code(), Some(0), "{out:?}: {stderr}");
         }
@@ -1474,6 +1475,36 @@ fn the_files_beside_an_output_are_checked_like_it() {
     assert!(std::fs::read_to_string(at("r.csv.run.json"))
         .unwrap()
         .contains("\"finished\""));
+
+    // A FIFO at an in-progress file would take the rows and then be put in place; a folder at
+    // the run sidecar or its temporary file would fail the run at its end.
+    crate::support::mkfifo(&at("f.json.partial"));
+    std::fs::create_dir(at("d.csv.run.json")).unwrap();
+    std::fs::create_dir(at("t.csv.run.json.tmp")).unwrap();
+    for (out, why) in [
+        (
+            &["-o", "f.csv", "--summary", "f.json"][..],
+            "not a regular file",
+        ),
+        (&["-o", "d.csv"], "run sidecar d.csv.run.json is a folder"),
+        (
+            &["-o", "t.csv"],
+            "run sidecar t.csv.run.json.tmp is a folder",
+        ),
+    ] {
+        let run = bin()
+            .current_dir(dir.path())
+            .args(["solve", "-q"])
+            .args(out)
+            .arg(&input)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{out:?}: {stderr}");
+        assert!(stderr.contains(why), "{out:?}: {stderr}");
+        assert!(!at(out[1]).exists(), "{out:?}: refused before any work");
+    }
 }
 
 /// `FILE.partial` of a running command is locked: no other command may write it (as `-o`,
@@ -1490,8 +1521,20 @@ fn a_running_commands_in_progress_file_is_no_other_commands_output() {
     let mut first = spawn_solve(&input, &out, &["-q", "-j", "1", "--solver", "backtrack"]);
     wait_for_growth(&mut first, &partial, 0);
     let partial_arg = partial.to_str().unwrap();
+    let out_arg = out.to_str().unwrap();
     let small_arg = small.to_str().unwrap();
+    let elsewhere = dir.path().join("elsewhere.csv");
     for args in [
+        // That run's own output named again: refused before any work, not at the end.
+        vec![
+            "solve",
+            "-q",
+            "-o",
+            elsewhere.to_str().unwrap(),
+            "--summary",
+            out_arg,
+            small_arg,
+        ],
         vec!["solve", "-q", "-o", partial_arg, small_arg],
         vec![
             "solve",
@@ -1522,6 +1565,7 @@ fn a_running_commands_in_progress_file_is_no_other_commands_output() {
             "{args:?}: {stderr}"
         );
     }
+    assert!(!elsewhere.exists(), "refused before any work");
     first.kill().unwrap();
     first.wait().unwrap();
     assert!(!out.exists());

@@ -185,19 +185,16 @@ fn open_locked(partial: &Path, target: &Path) -> Result<File> {
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
         let file = options.open(partial).map_err(|e| {
-            if std::fs::symlink_metadata(partial).is_ok_and(|m| m.file_type().is_symlink()) {
-                refuse(
-                    target,
-                    format!(
-                        "its in-progress file {} is a symbolic link, which is never written \
-                         through; remove it",
-                        partial.display()
-                    ),
-                )
-            } else {
-                write_error(target, e)
-            }
+            super::targets::partial_problem(partial)
+                .map_or_else(|| write_error(target, e), |why| refuse(target, why))
         })?;
+        // A FIFO, socket or device planted there (opened read-write, a FIFO does not wait)
+        // would take the rows and then be renamed into place.
+        if !file.metadata().is_ok_and(|m| m.is_file()) {
+            let why = super::targets::partial_problem(partial)
+                .unwrap_or_else(|| format!("{} is not a regular file", partial.display()));
+            return Err(refuse(target, why));
+        }
         lock(&file, partial, target)?;
         // The name may have been renamed or removed by the run that held the lock just before
         // it was taken: then the lock is on a file that is no longer `partial`; try again.
@@ -814,6 +811,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_locked_in_progress_file_or_a_planted_link_is_refused() {
+        use std::os::unix::fs::FileTypeExt;
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("run.csv");
         let running = Output::create(Some(&target)).unwrap();
@@ -832,6 +830,34 @@ mod tests {
         let error = Output::create(Some(&other)).err().unwrap().to_string();
         assert!(error.contains("symbolic link"), "{error}");
         assert_eq!(std::fs::read_to_string(&precious).unwrap(), "precious\n");
+        // Planted after the targets were checked: the open itself refuses it.
+        let late = dir.path().join("late.csv");
+        std::os::unix::fs::symlink(&precious, partial_path(&late)).unwrap();
+        let error = open_locked(&partial_path(&late), &late)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("symbolic link"), "{error}");
+
+        // A FIFO would take the rows and be renamed into place: refused up front, and by the
+        // open (which does not wait on it) when planted after the check.
+        let piped = dir.path().join("piped.csv");
+        let fifo = partial_path(&piped);
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        for error in [
+            Output::create(Some(&piped)).err().unwrap(),
+            open_locked(&fifo, &piped).unwrap_err(),
+        ] {
+            let error = error.to_string();
+            assert!(error.contains("not a regular file"), "{error}");
+        }
+        assert!(std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo());
     }
 
     #[test]

@@ -68,25 +68,31 @@ pub fn is_direct(path: &Path) -> bool {
 /// file (`OTHER.partial`), and renaming this output over it would have that run put this
 /// output in place of its own rows.
 pub(crate) fn refuse_locked(path: &Path) -> Result<()> {
+    match locked_by(path) {
+        Some(who) => Err(refuse(
+            path,
+            format!(
+                "another run{who} is writing it (it is locked: an in-progress file); give this \
+                 output another name"
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// When another run holds the lock of the regular file `path`: `Some(" (pid N)")`, or
+/// `Some("")` where the holder is not known.
+fn locked_by(path: &Path) -> Option<String> {
     // A regular file only: opening a FIFO would wait for a writer.
     if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        return Ok(());
+        return None;
     }
-    let Ok(file) = std::fs::File::open(path) else {
-        return Ok(());
-    };
+    let file = std::fs::File::open(path).ok()?;
     match file.try_lock_shared() {
         Err(std::fs::TryLockError::WouldBlock) => {
-            let who = lock_holder(&file).map_or(String::new(), |pid| format!(" (pid {pid})"));
-            Err(refuse(
-                path,
-                format!(
-                    "another run{who} is writing it (it is locked: an in-progress file); \
-                     give this output another name"
-                ),
-            ))
+            Some(lock_holder(&file).map_or(String::new(), |pid| format!(" (pid {pid})")))
         }
-        _ => Ok(()),
+        _ => None,
     }
 }
 
@@ -246,52 +252,83 @@ fn is_file_target(path: &Path) -> bool {
     path.as_os_str() != "-" && !is_direct(path)
 }
 
-/// Checks one target on its own: not a folder, in a folder that exists and is writable.
+/// What makes `partial`, an output's in-progress file left at its place, unusable: a folder,
+/// a symbolic link (never written through) or anything but a regular file (a FIFO would take
+/// the rows and then be renamed into place empty); `None` when it is absent or a regular file.
+pub(crate) fn partial_problem(partial: &Path) -> Option<String> {
+    let kind = std::fs::symlink_metadata(partial).ok()?.file_type();
+    let shown = partial.display();
+    if kind.is_dir() {
+        Some(format!(
+            "its in-progress file {shown} is a folder; remove or rename that folder"
+        ))
+    } else if kind.is_symlink() {
+        Some(format!(
+            "its in-progress file {shown} is a symbolic link, which is never written through; \
+             remove it"
+        ))
+    } else if !kind.is_file() {
+        Some(format!(
+            "its in-progress file {shown} is not a regular file (a FIFO, socket or device); \
+             remove it"
+        ))
+    } else {
+        None
+    }
+}
+
+/// Checks one target on its own, before any work: not a folder; its in-progress file (where
+/// it has one) usable and not another run's; its run sidecar (where it has one) not a folder;
+/// the folders it is written in exist and are writable (the folder of the file its links lead
+/// to, where the in-progress file is made, and for a sidecar the folder of the path as given).
 fn check_place(target: &Target<'_>) -> Result<()> {
     let (path, flag) = (target.path, target.flag);
+    let named = |why: String| refuse(path, format!("{flag} names it, but {why}"));
     if path.is_dir() {
-        return Err(refuse(path, format!("{flag} names it, but it is a folder")));
+        return Err(named("it is a folder".to_string()));
     }
-    refuse_locked(&through_links(path)).map_err(|e| match e {
-        Error::Write { cause, .. } => refuse(path, format!("{flag} names it, but {cause}")),
+    let resolved = through_links(path);
+    refuse_locked(&resolved).map_err(|e| match e {
+        Error::Write { cause, .. } => named(cause.to_string()),
         other => other,
     })?;
     if target.kind != WriteKind::InPlace {
-        let partial = partial_path(&through_links(path));
-        if partial.is_dir() {
-            return Err(refuse(
-                path,
-                format!(
-                    "{flag} names it, but its in-progress file {} is a folder; remove or \
-                     rename that folder",
-                    partial.display()
-                ),
-            ));
+        let partial = partial_path(&resolved);
+        if let Some(why) = partial_problem(&partial) {
+            return Err(named(why));
+        }
+        // That run's `-o`: this output would be renamed over its rows when it ends.
+        if let Some(who) = locked_by(&partial) {
+            return Err(named(format!(
+                "another run{who} is writing it ({} is locked); wait for it, or stop it",
+                partial.display()
+            )));
         }
     }
-    let folder = folder_of(path);
-    let shown = folder.display();
-    match std::fs::metadata(folder) {
-        Ok(m) if m.is_dir() => {}
-        Ok(_) => {
-            return Err(refuse(
-                path,
-                format!("{flag} names it, but {shown} is not a folder"),
-            ))
+    let mut folders = vec![folder_of(&resolved).to_path_buf()];
+    if target.kind == WriteKind::WithSidecar {
+        for (sidecar, _) in target.files().into_iter().skip(2) {
+            if std::fs::symlink_metadata(&sidecar).is_ok_and(|m| m.is_dir()) {
+                return Err(named(format!(
+                    "its run sidecar {} is a folder; remove or rename that folder",
+                    sidecar.display()
+                )));
+            }
         }
-        Err(e) => {
-            return Err(refuse(
-                path,
-                format!("{flag} names it, but its folder {shown} cannot be used: {e}"),
-            ))
+        if folder_of(path) != folders[0] {
+            folders.push(folder_of(path).to_path_buf());
         }
     }
-    writable(folder).map_err(|e| {
-        refuse(
-            path,
-            format!("{flag} names it, but its folder {shown} is not writable: {e}"),
-        )
-    })
+    for folder in &folders {
+        let shown = folder.display();
+        match std::fs::metadata(folder) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => return Err(named(format!("{shown} is not a folder"))),
+            Err(e) => return Err(named(format!("its folder {shown} cannot be used: {e}"))),
+        }
+        writable(folder).map_err(|e| named(format!("its folder {shown} is not writable: {e}")))?;
+    }
+    Ok(())
 }
 
 /// The file on disk for an input path: the archive for `ARCHIVE.zip:MEMBER`.

@@ -134,6 +134,11 @@ pub struct Comparison {
 /// Reads every row of the results files, in order.
 pub(crate) fn load_rows(files: &[PathBuf]) -> Result<Vec<BenchRow>> {
     let mut rows = Vec::new();
+    if files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
+        return Err(Error::Usage(
+            "`-` (standard input) is given more than once; it can be read only once".to_string(),
+        ));
+    }
     for given in files {
         // Standard input is named so in messages.
         let stdin = given.as_os_str() == "-";
