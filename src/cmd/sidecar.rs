@@ -781,6 +781,13 @@ impl RunManifest {
             .write(true)
             .create_new(true)
             .open(&temp)
+            .map_err(|e| {
+                // Something the run could not remove stands there (a folder made during it).
+                std::io::Error::new(
+                    e.kind(),
+                    format!("its temporary file {}: {e}", temp.display()),
+                )
+            })
             .and_then(|mut file| std::io::Write::write_all(&mut file, text.as_bytes()))
             .and_then(|()| std::fs::rename(&temp, &sidecar))
             .map_err(|e| {
