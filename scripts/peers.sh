@@ -539,7 +539,11 @@ EOF
     echo
     echo "- Started $started; load average (1, 5, 15 min) $load_before before, $load_after after;"
     echo "  $(nproc) logical cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')."
-    echo "- sudoku-batch: $binary ($("$binary" --version)), git $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)."
+    # The commit the binary was built from, as its bench rows record it (a `--binary` may not
+    # be this checkout's HEAD).
+    built=$(python3 -c 'import csv, sys; print(next(csv.DictReader(open(sys.argv[1])))["git_commit"])' \
+        "$work/raw/last-bands2.csv" 2>/dev/null || echo unknown)
+    echo "- sudoku-batch: $binary ($("$binary" --version)), built from git $built."
     echo "- tdoku: $tdoku_origin; clang $(clang --version | sed -n '1s/.*version \([^ ]*\).*/\1/p'), -O3 -march=native."
     echo "- fastdoku: $fastdoku_origin; $(rustc --version), RUSTFLAGS=\"-C target-cpu=native\"."
     echo "- Work folder: $work (WORK below)."
