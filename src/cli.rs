@@ -473,9 +473,10 @@ impl SolverArgs {
 /// `--max-guesses N`: `solve`, `bench` and `verify --unique`.
 #[derive(Debug, Clone, Args)]
 pub struct GuessLimitArgs {
-    /// Give up on a puzzle after N guesses: its status is `gave_up` (with the guesses spent),
-    /// never `unsolvable`, and the exit status 1; `bench` marks the row `gave_up` (its rate
-    /// is of a bounded run) [default: no limit].
+    /// Give up on a puzzle after N guesses: `solve` gives it the status `gave_up` (with the
+    /// guesses spent), never `unsolvable`, and exits 1; `bench` marks the row `gave_up` (its
+    /// rate is of a bounded run); `verify --unique` fails the row as `gave_up` (a proof it
+    /// could not finish) [default: no limit].
     #[arg(long, value_name = "N")]
     pub max_guesses: Option<u64>,
 }
@@ -1211,8 +1212,10 @@ pub fn write_generated(kind: GenerateKind, out: &mut dyn std::io::Write) -> std:
         GenerateKind::CompletePowershell => Shell::PowerShell,
         GenerateKind::CompleteElvish => Shell::Elvish,
     };
-    clap_complete::generate(shell, &mut command, BIN_NAME, out);
-    Ok(())
+    // Into memory first: `generate` panics on a write error (a closed pipe, `| head`).
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, BIN_NAME, &mut script);
+    out.write_all(&script)
 }
 
 /// One man page for the whole tool: the top-level sections, then one section per subcommand

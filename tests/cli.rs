@@ -403,6 +403,25 @@ fn closed_stdout_pipe_ends_quietly() {
     assert!(!stderr.contains("error"), "{stderr}");
 }
 
+/// `--generate KIND` into a pipe closed before it writes (`| head` that has quit) ends
+/// quietly, like a command's rows: clap_complete's writer panicked on the closed pipe.
+#[test]
+fn generated_scripts_into_a_closed_pipe_end_quietly() {
+    for kind in ["complete-bash", "complete-zsh", "complete-fish", "man"] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("sudoku-batch"))
+            .args(["--generate", kind])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{kind}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{kind}: {stderr}");
+    }
+}
+
 /// For `verify` the exit status is the verdict: a closed stdout loses the summary (and a
 /// `--report -`, here longer than any write buffer), not the 1 of a failed row.
 #[test]
