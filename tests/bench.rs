@@ -576,6 +576,14 @@ fn ourselves() -> String {
     )
 }
 
+/// A `--max-pass` past what the clock can hold is no limit, not a panic (which left the
+/// pass's watchdog waiting for ever).
+#[test]
+fn a_huge_max_pass_is_no_limit() {
+    let rows = external_bench(3, &["--max-pass", "1e19"], 0);
+    assert_eq!(rows[0]["status"], "ok", "{rows:?}");
+}
+
 #[test]
 fn an_external_solver_that_prints_too_few_lines_fails_naming_the_missing_line() {
     let short = format!("short={} | head -n 3", ourselves());
@@ -597,6 +605,13 @@ fn an_external_solver_that_prints_too_few_lines_fails_naming_the_missing_line() 
 #[test]
 fn an_external_program_that_floods_or_leaves_a_child_behind_ends_its_pass() {
     let left = format!("left=(sleep 30 &); {}", ourselves());
+    // A child out of the program's group (which no kill of the group reaches) holding the
+    // error pipe: the pass does not wait for it either.
+    let escaped = format!("escaped={}; setsid sleep 30 &", ourselves());
+    let has_setsid = std::process::Command::new("setsid")
+        .arg("true")
+        .status()
+        .is_ok_and(|s| s.success());
     // Right answers, then 3 MB of blank lines, printed between two looks at the size.
     let padded = format!(
         "padded={}; head -c 3000000 /dev/zero | tr '\\0' '\\n'",
@@ -614,12 +629,17 @@ fn an_external_program_that_floods_or_leaves_a_child_behind_ends_its_pass() {
             "flood=yes 123456789",
             "--external",
             &padded,
-        ],
+            "--external",
+            if has_setsid { &escaped } else { &left },
+        ][..if has_setsid { 10 } else { 8 }],
         1,
     );
-    // Neither the 30 s child nor the 20 s timeout was waited for.
+    // Neither the 30 s children nor the 20 s timeout was waited for.
     assert!(started.elapsed() < std::time::Duration::from_secs(15));
     assert_eq!(row_of(&rows, "left")["status"], "ok", "{rows:?}");
+    if has_setsid {
+        assert_eq!(row_of(&rows, "escaped")["status"], "ok", "{rows:?}");
+    }
     for name in ["flood", "padded"] {
         let row = row_of(&rows, name);
         assert_eq!(row["status"], "wrong", "{row}");

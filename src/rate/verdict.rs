@@ -133,7 +133,9 @@ pub fn judge(
         return done(status, None, judged.message, judged.stopped);
     }
     let limits = Limits {
-        deadline: timeout.map(|t| started + t).or(limits.deadline),
+        deadline: timeout
+            .and_then(|t| started.checked_add(t))
+            .or(limits.deadline),
         ..limits.clone()
     };
     let rating = match path {

@@ -93,6 +93,9 @@ fn io_error(path: &std::path::Path, cause: std::io::Error) -> Error {
     }
 }
 
+/// How long a pass waits, after the program ended, for its error output to end.
+const STDERR_GRACE: Duration = Duration::from_millis(500);
+
 /// Runs `external` on `puzzles` (one pass) and checks what it prints.
 /// `input_lines` gives each puzzle's line in the dataset's input, for the messages.
 pub(crate) fn run_once(
@@ -139,7 +142,7 @@ pub(crate) fn run_once(
         if let Some(outcome) = ended {
             kill_group(&mut child);
             let _ = child.wait();
-            let _ = reader.join();
+            reader.finish(STDERR_GRACE);
             return Ok(outcome);
         }
         std::thread::sleep(Duration::from_micros(200));
@@ -148,7 +151,7 @@ pub(crate) fn run_once(
     // What the command left running in its group (a daemon, a `cmd &`) goes with it: it would
     // hold the error pipe open, and the next pass would share the machine with it.
     kill_group(&mut child);
-    let stderr = reader.join().unwrap_or_default();
+    let stderr = reader.finish(STDERR_GRACE);
     if !status.success() {
         return Ok(Outcome::Failed(failure(status, &stderr)));
     }
@@ -203,25 +206,50 @@ fn spawn(external: &External, stdin: File, stdout: File) -> Result<Child> {
     })
 }
 
-/// Reads the child's error output on another thread as it comes, so a chatty program cannot
-/// block on a full pipe; the thread returns the start of it, for the note.
-fn keep_stderr(child: &mut Child) -> std::thread::JoinHandle<Vec<u8>> {
+/// The child's error output, read on another thread as it comes, so a chatty program cannot
+/// block on a full pipe.
+struct KeptStderr {
+    /// The start of it, for the note.
+    kept: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    /// Closed (the sender dropped) when the pipe reached its end.
+    done: std::sync::mpsc::Receiver<()>,
+}
+
+impl KeptStderr {
+    /// What was kept, once the pipe ended or `grace` passed: a process that left the group
+    /// (`setsid cmd &`) may hold the pipe open long after the program ended, and the pass must
+    /// not wait for it (the reading thread is left to end when the pipe does).
+    fn finish(self, grace: Duration) -> Vec<u8> {
+        let _ = self.done.recv_timeout(grace);
+        self.kept
+            .lock()
+            .map(|kept| kept.clone())
+            .unwrap_or_default()
+    }
+}
+
+fn keep_stderr(child: &mut Child) -> KeptStderr {
     let mut stderr = child.stderr.take();
+    let kept = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (sender, done) = std::sync::mpsc::channel::<()>();
+    let shared = std::sync::Arc::clone(&kept);
     std::thread::spawn(move || {
-        let mut kept = Vec::new();
+        let _ended = sender;
         if let Some(stderr) = stderr.as_mut() {
             let mut chunk = [0u8; 4096];
             while let Ok(n) = stderr.read(&mut chunk) {
                 if n == 0 {
                     break;
                 }
-                if kept.len() < 2000 {
-                    kept.extend_from_slice(&chunk[..n]);
+                if let Ok(mut kept) = shared.lock() {
+                    if kept.len() < 2000 {
+                        kept.extend_from_slice(&chunk[..n]);
+                    }
                 }
             }
         }
-        kept
-    })
+    });
+    KeptStderr { kept, done }
 }
 
 /// The note for a program that failed: its exit status and the first line of its error output.

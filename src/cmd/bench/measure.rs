@@ -158,10 +158,10 @@ impl Watch {
     /// Starts a pass that may take `limit`; returns its start.
     fn begin(&self, limit: Duration) -> Instant {
         let started = Instant::now();
-        let end = (started + limit)
-            .saturating_duration_since(self.base)
-            .as_nanos();
-        let end = u64::try_from(end).unwrap_or(u64::MAX);
+        // A limit past what `Instant` can hold (`--max-pass 1e19`) is no limit.
+        let end = started.checked_add(limit).map_or(u64::MAX, |end| {
+            u64::try_from(end.saturating_duration_since(self.base).as_nanos()).unwrap_or(u64::MAX)
+        });
         self.deadline_ns
             .store(end, std::sync::atomic::Ordering::Relaxed);
         started
