@@ -39,6 +39,9 @@ const BAD: u8 = 0xFF;
 
 /// The kind code of a row that passes (failure kinds are 1 and up: [`FailureKind::code`]).
 const K_OK: u8 = 0;
+/// The kind code of a row with no solution to check and no uniqueness asked for: the CLI's
+/// "skipped", not a failure, but not a pass either.
+const K_SKIPPED: u8 = 0xFE;
 
 /// A row's (index, message) for the rows that have one.
 type Messages = Vec<(usize, String)>;
@@ -291,7 +294,13 @@ fn check(puzzle: &[u8], solution: Option<&[u8]>, options: &CheckOptions) -> (u8,
         Err(why) => return malformed("solution", why),
     };
     match verdict::check(&puzzle, solution.as_ref(), options) {
-        RowVerdict::Valid | RowVerdict::Skipped => (K_OK, None),
+        RowVerdict::Valid => (K_OK, None),
+        RowVerdict::Skipped => (
+            K_SKIPPED,
+            Some(
+                "no solution given, so nothing was checked (unique=True checks the puzzle)".into(),
+            ),
+        ),
         RowVerdict::Failed(kind, reason) => (kind.code(), Some(reason)),
     }
 }
@@ -684,7 +693,11 @@ fn parse_kind(e: &ParseError) -> u8 {
 
 /// Parses puzzle text into `out` (81 cells), or fills it with [`BAD`] and says why.
 fn parse_into(text: &[u8], out: &mut [u8]) -> Result<(), (u8, String)> {
-    match Grid::from_bytes(text.trim_ascii()) {
+    // Surrounding whitespace as Unicode counts it (a no-break or ideographic space, U+0085),
+    // as Python's `str.strip` does.
+    let text =
+        std::str::from_utf8(text).map_or_else(|_| text.trim_ascii(), |t| t.trim().as_bytes());
+    match Grid::from_bytes(text) {
         Ok(grid) => {
             out.copy_from_slice(grid.cells());
             Ok(())
@@ -910,7 +923,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("BAD", BAD)?;
     let symmetries: Vec<&str> = Symmetry::ALL.iter().map(|s| s.name()).collect();
     m.add("SYMMETRIES", symmetries)?;
-    let kinds: Vec<(u8, &str)> = std::iter::once((K_OK, ""))
+    let kinds: Vec<(u8, &str)> = [(K_OK, ""), (K_SKIPPED, "skipped")]
+        .into_iter()
         .chain(FailureKind::ALL.iter().map(|k| (k.code(), k.as_str())))
         .collect();
     m.add("KINDS", kinds)?;

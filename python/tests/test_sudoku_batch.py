@@ -108,6 +108,12 @@ def test_bad_strings_are_rows_not_exceptions():
 
 def test_surrounding_whitespace_is_trimmed():
     assert sb.solve([" " + CLASSIC + "\n"]).status[0] == sb.SOLVED
+    # Whitespace as str.strip counts it, not only ASCII.
+    for space in ["\x0b", "\x85", "\xa0", "\u3000", "\u2028"]:
+        padded = space + CLASSIC + space
+        assert padded.strip() == CLASSIC
+        assert sb.solve([padded]).status[0] == sb.SOLVED, repr(space)
+        assert sb.rate([padded]).status_words() == ["rated"], repr(space)
 
 
 def test_out_of_range_cells_are_invalid_rows():
@@ -268,6 +274,13 @@ def test_verify_kinds():
     ]
     with pytest.raises(ValueError, match="expected as many solutions as puzzles"):
         sb.verify([CLASSIC], [CLASSIC_SOL, CLASSIC_SOL])
+    # No solution to check and no uniqueness asked for: skipped, as the CLI counts it (not a
+    # failure, and not said to pass).
+    skipped = sb.verify([CLASSIC, UNSOLVABLE_P, "x"])
+    assert skipped.kind == ["skipped", "skipped", "wrong_length"]
+    assert skipped.ok.tolist() == [True, True, False]
+    assert (skipped.failures, skipped.skipped) == (1, 2)
+    assert "nothing was checked" in skipped.message[1]
 
 
 def test_read_lines_csv_gz_and_errors(tmp_path):
@@ -745,6 +758,13 @@ def test_generate_failure_says_what_is_wrong_with_the_clue_count():
     with pytest.raises(RuntimeError, match="seldom goes below about 21 clues") as too_few:
         sb.generate(1, seed=1, clues=19, threads=1)
     assert "puzzles drawn had" in str(too_few.value)
+
+
+def test_a_bool_is_no_rating_bound():
+    for call in [lambda: sb.rate([CLASSIC], max_er=True), lambda: sb.explain(CLASSIC, max_er=True)]:
+        with pytest.raises(TypeError, match="max_er"):
+            call()
+    assert sb.rate([CLASSIC], max_er=np.float64(9.0)).status_words() == ["rated"]
 
 
 def test_boolean_arguments_take_only_bools():

@@ -61,6 +61,7 @@ STATUS_NAMES = dict(_native.STATUSES)
 #: invalid, gave_up.
 RATE_STATUS_NAMES = dict(_native.RATE_STATUSES)
 _KIND_NAMES = dict(_native.KINDS)
+_SKIPPED = next(code for code, name in _native.KINDS if name == "skipped")
 
 
 def _failures_to_messages(n, failures):
@@ -79,6 +80,14 @@ def _whole(name, value, least=0, most=2**64 - 1):
             raise ValueError(f"{name} must be at least {least}, got {value}")
         if value > most:
             raise ValueError(f"{name} must be at most {most}, got {value}")
+    return value
+
+
+def _rating(name, value):
+    """``value`` for an ER bound: ``None`` or a number; a bool is a ``TypeError`` (``True``
+    would be taken as 1.0 unseen)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected a number, got bool")
     return value
 
 
@@ -420,7 +429,7 @@ def rate(
     er, ep, ed, status, steps, rate_ns, technique, native_messages = _native.rate_cells(
         cells,
         _whole("threads", threads, least=1),
-        max_er,
+        _rating("max_er", max_er),
         _whole("timeout_ms", timeout_ms),
         _scale_name(scale, se121),
     )
@@ -525,7 +534,12 @@ def explain(puzzle, *, max_er=None, timeout_ms=None, se121=True, scale=None) -> 
         shown = puzzle if isinstance(puzzle, str) else puzzle.decode("utf-8", "replace")
         shown = shown.encode("utf-8", "replace").decode("utf-8")
     code, message, er, ep, ed, technique, steps, text = _native.explain_cells(
-        cells, max_er, _whole("timeout_ms", timeout_ms), _scale_name(scale, se121), invalid, shown
+        cells,
+        _rating("max_er", max_er),
+        _whole("timeout_ms", timeout_ms),
+        _scale_name(scale, se121),
+        invalid,
+        shown,
     )
     return Explanation(
         RATE_STATUS_NAMES[int(code)],
@@ -543,10 +557,12 @@ class VerifyResult:
     """The result of :func:`verify`: one row per puzzle.
 
     Attributes:
-        ok: ``(N,)`` ``bool``, the row passes.
+        ok: ``(N,)`` ``bool``, the row does not fail: it passes, or (as the CLI counts it)
+            it was skipped.
         kind: list of ``str``, the CLI's failure kind ("" for rows that pass): malformed,
-            wrong_length, incomplete, broken_rule, clue_contradicted, not_unique, no_solution.
-        message: list of ``str``, what is wrong ("" for rows that pass).
+            wrong_length, incomplete, broken_rule, clue_contradicted, not_unique, no_solution;
+            or ``skipped`` for a row with no solution to check when ``unique`` is off.
+        message: list of ``str``, what is wrong or why it was skipped ("" for rows that pass).
     """
 
     __slots__ = ("ok", "kind", "message")
@@ -563,6 +579,11 @@ class VerifyResult:
     def failures(self) -> int:
         """Number of rows that fail."""
         return int(len(self.ok) - self.ok.sum())
+
+    @property
+    def skipped(self) -> int:
+        """Number of rows that were not checked: no solution given, and ``unique`` off."""
+        return sum(k == "skipped" for k in self.kind)
 
     def __repr__(self) -> str:
         return f"VerifyResult({len(self)} rows, {self.failures} failures)"
@@ -594,7 +615,7 @@ def verify(puzzles, solutions=None, *, unique=False, threads=None, solver="bands
             codes[row] = code
             message[row] = f"{prefix}: {msg}"
     kind = [_KIND_NAMES[c] for c in codes.tolist()]
-    return VerifyResult(codes == 0, kind, message)
+    return VerifyResult((codes == 0) | (codes == _SKIPPED), kind, message)
 
 
 #: The symmetries ``generate`` accepts (the CLI's ``--symmetry`` names, from the library).

@@ -112,11 +112,13 @@ class VerifyResult:
     ok: npt.NDArray[np.bool_]
     kind: list[str]
     """"" or one of malformed, wrong_length, incomplete, broken_rule, clue_contradicted,
-    not_unique, no_solution."""
+    not_unique, no_solution; skipped for a row with no solution to check (unique off)."""
     message: list[str]
     def __len__(self) -> int: ...
     @property
     def failures(self) -> int: ...
+    @property
+    def skipped(self) -> int: ...
 
 def solve(
     puzzles: Puzzles,
