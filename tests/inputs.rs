@@ -597,6 +597,65 @@ fn a_header_naming_the_puzzle_column_twice_is_refused_naming_both() {
     let (code, out, err) = run_in(dir.path(), &args);
     assert_eq!(code, Some(0), "{err}");
     assert!(String::from_utf8_lossy(&out).contains(&p));
+    // A number is a position even where the header names a column so: the column named "1"
+    // twice is chosen by number as the message says, and "1" is not the column named "1".
+    let (q, _) = kaggle_pairs(2).remove(1);
+    std::fs::write(dir.path().join("ones.csv"), format!("1,1\n{p},{q}\n")).unwrap();
+    std::fs::write(dir.path().join("named.csv"), format!("2,1\n{p},{q}\n")).unwrap();
+    for (file, number, wanted) in [("ones.csv", "2", &q), ("named.csv", "1", &p)] {
+        let args = os(&[
+            "solve",
+            "-q",
+            file,
+            "--column",
+            number,
+            "--columns",
+            "puzzle",
+        ]);
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        let (code, out, err) = run_in(dir.path(), &args);
+        assert_eq!(code, Some(0), "{file}: {err}");
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            format!("puzzle\n{wanted}\n"),
+            "{file}"
+        );
+    }
+}
+
+/// `#` comment lines and blank lines above a CSV header are skipped, as the layout detection
+/// skips them, and the rows keep their input lines.
+#[test]
+fn comments_above_a_csv_header_are_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = kaggle_pairs(2);
+    std::fs::write(
+        dir.path().join("commented.csv"),
+        format!(
+            "# made by hand\n\n# puzzle,solution below\npuzzle,solution\n{},{}\n{},\n",
+            pairs[0].0, pairs[0].1, pairs[1].0
+        ),
+    )
+    .unwrap();
+    for command in ["solve", "rate"] {
+        let args = os(&[command, "-q", "commented.csv", "--columns", "line,puzzle"]);
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        let (code, out, err) = run_in(dir.path(), &args);
+        assert_eq!(code, Some(0), "{command}: {err}");
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            format!("line,puzzle\n5,{}\n6,{}\n", pairs[0].0, pairs[1].0),
+            "{command}"
+        );
+    }
+    let args = os(&["verify", "commented.csv"]);
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    let (code, out, err) = run_in(dir.path(), &args);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        String::from_utf8_lossy(&out).contains("valid                  1"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -498,23 +498,23 @@ fn find_column(
     let Some(wanted) = wanted else {
         return by_name(known);
     };
-    by_name(&[wanted])?
-        .or_else(|| {
-            wanted
-                .parse::<usize>()
-                .ok()
-                .filter(|&n| n >= 1 && n <= header.len())
-                .map(|n| n - 1)
-        })
-        .map(Some)
-        .ok_or_else(|| Error::Input {
-            path: path.to_path_buf(),
-            message: format!(
-                "no column {:?} in the CSV header ({})",
-                echo(wanted.as_bytes()),
-                show_header(header)
-            ),
-        })
+    // A whole number within the header is a position, even where a column is named so: the
+    // two-columns error above tells the user to give one by number, which must work.
+    if let Some(n) = wanted
+        .parse::<usize>()
+        .ok()
+        .filter(|&n| n >= 1 && n <= header.len())
+    {
+        return Ok(Some(n - 1));
+    }
+    by_name(&[wanted])?.map(Some).ok_or_else(|| Error::Input {
+        path: path.to_path_buf(),
+        message: format!(
+            "no column {:?} in the CSV header ({})",
+            echo(wanted.as_bytes()),
+            show_header(header)
+        ),
+    })
 }
 
 impl CsvSource {
@@ -808,12 +808,24 @@ impl<R: BufRead> CsvSplitter<R> {
 /// order mark; none for an empty file. A header longer than [`MAX_LINE`] is an error.
 fn read_header<R: BufRead>(records: &mut CsvSplitter<R>, path: &Path) -> Result<Vec<String>> {
     let mut header_text = Vec::new();
-    let raw = records
-        .next(&mut header_text)
-        .map_err(|source| Error::Read {
-            path: path.to_path_buf(),
-            cause: source,
-        })?;
+    // `#` comment lines (and blank lines) before the header are skipped, as the layout
+    // detection skips them.
+    let raw = loop {
+        header_text.clear();
+        let raw = records
+            .next(&mut header_text)
+            .map_err(|source| Error::Read {
+                path: path.to_path_buf(),
+                cause: source,
+            })?;
+        let text = header_text
+            .strip_prefix("\u{feff}".as_bytes())
+            .unwrap_or(&header_text);
+        let text = text.trim_ascii();
+        if raw.is_none() || !(text.is_empty() || text.starts_with(b"#")) {
+            break raw;
+        }
+    };
     let fields = match raw {
         None => Vec::new(),
         Some(raw) => {
