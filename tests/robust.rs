@@ -80,11 +80,21 @@ fn every_compressed_format_gives_the_plain_rows() {
         zip_file(&zip_path, &[(name, &plain)]);
         zip_file(&two_path, &[("notes.md", b"# notes\n"), (name, &plain)]);
         let member = format!("{}:{name}", two_path.display());
+        // A gzip or zstd file zipped as it is: decoded as it would be on its own.
+        let zipped_gz = dir.path().join(format!("{name}.gz.zip"));
+        let zipped_zst = dir.path().join(format!("{name}.zst.zip"));
+        zip_file(&zipped_gz, &[("in.gz", &std::fs::read(&gz_path).unwrap())]);
+        zip_file(
+            &zipped_zst,
+            &[("in.zst", &std::fs::read(&zst_path).unwrap())],
+        );
         for input in [
             gz_path.display().to_string(),
             zst_path.display().to_string(),
             zip_path.display().to_string(),
             member,
+            zipped_gz.display().to_string(),
+            zipped_zst.display().to_string(),
         ] {
             let got = rows_without(&solve_stdout(&[&input], code), true);
             assert_eq!(got, expected, "{input}");
@@ -116,6 +126,19 @@ fn every_compressed_format_gives_the_plain_rows() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("no member \"nope.txt\""));
+    // What is not read inside a zip is refused, not read as text: a zip, an xz file.
+    let nested = dir.path().join("nested.zip");
+    zip_file(&nested, &[("inner.zip", &std::fs::read(&many).unwrap())]);
+    let xz = dir.path().join("xz.zip");
+    zip_file(&xz, &[("p.xz", &[0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00][..])]);
+    for (input, words) in [(&nested, "itself a zip archive"), (&xz, "xz-compressed")] {
+        bin()
+            .args(["solve", "-q"])
+            .arg(input)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(words));
+    }
     // A truncated gzip stream is a read error naming the file, after the rows before it.
     let gz = std::fs::read(dir.path().join("tdoku_test_puzzles.txt.gz")).unwrap();
     let cut = dir.path().join("cut.gz");

@@ -568,7 +568,7 @@ fn open_zip(
             )))
         }
     };
-    Ok(Box::new(BufReader::with_capacity(
+    let mut member: Box<dyn BufRead + Send> = Box::new(BufReader::with_capacity(
         READ_BUFFER,
         CrcCheck {
             inner: data,
@@ -576,7 +576,25 @@ fn open_zip(
             expected_crc: entry.crc,
             expected_size: entry.size,
         },
-    )))
+    ));
+    // The member is told by its first bytes as a file is: a gzip or zstd file zipped as it was
+    // is decoded, and what is not read is refused rather than read as text.
+    let head = member.fill_buf().map_err(|cause| Error::Read {
+        path: shown.to_path_buf(),
+        cause,
+    })?;
+    let compression = Compression::detect(head);
+    if let Some((kind, _)) = unsupported_compression(head) {
+        return Err(input_error(format!(
+            "zip member {name:?} is {kind}-compressed, which is not read (gzip, zstd and zip are)"
+        )));
+    }
+    if compression == Compression::Zip {
+        return Err(input_error(format!(
+            "zip member {name:?} is itself a zip archive; unpack it first"
+        )));
+    }
+    Ok(decode(compression, member))
 }
 
 /// The member of a zip archive holding `files` to read: `member` when named, else the only
