@@ -404,7 +404,7 @@ fn closed_stdout_pipe_ends_quietly() {
 }
 
 /// `--generate KIND` into a pipe closed before it writes (`| head` that has quit) ends
-/// quietly, like a command's rows: clap_complete's writer panicked on the closed pipe.
+/// quietly, like a command's rows (clap_complete's own writer panics on a write error).
 #[test]
 fn generated_scripts_into_a_closed_pipe_end_quietly() {
     for kind in ["complete-bash", "complete-zsh", "complete-fish", "man"] {
