@@ -551,12 +551,14 @@ fn external_bench(puzzles: usize, args: &[&str], code: i32) -> Vec<serde_json::V
     let dir = tempfile::tempdir().unwrap();
     let input = tiny_input(dir.path(), "top.txt", "data/norvig_top95.txt", puzzles);
     let json = dir.path().join("bench.json");
+    // A run that hangs fails the test rather than holding it.
     fast_bench()
         .args(["-j", "1", "--no-permute"])
         .args(args)
         .arg("--summary")
         .arg(&json)
         .arg(&input)
+        .timeout(std::time::Duration::from_secs(120))
         .assert()
         .code(code);
     serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap()

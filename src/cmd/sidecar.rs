@@ -415,6 +415,19 @@ pub(crate) struct Sidecar<'a> {
     stale: Vec<PathBuf>,
 }
 
+/// Where a `solve` or `rate` run writes its rows, for its [`Sidecar`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RowsOut<'a> {
+    /// `-o`, when given.
+    pub output: Option<&'a Path>,
+    /// `--summary`, when given.
+    pub summary: Option<&'a Path>,
+    /// `--resume`: the earlier run's `FILE` is taken back, not replaced.
+    pub resume: bool,
+    /// The rows have their header (not `--no-header`).
+    pub header: bool,
+}
+
 impl<'a> Sidecar<'a> {
     /// The sidecar `manifest` (`None`: the output gets none) of the output at `output`.
     /// Its inputs are hashed as `hashes` says.
@@ -434,26 +447,27 @@ impl<'a> Sidecar<'a> {
         }
     }
 
-    /// The output is written without its header (`--no-header`): a stopped run's note does
-    /// not offer `--resume`, which reads the rows by their header.
-    pub(crate) fn without_header(self) -> Sidecar<'a> {
-        self.not_resumable("they have no header (--no-header)".into())
-    }
-
-    /// A stopped run's rows cannot be resumed, for the reason `why`: its note says so rather
-    /// than offer `--resume`.
-    pub(crate) fn not_resumable(mut self, why: String) -> Sidecar<'a> {
-        self.not_resumable.get_or_insert(why);
-        self
-    }
-
-    /// Once this run writes its first rows, an earlier run's files at `paths` (its finished
-    /// `FILE`, its `--summary`) go: from then on this run's sidecar and `FILE.partial` stand
-    /// in their place, and a stopped or killed run must not leave them looking like its own
-    /// finished output. A run that fails before its first row leaves them as they were.
-    pub(crate) fn replacing(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Sidecar<'a> {
-        self.stale.extend(paths);
-        self
+    /// The sidecar of a `solve` or `rate` run writing its rows as `rows` says.
+    ///
+    /// Once the run writes its first rows, an earlier run's files that would pass for this
+    /// run's (its finished `FILE`, not with `--resume`, and its `--summary`) go: from then on
+    /// this run's sidecar and `FILE.partial` stand in their place, and a stopped or killed run
+    /// must not leave them looking like its own finished output. A run that fails before its
+    /// first row leaves them as they were. A stopped run's note offers `--resume` only when
+    /// its rows can be resumed: they have a header, and `unresumable` gives no reason against.
+    pub(crate) fn for_rows(
+        manifest: Option<RunManifest>,
+        hashes: ReadHashes,
+        rows: RowsOut<'a>,
+        unresumable: Option<String>,
+    ) -> Sidecar<'a> {
+        let mut sidecar = Sidecar::new(manifest, rows.output, hashes);
+        sidecar.stale = stale_outputs(rows.output, rows.summary, rows.resume);
+        sidecar.not_resumable = match rows.header {
+            false => Some("they have no header (--no-header)".into()),
+            true => unresumable,
+        };
+        sidecar
     }
 
     /// The manifest, for `--resume` to compare with the earlier run's.
@@ -535,14 +549,10 @@ impl<'a> Sidecar<'a> {
     }
 }
 
-/// The files an earlier run left that this run replaces (see [`Sidecar::replacing`]): its
+/// The files an earlier run left that this run replaces (see [`Sidecar::for_rows`]): its
 /// finished `-o FILE` (not with `--resume`, which takes it back) and its `--summary`; regular
 /// files only, never standard output or a device.
-pub(crate) fn stale_outputs(
-    output: Option<&Path>,
-    summary: Option<&Path>,
-    resume: bool,
-) -> Vec<PathBuf> {
+fn stale_outputs(output: Option<&Path>, summary: Option<&Path>, resume: bool) -> Vec<PathBuf> {
     let output = output.filter(|_| !resume);
     [output, summary]
         .into_iter()

@@ -25,8 +25,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::io::compress::{member_bytes, read_members, scan_members, Codec, Member};
 use crate::io::targets::{
-    check_targets, is_direct, lock_holder, partial_path, refuse_locked, through_links, Target,
-    WriteKind,
+    check_targets, is_direct, lock_holder, partial_path, through_links, Target, WriteKind,
 };
 
 /// Plain bytes gathered into one member before it is compressed, for writers that write bytes.
@@ -271,9 +270,10 @@ impl Output {
                     .named(options.flag()),
             );
         }
+        // The checks refuse a file another run holds locked, and what stands at the
+        // in-progress name; the open below refuses what is planted there after them.
         check_target(path, options)?;
         let path = &through_links(path);
-        refuse_locked(path).map_err(naming(options.flag()))?;
         let partial = partial_path(path);
         let file = open_locked(&partial, path).map_err(naming(options.flag()))?;
         // Emptied only when there is something to empty: on ext4 a truncation to 0 marks the
@@ -654,7 +654,9 @@ pub(crate) fn remove_stale(path: &Path) {
     // Through symbolic links, as this run would have written it.
     let path = &through_links(path);
     // Never another run's locked in-progress file.
-    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) && refuse_locked(path).is_ok() {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+        && crate::io::targets::refuse_locked(path).is_ok()
+    {
         let _ = std::fs::remove_file(path);
     }
 }

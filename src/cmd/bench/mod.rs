@@ -206,16 +206,7 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
     let machine = Machine::detect();
     let solvers = config.solvers();
     let threads = config.threads();
-    let pools = threads
-        .iter()
-        .map(|&t| {
-            if t > 1 {
-                run::build_pool(t).map(Some)
-            } else {
-                Ok(None)
-            }
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let pools = thread_pools(&threads)?;
     crate::run::interrupt::arm(Some("stopping after the current pass"));
     let steps = (datasets.len() * solvers.len() * threads.len()) as u64;
     let progress = Progress::steps(steps, config.quiet);
@@ -275,19 +266,7 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
     }
     progress.finish();
     let interrupted = interrupted();
-    if let Some(path) = &config.summary {
-        if interrupted {
-            // The JSON is a list of rows: a short one would pass for the whole run's.
-            crate::io::output::remove_stale(path);
-            stderr!(line:
-                "bench: interrupted: no {} written (the rows measured are in the table{})",
-                path.display(),
-                if config.csv.is_some() { " and --csv" } else { "" }
-            );
-        } else {
-            crate::io::output::write_json(path, &rows)?;
-        }
-    }
+    write_summary(config, &rows, interrupted)?;
     let markdown = markdown_report(&rows, &datasets, &machine, config, interrupted);
     Ok(BenchReport {
         rows,
@@ -299,6 +278,36 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport> {
             .flatten()
             .any(|p| crate::io::targets::is_stdout(p)),
     })
+}
+
+/// A pool per thread count (`None` for one thread, measured on the calling thread).
+fn thread_pools(threads: &[usize]) -> Result<Vec<Option<rayon::ThreadPool>>> {
+    threads
+        .iter()
+        .map(|&t| match t {
+            t if t > 1 => run::build_pool(t).map(Some),
+            _ => Ok(None),
+        })
+        .collect()
+}
+
+/// Writes the rows as JSON to `--summary`; a run a signal stopped writes none (the JSON is a
+/// list of rows: a short one would pass for the whole run's) and removes an earlier one.
+fn write_summary(config: &BenchConfig, rows: &[BenchRow], interrupted: bool) -> Result<()> {
+    let Some(path) = &config.summary else {
+        return Ok(());
+    };
+    if interrupted {
+        crate::io::output::remove_stale(path);
+        stderr!(line:
+            "bench: interrupted: no {} written (the rows measured are in the table{})",
+            path.display(),
+            if config.csv.is_some() { " and --csv" } else { "" }
+        );
+        Ok(())
+    } else {
+        crate::io::output::write_json(path, &rows)
+    }
 }
 
 /// Checks every file the run writes (`--csv`, `--summary`) and every thread count before

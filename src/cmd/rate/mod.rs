@@ -22,8 +22,8 @@ use serde::Serialize;
 
 use crate::cmd::outcome::{RunReport, RunSummary};
 use crate::cmd::sidecar::{
-    check_header_for_resume, hash_while_reading, stale_outputs, wants_sidecar, ReadHashes,
-    RunDefinition, RunLimits, RunManifest, Sidecar, RATE_KIND,
+    check_header_for_resume, hash_while_reading, wants_sidecar, ReadHashes, RowsOut, RunDefinition,
+    RunLimits, RunManifest, Sidecar, RATE_KIND,
 };
 use crate::cmd::RunOptions;
 use crate::error::{Error, Result};
@@ -507,20 +507,7 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
         false => None,
         true => Some(run_manifest(config, shard, threads, &hashes)?),
     };
-    let mut sidecar =
-        Sidecar::new(manifest, config.output.as_deref(), hashes).replacing(stale_outputs(
-            config.output.as_deref(),
-            config.run.summary.as_deref(),
-            config.resume,
-        ));
-    if !config.header {
-        sidecar = sidecar.without_header();
-    }
-    if config.explain {
-        sidecar = sidecar.not_resumable("--explain writes text, not rows".into());
-    } else if let Err(why) = resume::check_columns(&config.columns) {
-        sidecar = sidecar.not_resumable(why.to_string());
-    }
+    let mut sidecar = run_sidecar(config, manifest, hashes);
     let Resumed {
         mut output,
         rows: resumed_rows,
@@ -573,6 +560,28 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
         resumed_rows,
         notes,
     })
+}
+
+/// The run's sidecar (`FILE.run.json`, none with `manifest` `None`): what defines its rows,
+/// for `--resume` and `merge`.
+fn run_sidecar(
+    config: &RateConfig,
+    manifest: Option<RunManifest>,
+    hashes: ReadHashes,
+) -> Sidecar<'_> {
+    let unresumable = match config.explain {
+        true => Some("--explain writes text, not rows".to_string()),
+        false => resume::check_columns(&config.columns)
+            .err()
+            .map(|why| why.to_string()),
+    };
+    let rows = RowsOut {
+        output: config.output.as_deref(),
+        summary: config.run.summary.as_deref(),
+        resume: config.resume,
+        header: config.header,
+    };
+    Sidecar::for_rows(manifest, hashes, rows, unresumable)
 }
 
 /// What defines the rows of `config`'s run, for its sidecar (`solve`'s counterpart is

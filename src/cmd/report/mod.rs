@@ -309,6 +309,24 @@ fn csv_error(
 
 /// Builds the comparison of `rows`; `baseline` picks the reference machine.
 pub fn compare(rows: &[BenchRow], baseline: Option<&str>) -> Result<Comparison> {
+    let machines = machine_columns(rows);
+    let baseline = find_baseline(&machines, baseline)?;
+    let mut table = configurations(rows, &machines);
+    group(&mut table);
+    let rows = comparison_rows(&table);
+    Ok(Comparison {
+        machines,
+        rows,
+        baseline,
+    })
+}
+
+/// A configuration and, per machine, its latest row.
+type Configuration<'a> = (ComparisonRow, Vec<Option<&'a BenchRow>>);
+
+/// The machines of `rows` (host and CPU), in order of first appearance, each with its latest
+/// row.
+fn machine_columns(rows: &[BenchRow]) -> Vec<MachineColumn> {
     let mut machines: Vec<MachineColumn> = Vec::new();
     for row in rows {
         match machines
@@ -324,11 +342,13 @@ pub fn compare(rows: &[BenchRow], baseline: Option<&str>) -> Result<Comparison> 
             }),
         }
     }
-    let baseline = find_baseline(&machines, baseline)?;
+    machines
+}
 
-    // Configurations keyed by (dataset, sha256, solver, mode, threads), first appearance first;
-    // for each machine the latest row wins.
-    let mut table: Vec<(ComparisonRow, Vec<Option<&BenchRow>>)> = Vec::new();
+/// Configurations keyed by (dataset, sha256, solver, mode, threads), first appearance first;
+/// for each machine the latest row wins.
+fn configurations<'a>(rows: &'a [BenchRow], machines: &[MachineColumn]) -> Vec<Configuration<'a>> {
+    let mut table: Vec<Configuration<'a>> = Vec::new();
     for row in rows {
         let machine = machines
             .iter()
@@ -341,33 +361,34 @@ pub fn compare(rows: &[BenchRow], baseline: Option<&str>) -> Result<Comparison> 
                 && c.mode == row.mode
                 && c.threads == row.threads
         });
-        let slot = match slot {
-            Some(slot) => slot,
-            None => {
-                table.push((
-                    ComparisonRow {
-                        dataset: row.dataset.clone(),
-                        sha256: row.sha256.clone(),
-                        solver: row.solver.clone(),
-                        mode: row.mode,
-                        threads: row.threads,
-                        cells: Vec::new(),
-                    },
-                    vec![None; machines.len()],
-                ));
-                table.len() - 1
-            }
-        };
+        let slot = slot.unwrap_or_else(|| {
+            table.push((
+                ComparisonRow {
+                    dataset: row.dataset.clone(),
+                    sha256: row.sha256.clone(),
+                    solver: row.solver.clone(),
+                    mode: row.mode,
+                    threads: row.threads,
+                    cells: Vec::new(),
+                },
+                vec![None; machines.len()],
+            ));
+            table.len() - 1
+        });
         let best = &mut table[slot].1[machine];
         if best.is_none_or(|b| b.timestamp <= row.timestamp) {
             *best = Some(row);
         }
     }
-    // Grouped: each dataset's rows together (datasets and solvers in the order first seen),
-    // then by mode and thread count, whatever order the runs were appended in.
+    table
+}
+
+/// Groups the table: each dataset's rows together (datasets and solvers in the order first
+/// seen), then by mode and thread count, whatever order the runs were appended in.
+fn group(table: &mut [Configuration<'_>]) {
     let first_seen = |key: &dyn Fn(&ComparisonRow) -> &str| {
         let mut seen: Vec<String> = Vec::new();
-        for (c, _) in &table {
+        for (c, _) in table.iter() {
             if !seen.iter().any(|s| s == key(c)) {
                 seen.push(key(c).to_string());
             }
@@ -386,36 +407,37 @@ pub fn compare(rows: &[BenchRow], baseline: Option<&str>) -> Result<Comparison> 
             c.threads,
         )
     });
-    // A dataset name that covers several puzzle lists gets the hash prefix to tell them apart.
+}
+
+/// The rows of the comparison, a cell per machine; a dataset name that covers several puzzle
+/// lists gets the hash prefix to tell them apart.
+fn comparison_rows(table: &[Configuration<'_>]) -> Vec<ComparisonRow> {
     let ambiguous = |name: &str, sha: &str| {
         table
             .iter()
             .any(|(c, _)| c.dataset == name && c.sha256 != sha)
     };
-    let mut out_rows = Vec::new();
-    for (config, latest) in &table {
-        let mut row = config.clone();
-        if ambiguous(&config.dataset, &config.sha256) {
-            let prefix: String = config.sha256.chars().take(8).collect();
-            row.dataset = format!("{} ({prefix})", config.dataset);
-        }
-        row.cells = latest
-            .iter()
-            .map(|r| match r {
-                None => Cell::Missing,
-                Some(r) => match (r.status, r.puzzles_per_s) {
-                    (BenchStatus::Ok, Some(rate)) => Cell::Rate(rate),
-                    (status, _) => Cell::NotMeasured(status),
-                },
-            })
-            .collect();
-        out_rows.push(row);
-    }
-    Ok(Comparison {
-        machines,
-        rows: out_rows,
-        baseline,
-    })
+    table
+        .iter()
+        .map(|(config, latest)| {
+            let mut row = config.clone();
+            if ambiguous(&config.dataset, &config.sha256) {
+                let prefix: String = config.sha256.chars().take(8).collect();
+                row.dataset = format!("{} ({prefix})", config.dataset);
+            }
+            row.cells = latest
+                .iter()
+                .map(|r| match r {
+                    None => Cell::Missing,
+                    Some(r) => match (r.status, r.puzzles_per_s) {
+                        (BenchStatus::Ok, Some(rate)) => Cell::Rate(rate),
+                        (status, _) => Cell::NotMeasured(status),
+                    },
+                })
+                .collect();
+            row
+        })
+        .collect()
 }
 
 /// One row of a Markdown table: a `|` inside a cell (a host name, a CPU model or a dataset

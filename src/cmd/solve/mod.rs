@@ -29,8 +29,8 @@ pub use judge::judge;
 
 use crate::cmd::outcome::{RunReport, RunSummary};
 use crate::cmd::sidecar::{
-    check_header_for_resume, hash_while_reading, stale_outputs, wants_sidecar, ReadHashes,
-    RunDefinition, RunLimits, RunManifest, Sidecar, SOLVE_KIND,
+    check_header_for_resume, hash_while_reading, wants_sidecar, ReadHashes, RowsOut, RunDefinition,
+    RunLimits, RunManifest, Sidecar, SOLVE_KIND,
 };
 use crate::cmd::RunOptions;
 use crate::error::{Error, Result};
@@ -504,20 +504,7 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
         shard,
         hashes.taps(),
     )?;
-    // The run's sidecar (`FILE.run.json`): what defines its rows, for `--resume` and `merge`.
-    let manifest = RunManifest::for_run(config, shard, &config.columns, &hashes)?;
-    let mut sidecar =
-        Sidecar::new(manifest, config.output.as_deref(), hashes).replacing(stale_outputs(
-            config.output.as_deref(),
-            config.run.summary.as_deref(),
-            config.resume,
-        ));
-    if !config.header {
-        sidecar = sidecar.without_header();
-    }
-    if let Err(why) = resume::check_columns(&config.columns) {
-        sidecar = sidecar.not_resumable(why.to_string());
-    }
+    let mut sidecar = run_sidecar(config, shard, hashes)?;
     let resumed = interrupt::excuse_output(open_output(
         config,
         &mut records,
@@ -575,6 +562,25 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
         resumed_rows,
         notes,
     })
+}
+
+/// The run's sidecar (`FILE.run.json`): what defines its rows, for `--resume` and `merge`.
+fn run_sidecar(
+    config: &SolveConfig,
+    shard: Option<Shard>,
+    hashes: ReadHashes,
+) -> Result<Sidecar<'_>> {
+    let manifest = RunManifest::for_run(config, shard, &config.columns, &hashes)?;
+    let rows = RowsOut {
+        output: config.output.as_deref(),
+        summary: config.run.summary.as_deref(),
+        resume: config.resume,
+        header: config.header,
+    };
+    let unresumable = resume::check_columns(&config.columns)
+        .err()
+        .map(|why| why.to_string());
+    Ok(Sidecar::for_rows(manifest, hashes, rows, unresumable))
 }
 
 /// The sidecar of a `solve` run.
