@@ -7,6 +7,8 @@
 //! flag and poll [`requested`]. The first signal sets the flag and prints at once that the run
 //! is stopping; a second one, from [`REPEAT_AFTER`] on, exits at once. A run stopped by a signal
 //! exits with [`exit_code`]: 128 plus the signal's number (130, 143, 129), as a shell reports it.
+//! What a quit at once must not leave behind (temporary files, the process groups of programs
+//! the run started) is registered with [`leave_nothing`] and removed or killed first.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
@@ -69,6 +71,71 @@ pub(crate) fn stopped_by() -> &'static str {
     names(SIGNAL.load(Ordering::SeqCst)).1
 }
 
+/// Something a quit at once removes or stops first.
+pub(crate) enum Leftover {
+    /// A temporary file.
+    File(std::path::PathBuf),
+    /// The process group led by this process id (a program started in a group of its own).
+    #[cfg_attr(not(unix), allow(dead_code))]
+    Group(u32),
+}
+
+/// The registered leftovers, each with the key of its [`Registered`] guard.
+static LEFTOVERS: Mutex<Vec<(u64, Leftover)>> = Mutex::new(Vec::new());
+
+/// Keeps a [`Leftover`] registered while it lives (see [`leave_nothing`]).
+pub(crate) struct Registered(u64);
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        if let Ok(mut all) = LEFTOVERS.lock() {
+            all.retain(|(key, _)| *key != self.0);
+        }
+    }
+}
+
+/// Registers `leftover` to be removed (a file) or killed (a process group) if a second signal
+/// quits the process at once, until the returned guard is dropped. The owner still cleans up
+/// after itself as usual; this covers only the exit that runs no destructors.
+pub(crate) fn leave_nothing(leftover: Leftover) -> Registered {
+    use std::sync::atomic::AtomicU64;
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let key = NEXT.fetch_add(1, Ordering::Relaxed);
+    if let Ok(mut all) = LEFTOVERS.lock() {
+        all.push((key, leftover));
+    }
+    Registered(key)
+}
+
+/// Exits at once with `code`, first removing or killing the registered leftovers.
+fn quit(code: i32) -> ! {
+    clean_leftovers();
+    std::process::exit(code)
+}
+
+/// Removes or kills every registered leftover, and forgets them.
+fn clean_leftovers() {
+    let all = LEFTOVERS
+        .lock()
+        .map(|mut all| std::mem::take(&mut *all))
+        .unwrap_or_default();
+    for (_, leftover) in all {
+        match leftover {
+            Leftover::File(path) => {
+                let _ = std::fs::remove_file(path);
+            }
+            #[cfg(unix)]
+            // SAFETY: `kill` with a negative pid signals a process group; it touches no memory
+            // of ours.
+            Leftover::Group(pid) => unsafe {
+                libc::kill(-(pid as i32), libc::SIGKILL);
+            },
+            #[cfg(not(unix))]
+            Leftover::Group(_) => {}
+        }
+    }
+}
+
 /// What the handler does with a signal: the first sets the flag and prints that the run is
 /// stopping; a second one exits at once, unless it came within [`REPEAT_AFTER`] of the first.
 fn on_signal(signal: i32) {
@@ -77,7 +144,7 @@ fn on_signal(signal: i32) {
         if first.is_some_and(|at| at.elapsed() < REPEAT_AFTER) {
             return;
         }
-        std::process::exit(128 + signal);
+        quit(128 + signal);
     }
     // The signal first: whoever sees the flag set reads the signal that set it.
     SIGNAL.store(signal, Ordering::SeqCst);
@@ -201,5 +268,42 @@ pub(crate) fn exit_code() -> u8 {
     match SIGNAL.load(Ordering::SeqCst) {
         signal @ 1..=64 => 128 + signal as u8,
         _ => 128 + SIGINT as u8,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_quit_removes_what_is_still_registered() {
+        let dir = tempfile::tempdir().unwrap();
+        let (kept, left) = (dir.path().join("kept"), dir.path().join("left"));
+        std::fs::write(&kept, "x").unwrap();
+        std::fs::write(&left, "x").unwrap();
+        drop(leave_nothing(Leftover::File(kept.clone())));
+        let _guard = leave_nothing(Leftover::File(left.clone()));
+        clean_leftovers();
+        assert!(
+            kept.exists(),
+            "a file no longer registered is not the quit's to remove"
+        );
+        assert!(!left.exists(), "a registered file is removed");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_quit_kills_a_registered_process_group() {
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let _guard = leave_nothing(Leftover::Group(child.id()));
+        clean_leftovers();
+        let status = child.wait().unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal(), Some(libc::SIGKILL));
     }
 }

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::grid::Grid;
+use crate::run::interrupt::{leave_nothing, Leftover, Registered};
 
 /// An external solver: its name in the results and the shell command that runs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,18 +66,20 @@ pub enum Outcome {
     Stopped,
 }
 
-/// A temporary file removed when dropped.
-struct TempFile(PathBuf);
+/// A temporary file removed when dropped, or by a quit at once (while it is registered).
+struct TempFile(PathBuf, #[allow(dead_code)] Registered);
 
 impl TempFile {
     fn new(tag: &str) -> TempFile {
         use std::sync::atomic::{AtomicU64, Ordering};
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        TempFile(std::env::temp_dir().join(format!(
+        let path = std::env::temp_dir().join(format!(
             "sudoku-batch-external-{}-{n}-{tag}",
             std::process::id()
-        )))
+        ));
+        let registered = leave_nothing(Leftover::File(path.clone()));
+        TempFile(path, registered)
     }
 }
 
@@ -114,6 +117,8 @@ pub(crate) fn run_once(
     let most = puzzles.len() as u64 * 256 + 64 * 1024;
     let started = Instant::now();
     let mut child = spawn(external, stdin, stdout)?;
+    // A second signal quits at once; the program's group must not outlive the bench.
+    let _group = leave_nothing(Leftover::Group(child.id()));
     let reader = keep_stderr(&mut child);
     let mut looked = started;
     let status: ExitStatus = loop {
