@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{
-    PyFileNotFoundError, PyMemoryError, PyOSError, PyRuntimeError, PyValueError,
+    PyFileNotFoundError, PyMemoryError, PyOSError, PyOverflowError, PyRuntimeError, PyValueError,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
@@ -88,30 +88,64 @@ fn grid_of(row: &[u8]) -> Result<Grid, String> {
     })
 }
 
+/// A `threads=` count as Python gives it: any int. One too large for a machine word is too
+/// many threads like any count past the bound, and refused with the same message.
+struct Threads {
+    n: usize,
+    /// The count as given, for the message.
+    text: String,
+}
+
+impl Threads {
+    fn one() -> Threads {
+        Threads {
+            n: 1,
+            text: "1".into(),
+        }
+    }
+}
+
+impl<'py> FromPyObject<'py> for Threads {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        match ob.extract::<usize>() {
+            Ok(n) => Ok(Threads {
+                n,
+                text: n.to_string(),
+            }),
+            Err(e) if e.is_instance_of::<PyOverflowError>(ob.py()) && ob.gt(0)? => Ok(Threads {
+                n: usize::MAX,
+                text: ob.str()?.to_string(),
+            }),
+            Err(e) => Err(e),
+        }
+    }
+}
+
 /// Runs `work` on a pool of `threads` threads with the GIL released, while this thread checks
 /// for signals every 50 ms; a pending signal (Ctrl-C) sets the flag `work` polls, waits for it
 /// to stop, and raises the signal's exception.
 fn interruptible<T: Send>(
     py: Python<'_>,
-    threads: Option<usize>,
+    threads: Option<Threads>,
     work: impl FnOnce(&Arc<AtomicBool>) -> T + Send,
 ) -> PyResult<T> {
-    if threads == Some(0) {
+    if threads.as_ref().is_some_and(|t| t.n == 0) {
         return Err(PyValueError::new_err("threads must be at least 1, got 0"));
     }
     // The command line's bound (its `-j`), so a mistyped count does not start a million.
     let bound = sudoku_batch::threads::bound();
-    if let Some(n) = threads.filter(|&n| n > bound) {
+    if let Some(t) = threads.as_ref().filter(|t| t.n > bound) {
         return Err(PyValueError::new_err(format!(
-            "threads={n} is more than {} per logical core ({bound} for the {} core(s) here): \
+            "threads={} is more than {} per logical core ({bound} for the {} core(s) here): \
              threads beyond the cores only take turns",
+            t.text,
             sudoku_batch::threads::MAX_PER_CORE,
             sudoku_batch::threads::cores()
         )));
     }
     let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = threads {
-        builder = builder.num_threads(n);
+    if let Some(t) = threads {
+        builder = builder.num_threads(t.n);
     }
     let pool = builder
         .build()
@@ -181,7 +215,7 @@ type SolveOut<'py> = (
 fn solve_cells<'py>(
     py: Python<'py>,
     cells: PyReadonlyArray2<'py, u8>,
-    threads: Option<usize>,
+    threads: Option<Threads>,
     unique: bool,
     solver: &str,
     max_guesses: Option<u64>,
@@ -244,7 +278,7 @@ fn count_cells<'py>(
     py: Python<'py>,
     cells: PyReadonlyArray2<'py, u8>,
     limit: u32,
-    threads: Option<usize>,
+    threads: Option<Threads>,
     solver: &str,
 ) -> PyResult<Bound<'py, numpy::PyArray1<i64>>> {
     let kind = solver_kind(solver)?;
@@ -313,7 +347,7 @@ fn verify_cells<'py>(
     puzzles: PyReadonlyArray2<'py, u8>,
     solutions: Option<PyReadonlyArray2<'py, u8>>,
     unique: bool,
-    threads: Option<usize>,
+    threads: Option<Threads>,
     solver: &str,
 ) -> PyResult<(Bound<'py, numpy::PyArray1<u8>>, Messages)> {
     let kind = solver_kind(solver)?;
@@ -387,7 +421,7 @@ type RateOut<'py> = (
 fn rate_cells<'py>(
     py: Python<'py>,
     cells: PyReadonlyArray2<'py, u8>,
-    threads: Option<usize>,
+    threads: Option<Threads>,
     max_er: Option<f64>,
     timeout_ms: Option<u64>,
     scale: &str,
@@ -519,7 +553,7 @@ fn explain_cells<'py>(
         )));
     }
     let timeout = timeout_ms.map(Duration::from_millis);
-    let (judged, path, puzzle) = interruptible(py, Some(1), |cancel| {
+    let (judged, path, puzzle) = interruptible(py, Some(Threads::one()), |cancel| {
         let limits = RateLimits {
             max_er,
             flavor,
@@ -627,7 +661,7 @@ fn generate_cells<'py>(
     max_clues: Option<usize>,
     minimal: bool,
     symmetry: &str,
-    threads: Option<usize>,
+    threads: Option<Threads>,
     solver: &str,
     er: Option<(f64, f64)>,
     scale: &str,

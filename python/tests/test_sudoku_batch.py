@@ -190,9 +190,12 @@ def test_wrong_dtype_and_shape():
     with pytest.raises(ValueError, match=r"puzzles: expected rows of 81 cells, got rows of 3 to 81"):
         sb.solve([[1, 2, 3], [0] * 81])
     # The command line's bound: a mistyped count must not start a million threads.
-    for call in (sb.solve, sb.rate, sb.count_solutions):
+    # Past a machine word too: the same message, naming the count as given.
+    for call in (sb.solve, sb.rate, sb.count_solutions, sb.verify):
         with pytest.raises(ValueError, match="per logical core"):
             call([CLASSIC], threads=10**6)
+        with pytest.raises(ValueError, match=f"threads={2**64} is more than .* per logical core"):
+            call([CLASSIC], threads=2**64)
 
 
 def test_to_strings_refuses_what_is_not_a_grid():

@@ -70,15 +70,16 @@ def _failures_to_messages(n, failures):
 
 def _whole(name, value, least=0, most=2**64 - 1):
     """``value`` when it is ``None``, not an integer (the native call names the argument in its
-    ``TypeError``), or an integer in ``least .. most``; a ``ValueError`` naming ``name``
-    otherwise (the native call would raise an ``OverflowError`` that names nothing). A bool is
-    a ``TypeError``: ``True`` is no count."""
+    ``TypeError``), or an integer in ``least .. most`` (``most=None``: no bound here, the native
+    call has its own); a ``ValueError`` naming ``name`` otherwise (the native call would raise
+    an ``OverflowError`` that names nothing). A bool is a ``TypeError``: ``True`` is no
+    count."""
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name}: expected an integer, got bool")
     if isinstance(value, (int, np.integer)):
         if value < least:
             raise ValueError(f"{name} must be at least {least}, got {value}")
-        if value > most:
+        if most is not None and value > most:
             raise ValueError(f"{name} must be at most {most}, got {value}")
     return value
 
@@ -310,7 +311,7 @@ def solve(puzzles, *, threads=None, unique=False, solver="bands", max_guesses=No
     cells, failures = _coerce(puzzles)
     solutions, status, guesses, solve_ns, native_messages = _native.solve_cells(
         cells,
-        _whole("threads", threads, least=1),
+        _whole("threads", threads, least=1, most=None),
         _flag("unique", unique),
         solver,
         _whole("max_guesses", max_guesses),
@@ -329,7 +330,8 @@ def count_solutions(puzzles, limit=2, *, threads=None, solver="bands") -> np.nda
     that are not puzzles (a puzzle whose clues contradict each other has 0)."""
     cells, _failures = _coerce(puzzles)
     limit = _whole("limit", limit, least=1, most=2**32 - 1)
-    return _native.count_cells(cells, limit, _whole("threads", threads, least=1), solver)
+    threads = _whole("threads", threads, least=1, most=None)
+    return _native.count_cells(cells, limit, threads, solver)
 
 
 class RateResult:
@@ -428,7 +430,7 @@ def rate(
     cells, failures = _coerce(puzzles)
     er, ep, ed, status, steps, rate_ns, technique, native_messages = _native.rate_cells(
         cells,
-        _whole("threads", threads, least=1),
+        _whole("threads", threads, least=1, most=None),
         _rating("max_er", max_er),
         _whole("timeout_ms", timeout_ms),
         _scale_name(scale, se121),
@@ -603,7 +605,11 @@ def verify(puzzles, solutions=None, *, unique=False, threads=None, solver="bands
                 f"got {s_cells.shape[0]}"
             )
     codes, native_messages = _native.verify_cells(
-        p_cells, s_cells, _flag("unique", unique), _whole("threads", threads, least=1), solver
+        p_cells,
+        s_cells,
+        _flag("unique", unique),
+        _whole("threads", threads, least=1, most=None),
+        solver,
     )
     codes = codes.copy()
     message = [""] * len(codes)
@@ -715,7 +721,7 @@ def generate(
     _whole("n", n)
     for name, value in [("clues", clues), ("min_clues", min_clues), ("max_clues", max_clues)]:
         _whole(name, value, most=255)
-    _whole("threads", threads, least=1)
+    _whole("threads", threads, least=1, most=None)
     minimal = _flag("minimal", minimal)
     if isinstance(symmetric, (bool, np.bool_)):
         symmetry = "central" if symmetric else "none"
