@@ -15,7 +15,7 @@ use pyo3::exceptions::{
     PyFileNotFoundError, PyMemoryError, PyOSError, PyOverflowError, PyRuntimeError, PyValueError,
 };
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyList, PyString};
 use rayon::prelude::*;
 use sudoku_batch::error::UnknownName;
 use sudoku_batch::generate::{Generator, Shape, Symmetry};
@@ -769,6 +769,9 @@ fn cells_from_list<'py>(
             }
         } else if let Ok(b) = item.downcast::<PyBytes>() {
             parse_into(b.as_bytes(), out)
+        } else if let Ok(b) = item.downcast::<PyByteArray>() {
+            // Text, as bytes are (a copy: Python code may change it meanwhile).
+            parse_into(&b.to_vec(), out)
         } else {
             out.fill(BAD);
             let type_name = item.get_type().name()?.to_string();

@@ -198,6 +198,14 @@ def test_wrong_dtype_and_shape():
             call([CLASSIC], threads=2**64)
 
 
+def test_a_bytearray_is_text_as_bytes_are():
+    text = bytearray(CLASSIC.encode())
+    assert sb.explain(text).er == sb.explain(CLASSIC).er
+    assert str(sb.explain(text)) == str(sb.explain(CLASSIC))
+    assert (sb.to_cells([text]) == sb.to_cells([CLASSIC])).all()
+    assert (sb.to_cells(text) == sb.to_cells([CLASSIC])).all()
+
+
 def test_to_strings_refuses_what_is_not_a_grid():
     cells = sb.to_cells([CLASSIC])
     assert sb.to_strings(cells) == [CLASSIC]

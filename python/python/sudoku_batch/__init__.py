@@ -128,6 +128,8 @@ def _coerce(puzzles, what="puzzles"):
             failures += [(int(r), _MALFORMED, "masked: no puzzle") for r in rows.tolist()]
             failures.sort()
         return cells, failures
+    if isinstance(puzzles, bytearray):
+        puzzles = bytes(puzzles)  # text, as bytes are; not 81 integers
     if isinstance(puzzles, (str, bytes)):
         puzzles = [puzzles]
     if hasattr(puzzles, "to_numpy") and not isinstance(puzzles, np.ndarray):
@@ -517,6 +519,8 @@ def explain(puzzle, *, max_er=None, timeout_ms=None, se121=True, scale=None) -> 
     ``timeout_ms``, ``se121`` and ``scale``), and every step's technique, rating, pattern cells,
     placements and eliminations. ``puzzle`` is one puzzle (a string, bytes or 81 integers).
     Ctrl-C raises ``KeyboardInterrupt`` within a second."""
+    if isinstance(puzzle, bytearray):
+        puzzle = bytes(puzzle)  # text, as bytes are; not 81 integers
     if isinstance(puzzle, (str, bytes)):
         one = [puzzle]
     else:
