@@ -132,6 +132,20 @@ fn table_cells(row: &BenchRow) -> [String; 15] {
     ]
 }
 
+/// `text` on one line: control characters (a newline in an external command) written as
+/// escapes, so a note stays one list item.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// The notes under the table: each distinct row note, skipped invalid records, and an
 /// interruption.
 fn notes(rows: &[BenchRow], datasets: &[Dataset], interrupted: bool) -> Vec<String> {
@@ -139,7 +153,10 @@ fn notes(rows: &[BenchRow], datasets: &[Dataset], interrupted: bool) -> Vec<Stri
     for row in rows.iter().filter(|r| !r.note.is_empty()) {
         let note = format!(
             "- {} × {} ({}): {}",
-            row.dataset, row.solver, row.status, row.note
+            row.dataset,
+            row.solver,
+            row.status,
+            one_line(&row.note)
         );
         if !notes.contains(&note) {
             notes.push(note);
@@ -155,4 +172,18 @@ fn notes(rows: &[BenchRow], datasets: &[Dataset], interrupted: bool) -> Vec<Stri
         ));
     }
     notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_note_stays_on_one_line() {
+        assert_eq!(
+            one_line("external `printf 'x\n'\r\tcat`: ok"),
+            "external `printf 'x\\n'\\r\\tcat`: ok"
+        );
+        assert_eq!(one_line("plain × text"), "plain × text");
+    }
 }
