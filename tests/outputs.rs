@@ -1570,3 +1570,56 @@ fn a_running_commands_in_progress_file_is_no_other_commands_output() {
     first.wait().unwrap();
     assert!(!out.exists());
 }
+
+/// A symbolic link to a file not made yet names the file it leads to: two outputs of one run
+/// that meet there (one through a link, one as the other output's in-progress file, sidecar
+/// or name) are refused before any work, as the same names given outright are.
+#[cfg(unix)]
+#[test]
+fn a_link_to_a_file_not_yet_made_is_that_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = data("norvig_top95.txt");
+    let at = |name: &str| dir.path().join(name);
+    for (link, to, args, says) in [
+        (
+            "l1.json",
+            "o.csv.partial",
+            &["solve", "-q", "-o", "o.csv", "--summary", "l1.json"][..],
+            "it is both the in-progress file of -o and the --summary file",
+        ),
+        (
+            "l2.json",
+            "o.csv.run.json",
+            &["rate", "-q", "-o", "o.csv", "--summary", "l2.json"],
+            "it is both the run sidecar of -o and the --summary file",
+        ),
+        (
+            "l3.csv",
+            "rows.csv",
+            &[
+                "bench",
+                "--solvers",
+                "bands",
+                "--runs",
+                "1",
+                "--csv",
+                "rows.csv",
+                "--summary",
+                "l3.csv",
+            ],
+            "it is both the --csv file and the --summary file",
+        ),
+    ] {
+        std::os::unix::fs::symlink(to, at(link)).unwrap();
+        let run = bin()
+            .current_dir(dir.path())
+            .args(args)
+            .arg(&input)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(!at(to).exists(), "{args:?}: refused before any work");
+    }
+}

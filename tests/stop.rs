@@ -1091,3 +1091,50 @@ fn the_slurm_script_passes_usr1_on() {
     );
     assert_eq!(output.status.code(), Some(138), "{stderr}");
 }
+
+/// A stop while `--resume` re-checks a finished output's rows lands at once and leaves that
+/// output finished: no `FILE.partial` in its place, the same bytes, a later `--resume` still
+/// solving nothing. Should the re-check end before the signal, the run finishes as usual.
+#[test]
+#[cfg(unix)]
+fn a_stop_while_resume_rechecks_a_finished_output_leaves_it_finished() {
+    let dir = tempfile::tempdir().unwrap();
+    // A re-check of a few tenths of a second in a debug build.
+    let input = repeated_puzzles(dir.path(), 200, "in.txt");
+    let out = dir.path().join("o.csv");
+    bin()
+        .args(["solve", "-q", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .success();
+    let before = std::fs::read(&out).unwrap();
+    let args = [
+        "solve".as_ref(),
+        "-q".as_ref(),
+        "--resume".as_ref(),
+        "-o".as_ref(),
+        out.as_os_str(),
+        input.as_os_str(),
+    ];
+    let started = Instant::now();
+    let (output, stderr) = stopped_after(&args, None, Duration::from_millis(80), &["TERM"]);
+    let took = started.elapsed();
+    match output.status.code() {
+        Some(143) => assert!(
+            stderr.contains("stopped by SIGTERM while --resume read back the kept rows"),
+            "{stderr}"
+        ),
+        Some(0) => eprintln!("the re-check ended before the signal ({took:?})"),
+        other => panic!("{other:?}: {stderr}"),
+    }
+    assert!(!dir.path().join("o.csv.partial").exists(), "{stderr}");
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+    bin()
+        .args(["solve", "--resume", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("kept 200000 row(s)"));
+}

@@ -189,8 +189,9 @@ fn refuse(path: &Path, why: String) -> Error {
     }
 }
 
-/// What identifies a file that may not exist yet: its canonical path when it exists, else its
-/// canonical folder joined with its name; and its device and inode when it exists.
+/// What identifies a file that may not exist yet: its canonical path when it exists, else the
+/// canonical folder of the file it names (through any links) joined with that file's name; and
+/// its device and inode when it exists.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Identity {
     path: PathBuf,
@@ -199,9 +200,11 @@ struct Identity {
 
 impl Identity {
     fn of(path: &Path) -> Identity {
+        // A link to a file not made yet names the file it will write: where it leads.
         let absolute = std::fs::canonicalize(path).ok().or_else(|| {
+            let path = through_links(path);
             let name = path.file_name()?;
-            std::fs::canonicalize(folder_of(path))
+            std::fs::canonicalize(folder_of(&path))
                 .ok()
                 .map(|f| f.join(name))
         });

@@ -243,6 +243,21 @@ pub(crate) fn excuse_output<T>(result: crate::error::Result<T>) -> crate::error:
     )
 }
 
+/// Where `--resume`, reading the kept rows back (seconds for millions), looks at the stop
+/// flag: every 4,096 rows, and once stopped an
+/// [`Error::Interrupted`](crate::error::Error::Interrupted). Nothing has been moved yet, so the
+/// output (finished or not) stays as it was.
+pub(crate) fn stop_point_kept(rows: u64) -> crate::error::Result<()> {
+    if rows % 4096 != 0 || !requested() {
+        return Ok(());
+    }
+    Err(crate::error::Error::Interrupted(format!(
+        "stopped by {} while --resume read back the kept rows: what -o held is as it was; run \
+         again with --resume to go on",
+        stopped_by()
+    )))
+}
+
 /// Where a command whose output is whole or worthless (`merge`) looks at the stop flag: once
 /// stopped, an [`Error::Interrupted`](crate::error::Error::Interrupted) saying what `output`
 /// got, so the output is dropped (a file's `FILE.partial` removed) and the command run again.

@@ -278,6 +278,7 @@ fn keep_rows(
     let slot = |column: RateColumn| columns.iter().position(|&c| c == column);
     let slots: [Option<usize>; RateColumn::COUNT] = RateColumn::ALL.map(slot);
     while let Some(row) = pending.take() {
+        crate::run::interrupt::stop_point_kept(kept.rows)?;
         // Read ahead: the row is complete if another follows or the text ends with `\n`.
         let mut next = csv::ByteRecord::new();
         if reader

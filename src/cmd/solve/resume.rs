@@ -186,6 +186,7 @@ fn keep_rows(
     kept.keep_bytes = rows.header_end();
     let mut matcher = RecordMatch::new(earlier.path(), &rows);
     while let Some(row) = rows.next_row()? {
+        crate::run::interrupt::stop_point_kept(kept.rows)?;
         if retry_gave_up && row.status == Some(Status::GaveUp) {
             // Solved again from here: this row and every later one are dropped.
             break;
