@@ -248,7 +248,7 @@ pub(crate) fn excuse_output<T>(result: crate::error::Result<T>) -> crate::error:
 /// [`Error::Interrupted`](crate::error::Error::Interrupted). Nothing has been moved yet, so the
 /// output (finished or not) stays as it was.
 pub(crate) fn stop_point_kept(rows: u64) -> crate::error::Result<()> {
-    if rows % 4096 != 0 || !requested() {
+    if !rows.is_multiple_of(4096) || !requested() {
         return Ok(());
     }
     Err(crate::error::Error::Interrupted(format!(
