@@ -1138,3 +1138,64 @@ fn a_stop_while_resume_rechecks_a_finished_output_leaves_it_finished() {
         .success()
         .stderr(predicates::str::contains("kept 200000 row(s)"));
 }
+
+/// A second input that changes after `--resume` compared it with the earlier run's, but
+/// before the run reads it, is refused at the end, naming it: the kept rows came from its
+/// earlier content. The output stays unfinished.
+#[test]
+fn an_input_changed_after_resume_compared_it_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let puzzles: Vec<String> = std::fs::read_to_string(data("norvig_top95.txt"))
+        .unwrap()
+        .lines()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let second = dir.path().join("b.txt");
+    std::fs::write(&second, puzzles[40..80].concat()).unwrap();
+    let out = dir.path().join("o.csv");
+    let args = |resume: bool| {
+        let mut args = vec!["solve", "-q", "-j", "1"];
+        args.extend(resume.then_some("--resume"));
+        args.push("-o");
+        let mut args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+        args.extend([out.clone().into(), "-".into(), second.clone().into()]);
+        args
+    };
+    // The earlier run, stopped while it waits for more of standard input.
+    let earlier = args(false);
+    let earlier: Vec<&std::ffi::OsStr> = earlier.iter().map(|a| a.as_os_str()).collect();
+    let first = puzzles[..10].concat();
+    let (output, stderr) = stopped_after(
+        &earlier,
+        Some(first.as_bytes()),
+        Duration::from_millis(1500),
+        &["TERM"],
+    );
+    assert_eq!(output.status.code(), Some(143), "{stderr}");
+    // The resume compares b.txt with the earlier run's, then waits for standard input while
+    // b.txt is rewritten (the same size, other puzzles).
+    let mut child = StdCommand::new(bin_path())
+        .args(args(true))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(first.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(1000));
+    let mut rewritten = puzzles[40..80].to_vec();
+    rewritten.reverse();
+    std::fs::write(&second, rewritten.concat()).unwrap();
+    let _ = stdin.write_all(puzzles[10..30].concat().as_bytes());
+    drop(stdin);
+    let output = wait_within(child, Duration::from_secs(10));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("b.txt: it changed after --resume compared it with the earlier run's"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "the output is not put in place: {stderr}");
+}

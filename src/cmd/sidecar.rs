@@ -302,13 +302,16 @@ fn blake3_of(path: &Path) -> Result<String> {
 /// each input once. The sidecar written with the first rows then records no hash (the input
 /// has not been read through yet); the finished one does. Until then a `--resume` compares the
 /// input's file and size and checks every kept row against the input: exact when the rows hold
-/// what the input decides of them (see [`hash_while_reading`]). Other runs, `--resume` itself
-/// (which compares hashes before it starts) and zip archives (of which only a member is read)
-/// hash first.
+/// what the input decides of them (see [`hashing`]). Other runs, `--resume` itself (which
+/// compares hashes before it starts) and zip archives (of which only a member is read) hash
+/// first, and then (but zip archives) as they read too: a file can change between the two, and
+/// the finished sidecar must describe what the rows were read from.
 pub(crate) struct ReadHashes {
-    /// Per input: the file on disk and, when hashed while read, where the hash arrives once the
+    /// Per input: the file on disk and, when hashed as read, where the hash arrives once the
     /// reader has seen all of it; `None` for an input that is not a regular file.
     inputs: Vec<Option<(PathBuf, Option<HashSlot>)>>,
+    /// The inputs were hashed first ([`Hashing::First`]).
+    first: bool,
     /// The taps that compute them, handed to the reader.
     taps: Vec<Option<SharedTap>>,
 }
@@ -344,13 +347,24 @@ fn is_zip(disk: &Path) -> bool {
         .is_ok_and(|_| crate::io::Compression::detect(&head) == crate::io::Compression::Zip)
 }
 
+/// How a run hashes its inputs for its sidecar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Hashing {
+    /// Not at all: the run has no sidecar.
+    None,
+    /// First (by [`InputId::of`]), and as read, but zip archives.
+    First,
+    /// As read, but zip archives, which are hashed first.
+    WhileReading,
+}
+
 impl ReadHashes {
-    /// For a run over `inputs`: hashed while read when `while_reading` (except zip archives),
-    /// else first (by [`InputId::of`]).
-    pub(crate) fn new(inputs: &[Input], while_reading: bool) -> ReadHashes {
+    /// For a run over `inputs`, hashed as `hashing` says.
+    pub(crate) fn new(inputs: &[Input], hashing: Hashing) -> ReadHashes {
         let mut hashes = ReadHashes {
             inputs: Vec::with_capacity(inputs.len()),
             taps: Vec::with_capacity(inputs.len()),
+            first: hashing == Hashing::First,
         };
         for input in inputs {
             let disk = match input {
@@ -361,7 +375,7 @@ impl ReadHashes {
             let tapped = |d: &PathBuf| matches!(input, Input::File(p) if p == d) && !is_zip(d);
             let done = disk
                 .as_ref()
-                .filter(|d| while_reading && tapped(d))
+                .filter(|d| hashing != Hashing::None && tapped(d))
                 .map(|_| HashSlot::default());
             let tap = done.as_ref().map(|done| {
                 Arc::new(Mutex::new(HashTap {
@@ -383,7 +397,15 @@ impl ReadHashes {
 
     /// Whether input `i` is hashed as it is read rather than first.
     fn while_reading(&self, i: usize) -> bool {
-        matches!(self.inputs.get(i), Some(Some((_, Some(_)))))
+        !self.first && matches!(self.inputs.get(i), Some(Some((_, Some(_)))))
+    }
+
+    /// The hash of input `i` as read and the bytes it covers, when the reader saw all of it.
+    fn as_read(&self, i: usize) -> Option<&(String, u64)> {
+        match self.inputs.get(i) {
+            Some(Some((_, Some(done)))) => done.get(),
+            _ => None,
+        }
     }
 
     /// The hash of input `i` (hashed while read) and the bytes it covers: as read, or, should
@@ -413,6 +435,8 @@ pub(crate) struct Sidecar<'a> {
     /// Files an earlier run left that would pass for this run's (its `FILE`, its
     /// `--summary`): removed with this run's first rows.
     stale: Vec<PathBuf>,
+    /// `--resume`: rows of an earlier run may be kept.
+    resumed: bool,
 }
 
 /// Where a `solve` or `rate` run writes its rows, for its [`Sidecar`].
@@ -444,6 +468,7 @@ impl<'a> Sidecar<'a> {
             hashes,
             not_resumable: None,
             stale: Vec::new(),
+            resumed: false,
         }
     }
 
@@ -463,6 +488,7 @@ impl<'a> Sidecar<'a> {
     ) -> Sidecar<'a> {
         let mut sidecar = Sidecar::new(manifest, rows.output, hashes);
         sidecar.stale = stale_outputs(rows.output, rows.summary, rows.resume);
+        sidecar.resumed = rows.resume;
         sidecar.not_resumable = match rows.header {
             false => Some("they have no header (--no-header)".into()),
             true => unresumable,
@@ -539,7 +565,7 @@ impl<'a> Sidecar<'a> {
         }
         // The hashes first: a failure to take one leaves the output unfinished, as it should.
         if let (Some(manifest), Some(_)) = (self.manifest.as_mut(), self.output) {
-            manifest.record_hashes(&self.hashes)?;
+            manifest.record_hashes(&self.hashes, self.resumed)?;
         }
         output.finish()?;
         if let (Some(manifest), Some(path)) = (self.manifest.as_mut(), self.output) {
@@ -636,17 +662,23 @@ pub(crate) fn check_header_for_resume(header: bool, resume: bool) -> Result<()> 
     Ok(())
 }
 
-/// Whether a run writing to `output`, resuming or not, hashes its inputs as it reads them
-/// ([`ReadHashes`]): when it gets a sidecar, is no `--resume`, and its rows hold everything of
-/// the input that decides them (`rows_say_their_input`: for `rate` the puzzle text, for `solve`
+/// How a run writing to `output`, resuming or not, hashes its inputs ([`ReadHashes`]): not at
+/// all without a sidecar; as it reads them when it is no `--resume` and its rows hold
+/// everything of the input that decides them (`rows_say_their_input`: for `rate` the puzzle text, for `solve`
 /// the puzzle and the solution, which a resume checks against the input's reference), so that
-/// resuming it without a hash still checks every kept row exactly.
-pub(crate) fn hash_while_reading(
+/// resuming it without a hash still checks every kept row exactly; first otherwise.
+pub(crate) fn hashing(
     output: Option<&Path>,
     resume: bool,
     rows_say_their_input: impl FnOnce() -> bool,
-) -> bool {
-    wants_sidecar(output) && !resume && rows_say_their_input()
+) -> Hashing {
+    if !wants_sidecar(output) {
+        Hashing::None
+    } else if !resume && rows_say_their_input() {
+        Hashing::WhileReading
+    } else {
+        Hashing::First
+    }
 }
 
 /// Whether a run writing to `output` gets a sidecar: a regular file (or a new one) does;
@@ -807,15 +839,40 @@ impl RunManifest {
     }
 
     /// Records the hashes of the inputs hashed as they were read (`hashes`), each with the size
-    /// it covers (a file that grew after the run started was read as it was when opened).
-    fn record_hashes(&mut self, hashes: &ReadHashes) -> Result<()> {
+    /// it covers (a file that grew after the run started was read as it was when opened). An
+    /// input hashed first and read whole since is recorded as read: it may have changed in
+    /// between (between its hash and its opening, for the second input and later), and the
+    /// rows come from what was read. A resumed run refuses that change: its kept rows come
+    /// from what was there before.
+    fn record_hashes(&mut self, hashes: &ReadHashes, resumed: bool) -> Result<()> {
         for (i, input) in self.inputs.iter_mut().enumerate() {
             if input.blake3.is_none() && hashes.while_reading(i) {
                 if let Some((hash, bytes)) = hashes.of(i)? {
                     input.blake3 = Some(hash);
                     input.size = bytes.or(input.size);
                 }
+                continue;
             }
+            let (Some(hashed), Some((read, bytes))) = (&input.blake3, hashes.as_read(i)) else {
+                continue;
+            };
+            if hashed == read && input.size == Some(*bytes) {
+                continue;
+            }
+            if resumed {
+                return Err(Error::Input {
+                    path: PathBuf::from(&input.name),
+                    message: format!(
+                        "it changed after --resume compared it with the earlier run's (another \
+                         content: {} bytes then, {bytes} read since): the kept rows come from \
+                         what it held before, the new ones from what it holds now; run again \
+                         without --resume",
+                        input.size.map_or("?".to_string(), |n| n.to_string())
+                    ),
+                });
+            }
+            input.blake3 = Some(read.clone());
+            input.size = Some(*bytes);
         }
         Ok(())
     }
@@ -1029,7 +1086,7 @@ mod tests {
 
     /// Inputs hashed before the run.
     fn no_tap(config: &SolveConfig) -> ReadHashes {
-        ReadHashes::new(&config.run.inputs, false)
+        ReadHashes::new(&config.run.inputs, Hashing::First)
     }
 
     #[test]
@@ -1069,7 +1126,7 @@ mod tests {
             }
         };
         // Read whole: the hashes come from the reading (the files are gone when asked).
-        let hashes = ReadHashes::new(&inputs, true);
+        let hashes = ReadHashes::new(&inputs, Hashing::WhileReading);
         assert!(hashes.while_reading(0) && hashes.while_reading(1) && !hashes.while_reading(2));
         read(&hashes, 40_001);
         let backup = dir.path().join("backup");
@@ -1081,7 +1138,7 @@ mod tests {
         // Read in part: no hash from the reading; the file is read again for it.
         std::fs::rename(&backup, &plain).unwrap();
         let inputs = &inputs[..1];
-        let hashes = ReadHashes::new(inputs, true);
+        let hashes = ReadHashes::new(inputs, Hashing::WhileReading);
         read(&hashes, 19_999);
         assert!(hashes.inputs[0]
             .as_ref()
@@ -1092,11 +1149,13 @@ mod tests {
             .get()
             .is_none());
         assert_eq!(hashes.of(0).unwrap(), Some((want[0].0.clone(), None)));
-        // Hashed first: no taps.
-        assert!(ReadHashes::new(inputs, false)
+        // No sidecar: no taps. Hashed first: tapped as well, but not "while reading".
+        assert!(ReadHashes::new(inputs, Hashing::None)
             .taps()
             .iter()
             .all(Option::is_none));
+        let first = ReadHashes::new(inputs, Hashing::First);
+        assert!(first.taps()[0].is_some() && !first.while_reading(0));
         // A zip archive, whole or as `ARCHIVE.zip:MEMBER`, is hashed first: only a member is read.
         let zip = dir.path().join("x.zip");
         let mut archive = zip::ZipWriter::new(File::create(&zip).unwrap());
@@ -1106,7 +1165,10 @@ mod tests {
         archive.write_all(lines.as_bytes()).unwrap();
         archive.finish().unwrap();
         let member = dir.path().join("x.zip:x.txt");
-        let hashes = ReadHashes::new(&[Input::File(zip), Input::File(member)], true);
+        let hashes = ReadHashes::new(
+            &[Input::File(zip), Input::File(member)],
+            Hashing::WhileReading,
+        );
         assert!(!hashes.while_reading(0) && !hashes.while_reading(1));
     }
 

@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use crate::cmd::outcome::{RunReport, RunSummary};
 use crate::cmd::sidecar::{
-    check_header_for_resume, hash_while_reading, wants_sidecar, ReadHashes, RowsOut, RunDefinition,
+    check_header_for_resume, hashing, wants_sidecar, Hashing, ReadHashes, RowsOut, RunDefinition,
     RunLimits, RunManifest, Sidecar, RATE_KIND,
 };
 use crate::cmd::RunOptions;
@@ -484,10 +484,12 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     let sidecar_wanted = !config.explain && wants_sidecar(config.output.as_deref());
     let hashes = ReadHashes::new(
         &config.run.inputs,
-        sidecar_wanted
-            && hash_while_reading(config.output.as_deref(), config.resume, || {
+        match sidecar_wanted {
+            true => hashing(config.output.as_deref(), config.resume, || {
                 config.columns.contains(&RateColumn::Puzzle)
             }),
+            false => Hashing::None,
+        },
     );
     // From the first read on, a stop ends the run cleanly (and a silent pipe's wait at once).
     interrupt::arm(None);

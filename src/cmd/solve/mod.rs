@@ -29,8 +29,8 @@ pub use judge::judge;
 
 use crate::cmd::outcome::{RunReport, RunSummary};
 use crate::cmd::sidecar::{
-    check_header_for_resume, hash_while_reading, wants_sidecar, ReadHashes, RowsOut, RunDefinition,
-    RunLimits, RunManifest, Sidecar, SOLVE_KIND,
+    check_header_for_resume, hashing, wants_sidecar, ReadHashes, RowsOut, RunDefinition, RunLimits,
+    RunManifest, Sidecar, SOLVE_KIND,
 };
 use crate::cmd::RunOptions;
 use crate::error::{Error, Result};
@@ -491,7 +491,7 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     // `--column` or header leaves an earlier run's output and sidecar as they were.
     let hashes = ReadHashes::new(
         &config.run.inputs,
-        hash_while_reading(config.output.as_deref(), config.resume, || {
+        hashing(config.output.as_deref(), config.resume, || {
             [Column::Puzzle, Column::Solution]
                 .iter()
                 .all(|c| config.columns.contains(c))
