@@ -743,3 +743,38 @@ fn a_two_hundred_mb_field_stays_in_bounded_memory() {
         "{report}"
     );
 }
+
+/// A line of a line file that is one short token is a puzzle of the wrong length, as the
+/// same text in a CSV column is (and as the library judges it); a line of several short
+/// tokens holds no puzzle at all.
+#[test]
+fn a_short_line_is_a_puzzle_of_the_wrong_length_in_every_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = dir.path().join("v.txt");
+    let csv = dir.path().join("v.csv");
+    std::fs::write(&lines, "12345\n.\n12 34\n").unwrap();
+    std::fs::write(&csv, "puzzle\n12345\n.\n").unwrap();
+    let report = |input: &Path| {
+        let out = bin()
+            .args(["verify", "--unique", "-q", "--report", "-"])
+            .arg(input)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.lines()
+            .skip(1)
+            .map(|l| l.split(',').skip(2).collect::<Vec<_>>().join(","))
+            .collect::<Vec<_>>()
+    };
+    let from_lines = report(&lines);
+    assert_eq!(
+        from_lines,
+        [
+            "wrong_length,\"puzzle: expected 81 cells, found 5\"",
+            "wrong_length,\"puzzle: expected 81 cells, found 1\"",
+            "malformed,\"expected 81 cells, found 2\"",
+        ]
+    );
+    assert_eq!(report(&csv), from_lines[..2]);
+}

@@ -35,6 +35,16 @@ pub fn line_fields(line: &[u8]) -> Option<Fields<'_>> {
     let line = line.trim_ascii();
     let mut long = long_tokens(line);
     let Some(puzzle) = long.next() else {
+        // A line that is one short token is a puzzle of the wrong length (as the same text in
+        // a CSV column, or given to the library, is), to be judged as one.
+        if tokens(line).nth(1).is_none() && !line.is_empty() {
+            return Some(Fields::Puzzle {
+                format: Format::Lines,
+                puzzle: line,
+                solution: None,
+                status: None,
+            });
+        }
         // No puzzle-length token: report the longest one.
         let longest = tokens(line).max_by_key(|t| t.len()).unwrap_or(line);
         let message = match Grid::from_bytes(longest) {
