@@ -320,12 +320,30 @@ fn generate_er_keeps_puzzles_in_range_reproducibly() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("holds no rating"));
-    // So is one below the easiest step, found before any puzzle is drawn.
+    // So is one below the easiest step, found before any puzzle is drawn: only a full grid
+    // rates there (0.0), and a full grid rates nowhere else.
     bin()
         .args(["generate", "-n", "1", "--er", "0..0.9"])
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("no puzzle rates below 1.0"));
+        .stderr(predicates::str::contains(
+            "only a full grid (81 clues, nothing to solve) rates below 1.0",
+        ));
+    bin()
+        .args(["generate", "-n", "1", "--clues", "81", "--er", "1..2"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("holds no rating of a full grid"));
+    let full = bin()
+        .args([
+            "generate", "-n", "1", "-q", "--seed", "3", "--clues", "81", "--er", "0..0",
+        ])
+        .output()
+        .unwrap();
+    assert!(full.status.success());
+    let grid = String::from_utf8(full.stdout).unwrap();
+    let grid: sudoku_batch::Grid = grid.trim().parse().unwrap();
+    assert!(grid.is_complete() && !grid.has_conflict(), "{grid}");
     // A range that random minimal puzzles almost never reach is warned about at the start.
     bin()
         .args(["generate", "-n", "0", "-q", "--er", "12..20"])

@@ -126,6 +126,14 @@ def test_out_of_range_cells_are_invalid_rows():
     wide[0, 0] = -1
     assert sb.solve(wide).status.tolist() == [sb.INVALID, sb.SOLVED]
     assert sb.solve(wide).message[0] == "cell 1 holds -1, expected 0-9"
+    # Past what any numpy integer holds: the same row, in lists and for explain.
+    classic = sb.to_cells([CLASSIC])[0].tolist()
+    for big in (2**64, -(2**63) - 1, 2**70):
+        row = [big] + classic[1:]
+        r = sb.solve([row, classic])
+        assert r.status.tolist() == [sb.INVALID, sb.SOLVED]
+        assert r.message[0] == f"cell 1 holds {big}, expected 0-9"
+        assert sb.explain(row).message == f"cell 1 holds {big}, expected 0-9"
 
 
 def test_a_cell_holding_255_is_named_with_its_value():
@@ -819,6 +827,8 @@ def test_generate_errors():
     # As the CLI's --er 0..0.5 and --scale without --er: refused before any work.
     with pytest.raises(ValueError, match="below 1.0"):
         sb.generate(1, seed=1, er=(0, 0.5))
+    with pytest.raises(TypeError, match="er: expected a number, got bool"):
+        sb.generate(1, seed=1, er=(True, 5))
     with pytest.raises(ValueError, match="give er too"):
         sb.generate(1, seed=1, scale="sukaku")
     # A rating as numpy holds it (float32, 4.2 is 4.1999998...) is the tenth it shows: the

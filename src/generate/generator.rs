@@ -123,14 +123,35 @@ impl Generator {
     /// Keeps only puzzles whose Sudoku Explainer rating ER (in tenths) lies in `low..=high`:
     /// candidates are drawn from the puzzle's own streams and rated ([`crate::rate`]) until
     /// one fits, so the puzzles stay reproducible from the seed whatever the thread count.
+    ///
+    /// A range no puzzle of the shape can rate in is refused: only a full grid (81 clues,
+    /// nothing to solve) rates below 1.0, the easiest step, and a full grid rates 0.0.
     pub fn with_er(mut self, range: Option<(u16, u16)>) -> Result<Generator> {
         if let Some((low, high)) = range {
-            if low > high {
-                return Err(Error::Usage(format!(
-                    "the ER range {:.1}..{:.1} is empty",
-                    f32::from(low) / 10.0,
-                    f32::from(high) / 10.0
-                )));
+            let shown = format!(
+                "{:.1}..{:.1}",
+                f32::from(low) / 10.0,
+                f32::from(high) / 10.0
+            );
+            let full_grids = self.shape.max_clues == CELLS && !self.shape.minimal;
+            let why = if low > high {
+                Some("is empty".to_string())
+            } else if high < 10 && !full_grids {
+                Some(
+                    "holds no rating of a puzzle with a blank cell: only a full grid (81 \
+                     clues, nothing to solve) rates below 1.0, the easiest step"
+                        .to_string(),
+                )
+            } else if low > 0 && self.shape.min_clues == CELLS {
+                Some(format!(
+                    "holds no rating of a full grid, the only puzzle with {CELLS} clues (it \
+                     rates 0.0: nothing to solve)"
+                ))
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(Error::Usage(format!("the ER range {shown} {why}")));
             }
         }
         self.er = range;

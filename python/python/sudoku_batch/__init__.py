@@ -143,7 +143,10 @@ def _coerce(puzzles, what="puzzles"):
                     f"{what}: expected rows of 81 cells, got rows of {lengths[0]} to "
                     f"{lengths[-1]} items"
                 )
-            return _coerce(np.asarray(puzzles), what)
+            arr = np.asarray(puzzles)
+            if arr.dtype.kind in "Of" and _all_ints(puzzles):
+                return _big_int_rows(puzzles)
+            return _coerce(arr, what)
         return _native.cells_from_list(list(puzzles))
     if not isinstance(puzzles, np.ndarray):
         raise TypeError(
@@ -195,6 +198,32 @@ def _coerce(puzzles, what="puzzles"):
     raise TypeError(
         f"{what}: expected dtype uint8 (shape (N, 81)) or strings (S81/U81), got {arr.dtype}"
     )
+
+
+def _all_ints(rows):
+    """Whether every item of ``rows`` (rows of one length) is an integer (not a bool)."""
+    return all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+        for row in rows
+        for v in row
+    )
+
+
+def _big_int_rows(rows):
+    """Rows of 81 Python integers some of which numpy holds in no integer dtype (past 64 bits):
+    the cells and the failures :func:`_coerce` gives for cells outside 0-9."""
+    if len(rows[0]) != 81:
+        raise ValueError(f"puzzles: expected shape (N, 81), got ({len(rows)}, {len(rows[0])})")
+    cells = np.zeros((len(rows), 81), dtype=np.uint8)
+    failures = []
+    for r, row in enumerate(rows):
+        bad = next((i for i, v in enumerate(row) if not 0 <= v <= 9), None)
+        if bad is None:
+            cells[r] = [int(v) for v in row]
+        else:
+            failures.append((r, _MALFORMED, f"cell {bad + 1} holds {row[bad]}, expected 0-9"))
+            cells[r] = _native.BAD
+    return cells, failures
 
 
 def to_cells(puzzles) -> np.ndarray:
@@ -523,6 +552,8 @@ def explain(puzzle, *, max_er=None, timeout_ms=None, se121=True, scale=None) -> 
         puzzle = bytes(puzzle)  # text, as bytes are; not 81 integers
     if isinstance(puzzle, (str, bytes)):
         one = [puzzle]
+    elif isinstance(puzzle, (list, tuple)) and len(puzzle) == 81 and _all_ints([puzzle]):
+        one = [list(puzzle)]
     else:
         # A masked array keeps its mask (masked cells are blanks, as in :func:`solve`).
         arr = puzzle if isinstance(puzzle, np.ma.MaskedArray) else np.asarray(puzzle)
@@ -748,8 +779,10 @@ def generate(
         raise ValueError(f"scale: the scale an ER range is rated on; give er too, got scale={scale!r}")
     if er is not None:
         try:
-            low, high = (float(x) for x in er)
-        except (TypeError, ValueError):
+            low, high = (float(_rating("er", x)) for x in er)
+        except (TypeError, ValueError) as e:
+            if "got bool" in str(e):
+                raise
             raise ValueError(f"er: expected a pair (a, b) of ratings, got {er!r}") from None
         er = (low, high)
     puzzles, solutions, counts = _native.generate_cells(
