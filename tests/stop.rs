@@ -564,6 +564,20 @@ fn generate_verify_and_merge_stop_on_a_signal() {
         stderr
     };
 
+    // An earlier run's finished file, which the stopped run must not leave beside its own.
+    bin()
+        .args([
+            "generate",
+            "-q",
+            "-n",
+            "3",
+            "--seed",
+            "1",
+            "-o",
+            &path("g.txt"),
+        ])
+        .assert()
+        .success();
     let stderr = stopped(
         &[
             "generate",
@@ -640,7 +654,14 @@ fn generate_verify_and_merge_stop_on_a_signal() {
         .unwrap()
         .stdout;
     let json = path("v.json");
-    let args = ["verify", "-", "--json", &json].map(std::ffi::OsStr::new);
+    let report = path("r.csv");
+    // An earlier run's report, of other failures: gone once the stopped run has rows.
+    std::fs::write(path("bad.txt"), "12345\n").unwrap();
+    bin()
+        .args(["verify", "-q", &path("bad.txt"), "--report", &report])
+        .assert()
+        .code(1);
+    let args = ["verify", "-", "--json", &json, "--report", &report].map(std::ffi::OsStr::new);
     // The pipe stays open: the run waits for more rows.
     let (output, stderr) =
         stopped_after(&args, Some(&solved), Duration::from_millis(1500), &["TERM"]);
@@ -653,6 +674,11 @@ fn generate_verify_and_merge_stop_on_a_signal() {
         serde_json::from_str(&std::fs::read_to_string(path("v.json")).unwrap()).unwrap();
     assert_eq!(json["interrupted"], true);
     assert_eq!(json["valid"], 95);
+    assert!(!std::path::Path::new(&report).exists(), "{stderr}");
+    assert!(
+        std::path::Path::new(&path("r.csv.partial")).exists(),
+        "{stderr}"
+    );
 
     let input = repeated_puzzles(dir.path(), 400, "big.txt");
     for k in ["1", "2"] {

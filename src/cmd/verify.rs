@@ -569,10 +569,21 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     let mut first_skipped = None;
     let name = |file: u32| files.get(file as usize).map_or("-", String::as_str);
     let mut cut = false;
+    // An earlier run's report and summary, which a stopped or killed run must not leave
+    // looking like its own: gone with this run's first rows (a run that fails before them
+    // leaves them as they were).
+    let mut stale: Vec<&PathBuf> = [&config.report, &config.run.summary]
+        .into_iter()
+        .flatten()
+        .filter(|p| !crate::io::targets::is_stdout(p) && !crate::io::targets::is_direct(p))
+        .collect();
     let consume = |chunk: ChunkOut| -> Result<()> {
         if cut {
             // After a chunk a stop cut short: its rows would leave a gap in the verdict.
             return Ok(());
+        }
+        for path in stale.drain(..) {
+            crate::io::output::remove_stale(path);
         }
         cut = chunk.cut;
         summary.add(&chunk);

@@ -340,6 +340,12 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     let mut report = GenerateReport::empty(seed, threads, config.solver.name());
     let mut clue_sum = 0u64;
     let mut cut = false;
+    // An earlier run's file, which a stopped or killed run must not leave looking like its
+    // own: gone with this run's first puzzles.
+    let mut stale = config
+        .output
+        .as_ref()
+        .filter(|p| !crate::io::targets::is_stdout(p) && !crate::io::targets::is_direct(p));
     let consume = |chunk: Result<ChunkOut>| -> Result<()> {
         if cut {
             // After a chunk a stop cut short: these puzzles would leave a gap, but the grids
@@ -350,6 +356,9 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
             return Ok(());
         }
         let chunk = chunk?;
+        if let Some(path) = stale.take() {
+            crate::io::output::remove_stale(path);
+        }
         cut = chunk.cut;
         output.write_all(&chunk.bytes)?;
         report.puzzles += chunk.puzzles;
