@@ -903,8 +903,11 @@ fn a_stop_ends_the_wait_for_a_fifo_reader() {
         let (output, stderr) = stopped_after(&args, None, Duration::from_millis(700), &["TERM"]);
         assert_eq!(output.status.code(), Some(143), "{command}: {stderr}");
         assert!(
-            stderr.contains("stopped while waiting for a reader of")
-                && stderr.contains("nothing was written"),
+            stderr.contains(&format!(
+                "stopped while waiting for a reader of {} (the {output_flag} file): nothing \
+                 was written to it",
+                fifo.display()
+            )),
             "{command}: {stderr}"
         );
     }

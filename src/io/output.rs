@@ -260,8 +260,10 @@ impl Output {
         if is_direct(path) {
             let file = open_direct(path).map_err(|e| match e.kind() {
                 io::ErrorKind::Interrupted => Error::Interrupted(format!(
-                    "stopped while waiting for a reader of {}: nothing was written",
-                    path.display()
+                    "stopped while waiting for a reader of {} (the {} file): nothing was \
+                     written to it",
+                    path.display(),
+                    options.flag()
                 )),
                 _ => naming(options.flag())(write_error(path, e)),
             })?;
