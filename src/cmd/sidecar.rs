@@ -664,9 +664,10 @@ pub(crate) fn check_header_for_resume(header: bool, resume: bool) -> Result<()> 
 
 /// How a run writing to `output`, resuming or not, hashes its inputs ([`ReadHashes`]): not at
 /// all without a sidecar; as it reads them when it is no `--resume` and its rows hold
-/// everything of the input that decides them (`rows_say_their_input`: for `rate` the puzzle text, for `solve`
-/// the puzzle and the solution, which a resume checks against the input's reference), so that
-/// resuming it without a hash still checks every kept row exactly; first otherwise.
+/// everything of the input that decides them (`rows_say_their_input`: for `rate` the puzzle
+/// text, for `solve` the puzzle and the solution, which a resume checks against the input's
+/// reference), so that resuming it without a hash still checks every kept row exactly; first
+/// otherwise.
 pub(crate) fn hashing(
     output: Option<&Path>,
     resume: bool,
