@@ -241,13 +241,62 @@ pub fn scan_members(codec: Codec, path: &Path) -> io::Result<Vec<Member>> {
     Ok(members)
 }
 
+/// A gzip stream of one or more members, read member by member (as `MultiGzDecoder` does) so
+/// that bytes after a whole member that are not another member are named as such: the
+/// decoder reports them as a bad header or an early end, as if the file were no gzip at all.
+pub(crate) struct GzipMembers<R: BufRead> {
+    /// The member being read; `None` once the stream has ended.
+    member: Option<flate2::bufread::GzDecoder<R>>,
+}
+
+impl<R: BufRead> GzipMembers<R> {
+    pub(crate) fn new(raw: R) -> GzipMembers<R> {
+        GzipMembers {
+            member: Some(flate2::bufread::GzDecoder::new(raw)),
+        }
+    }
+}
+
+impl<R: BufRead> Read for GzipMembers<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let Some(member) = self.member.as_mut() else {
+                return Ok(0);
+            };
+            let n = member.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            // The member ended: what follows is the end, another member, or not gzip.
+            let Some(member) = self.member.take() else {
+                return Ok(0);
+            };
+            let mut raw = member.into_inner();
+            let rest = raw.fill_buf()?;
+            match rest {
+                [] => return Ok(0),
+                [0x1f] | [0x1f, 0x8b, ..] => {
+                    self.member = Some(flate2::bufread::GzDecoder::new(raw));
+                }
+                _ => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "bytes after the end of the gzip data are not gzip (trailing data, \
+                         which `gzip -d` ignores with a warning)",
+                    ))
+                }
+            }
+        }
+    }
+}
+
 /// The plain bytes of the first `end` bytes of the `codec` file at `path` (which must end on a
 /// member boundary, as [`scan_members`] gives), as one stream.
 pub fn read_members(codec: Codec, path: &Path, end: u64) -> io::Result<Box<dyn Read + Send>> {
     let file = BufReader::with_capacity(256 * 1024, File::open(path)?.take(end));
     Ok(match codec {
         Codec::None => Box::new(file),
-        Codec::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(file)),
+        Codec::Gzip => Box::new(GzipMembers::new(file)),
         Codec::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(file)?),
     })
 }

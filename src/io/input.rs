@@ -473,7 +473,7 @@ fn decode(compression: Compression, raw: Box<dyn BufRead + Send>) -> Box<dyn Buf
     match compression {
         Compression::Gzip => Box::new(BufReader::with_capacity(
             READ_BUFFER,
-            flate2::bufread::MultiGzDecoder::new(raw),
+            super::compress::GzipMembers::new(raw),
         )),
         Compression::Zstd => match zstd::stream::read::Decoder::with_buffer(raw) {
             Ok(decoder) => Box::new(BufReader::with_capacity(READ_BUFFER, decoder)),
@@ -942,6 +942,27 @@ mod tests {
             decode_bytes(bytes).read_to_end(&mut out).unwrap();
             assert_eq!(out, TEXT, "{name} in memory");
         }
+    }
+
+    #[test]
+    fn trailing_bytes_after_gzip_data_are_named_as_such() {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(TEXT).unwrap();
+        let mut gz = enc.finish().unwrap();
+        gz.extend_from_slice(b"garbage\n");
+        let mut out = Vec::new();
+        let e = decode_bytes(gz).read_to_end(&mut out).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("bytes after the end of the gzip data are not gzip"),
+            "{e}"
+        );
+        assert_eq!(out, TEXT, "the data before them is read");
+        // Not gzip from the start: the decoder's own words.
+        let e = decode_bytes(vec![0x1f, 0x8b, 0, 0])
+            .read_to_end(&mut out)
+            .unwrap_err();
+        assert!(!e.to_string().contains("after the end"), "{e}");
     }
 
     #[test]

@@ -450,7 +450,7 @@ pub fn decode_result(inner: Box<dyn Read + Send>, path: &Path) -> Result<ResultS
     let mut file = std::io::BufReader::with_capacity(READ_BLOCK, inner);
     let head = std::io::BufRead::fill_buf(&mut file).map_err(open_error)?;
     Ok(match super::compress::Codec::from_magic(head) {
-        Some(super::compress::Codec::Gzip) => Box::new(flate2::bufread::MultiGzDecoder::new(file)),
+        Some(super::compress::Codec::Gzip) => Box::new(super::compress::GzipMembers::new(file)),
         Some(super::compress::Codec::Zstd) => {
             Box::new(zstd::stream::read::Decoder::with_buffer(file).map_err(open_error)?)
         }
