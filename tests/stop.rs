@@ -606,7 +606,9 @@ fn generate_verify_and_merge_stop_on_a_signal() {
         "a prefix of the run"
     );
 
-    // An ER range no candidate meets: the stop lands between two candidates of one puzzle.
+    // An ER range no candidate meets: the stop lands between two candidates of one puzzle,
+    // before the first puzzle, so nothing is written and an earlier file stays.
+    std::fs::write(path("hard.txt"), "earlier\n").unwrap();
     let stderr = stopped(
         &[
             "generate",
@@ -623,8 +625,13 @@ fn generate_verify_and_merge_stop_on_a_signal() {
         0,
     );
     assert!(
-        stderr.contains("holds the first 0 of the 10 puzzles"),
+        stderr.contains("interrupted before the first puzzle: nothing was written"),
         "{stderr}"
+    );
+    assert!(!std::path::Path::new(&path("hard.txt.partial")).exists());
+    assert_eq!(
+        std::fs::read_to_string(path("hard.txt")).unwrap(),
+        "earlier\n"
     );
     // Stopped later, the summary counts the candidates drawn and rated for the puzzles the
     // stop cut short, not only those of kept puzzles (none here).
@@ -763,12 +770,17 @@ fn a_stop_lands_within_a_slow_uniqueness_proof() {
     let (output, stderr) = stopped_after(&args, None, Duration::from_millis(700), &["INT"]);
     assert_eq!(output.status.code(), Some(130), "{stderr}");
     assert!(started.elapsed() < Duration::from_secs(4), "{stderr}");
+    assert!(!stderr.contains("gave up"), "{stderr}");
+    // Stopped before any proof ended: nothing is written, as for any command.
+    if stderr.contains("before the first row: nothing was written") {
+        assert!(!json.exists());
+        return;
+    }
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(json["interrupted"], true);
     // Every row counted was proven whole: valid, none given up.
     assert_eq!(json["rows"], json["valid"], "{json}");
-    assert!(!stderr.contains("gave up"), "{stderr}");
 }
 
 /// One stop request often arrives twice within milliseconds (GNU `timeout` signals its child,
@@ -1227,4 +1239,49 @@ fn an_input_changed_after_resume_compared_it_is_refused() {
         "{stderr}"
     );
     assert!(!out.exists(), "the output is not put in place: {stderr}");
+}
+
+/// A `verify` stopped before its first row writes nothing: an earlier run's report and
+/// summary stay as they were, with no `FILE.partial` beside them.
+#[test]
+#[cfg(unix)]
+fn a_verify_stopped_before_its_first_row_leaves_earlier_files_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |name: &str| dir.path().join(name);
+    std::fs::write(at("bad.txt"), "12345\n").unwrap();
+    bin()
+        .args([
+            "verify",
+            "-q",
+            "--report",
+            "r.csv",
+            "--summary",
+            "s.json",
+            "bad.txt",
+        ])
+        .current_dir(dir.path())
+        .assert()
+        .code(1);
+    let (report, summary) = (
+        std::fs::read(at("r.csv")).unwrap(),
+        std::fs::read(at("s.json")).unwrap(),
+    );
+    mkfifo(&at("in.fifo"));
+    let args = [
+        "verify",
+        "-q",
+        "--report",
+        &at("r.csv").to_string_lossy(),
+        "--summary",
+        &at("s.json").to_string_lossy(),
+        &at("in.fifo").to_string_lossy(),
+    ]
+    .map(|a| std::ffi::OsString::from(a.to_string()));
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    let (output, stderr) = stopped_after(&args, None, Duration::from_millis(500), &["TERM"]);
+    assert_eq!(output.status.code(), Some(143), "{stderr}");
+    assert!(stderr.contains("nothing was written"), "{stderr}");
+    assert_eq!(std::fs::read(at("r.csv")).unwrap(), report);
+    assert_eq!(std::fs::read(at("s.json")).unwrap(), summary);
+    assert!(!at("r.csv.partial").exists());
 }

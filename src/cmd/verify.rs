@@ -582,8 +582,10 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
             // After a chunk a stop cut short: its rows would leave a gap in the verdict.
             return Ok(());
         }
-        for path in stale.drain(..) {
-            crate::io::output::remove_stale(path);
+        if chunk.rows > 0 {
+            for path in stale.drain(..) {
+                crate::io::output::remove_stale(path);
+            }
         }
         cut = chunk.cut;
         summary.add(&chunk);
@@ -625,6 +627,15 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     progress.finish();
     result?;
     summary.interrupted = records.stopped() || cut;
+    if summary.interrupted && summary.rows == 0 {
+        // Stopped before the first row: dropping the report removes its `FILE.partial`, and
+        // an earlier run's report and summary stay as they were.
+        drop(report);
+        return Err(Error::Interrupted(format!(
+            "stopped by {} before the first row: nothing was written",
+            interrupt::stopped_by()
+        )));
+    }
     let notes = end_report(report, &summary)?;
     summary.finish(started.elapsed());
     if let Some(path) = &config.run.summary {

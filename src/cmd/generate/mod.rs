@@ -356,8 +356,10 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
             return Ok(());
         }
         let chunk = chunk?;
-        if let Some(path) = stale.take() {
-            crate::io::output::remove_stale(path);
+        if chunk.puzzles > 0 {
+            if let Some(path) = stale.take() {
+                crate::io::output::remove_stale(path);
+            }
         }
         cut = chunk.cut;
         output.write_all(&chunk.bytes)?;
@@ -380,7 +382,16 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     progress.finish();
     result?;
     report.interrupted = cut || (report.puzzles < config.count && interrupt::requested());
-    if report.interrupted {
+    if report.interrupted && report.puzzles == 0 && output.placed().is_ok() {
+        // Stopped before the first puzzle: dropping the output removes its `FILE.partial`,
+        // and an earlier run's `FILE` stays as it was.
+        drop(output);
+        report.notes.push(format!(
+            "interrupted before the first puzzle: nothing was written; generate again with \
+             --seed {} to make them",
+            report.seed
+        ));
+    } else if report.interrupted {
         let kept = output.keep()?;
         report.notes.push(stopped_note(config, &report, kept));
     } else {
