@@ -664,6 +664,90 @@ fn merge_of_a_shard_cut_short_writes_nothing_unless_allowed() {
     assert!(!d.join("all.csv").exists());
 }
 
+/// A compressed shard cut inside a member (a copy that lost its end) merges, with
+/// `--allow-incomplete`, the rows of its whole members, saying where the torn one was left
+/// out, as a plain shard cut inside a row merges its whole rows.
+#[test]
+fn a_compressed_shard_cut_inside_a_member_merges_its_whole_members() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(data("magictour_top1465.txt"), d.join("m.txt")).unwrap();
+    std::fs::copy(data("norvig_top95.txt"), d.join("p.txt")).unwrap();
+    for (command, input, ext) in [
+        ("solve", "m.txt", "gz"),
+        ("solve", "m.txt", "zst"),
+        ("rate", "p.txt", "gz"),
+    ] {
+        let shard = |k: u32| format!("{command}-{k}.csv.{ext}");
+        for k in 1..=2 {
+            let args = [command, input, "-q", "--shard", &format!("{k}/2"), "-o"];
+            let (code, err) = run(d, &[&args[..], &[shard(k).as_str()]].concat());
+            assert_eq!(code, 0, "{err}");
+        }
+        let whole = format!("{command}-{ext}-whole.csv");
+        let (code, err) = run(d, &["merge", &shard(1), &shard(2), "-q", "-o", &whole]);
+        assert_eq!(code, 0, "{err}");
+        let first = d.join(shard(1));
+        let size = std::fs::metadata(&first).unwrap().len();
+        std::fs::File::options()
+            .write(true)
+            .open(&first)
+            .unwrap()
+            .set_len(size * 2 / 3)
+            .unwrap();
+        let cut = format!("{command}-{ext}-cut.csv");
+        let merge = [
+            "merge",
+            &shard(1),
+            &shard(2),
+            "-q",
+            "-o",
+            &cut,
+            "--allow-incomplete",
+        ];
+        let (code, err) = run(d, &merge);
+        assert_eq!(code, 1, "{command} {ext}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{}: cut off inside a compressed member at byte",
+                shard(1)
+            )),
+            "{command} {ext}: {err}"
+        );
+        let rows = |name: &str| -> Vec<String> {
+            let text = std::fs::read_to_string(d.join(name)).unwrap();
+            text.lines().skip(1).map(String::from).collect()
+        };
+        let (all, kept) = (rows(&whole), rows(&cut));
+        assert!(kept.len() < all.len(), "{command} {ext}");
+        let (time, all_header) = (
+            if command == "solve" {
+                "solve_ns"
+            } else {
+                "rate_ns"
+            },
+            std::fs::read_to_string(d.join(&whole)).unwrap(),
+        );
+        let slot = all_header
+            .lines()
+            .next()
+            .unwrap()
+            .split(',')
+            .position(|c| c == time)
+            .unwrap();
+        let untimed = |row: &String| -> String {
+            let mut fields: Vec<&str> = row.split(',').collect();
+            fields[slot] = "";
+            fields.join(",")
+        };
+        let all: std::collections::HashSet<String> = all.iter().map(untimed).collect();
+        assert!(
+            kept.iter().all(|r| all.contains(&untimed(r))),
+            "{command} {ext}: every merged row is a row of the whole merge"
+        );
+    }
+}
+
 /// A shard whose last row is torn (cut inside the row, not after a line end), for `solve` and
 /// `rate` shards, plain or gzip: nothing written, and with `--allow-incomplete` that row left
 /// out (any of its fields may be short), never merged as it is.

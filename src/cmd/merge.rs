@@ -35,7 +35,8 @@ use crate::error::{Error, Result};
 use crate::grid::Grid;
 use crate::io::output::Output;
 use crate::io::results::{
-    header_line, header_of, push_csv_record, torn_row, Column, ResultReader, ResultRowRef, Status,
+    header_line, header_of, open_result_file, open_whole_members, push_csv_record, torn_member,
+    torn_row, Column, ResultReader, ResultRowRef, Status,
 };
 use crate::io::targets::partial_path;
 use crate::io::targets::{check_targets, one_on_stdout, Target, WriteKind};
@@ -177,11 +178,19 @@ struct ShardReader {
     rows: u64,
     /// Where the shard's torn last line starts, once read to its end.
     torn: Option<u64>,
+    /// Where a torn compressed member was left out (`--allow-incomplete`).
+    torn_member: Option<u64>,
 }
 
 impl ShardReader {
-    fn open(path: &Path) -> Result<ShardReader> {
-        let reader = ResultReader::open(path)?.ok_or_else(|| Error::Input {
+    /// Opens the shard at `path`; a compressed one only up to its last whole member when
+    /// `whole_members` (what `--allow-incomplete` merges of a cut-off shard).
+    fn open(path: &Path, whole_members: bool) -> Result<ShardReader> {
+        let (source, torn_member) = match whole_members {
+            true => open_whole_members(path)?,
+            false => (open_result_file(path)?, None),
+        };
+        let reader = ResultReader::new(source, path)?.ok_or_else(|| Error::Input {
             path: path.to_path_buf(),
             message: format!(
                 "not a solve output: no header line (expected the header {})",
@@ -194,6 +203,7 @@ impl ShardReader {
             last: None,
             rows: 0,
             torn: None,
+            torn_member,
         })
     }
 
@@ -242,7 +252,7 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     if all_rated(&config.inputs, &sidecars)? {
         return merge_rate(config, &sidecars);
     }
-    let (mut shards, columns) = open_shards(&config.inputs)?;
+    let (mut shards, columns) = open_shards(&config.inputs, config.allow_incomplete)?;
     let shard_summaries = config
         .shard_summaries
         .iter()
@@ -276,6 +286,11 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
         shards
             .iter()
             .filter_map(|s| Some(torn_row(s.path(), s.torn?))),
+    );
+    incomplete.extend(
+        shards
+            .iter()
+            .filter_map(|s| Some(torn_member(s.path(), s.torn_member?))),
     );
     incomplete.extend(rows_unlike_sidecars(&shards, &sidecars));
     if !complete_output(config, output, &merged_rows.unwritten, &incomplete)? {
@@ -539,10 +554,10 @@ fn check_merge_targets(config: &MergeConfig) -> Result<()> {
 
 /// Opens the shards (at least one) and returns them with their common columns: rows are
 /// copied as they are, so every shard must have the same columns in one order.
-fn open_shards(inputs: &[PathBuf]) -> Result<(Vec<ShardReader>, Vec<Column>)> {
+fn open_shards(inputs: &[PathBuf], whole_members: bool) -> Result<(Vec<ShardReader>, Vec<Column>)> {
     let shards = inputs
         .iter()
-        .map(|p| ShardReader::open(p))
+        .map(|p| ShardReader::open(p, whole_members))
         .collect::<Result<Vec<_>>>()?;
     let columns = shards[0].reader.columns().to_vec();
     if let Some(other) = shards.iter().find(|s| s.reader.columns() != columns) {
@@ -692,7 +707,12 @@ fn merge_rate(config: &MergeConfig, sidecars: &[Option<RunManifest>]) -> Result<
         ..Default::default()
     };
     let mut output = Output::create_with(config.output.as_deref(), &options)?;
-    let mut merged = rate_merge::interleave(&config.inputs, sidecars, &mut output)?;
+    let mut merged = rate_merge::interleave(
+        &config.inputs,
+        sidecars,
+        &mut output,
+        config.allow_incomplete,
+    )?;
     interrupt::stop_point_whole("merge", &output)?;
     incomplete.append(&mut merged.unlike_sidecars);
     if !complete_output(config, output, &merged.unwritten, &incomplete)? {

@@ -440,6 +440,33 @@ pub fn open_result_file(path: &Path) -> Result<ResultSource> {
     decode_result(Box::new(file), path)
 }
 
+/// Opens a result file as [`open_result_file`] does, but a gzip or zstd one only up to the end
+/// of its last whole member: a copy cut inside a member reads as the rows of its whole
+/// members, as a plain file cut inside a row reads as its whole rows. The second value is
+/// where a torn member was left out (its first byte), if one was.
+pub fn open_whole_members(path: &Path) -> Result<(ResultSource, Option<u64>)> {
+    use super::compress::{read_members, scan_members, Codec};
+    let read_error = |cause| Error::Read {
+        path: path.to_path_buf(),
+        cause,
+    };
+    let mut head = Vec::with_capacity(4);
+    File::open(path)
+        .and_then(|f| f.take(4).read_to_end(&mut head))
+        .map_err(|cause| Error::Open {
+            path: path.to_path_buf(),
+            cause,
+        })?;
+    let Some(codec) = Codec::from_magic(&head) else {
+        return Ok((open_result_file(path)?, None));
+    };
+    let members = scan_members(codec, path).map_err(read_error)?;
+    let end = members.last().map_or(0, |m| m.end);
+    let size = std::fs::metadata(path).map_err(read_error)?.len();
+    let source = read_members(codec, path, end).map_err(read_error)?;
+    Ok((source, (end < size).then_some(end)))
+}
+
 /// Reads `inner` (named `path` in errors) as [`open_result_file`] reads a file: plain, or
 /// gzip or zstd as its first bytes say.
 pub fn decode_result(inner: Box<dyn Read + Send>, path: &Path) -> Result<ResultSource> {
@@ -851,6 +878,16 @@ pub fn torn_row(path: &Path, line: u64) -> String {
     format!(
         "{}: line {line}: a cut-off row (no line end), left out: the shard was cut short while \
          its run wrote it, or since; finish it with --resume",
+        path.display()
+    )
+}
+
+/// The sentence for a compressed shard cut inside a member (at byte `at`, see
+/// [`open_whole_members`]), whose rows there are left out.
+pub fn torn_member(path: &Path, at: u64) -> String {
+    format!(
+        "{}: cut off inside a compressed member at byte {at}, whose rows are left out: the \
+         shard was cut short while its run wrote it, or since; finish it with --resume",
         path.display()
     )
 }

@@ -13,7 +13,9 @@ use super::RateSummary;
 use crate::cmd::sidecar::RunManifest;
 use crate::error::{Error, Result};
 use crate::io::output::Output;
-use crate::io::results::{open_result_file, push_csv_record, torn_row, ResultSource};
+use crate::io::results::{
+    open_result_file, open_whole_members, push_csv_record, torn_member, torn_row, ResultSource,
+};
 use crate::io::{Body, Fields, Format};
 use crate::rate::verdict::RateStatus;
 
@@ -68,13 +70,21 @@ struct RateShard {
     rows: u64,
     /// Where the shard's torn last line starts, once read to its end.
     torn: Option<u64>,
+    /// Where a torn compressed member was left out (`--allow-incomplete`).
+    torn_member: Option<u64>,
 }
 
 impl RateShard {
     /// Opens a shard and reads its header.
-    fn open(path: &Path) -> Result<(RateShard, Vec<RateColumn>)> {
+    /// Opens the shard at `path`; a compressed one only up to its last whole member when
+    /// `whole_members` (what `--allow-incomplete` merges of a cut-off shard).
+    fn open(path: &Path, whole_members: bool) -> Result<(RateShard, Vec<RateColumn>)> {
+        let (inner, torn_member) = match whole_members {
+            true => open_whole_members(path)?,
+            false => (open_result_file(path)?, None),
+        };
         let file = Tail {
-            inner: open_result_file(path)?,
+            inner,
             read: 0,
             last: b'\n',
             ended: false,
@@ -124,6 +134,7 @@ impl RateShard {
             last: None,
             rows: 0,
             torn: None,
+            torn_member,
         };
         Ok((shard, columns))
     }
@@ -187,11 +198,12 @@ pub(crate) fn interleave(
     inputs: &[PathBuf],
     sidecars: &[Option<RunManifest>],
     output: &mut Output,
+    whole_members: bool,
 ) -> Result<RateMerge> {
     let mut shards = Vec::with_capacity(inputs.len());
     let mut columns: Option<Vec<RateColumn>> = None;
     for path in inputs {
-        let (shard, found) = RateShard::open(path)?;
+        let (shard, found) = RateShard::open(path, whole_members)?;
         if let Some(first) = columns.as_ref().filter(|c| **c != found) {
             return Err(Error::Input {
                 path: path.clone(),
@@ -259,6 +271,9 @@ pub(crate) fn interleave(
     for (shard, sidecar) in shards.iter().zip(sidecars) {
         if let Some(line) = shard.torn {
             merged.unlike_sidecars.push(torn_row(&shard.path, line));
+        }
+        if let Some(at) = shard.torn_member {
+            merged.unlike_sidecars.push(torn_member(&shard.path, at));
         }
         if let Some(finished) = sidecar.as_ref().and_then(|m| m.finished) {
             if shard.rows != finished.rows {
