@@ -95,8 +95,7 @@ fn table(rows: &[BenchRow]) -> String {
         .collect();
     out.push_str(&format!("|{}|\n", aligns.join("|")));
     for row in rows {
-        // A `|` in a cell (a file name) is escaped, so it cannot split the cell.
-        let cells = table_cells(row).map(|c| c.replace('|', "\\|"));
+        let cells = table_cells(row).map(|c| table_cell(&c));
         out.push_str(&format!("| {} |\n", cells.join(" | ")));
     }
     out
@@ -132,8 +131,14 @@ fn table_cells(row: &BenchRow) -> [String; 15] {
     ]
 }
 
-/// `text` on one line: control characters (a newline in an external command) written as
-/// escapes, so a note stays one list item.
+/// A Markdown table cell for `text` (a file, host or CPU name, perhaps read from a results
+/// file): on one line, and a `|` escaped, so it can split neither the row nor the cell.
+pub(crate) fn table_cell(text: &str) -> String {
+    one_line(text).replace('|', "\\|")
+}
+
+/// `text` on one line: control characters (a newline in an external command or a file name)
+/// written as escapes, so a note stays one list item and a table cell one cell.
 fn one_line(text: &str) -> String {
     text.chars()
         .map(|c| {
@@ -185,5 +190,6 @@ mod tests {
             "external `printf 'x\\n'\\r\\tcat`: ok"
         );
         assert_eq!(one_line("plain × text"), "plain × text");
+        assert_eq!(table_cell("a\nb|c.txt"), "a\\nb\\|c.txt");
     }
 }

@@ -34,6 +34,7 @@ use append::CsvAppender;
 pub(crate) use datasets::{builtin_suite, load_dataset, SUITE_HELP};
 pub use datasets::{puzzle_list_sha256, Dataset};
 use markdown::markdown_report;
+pub(crate) use markdown::table_cell;
 pub use markdown::MARKDOWN_COLUMNS;
 use measure::{check_pass, measure, round};
 use row::empty_row;

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cmd::bench::{BenchMode, BenchRow, BenchStatus};
+use crate::cmd::bench::{table_cell, BenchMode, BenchRow, BenchStatus};
 use crate::cmd::{print_stdout, Finish};
 use crate::error::{Error, Result};
 use crate::io::targets::{check_targets, Target, WriteKind};
@@ -440,10 +440,11 @@ fn comparison_rows(table: &[Configuration<'_>]) -> Vec<ComparisonRow> {
         .collect()
 }
 
-/// One row of a Markdown table: a `|` inside a cell (a host name, a CPU model or a dataset
-/// name read from a results file) is escaped, so it cannot split the cell.
+/// One row of a Markdown table: a `|` or a line end inside a cell (a host name, a CPU model or
+/// a dataset name read from a results file) is escaped, so it can split neither the cell nor
+/// the row.
 fn table_row(cells: &[String]) -> String {
-    let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+    let cells: Vec<String> = cells.iter().map(|c| table_cell(c)).collect();
     format!("| {} |\n", cells.join(" | "))
 }
 
