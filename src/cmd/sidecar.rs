@@ -435,8 +435,9 @@ pub(crate) struct Sidecar<'a> {
     /// Files an earlier run left that would pass for this run's (its `FILE`, its
     /// `--summary`): removed with this run's first rows.
     stale: Vec<PathBuf>,
-    /// `--resume`: rows of an earlier run may be kept.
-    resumed: bool,
+    /// How many inputs (the first ones) the rows kept from an earlier run (`--resume`) were
+    /// read from.
+    kept_inputs: usize,
 }
 
 /// Where a `solve` or `rate` run writes its rows, for its [`Sidecar`].
@@ -468,7 +469,7 @@ impl<'a> Sidecar<'a> {
             hashes,
             not_resumable: None,
             stale: Vec::new(),
-            resumed: false,
+            kept_inputs: 0,
         }
     }
 
@@ -488,12 +489,16 @@ impl<'a> Sidecar<'a> {
     ) -> Sidecar<'a> {
         let mut sidecar = Sidecar::new(manifest, rows.output, hashes);
         sidecar.stale = stale_outputs(rows.output, rows.summary, rows.resume);
-        sidecar.resumed = rows.resume;
         sidecar.not_resumable = match rows.header {
             false => Some("they have no header (--no-header)".into()),
             true => unresumable,
         };
         sidecar
+    }
+
+    /// Rows of an earlier run were kept (`--resume`), read from the first `inputs` inputs.
+    pub(crate) fn kept_rows_from(&mut self, inputs: usize) {
+        self.kept_inputs = inputs;
     }
 
     /// The manifest, for `--resume` to compare with the earlier run's.
@@ -565,7 +570,7 @@ impl<'a> Sidecar<'a> {
         }
         // The hashes first: a failure to take one leaves the output unfinished, as it should.
         if let (Some(manifest), Some(_)) = (self.manifest.as_mut(), self.output) {
-            manifest.record_hashes(&self.hashes, self.resumed)?;
+            manifest.record_hashes(&self.hashes, self.kept_inputs)?;
         }
         output.finish()?;
         if let (Some(manifest), Some(path)) = (self.manifest.as_mut(), self.output) {
@@ -843,9 +848,10 @@ impl RunManifest {
     /// it covers (a file that grew after the run started was read as it was when opened). An
     /// input hashed first and read whole since is recorded as read: it may have changed in
     /// between (between its hash and its opening, for the second input and later), and the
-    /// rows come from what was read. A resumed run refuses that change: its kept rows come
-    /// from what was there before.
-    fn record_hashes(&mut self, hashes: &ReadHashes, resumed: bool) -> Result<()> {
+    /// rows come from what was read. A resumed run refuses that change in the first
+    /// `kept_inputs` inputs, which its kept rows were read from when they held what they
+    /// held before.
+    fn record_hashes(&mut self, hashes: &ReadHashes, kept_inputs: usize) -> Result<()> {
         for (i, input) in self.inputs.iter_mut().enumerate() {
             if input.blake3.is_none() && hashes.while_reading(i) {
                 if let Some((hash, bytes)) = hashes.of(i)? {
@@ -860,7 +866,7 @@ impl RunManifest {
             if hashed == read && input.size == Some(*bytes) {
                 continue;
             }
-            if resumed {
+            if i < kept_inputs {
                 return Err(Error::Input {
                     path: PathBuf::from(&input.name),
                     message: format!(
@@ -1171,6 +1177,32 @@ mod tests {
             Hashing::WhileReading,
         );
         assert!(!hashes.while_reading(0) && !hashes.while_reading(1));
+    }
+
+    /// An input hashed first that changed before it was read is recorded as read, unless
+    /// rows kept from an earlier run came from it.
+    #[test]
+    fn an_input_hashed_first_is_recorded_as_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let x = dir.path().join("x.txt");
+        std::fs::write(&x, "abc\n").unwrap();
+        let config = SolveConfig::new(vec![Input::File(x.clone())]);
+        let hashes = ReadHashes::new(&config.run.inputs, Hashing::First);
+        let manifest = RunManifest::new(&config, None, &Column::ALL, &hashes).unwrap();
+        std::fs::write(&x, "abd\n").unwrap();
+        let reader = crate::io::RecordReader::new(
+            config.run.inputs.clone(),
+            ReadOptions::default(),
+            Arc::default(),
+        );
+        let mut reader = reader.with_taps(hashes.taps());
+        while reader.next_record().unwrap().is_some() {}
+        let e = manifest.clone().record_hashes(&hashes, 1).unwrap_err();
+        assert!(e.to_string().contains("it changed after --resume"), "{e}");
+        let mut recorded = manifest;
+        recorded.record_hashes(&hashes, 0).unwrap();
+        let read = blake3::hash(b"abd\n").to_hex().to_string();
+        assert_eq!(recorded.inputs[0].blake3.as_deref(), Some(read.as_str()));
     }
 
     #[test]

@@ -164,6 +164,11 @@ impl RecordReader {
         reader
     }
 
+    /// How many of the inputs have been opened so far (the one being read included).
+    pub fn inputs_opened(&self) -> usize {
+        self.next_input
+    }
+
     /// Inputs that held no records, by display name, among those read so far.
     pub fn empty_inputs(&self) -> &[String] {
         &self.empty_inputs

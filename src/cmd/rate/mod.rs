@@ -522,6 +522,9 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
         sidecar.manifest_mut(),
         &mut notes,
     ))?;
+    if resumed_rows > 0 {
+        sidecar.kept_rows_from(records.reader.inputs_opened());
+    }
     if needs_header && config.header && !config.explain {
         output.write_all(RateColumn::header(&config.columns).as_bytes())?;
     }

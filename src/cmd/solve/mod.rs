@@ -520,6 +520,9 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
         mut tally,
         needs_header,
     } = resumed;
+    if resumed_rows > 0 {
+        sidecar.kept_rows_from(records.reader.inputs_opened());
+    }
     if needs_header && config.header {
         output.write_all(format.header().as_bytes())?;
     }
