@@ -211,6 +211,13 @@ impl ShardReader {
         self.reader.path()
     }
 
+    /// What was left out of the shard, read to its end: a torn last row, a torn member.
+    fn cut_off(&self) -> impl Iterator<Item = String> + '_ {
+        let row = self.torn.map(|line| torn_row(self.path(), line));
+        let member = self.torn_member.map(|at| torn_member(self.path(), at));
+        row.into_iter().chain(member)
+    }
+
     /// Reads the next row and returns its index, checking that indices increase. A torn last
     /// line is no row: it is noted in `torn`.
     fn advance(&mut self) -> Result<Option<u64>> {
@@ -282,16 +289,7 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     let merged_rows = interleave(&mut shards, &mut output, unique)?;
     // The last look: a signal after the last rows were read still stops the merge.
     interrupt::stop_point_whole("merge", &output)?;
-    incomplete.extend(
-        shards
-            .iter()
-            .filter_map(|s| Some(torn_row(s.path(), s.torn?))),
-    );
-    incomplete.extend(
-        shards
-            .iter()
-            .filter_map(|s| Some(torn_member(s.path(), s.torn_member?))),
-    );
+    incomplete.extend(shards.iter().flat_map(ShardReader::cut_off));
     incomplete.extend(rows_unlike_sidecars(&shards, &sidecars));
     if !complete_output(config, output, &merged_rows.unwritten, &incomplete)? {
         return Ok(nothing_written(notes, incomplete));

@@ -569,14 +569,7 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     let mut first_skipped = None;
     let name = |file: u32| files.get(file as usize).map_or("-", String::as_str);
     let mut cut = false;
-    // An earlier run's report and summary, which a stopped or killed run must not leave
-    // looking like its own: gone with this run's first rows (a run that fails before them
-    // leaves them as they were).
-    let mut stale: Vec<&PathBuf> = [&config.report, &config.run.summary]
-        .into_iter()
-        .flatten()
-        .filter(|p| !crate::io::targets::is_stdout(p) && !crate::io::targets::is_direct(p))
-        .collect();
+    let mut stale = stale_files(config);
     let consume = |chunk: ChunkOut| -> Result<()> {
         if cut {
             // After a chunk a stop cut short: its rows would leave a gap in the verdict.
@@ -627,15 +620,6 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     progress.finish();
     result?;
     summary.interrupted = records.stopped() || cut;
-    if summary.interrupted && summary.rows == 0 {
-        // Stopped before the first row: dropping the report removes its `FILE.partial`, and
-        // an earlier run's report and summary stay as they were.
-        drop(report);
-        return Err(Error::Interrupted(format!(
-            "stopped by {} before the first row: nothing was written",
-            interrupt::stopped_by()
-        )));
-    }
     let notes = end_report(report, &summary)?;
     summary.finish(started.elapsed());
     if let Some(path) = &config.run.summary {
@@ -652,8 +636,17 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
 
 /// Ends the `--report` output, if any: put in place after a whole run (a closed pipe loses it
 /// quietly), flushed and left as `FILE.partial` after a stop. The notes for stderr on what a
-/// stopped run covered and where its report is.
+/// stopped run covered and where its report is. A run stopped before its first row writes
+/// nothing (an [`Error::Interrupted`] says so): dropping the report removes its
+/// `FILE.partial`, and an earlier run's report and summary stay as they were.
 fn end_report(report: Option<Output>, summary: &VerifySummary) -> Result<Vec<String>> {
+    if summary.interrupted && summary.rows == 0 {
+        drop(report);
+        return Err(Error::Interrupted(format!(
+            "stopped by {} before the first row: nothing was written",
+            interrupt::stopped_by()
+        )));
+    }
     let mut notes = Vec::new();
     if summary.interrupted {
         notes.push(format!(
@@ -677,6 +670,17 @@ fn end_report(report: Option<Output>, summary: &VerifySummary) -> Result<Vec<Str
         ));
     }
     Ok(notes)
+}
+
+/// An earlier run's report and summary, which a stopped or killed run must not leave looking
+/// like its own: removed with this run's first rows (a run that fails or stops before them
+/// leaves them as they were). Files only, never standard output or a device.
+fn stale_files(config: &VerifyConfig) -> Vec<&PathBuf> {
+    [&config.report, &config.run.summary]
+        .into_iter()
+        .flatten()
+        .filter(|p| !crate::io::targets::is_stdout(p) && !crate::io::targets::is_direct(p))
+        .collect()
 }
 
 /// Checks every file the run writes (`--report`, `--summary`) before anything is read, then

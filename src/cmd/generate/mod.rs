@@ -263,6 +263,27 @@ fn make_chunk(
 
 /// Where the puzzles of a stopped run are (`kept`, as [`Output::keep`] says), and how to get
 /// the rest.
+/// Ends the output: put in place after a whole run; after a stop, left as `FILE.partial`
+/// with a note, or, stopped before the first puzzle, removed (an earlier run's `FILE` stays as
+/// it was).
+fn end_output(config: &GenerateConfig, output: Output, report: &mut GenerateReport) -> Result<()> {
+    if !report.interrupted {
+        return output.finish();
+    }
+    if report.puzzles == 0 && output.placed().is_ok() {
+        drop(output);
+        report.notes.push(format!(
+            "interrupted before the first puzzle: nothing was written; generate again with \
+             --seed {} to make them",
+            report.seed
+        ));
+        return Ok(());
+    }
+    let kept = output.keep()?;
+    report.notes.push(stopped_note(config, report, kept));
+    Ok(())
+}
+
 fn stopped_note(
     config: &GenerateConfig,
     report: &GenerateReport,
@@ -382,21 +403,7 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     progress.finish();
     result?;
     report.interrupted = cut || (report.puzzles < config.count && interrupt::requested());
-    if report.interrupted && report.puzzles == 0 && output.placed().is_ok() {
-        // Stopped before the first puzzle: dropping the output removes its `FILE.partial`,
-        // and an earlier run's `FILE` stays as it was.
-        drop(output);
-        report.notes.push(format!(
-            "interrupted before the first puzzle: nothing was written; generate again with \
-             --seed {} to make them",
-            report.seed
-        ));
-    } else if report.interrupted {
-        let kept = output.keep()?;
-        report.notes.push(stopped_note(config, &report, kept));
-    } else {
-        output.finish()?;
-    }
+    end_output(config, output, &mut report)?;
     report.wall_seconds = started.elapsed().as_secs_f64();
     if report.puzzles == 0 {
         report.min_clues = 0;
