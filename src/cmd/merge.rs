@@ -36,7 +36,7 @@ use crate::grid::Grid;
 use crate::io::output::Output;
 use crate::io::results::{
     header_line, header_of, open_result_file, open_whole_members, push_csv_record, torn_member,
-    torn_row, Column, ResultReader, ResultRowRef, Status,
+    torn_row, AfterMembers, Column, ResultReader, ResultRowRef, Status,
 };
 use crate::io::targets::partial_path;
 use crate::io::targets::{check_targets, one_on_stdout, Target, WriteKind};
@@ -178,8 +178,8 @@ struct ShardReader {
     rows: u64,
     /// Where the shard's torn last line starts, once read to its end.
     torn: Option<u64>,
-    /// Where a torn compressed member was left out (`--allow-incomplete`).
-    torn_member: Option<u64>,
+    /// What was left out after the last whole compressed member (`--allow-incomplete`).
+    torn_member: Option<AfterMembers>,
 }
 
 impl ShardReader {

@@ -247,12 +247,49 @@ pub fn scan_members(codec: Codec, path: &Path) -> io::Result<Vec<Member>> {
 pub(crate) struct GzipMembers<R: BufRead> {
     /// The member being read; `None` once the stream has ended.
     member: Option<flate2::bufread::GzDecoder<R>>,
+    /// A whole member was read before this one: an error before this one's first byte is
+    /// about bytes after the gzip data.
+    after_whole: bool,
+    /// Bytes this member has given.
+    given: u64,
+}
+
+/// The error for bytes after a whole gzip member that are not another member.
+fn trailing_gzip_data() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        "bytes after the end of the gzip data are not gzip (trailing data, which `gzip -d` \
+         ignores with a warning)",
+    )
 }
 
 impl<R: BufRead> GzipMembers<R> {
     pub(crate) fn new(raw: R) -> GzipMembers<R> {
         GzipMembers {
             member: Some(flate2::bufread::GzDecoder::new(raw)),
+            after_whole: false,
+            given: 0,
+        }
+    }
+
+    /// After a whole member: the end (zero bytes, as some tools pad, are the end too, as
+    /// `gzip -d` takes them), another member, or trailing data.
+    fn next_member(&mut self, mut raw: R) -> io::Result<bool> {
+        loop {
+            let rest = raw.fill_buf()?;
+            match rest {
+                [] => return Ok(false),
+                [0x1f] | [0x1f, 0x8b, ..] => {
+                    self.member = Some(flate2::bufread::GzDecoder::new(raw));
+                    (self.after_whole, self.given) = (true, 0);
+                    return Ok(true);
+                }
+                _ if rest.iter().all(|&b| b == 0) => {
+                    let n = rest.len();
+                    raw.consume(n);
+                }
+                _ => return Err(trailing_gzip_data()),
+            }
         }
     }
 }
@@ -263,28 +300,21 @@ impl<R: BufRead> Read for GzipMembers<R> {
             let Some(member) = self.member.as_mut() else {
                 return Ok(0);
             };
-            let n = member.read(buf)?;
+            let n = match member.read(buf) {
+                Ok(n) => n,
+                // A "member" after a whole one that is not gzip (`1f 8b` and junk).
+                Err(_) if self.after_whole && self.given == 0 => return Err(trailing_gzip_data()),
+                Err(e) => return Err(e),
+            };
+            self.given += n as u64;
             if n > 0 || buf.is_empty() {
                 return Ok(n);
             }
-            // The member ended: what follows is the end, another member, or not gzip.
             let Some(member) = self.member.take() else {
                 return Ok(0);
             };
-            let mut raw = member.into_inner();
-            let rest = raw.fill_buf()?;
-            match rest {
-                [] => return Ok(0),
-                [0x1f] | [0x1f, 0x8b, ..] => {
-                    self.member = Some(flate2::bufread::GzDecoder::new(raw));
-                }
-                _ => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        "bytes after the end of the gzip data are not gzip (trailing data, \
-                         which `gzip -d` ignores with a warning)",
-                    ))
-                }
+            if !self.next_member(member.into_inner())? {
+                return Ok(0);
             }
         }
     }

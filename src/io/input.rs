@@ -951,13 +951,30 @@ mod tests {
         let mut gz = enc.finish().unwrap();
         gz.extend_from_slice(b"garbage\n");
         let mut out = Vec::new();
-        let e = decode_bytes(gz).read_to_end(&mut out).unwrap_err();
+        let e = decode_bytes(gz.clone()).read_to_end(&mut out).unwrap_err();
         assert!(
             e.to_string()
                 .contains("bytes after the end of the gzip data are not gzip"),
             "{e}"
         );
         assert_eq!(out, TEXT, "the data before them is read");
+        // A member header and junk: trailing data too. Zero bytes (padding) are the end.
+        for (tail, ok) in [
+            (&b"\x1f\x8bjunkjunkjunk"[..], false),
+            (&[0u8; 4096][..], true),
+        ] {
+            let mut padded = gz[..gz.len() - 8].to_vec();
+            padded.extend_from_slice(tail);
+            let mut out = Vec::new();
+            let read = decode_bytes(padded).read_to_end(&mut out);
+            match ok {
+                true => assert!(read.is_ok() && out == TEXT, "{read:?}"),
+                false => assert!(read
+                    .unwrap_err()
+                    .to_string()
+                    .contains("after the end of the gzip data")),
+            }
+        }
         // Not gzip from the start: the decoder's own words.
         let e = decode_bytes(vec![0x1f, 0x8b, 0, 0])
             .read_to_end(&mut out)

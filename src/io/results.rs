@@ -440,11 +440,21 @@ pub fn open_result_file(path: &Path) -> Result<ResultSource> {
     decode_result(Box::new(file), path)
 }
 
+/// What follows the last whole member of a compressed result file (see
+/// [`open_whole_members`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterMembers {
+    /// A member cut short, from this byte on: its rows are left out.
+    TornMember(u64),
+    /// Bytes that are no member, from this byte on (zero bytes are none).
+    Trailing(u64),
+}
+
 /// Opens a result file as [`open_result_file`] does, but a gzip or zstd one only up to the end
 /// of its last whole member: a copy cut inside a member reads as the rows of its whole
-/// members, as a plain file cut inside a row reads as its whole rows. The second value is
-/// where a torn member was left out (its first byte), if one was.
-pub fn open_whole_members(path: &Path) -> Result<(ResultSource, Option<u64>)> {
+/// members, as a plain file cut inside a row reads as its whole rows. The second value says
+/// what was left out after them, if anything.
+pub fn open_whole_members(path: &Path) -> Result<(ResultSource, Option<AfterMembers>)> {
     use super::compress::{read_members, scan_members, Codec};
     let read_error = |cause| Error::Read {
         path: path.to_path_buf(),
@@ -462,9 +472,22 @@ pub fn open_whole_members(path: &Path) -> Result<(ResultSource, Option<u64>)> {
     };
     let members = scan_members(codec, path).map_err(read_error)?;
     let end = members.last().map_or(0, |m| m.end);
-    let size = std::fs::metadata(path).map_err(read_error)?.len();
+    let mut tail = Vec::new();
+    File::open(path)
+        .and_then(|mut f| {
+            std::io::Seek::seek(&mut f, std::io::SeekFrom::Start(end))?;
+            f.read_to_end(&mut tail)
+        })
+        .map_err(read_error)?;
+    let after = if tail.iter().all(|&b| b == 0) {
+        None
+    } else if Codec::from_magic(&tail) == Some(codec) || tail == [0x1f] {
+        Some(AfterMembers::TornMember(end))
+    } else {
+        Some(AfterMembers::Trailing(end))
+    };
     let source = read_members(codec, path, end).map_err(read_error)?;
-    Ok((source, (end < size).then_some(end)))
+    Ok((source, after))
 }
 
 /// Reads `inner` (named `path` in errors) as [`open_result_file`] reads a file: plain, or
@@ -882,14 +905,20 @@ pub fn torn_row(path: &Path, line: u64) -> String {
     )
 }
 
-/// The sentence for a compressed shard cut inside a member (at byte `at`, see
-/// [`open_whole_members`]), whose rows there are left out.
-pub fn torn_member(path: &Path, at: u64) -> String {
-    format!(
-        "{}: cut off inside a compressed member at byte {at}, whose rows are left out: the \
-         shard was cut short while its run wrote it, or since; finish it with --resume",
-        path.display()
-    )
+/// The sentence for what a compressed shard holds after its last whole member (see
+/// [`open_whole_members`]): a member cut short, whose rows are left out, or trailing data.
+pub fn torn_member(path: &Path, after: AfterMembers) -> String {
+    match after {
+        AfterMembers::TornMember(at) => format!(
+            "{}: cut off inside a compressed member at byte {at}, whose rows are left out: the \
+             shard was cut short while its run wrote it, or since; finish it with --resume",
+            path.display()
+        ),
+        AfterMembers::Trailing(at) => format!(
+            "{}: the bytes from {at} on are no compressed member (trailing data), left out",
+            path.display()
+        ),
+    }
 }
 
 fn field_of<'a>(out: &'a [u8], ends: &[usize], i: usize) -> &'a [u8] {

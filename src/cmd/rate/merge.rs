@@ -14,7 +14,8 @@ use crate::cmd::sidecar::RunManifest;
 use crate::error::{Error, Result};
 use crate::io::output::Output;
 use crate::io::results::{
-    open_result_file, open_whole_members, push_csv_record, torn_member, torn_row, ResultSource,
+    open_result_file, open_whole_members, push_csv_record, torn_member, torn_row, AfterMembers,
+    ResultSource,
 };
 use crate::io::{Body, Fields, Format};
 use crate::rate::verdict::RateStatus;
@@ -70,8 +71,8 @@ struct RateShard {
     rows: u64,
     /// Where the shard's torn last line starts, once read to its end.
     torn: Option<u64>,
-    /// Where a torn compressed member was left out (`--allow-incomplete`).
-    torn_member: Option<u64>,
+    /// What was left out after the last whole compressed member (`--allow-incomplete`).
+    torn_member: Option<AfterMembers>,
 }
 
 impl RateShard {
