@@ -400,6 +400,15 @@ impl ReadHashes {
         !self.first && matches!(self.inputs.get(i), Some(Some((_, Some(_)))))
     }
 
+    /// The file of input `i` when it is hashed first only (a zip archive, of which only a
+    /// member is read, so no tap sees its bytes).
+    fn hashed_first_only(&self, i: usize) -> Option<&Path> {
+        match self.inputs.get(i) {
+            Some(Some((disk, None))) => Some(disk),
+            _ => None,
+        }
+    }
+
     /// The hash of input `i` as read and the bytes it covers, when the reader saw all of it.
     fn as_read(&self, i: usize) -> Option<&(String, u64)> {
         match self.inputs.get(i) {
@@ -860,6 +869,19 @@ impl RunManifest {
                 }
                 continue;
             }
+            if let (Some(hashed), Some(disk)) = (&input.blake3, hashes.hashed_first_only(i)) {
+                // No tap saw what was read: the archive must be what it was at the start.
+                if blake3_of(disk)? != *hashed {
+                    return Err(Error::Input {
+                        path: PathBuf::from(&input.name),
+                        message: "it changed during the run (its content at the start and now \
+                                  differ), so which content the rows come from cannot be told; \
+                                  run again"
+                            .into(),
+                    });
+                }
+                continue;
+            }
             let (Some(hashed), Some((read, bytes))) = (&input.blake3, hashes.as_read(i)) else {
                 continue;
             };
@@ -1203,6 +1225,31 @@ mod tests {
         recorded.record_hashes(&hashes, 0).unwrap();
         let read = blake3::hash(b"abd\n").to_hex().to_string();
         assert_eq!(recorded.inputs[0].blake3.as_deref(), Some(read.as_str()));
+    }
+
+    /// A zip archive (hashed first only: no tap sees its bytes) that changed during the run
+    /// is refused at the end, whatever was read of it.
+    #[test]
+    fn a_zip_archive_changed_during_the_run_is_refused() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let zip_path = dir.path().join("x.zip");
+        let write_zip = |text: &[u8]| {
+            let mut archive = zip::ZipWriter::new(File::create(&zip_path).unwrap());
+            archive
+                .start_file("x.txt", zip::write::SimpleFileOptions::default())
+                .unwrap();
+            archive.write_all(text).unwrap();
+            archive.finish().unwrap();
+        };
+        write_zip(b"abc\n");
+        let config = SolveConfig::new(vec![Input::File(zip_path.clone())]);
+        let hashes = ReadHashes::new(&config.run.inputs, Hashing::WhileReading);
+        let mut manifest = RunManifest::new(&config, None, &Column::ALL, &hashes).unwrap();
+        assert!(manifest.clone().record_hashes(&hashes, 0).is_ok());
+        write_zip(b"abd\n");
+        let e = manifest.record_hashes(&hashes, 0).unwrap_err();
+        assert!(e.to_string().contains("it changed during the run"), "{e}");
     }
 
     #[test]
