@@ -1451,3 +1451,34 @@ fn report_reads_json_groups_rows_and_names_a_second_header() {
         .code(2)
         .stderr(predicate::str::contains("the header again"));
 }
+
+/// Names read from a results file (host, CPU) with a line end or a control character stay
+/// on their line in every part of the Markdown report, and out of the SVG, which stays XML.
+#[test]
+fn control_characters_in_names_split_no_report_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, there, _) = two_machines(dir.path());
+    let text = std::fs::read_to_string(&there)
+        .unwrap()
+        .replace("Other CPU 9000", "Other\u{1} CPU")
+        .replace("there", "\"there\n- FAKE\"");
+    std::fs::write(&there, text).unwrap();
+    let svg = dir.path().join("chart.svg");
+    let out = report()
+        .arg(&there)
+        .arg("--svg")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = String::from_utf8(out.stdout).unwrap() + &String::from_utf8(out.stderr).unwrap();
+    assert!(shown.contains("there\\n- FAKE"), "{shown}");
+    assert!(!shown.lines().any(|l| l.starts_with("- FAKE")), "{shown}");
+    assert!(!shown.contains('\u{1}'), "{shown}");
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(!chart.contains('\u{1}') && chart.contains("Other\\u{1} CPU"));
+}

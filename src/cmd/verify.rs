@@ -640,7 +640,9 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
 /// nothing (an [`Error::Interrupted`] says so): dropping the report removes its
 /// `FILE.partial`, and an earlier run's report and summary stay as they were.
 fn end_report(report: Option<Output>, summary: &VerifySummary) -> Result<Vec<String>> {
-    if summary.interrupted && summary.rows == 0 {
+    // (A report going straight to standard output or a FIFO has its header there already.)
+    let direct = report.as_ref().is_some_and(|r| r.placed().is_err());
+    if summary.interrupted && summary.rows == 0 && !direct {
         drop(report);
         return Err(Error::Interrupted(format!(
             "stopped by {} before the first row: nothing was written",

@@ -138,8 +138,9 @@ pub(crate) fn table_cell(text: &str) -> String {
 }
 
 /// `text` on one line: control characters (a newline in an external command or a file name)
-/// written as escapes, so a note stays one list item and a table cell one cell.
-fn one_line(text: &str) -> String {
+/// written as escapes, so a note stays one list item, a table cell one cell, and a chart's
+/// text valid XML.
+pub(crate) fn one_line(text: &str) -> String {
     text.chars()
         .map(|c| {
             if c.is_control() {
@@ -157,18 +158,18 @@ fn notes(rows: &[BenchRow], datasets: &[Dataset], interrupted: bool) -> Vec<Stri
     let mut notes = Vec::new();
     for row in rows.iter().filter(|r| !r.note.is_empty()) {
         let note = format!(
-            "- {} × {} ({}): {}",
-            row.dataset,
-            row.solver,
-            row.status,
-            one_line(&row.note)
+            "- {}",
+            one_line(&format!(
+                "{} × {} ({}): {}",
+                row.dataset, row.solver, row.status, row.note
+            ))
         );
         if !notes.contains(&note) {
             notes.push(note);
         }
     }
     for dataset in datasets.iter().filter(|d| d.invalid > 0) {
-        notes.push(format!("- {}", dataset.skipped_note()));
+        notes.push(format!("- {}", one_line(&dataset.skipped_note())));
     }
     if interrupted {
         notes.push(format!(
@@ -191,5 +192,6 @@ mod tests {
         );
         assert_eq!(one_line("plain × text"), "plain × text");
         assert_eq!(table_cell("a\nb|c.txt"), "a\\nb\\|c.txt");
+        assert_eq!(one_line("Xeon\u{1}"), "Xeon\\u{1}");
     }
 }

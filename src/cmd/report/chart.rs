@@ -467,7 +467,8 @@ impl<'a> Canvas<'a> {
     fn text(&self, text: &str, at: (i32, i32), px: f64, color: RGBColor, pos: Pos) -> Result<()> {
         let style = TextStyle::from(font(px)).color(&color).pos(pos);
         self.root
-            .draw(&Text::new(text.to_string(), at, style))
+            // On one line, without control characters, which XML does not allow.
+            .draw(&Text::new(crate::cmd::bench::one_line(text), at, style))
             .map_err(|e| self.fail(e))
     }
 

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cmd::bench::{table_cell, BenchMode, BenchRow, BenchStatus};
+use crate::cmd::bench::{one_line, table_cell, BenchMode, BenchRow, BenchStatus};
 use crate::cmd::{print_stdout, Finish};
 use crate::error::{Error, Result};
 use crate::io::targets::{check_targets, Target, WriteKind};
@@ -494,7 +494,7 @@ impl Comparison {
     pub fn to_markdown(&self) -> String {
         let mut out = format!(
             "puzzles/s (ratio to {})\n\n",
-            self.machines[self.baseline].label()
+            one_line(&self.machines[self.baseline].label())
         );
         let mut header = vec![
             "dataset".to_string(),
@@ -529,8 +529,8 @@ impl Comparison {
         out.push_str("\nMachines (latest run):\n");
         for machine in &self.machines {
             let r = &machine.latest;
-            out.push_str(&format!(
-                "- {}: {} logical / {} physical cores, {} {}, sudoku-batch {} ({}), {}, {}\n",
+            let line = format!(
+                "{}: {} logical / {} physical cores, {} {}, sudoku-batch {} ({}), {}, {}",
                 machine.label(),
                 r.logical_cores,
                 r.physical_cores,
@@ -540,7 +540,8 @@ impl Comparison {
                 r.git_commit,
                 r.rustc,
                 r.timestamp
-            ));
+            );
+            out.push_str(&format!("- {}\n", one_line(&line)));
         }
         out
     }
