@@ -1213,15 +1213,18 @@ fn an_input_changed_after_resume_compared_it_is_recorded_as_read() {
         &["TERM"],
     );
     assert_eq!(output.status.code(), Some(143), "{stderr}");
+    let resume = || {
+        StdCommand::new(bin_path())
+            .args(args(true))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
     // The resume compares b.txt with the earlier run's, then waits for standard input while
     // b.txt is rewritten (the same size, other puzzles).
-    let mut child = StdCommand::new(bin_path())
-        .args(args(true))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = resume();
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(first.as_bytes()).unwrap();
     stdin.flush().unwrap();
@@ -1240,13 +1243,7 @@ fn an_input_changed_after_resume_compared_it_is_recorded_as_read() {
         "the rows come from what b.txt holds now"
     );
     // Finished as read: a later resume of it (from the same input) keeps every row.
-    let mut again = StdCommand::new(bin_path())
-        .args(args(true))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut again = resume();
     let mut stdin = again.stdin.take().unwrap();
     stdin.write_all(puzzles[..30].concat().as_bytes()).unwrap();
     drop(stdin);
