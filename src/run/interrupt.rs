@@ -76,7 +76,6 @@ pub(crate) enum Leftover {
     /// A temporary file.
     File(std::path::PathBuf),
     /// The process group led by this process id (a program started in a group of its own).
-    #[cfg_attr(not(unix), allow(dead_code))]
     Group(u32),
 }
 
@@ -109,32 +108,45 @@ pub(crate) fn leave_nothing(leftover: Leftover) -> Registered {
 
 /// Exits at once with `code`, first removing or killing the registered leftovers.
 fn quit(code: i32) -> ! {
-    clean_leftovers();
+    clean_leftovers(|_| true);
     std::process::exit(code)
 }
 
-/// Removes or kills every registered leftover, and forgets them.
-fn clean_leftovers() {
-    let all = LEFTOVERS
+/// Removes or kills the registered leftovers whose key `which` picks, and forgets them.
+fn clean_leftovers(which: impl Fn(u64) -> bool) {
+    let picked: Vec<Leftover> = LEFTOVERS
         .lock()
-        .map(|mut all| std::mem::take(&mut *all))
+        .map(|mut all| {
+            let (picked, kept) = std::mem::take(&mut *all)
+                .into_iter()
+                .partition(|(key, _)| which(*key));
+            *all = kept;
+            picked.into_iter().map(|(_, leftover)| leftover).collect()
+        })
         .unwrap_or_default();
-    for (_, leftover) in all {
+    for leftover in picked {
         match leftover {
             Leftover::File(path) => {
                 let _ = std::fs::remove_file(path);
             }
-            #[cfg(unix)]
-            // SAFETY: `kill` with a negative pid signals a process group; it touches no memory
-            // of ours.
-            Leftover::Group(pid) => unsafe {
-                libc::kill(-(pid as i32), libc::SIGKILL);
-            },
-            #[cfg(not(unix))]
-            Leftover::Group(_) => {}
+            Leftover::Group(pid) => kill_group(pid),
         }
     }
 }
+
+/// Kills the process group led by `pid` (a program started in a group of its own), and with
+/// it whatever that program started.
+#[cfg(unix)]
+pub(crate) fn kill_group(pid: u32) {
+    // SAFETY: `kill` with a negative pid signals a process group; it touches no memory of ours.
+    unsafe {
+        libc::kill(-(pid as i32), libc::SIGKILL);
+    }
+}
+
+/// Without process groups there is nothing beyond the program itself to kill.
+#[cfg(not(unix))]
+pub(crate) fn kill_group(_pid: u32) {}
 
 /// What the handler does with a signal: the first sets the flag and prints that the run is
 /// stopping; a second one exits at once, unless it came within [`REPEAT_AFTER`] of the first.
@@ -297,8 +309,9 @@ mod tests {
         std::fs::write(&kept, "x").unwrap();
         std::fs::write(&left, "x").unwrap();
         drop(leave_nothing(Leftover::File(kept.clone())));
-        let _guard = leave_nothing(Leftover::File(left.clone()));
-        clean_leftovers();
+        let guard = leave_nothing(Leftover::File(left.clone()));
+        // Only this test's entries: others may run meanwhile.
+        clean_leftovers(|key| key == guard.0);
         assert!(
             kept.exists(),
             "a file no longer registered is not the quit's to remove"
@@ -315,8 +328,8 @@ mod tests {
             .process_group(0)
             .spawn()
             .unwrap();
-        let _guard = leave_nothing(Leftover::Group(child.id()));
-        clean_leftovers();
+        let guard = leave_nothing(Leftover::Group(child.id()));
+        clean_leftovers(|key| key == guard.0);
         let status = child.wait().unwrap();
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(status.signal(), Some(libc::SIGKILL));

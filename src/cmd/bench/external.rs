@@ -326,18 +326,10 @@ fn check_output(lines: impl BufRead, puzzles: &[Grid], input_lines: &[u64]) -> O
     })
 }
 
-#[cfg(unix)]
+/// Kills the program and its process group (it was started with `process_group(0)`), so what
+/// it left running goes too.
 fn kill_group(child: &mut std::process::Child) {
-    // SAFETY: `kill` with a negative pid signals the process group the child leads (it was
-    // started with `process_group(0)`); it touches no memory of ours.
-    unsafe {
-        libc::kill(-(child.id() as i32), libc::SIGKILL);
-    }
-    let _ = child.kill();
-}
-
-#[cfg(not(unix))]
-fn kill_group(child: &mut std::process::Child) {
+    crate::run::interrupt::kill_group(child.id());
     let _ = child.kill();
 }
 
