@@ -590,14 +590,13 @@ impl<'a> Sidecar<'a> {
 }
 
 /// The files an earlier run left that this run replaces (see [`Sidecar::for_rows`]): its
-/// finished `-o FILE` (not with `--resume`, which takes it back) and its `--summary`; regular
-/// files only, never standard output or a device.
+/// finished `-o FILE` (not with `--resume`, which takes it back) and its `--summary`
+/// ([`remove_stale`](crate::io::output::remove_stale) leaves standard output and devices be).
 fn stale_outputs(output: Option<&Path>, summary: Option<&Path>, resume: bool) -> Vec<PathBuf> {
     let output = output.filter(|_| !resume);
     [output, summary]
         .into_iter()
         .flatten()
-        .filter(|p| !crate::io::targets::is_stdout(p) && !crate::io::targets::is_direct(p))
         .map(Path::to_path_buf)
         .collect()
 }

@@ -569,7 +569,9 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     let mut first_skipped = None;
     let name = |file: u32| files.get(file as usize).map_or("-", String::as_str);
     let mut cut = false;
-    let mut stale = stale_files(config);
+    // An earlier run's report and summary must not pass for this run's: they go with its
+    // first rows (a run that fails or stops before them leaves them as they were).
+    let mut stale: Vec<&PathBuf> = config.report.iter().chain(&config.run.summary).collect();
     let consume = |chunk: ChunkOut| -> Result<()> {
         if cut {
             // After a chunk a stop cut short: its rows would leave a gap in the verdict.
@@ -672,17 +674,6 @@ fn end_report(report: Option<Output>, summary: &VerifySummary) -> Result<Vec<Str
         ));
     }
     Ok(notes)
-}
-
-/// An earlier run's report and summary, which a stopped or killed run must not leave looking
-/// like its own: removed with this run's first rows (a run that fails or stops before them
-/// leaves them as they were). Files only, never standard output or a device.
-fn stale_files(config: &VerifyConfig) -> Vec<&PathBuf> {
-    [&config.report, &config.run.summary]
-        .into_iter()
-        .flatten()
-        .filter(|p| !crate::io::targets::is_stdout(p) && !crate::io::targets::is_direct(p))
-        .collect()
 }
 
 /// Checks every file the run writes (`--report`, `--summary`) before anything is read, then

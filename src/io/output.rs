@@ -650,9 +650,13 @@ impl Drop for Earlier {
 }
 
 /// Removes the regular file at `path`, if there is one, so that an earlier run's output does
-/// not pass for this run's when this one writes none (a device, FIFO or folder is left alone).
+/// not pass for this run's when this one writes none (standard output, a device, FIFO or folder
+/// is left alone).
 #[cfg(feature = "cli")]
 pub(crate) fn remove_stale(path: &Path) {
+    if is_stdout(path) || is_direct(path) {
+        return;
+    }
     // Through symbolic links, as this run would have written it.
     let path = &through_links(path);
     // Never another run's locked in-progress file.

@@ -363,10 +363,7 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     let mut cut = false;
     // An earlier run's file, which a stopped or killed run must not leave looking like its
     // own: gone with this run's first puzzles.
-    let mut stale = config
-        .output
-        .as_ref()
-        .filter(|p| !crate::io::targets::is_stdout(p) && !crate::io::targets::is_direct(p));
+    let mut stale = config.output.as_ref();
     let consume = |chunk: Result<ChunkOut>| -> Result<()> {
         if cut {
             // After a chunk a stop cut short: these puzzles would leave a gap, but the grids
