@@ -493,7 +493,8 @@ impl Pool {
     /// "on" node (recorded in `out.absurd`).
     fn follow_on(&mut self, grid: &Board, kind: Kind, pi: u32, out: &mut Outcome) -> bool {
         let p = self.nodes[pi as usize];
-        let (offs, n) = on_consequences(grid, kind.y(), p.cd);
+        let mut offs = [0; 32];
+        let n = on_consequences(grid, kind.y(), p.cd, &mut offs);
         for &q in &offs[..n] {
             // Membership from the bit sets: a run's 3 KB maps are often out of cache.
             if has(&out.on_bits, q) {
@@ -521,7 +522,8 @@ impl Pool {
     ) -> bool {
         let p = self.nodes[pi as usize];
         let (c, d) = (p.cd as usize / 9, (p.cd % 9) as u8 + 1);
-        let (ons, n) = off_consequences(grid, kind.y(), p.cd);
+        let mut ons = [(0, 0); 4];
+        let n = off_consequences(grid, kind.y(), p.cd, &mut ons);
         for &(q, via) in &ons[..n] {
             let absurd = has(&out.off_bits, q);
             if !absurd && has(&out.on_bits, q) {
@@ -574,10 +576,11 @@ fn link_house(grid: &Board, p: &Node, q: u16) -> u8 {
 
 /// The candidates that candidate `cd` being on turns off on `grid`, in SE's order: the cell's
 /// other candidates (with Y links), then the digit's other places in box, row and column.
+/// Written into `offs` (the caller's, so no array is copied out: rebuilding one from its
+/// 16-bit stores stalls the loads), returning how many.
 #[inline(always)]
-pub(super) fn on_consequences(grid: &Board, y: bool, cd: u16) -> ([u16; 32], usize) {
+pub(super) fn on_consequences(grid: &Board, y: bool, cd: u16, offs: &mut [u16; 32]) -> usize {
     let (c, d) = (cd as usize / 9, (cd % 9) as u8 + 1);
-    let mut offs: [u16; 32] = [0; 32];
     let mut n = 0;
     if y {
         for e in digits(grid.cand[c]) {
@@ -598,16 +601,16 @@ pub(super) fn on_consequences(grid: &Board, y: bool, cd: u16) -> ([u16; 32], usi
             n += 1;
         }
     }
-    (offs, n)
+    n
 }
 
 /// The candidates that candidate `cd` being off turns on on `grid`, each with the link that
 /// does it (an index into [`KINDS`] for a house, 3 for the bivalue cell), in SE's order: the
 /// cell's other candidate (with Y links), then the digit's other place in box, row, column.
+/// Written into `ons` as [`on_consequences`] does, returning how many.
 #[inline(always)]
-pub(super) fn off_consequences(grid: &Board, y: bool, cd: u16) -> ([(u16, u8); 4], usize) {
+pub(super) fn off_consequences(grid: &Board, y: bool, cd: u16, ons: &mut [(u16, u8); 4]) -> usize {
     let (c, d) = (cd as usize / 9, (cd % 9) as u8 + 1);
-    let mut ons: [(u16, u8); 4] = [(0, 0); 4];
     let mut n = 0;
     if y && two_digits(grid.cand[c]) {
         let e = (grid.cand[c] & !bit(d)).trailing_zeros() as usize;
@@ -630,7 +633,7 @@ pub(super) fn off_consequences(grid: &Board, y: bool, cd: u16) -> ([(u16, u8); 4
             n += 1;
         }
     }
-    (ons, n)
+    n
 }
 
 /// Appends to `parents` the "off" nodes of `out` behind the eliminations (from `real` to

@@ -194,7 +194,8 @@ impl Closures {
         loop {
             if let Some(&p) = ons.get(next_on) {
                 next_on += 1;
-                let (qs, n) = on_consequences(b, true, p);
+                let mut qs = [0; 32];
+                let n = on_consequences(b, true, p, &mut qs);
                 for &q in &qs[..n] {
                     if let Some(t) = make(q, false, offs) {
                         return t;
@@ -202,7 +203,8 @@ impl Closures {
                 }
             } else if let Some(&p) = offs.get(next_off) {
                 next_off += 1;
-                let (qs, n) = off_consequences(b, true, p);
+                let mut qs = [(0, 0); 4];
+                let n = off_consequences(b, true, p, &mut qs);
                 for &(q, _) in &qs[..n] {
                     if let Some(t) = make(q, true, ons) {
                         return t;

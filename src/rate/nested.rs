@@ -139,7 +139,8 @@ impl Inner {
             // An "on" layer only adds "off" nodes and an "off" layer only "on" nodes.
             for i in 0..self.pend_on.len() {
                 let p = self.pend_on[i];
-                let (offs, n) = on_consequences(grid, y, self.nodes[p as usize].cd);
+                let mut offs = [0; 32];
+                let n = on_consequences(grid, y, self.nodes[p as usize].cd, &mut offs);
                 for &q in &offs[..n] {
                     if on && q == cd {
                         return Some(self.add(q, false, 0, p));
@@ -154,7 +155,8 @@ impl Inner {
             self.pend_on.clear();
             for i in 0..self.pend_off.len() {
                 let p = self.pend_off[i];
-                let (qs, n) = off_consequences(grid, y, self.nodes[p as usize].cd);
+                let mut qs = [(0, 0); 4];
+                let n = off_consequences(grid, y, self.nodes[p as usize].cd, &mut qs);
                 for &(q, via) in &qs[..n] {
                     if !on && q == cd {
                         return Some(self.add(q, true, via, p));
