@@ -119,7 +119,7 @@ pub enum CliCommand {
     /// the `index` column) and combine their summaries.
     ///
     /// Exit status: 0 when every row is `solved` (`rated`) and no index is missing, 1
-    /// otherwise, 2 on errors (unreadable input, rows out of order, an index in two inputs),
+    /// otherwise (or when the shards hold no rows), 2 on errors (unreadable input, rows out of order, an index in two inputs),
     /// 130/143/129 when stopped by a signal (no merged file is put in place).
     Merge(MergeArgs),
     /// Generate puzzles with exactly one solution, reproducibly from a seed.

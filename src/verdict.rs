@@ -510,6 +510,29 @@ pub fn check_claim(
         .then(|| format!("status {status}, but solving the puzzle again gives {found}"))
 }
 
+/// What is wrong with a kept `gave_up` row of `puzzle`, or `None`, for a run that judged its
+/// puzzles with `options` (`None`: not known, as for a shard without its sidecar, and not
+/// looked at): a run without `--max-guesses` never gives up, and one with it gives up on the
+/// same puzzles again (a solver's guesses do not depend on the bound), so the puzzle is solved
+/// again within the bound and must give up again. A row edited to hide a solution is refused.
+pub fn check_gave_up(
+    puzzle: &Grid,
+    reference: Option<&Grid>,
+    options: Option<&JudgeOptions<'_>>,
+) -> Option<String> {
+    let options = options?;
+    if options.budget.max_guesses == u64::MAX {
+        return Some("status gave_up, which only a run with --max-guesses gives".into());
+    }
+    let found = judge(puzzle, reference, options).status;
+    (found != Status::GaveUp).then(|| {
+        format!(
+            "status gave_up, but solving the puzzle again within --max-guesses {} gives {found}",
+            options.budget.max_guesses
+        )
+    })
+}
+
 /// Where two grids first differ: the cell and `row R, column C`.
 pub fn first_difference(a: &Grid, b: &Grid) -> (usize, String) {
     let cell = (0..81).find(|&i| a.get(i) != b.get(i)).unwrap_or(0);

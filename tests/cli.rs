@@ -371,7 +371,7 @@ fn one_thread_and_two_threads_give_the_same_rows() {
 #[test]
 fn closed_stdout_pipe_ends_quietly() {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("sudoku-batch"))
-        .args(["solve", "-q", "-j", "2", "-", "-", "-"])
+        .args(["solve", "-q", "-j", "2", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -401,6 +401,28 @@ fn closed_stdout_pipe_ends_quietly() {
         .unwrap();
     assert_eq!(status.code(), Some(0), "stderr: {stderr}");
     assert!(!stderr.contains("error"), "{stderr}");
+}
+
+/// Standard input named twice can be read once: the run is refused before anything is read,
+/// for every command that reads puzzles.
+#[test]
+fn stdin_named_twice_is_refused() {
+    for args in [
+        &["solve", "-", "-"][..],
+        &["rate", "-", "-"],
+        &["verify", "-", "-"],
+        &["bench", "-j", "1", "-", "-"],
+    ] {
+        bin()
+            .args(args)
+            .write_stdin(format!("{CLASSIC}\n"))
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(
+                "`-` (standard input) is given more than once; it can be read only once",
+            ));
+    }
 }
 
 /// `--generate KIND` into a pipe closed before it writes (`| head` that has quit) ends

@@ -397,6 +397,71 @@ fn a_kept_row_edited_to_unsolvable_is_refused_naming_its_line() {
     );
 }
 
+/// `text` with row `at` (0: the header) edited to `gave_up` with no solution; `guesses` keeps
+/// its value.
+fn edited_to_gave_up(text: &str, at: usize) -> String {
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut fields: Vec<String> = lines[at].split(',').map(String::from).collect();
+    assert_eq!(fields[4], "solved");
+    (fields[3], fields[4]) = (String::new(), "gave_up".into());
+    lines[at] = fields.join(",");
+    lines.join("\n") + "\n"
+}
+
+/// A kept row edited to say its puzzle was given up on hides a solution: a run without
+/// `--max-guesses` never gives up, and one with it must give up on that puzzle again.
+#[test]
+fn a_kept_row_edited_to_gave_up_is_refused_unless_the_bound_gives_up_again() {
+    let dir = solved_dir();
+    let d = dir.path();
+    let partial = interrupt(d, 100);
+    let text = std::fs::read_to_string(&partial).unwrap();
+    std::fs::write(&partial, edited_to_gave_up(&text, 30)).unwrap();
+    let (code, err) = run(d, &["solve", "p.txt", "-q", "-o", "out.csv", "--resume"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "out.csv.partial: cannot resume: line 31: status gave_up, which only a run with \
+             --max-guesses gives"
+        ),
+        "{err}"
+    );
+    // With a bound: the rows a bounded run gave up on are kept, an edited one is refused.
+    let bounded = ["solve", "p.txt", "-q", "-o", "b.csv", "--max-guesses", "1"];
+    assert_eq!(run(d, &bounded).0, 1);
+    let text = std::fs::read_to_string(d.join("b.csv")).unwrap();
+    let gave_up = text.lines().filter(|l| l.contains(",gave_up,")).count();
+    assert!(
+        gave_up > 0,
+        "no puzzle needs two guesses: the test shows nothing"
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    let at = (1..lines.len())
+        .find(|&i| lines[i].contains(",solved,") && lines[i].split(',').nth(5) == Some("1"))
+        .expect("a puzzle solved with one guess");
+    // Cut after that row, so that a resume keeps it and some given-up rows before it.
+    let kept: String = lines[..=at].iter().map(|l| format!("{l}\n")).collect();
+    std::fs::remove_file(d.join("b.csv")).unwrap();
+    std::fs::write(d.join("b.csv.partial"), &kept).unwrap();
+    let resume = [&bounded[..], &["--resume"]].concat();
+    let (code, err) = run(d, &resume);
+    assert_eq!(code, 1, "{err}");
+    std::fs::write(d.join("b-first.csv"), &text).unwrap();
+    assert_eq!(rows(&d.join("b.csv")), rows(&d.join("b-first.csv")));
+    std::fs::remove_file(d.join("b.csv")).unwrap();
+    std::fs::write(d.join("b.csv.partial"), edited_to_gave_up(&kept, at)).unwrap();
+    let (code, err) = run(d, &resume);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "b.csv.partial: cannot resume: line {}: status gave_up, but solving the puzzle again \
+             within --max-guesses 1 gives solved",
+            at + 1
+        )),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_garbage_partial_is_refused_as_garbage() {
     let dir = solved_dir();
@@ -458,6 +523,35 @@ fn a_shard_past_the_inputs_records_says_why_it_is_empty() {
             .assert()
             .code(0)
             .stderr("");
+    }
+}
+
+/// Shards of an input without puzzles merge to no rows with exit 1, as the run of the whole
+/// input ends (solve and rate; with and without sidecars).
+#[test]
+fn shards_without_puzzles_merge_with_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("e.txt"), "# nothing\n").unwrap();
+    for command in ["solve", "rate"] {
+        assert_eq!(run(d, &[command, "-q", "e.txt", "-o", "whole.csv"]).0, 1);
+        for k in 1..=2 {
+            let (shard, out) = (format!("{k}/2"), format!("s{k}.csv"));
+            let (code, err) = run(d, &[command, "-q", "e.txt", "--shard", &shard, "-o", &out]);
+            assert_eq!(code, 1, "{err}");
+        }
+        let merge = ["merge", "-q", "s1.csv", "s2.csv", "-o", "all.csv"];
+        let (code, err) = run(d, &merge);
+        assert_eq!(code, 1, "{command}: {err}");
+        assert_eq!(
+            std::fs::read_to_string(d.join("all.csv")).unwrap(),
+            std::fs::read_to_string(d.join("whole.csv")).unwrap()
+        );
+        for k in 1..=2 {
+            std::fs::remove_file(d.join(format!("s{k}.csv.run.json"))).unwrap();
+        }
+        let (code, err) = run(d, &merge);
+        assert_eq!(code, 1, "{command} without sidecars: {err}");
     }
 }
 
@@ -913,6 +1007,23 @@ fn merge_rechecks_every_row_and_names_the_shard_and_line_of_a_changed_one() {
         err.contains(
             "s3.csv: line 6: status unsolvable, but solving the puzzle again gives solved"
         ),
+        "{err}"
+    );
+    // The same row said given up on, the shard's size kept (the message padded): the runs had
+    // no --max-guesses, so none gave up.
+    let edited = edited_to_gave_up(&text, 5);
+    let pad = text.len() - edited.len();
+    let mut lines: Vec<String> = edited.lines().map(String::from).collect();
+    let mut fields: Vec<String> = lines[5].split(',').map(String::from).collect();
+    fields[7] = "x".repeat(pad);
+    lines[5] = fields.join(",");
+    let edited = lines.join("\n") + "\n";
+    assert_eq!(edited.len(), text.len());
+    std::fs::write(d.join("s3.csv"), edited).unwrap();
+    let (code, err) = run(d, &merge);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("s3.csv: line 6: status gave_up, which only a run with --max-guesses gives"),
         "{err}"
     );
 }

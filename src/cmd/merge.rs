@@ -41,7 +41,9 @@ use crate::io::results::{
 use crate::io::targets::partial_path;
 use crate::io::targets::{check_targets, one_on_stdout, Target, WriteKind};
 use crate::run::interrupt;
+use crate::solver::{Budget, SolverKind};
 use crate::stats::{Summary, Tally};
+use crate::verdict::JudgeOptions;
 
 /// Everything `merge` needs, built from the command line.
 #[derive(Debug, Clone, Default)]
@@ -108,7 +110,9 @@ impl MergeReport {
             if !quiet {
                 stderr!(text: "{}", rated.to_text());
             }
-            let all = rated.statuses.get("rated").copied().unwrap_or(0) == rated.puzzles;
+            // No puzzle at all is a failure, as for the run itself.
+            let all = rated.puzzles > 0
+                && rated.statuses.get("rated").copied().unwrap_or(0) == rated.puzzles;
             return Ok(if whole && all {
                 Finish::AllGood
             } else {
@@ -119,7 +123,7 @@ impl MergeReport {
             stderr!(text: "{}", self.summary.to_text());
         }
         let s = &self.summary;
-        Ok(if whole && s.solved == s.puzzles {
+        Ok(if whole && s.puzzles > 0 && s.solved == s.puzzles {
             Finish::AllGood
         } else {
             Finish::SomeFailed
@@ -284,9 +288,8 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     };
     let mut output = Output::create_with(config.output.as_deref(), &options)?;
     output.write_all(header_of(&columns).as_bytes())?;
-    // `multiple` rows come only from runs with `--unique`; without sidecars it cannot be told.
-    let unique = sidecars.iter().flatten().all(|m| m.unique);
-    let merged_rows = interleave(&mut shards, &mut output, unique)?;
+    let judge = shard_judging(&sidecars);
+    let merged_rows = interleave(&mut shards, &mut output, &judge)?;
     // The last look: a signal after the last rows were read still stops the merge.
     interrupt::stop_point_whole("merge", &output)?;
     incomplete.extend(shards.iter().flat_map(ShardReader::cut_off));
@@ -354,7 +357,11 @@ struct MergedRows {
 
 /// Writes the shards' rows to `output` in index order, checking each row, and counts them. An
 /// index in two shards is an error; gaps are counted.
-fn interleave(shards: &mut [ShardReader], output: &mut Output, unique: bool) -> Result<MergedRows> {
+fn interleave(
+    shards: &mut [ShardReader],
+    output: &mut Output,
+    judge: &ShardJudging,
+) -> Result<MergedRows> {
     let mut heap = BinaryHeap::new();
     for (i, shard) in shards.iter_mut().enumerate() {
         if let Some(index) = shard.advance()? {
@@ -385,7 +392,7 @@ fn interleave(shards: &mut [ShardReader], output: &mut Output, unique: bool) -> 
         let shard = &mut shards[i];
         // `advance` returned `index`, so the shard's row is there.
         if let Some(row) = shard.reader.row() {
-            if let Some(why) = check_row(&row, unique) {
+            if let Some(why) = check_row(&row, judge) {
                 return Err(row.error(format!(
                     "{why}; the shard was changed after its run wrote it (re-run that shard)"
                 )));
@@ -482,15 +489,21 @@ fn merged_summary(
 /// complete solution that keeps the puzzle's clues and obeys the rules; a `mismatch` row holds
 /// such a solution or none; every other status has none, and an `unsolvable` or `multiple` row
 /// gets its status again when its puzzle is solved again; `multiple` needs a run with
-/// `--unique`. Columns the shard lacks (`--columns`) are not checked.
-fn check_row(row: &ResultRowRef<'_>, unique: bool) -> Option<String> {
+/// `--unique`; a `gave_up` row gives up again within the run's `--max-guesses`. Columns the
+/// shard lacks (`--columns`) are not checked.
+fn check_row(row: &ResultRowRef<'_>, judge: &ShardJudging) -> Option<String> {
+    let unique = judge.unique;
     let status = row.status?;
     let solution = row.solution?;
     // The puzzle is read for a solution to check, and for a claim that there is none to report
     // (`unsolvable`, `multiple`), which is solved again. An `invalid` row is not: its reason
     // may be in a column merge does not have (a broken reference solution). Without a puzzle
     // column a solution is checked against the rules alone.
-    let claim = solution.is_empty() && matches!(status, Status::Unsolvable | Status::Multiple);
+    let claim = solution.is_empty()
+        && matches!(
+            status,
+            Status::Unsolvable | Status::Multiple | Status::GaveUp
+        );
     let puzzle = match row.puzzle.filter(|_| !solution.is_empty() || claim) {
         Some(text) => match Grid::from_bytes(text.as_bytes()) {
             Ok(puzzle) => Some(puzzle),
@@ -500,10 +513,37 @@ fn check_row(row: &ResultRowRef<'_>, unique: bool) -> Option<String> {
     };
     let grid = puzzle.unwrap_or_else(Grid::empty);
     crate::verdict::check_result(status, solution, &grid, None, unique).or_else(|| {
-        puzzle
-            .filter(|_| claim)
-            .and_then(|p| crate::verdict::check_claim(status, &p, None, unique))
+        let p = puzzle.filter(|_| claim)?;
+        if status == Status::GaveUp {
+            return crate::verdict::check_gave_up(&p, None, judge.run.as_ref());
+        }
+        crate::verdict::check_claim(status, &p, None, unique)
     })
+}
+
+/// What the shards' runs tell about their rows' claims.
+struct ShardJudging {
+    /// `multiple` rows come only from runs with `--unique`; without sidecars it cannot be told.
+    unique: bool,
+    /// How the runs judged their puzzles, when every shard's sidecar says (`solve` shards; the
+    /// sidecars agree, or merge refused them).
+    run: Option<JudgeOptions<'static>>,
+}
+
+/// [`ShardJudging`] from the shards' sidecars.
+fn shard_judging(sidecars: &[Option<RunManifest>]) -> ShardJudging {
+    let unique = sidecars.iter().flatten().all(|m| m.unique);
+    let run = match sidecars.first() {
+        Some(Some(first)) if sidecars.iter().all(Option::is_some) => {
+            SolverKind::from_name(&first.solver).map(|solver| JudgeOptions {
+                solver,
+                unique,
+                budget: Budget::new(first.limits.max_guesses, None),
+            })
+        }
+        _ => None,
+    };
+    ShardJudging { unique, run }
 }
 
 /// Whether the shards (with their `sidecars`) are `rate` outputs (else `solve` ones),

@@ -355,11 +355,23 @@ fn shown_input(input: &Path) -> String {
     }
 }
 
+/// Refuses `-` (standard input) given more than once among `inputs`: a second read would
+/// find it used up.
+pub(crate) fn stdin_once(inputs: &[PathBuf]) -> Result<()> {
+    if inputs.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
+        return Err(Error::Usage(
+            "`-` (standard input) is given more than once; it can be read only once".to_string(),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks every file a run will write before it reads anything: each target is not a folder,
 /// its folder exists and is writable, none of the files it writes (itself, `FILE.partial`,
 /// `FILE.run.json`) is one of `inputs` (stdin, `-`, counts when it is a file), and no two
 /// targets write the same file. The error names the file and the flags concerned.
 pub fn check_targets(inputs: &[PathBuf], targets: &[Target<'_>]) -> Result<()> {
+    stdin_once(inputs)?;
     let targets: Vec<&Target<'_>> = targets.iter().filter(|t| is_file_target(t.path)).collect();
     for target in &targets {
         check_place(target)?;

@@ -29,6 +29,7 @@ use crate::run::{self, Progress};
 use crate::solver::SolverKind;
 use crate::sysinfo::{self, Machine};
 use crate::transform::TransformStream;
+pub(crate) use row::utc_time_key;
 
 use append::CsvAppender;
 pub(crate) use datasets::{builtin_suite, load_dataset, SUITE_HELP};

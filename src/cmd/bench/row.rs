@@ -210,17 +210,55 @@ impl BenchRow {
     }
 }
 
-/// Whether `text` starts as an RFC 3339 time does (`2026-01-31T12:00:00`), so that runs sort
-/// by it as text, and ends as one (`Z`, or an offset such as `+01:00`).
+/// Whether `text` is a UTC time in RFC 3339 form, as `bench` writes it
+/// (`2026-01-31T12:00:00Z`, a fraction of a second allowed).
 fn is_rfc3339(text: &str) -> bool {
+    utc_time_key(text).is_some()
+}
+
+/// The order of UTC times in RFC 3339 form (`2026-01-31T12:00:00Z`, `...:00.25Z`): the
+/// date and time of day (fixed width, so text order is time order) and the fraction in
+/// nanoseconds; `None` for any other text (an offset, a field out of range, anything after
+/// the seconds but a fraction and `Z`).
+pub(crate) fn utc_time_key(text: &str) -> Option<(&str, u32)> {
     let b = text.as_bytes();
     let shape = b"dddd-dd-ddTdd:dd:dd";
-    b.len() > shape.len()
-        && shape.iter().zip(b).all(|(&want, &got)| match want {
+    if b.len() <= shape.len()
+        || !shape.iter().zip(b).all(|(&want, &got)| match want {
             b'd' => got.is_ascii_digit(),
             _ => got == want,
         })
-        && (matches!(b[b.len() - 1], b'Z' | b'z') || matches!(b[b.len() - 6], b'+' | b'-'))
+    {
+        return None;
+    }
+    let field = |at: usize| u32::from(b[at] - b'0') * 10 + u32::from(b[at + 1] - b'0');
+    let ranges = [
+        (5, 1, 12),
+        (8, 1, 31),
+        (11, 0, 23),
+        (14, 0, 59),
+        (17, 0, 60),
+    ];
+    if !ranges
+        .iter()
+        .all(|&(at, low, high)| (low..=high).contains(&field(at)))
+    {
+        return None;
+    }
+    let (&zone, fraction) = b[shape.len()..].split_last()?;
+    if !matches!(zone, b'Z' | b'z') {
+        return None;
+    }
+    let nanos = match fraction {
+        [] => 0,
+        [b'.', digits @ ..] if (1..=9).contains(&digits.len()) => {
+            digits.iter().try_fold(0u32, |n, &d| {
+                d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0'))
+            })? * 10u32.pow(9 - digits.len() as u32)
+        }
+        _ => return None,
+    };
+    Some((&text[..shape.len()], nanos))
 }
 
 /// The CSV header line `bench --csv` writes.
@@ -301,11 +339,7 @@ mod tests {
 
     #[test]
     fn timestamps_are_rfc3339_times() {
-        for good in [
-            "2026-12-04T17:31:23Z",
-            "2026-12-04T17:31:23.123456Z",
-            "2026-12-04T17:31:23+01:00",
-        ] {
+        for good in ["2026-12-04T17:31:23Z", "2026-12-04T17:31:23.123456Z"] {
             assert!(is_rfc3339(good), "{good}");
         }
         assert!(is_rfc3339(&sysinfo::utc_now_rfc3339()));
@@ -316,8 +350,23 @@ mod tests {
             "2026-12-04 17:31:23Z",
             "2026-12-04T17:31:23",
             "2026-12-04T17:31:23é",
+            // An offset would sort as text against UTC times.
+            "2026-12-04T17:31:23+01:00",
+            "2026-12-04T17:31:23garbageZ",
+            "2026-12-04T17:31:23.Z",
+            "2026-13-04T17:31:23Z",
+            "2026-12-04T24:00:00Z",
         ] {
             assert!(!is_rfc3339(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_fraction_of_a_second_orders_by_its_value() {
+        let key = |t| utc_time_key(t).unwrap();
+        assert!(key("2026-12-05T04:27:31Z") < key("2026-12-05T04:27:31.5Z"));
+        assert!(key("2026-12-05T04:27:31.5Z") == key("2026-12-05T04:27:31.500Z"));
+        assert!(key("2026-12-05T04:27:31.45Z") < key("2026-12-05T04:27:31.5Z"));
+        assert!(key("2026-12-05T04:27:31.999Z") < key("2026-12-05T04:27:32Z"));
     }
 }

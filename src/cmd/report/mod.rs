@@ -134,11 +134,7 @@ pub struct Comparison {
 /// Reads every row of the results files, in order.
 pub(crate) fn load_rows(files: &[PathBuf]) -> Result<Vec<BenchRow>> {
     let mut rows = Vec::new();
-    if files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
-        return Err(Error::Usage(
-            "`-` (standard input) is given more than once; it can be read only once".to_string(),
-        ));
-    }
+    crate::io::targets::stdin_once(files)?;
     for given in files {
         // Standard input is named so in messages.
         let stdin = given.as_os_str() == "-";
@@ -326,6 +322,12 @@ type Configuration<'a> = (ComparisonRow, Vec<Option<&'a BenchRow>>);
 
 /// The machines of `rows` (host and CPU), in order of first appearance, each with its latest
 /// row.
+/// Whether `a` was measured no later than `b` (the rows were checked to hold UTC times).
+fn not_later(a: &BenchRow, b: &BenchRow) -> bool {
+    use crate::cmd::bench::utc_time_key;
+    utc_time_key(&a.timestamp) <= utc_time_key(&b.timestamp)
+}
+
 fn machine_columns(rows: &[BenchRow]) -> Vec<MachineColumn> {
     let mut machines: Vec<MachineColumn> = Vec::new();
     for row in rows {
@@ -333,7 +335,7 @@ fn machine_columns(rows: &[BenchRow]) -> Vec<MachineColumn> {
             .iter_mut()
             .find(|m| m.hostname == row.hostname && m.cpu == row.cpu)
         {
-            Some(m) if m.latest.timestamp <= row.timestamp => m.latest = row.clone(),
+            Some(m) if not_later(&m.latest, row) => m.latest = row.clone(),
             Some(_) => {}
             None => machines.push(MachineColumn {
                 hostname: row.hostname.clone(),
@@ -376,7 +378,7 @@ fn configurations<'a>(rows: &'a [BenchRow], machines: &[MachineColumn]) -> Vec<C
             table.len() - 1
         });
         let best = &mut table[slot].1[machine];
-        if best.is_none_or(|b| b.timestamp <= row.timestamp) {
+        if best.is_none_or(|b| not_later(b, row)) {
             *best = Some(row);
         }
     }

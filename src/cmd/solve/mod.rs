@@ -348,7 +348,7 @@ fn open_output(
             resume::ThisRun {
                 columns: &config.columns,
                 manifest,
-                unique: config.unique,
+                judge: config.judge_options(None),
                 retry_gave_up: config.retry_gave_up,
             },
             notes,

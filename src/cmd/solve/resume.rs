@@ -11,6 +11,7 @@ use crate::io::results::{header_of, Column, ResultReader, ResultRowRef, Status};
 use crate::io::{Body, Record};
 use crate::run::records::ShardedRecords;
 use crate::stats::Tally;
+use crate::verdict::JudgeOptions;
 
 /// The columns `--resume` matches against the input, those of them the output has; it needs
 /// one of the first three (`file` alone does not tell records apart).
@@ -66,8 +67,9 @@ pub(super) struct ThisRun<'a> {
     pub columns: &'a [Column],
     /// This run's sidecar, compared with the earlier run's.
     pub manifest: Option<&'a mut RunManifest>,
-    /// `--unique`.
-    pub unique: bool,
+    /// How this run judges a puzzle (`--unique`, the solver and `--max-guesses`), to re-check
+    /// the kept rows' claims.
+    pub judge: JudgeOptions<'static>,
     /// `--retry-gave-up`: stop keeping rows at the first `gave_up` row.
     pub retry_gave_up: bool,
 }
@@ -120,7 +122,7 @@ pub(super) fn resume(
     let ThisRun {
         columns,
         manifest: this_run,
-        unique,
+        judge,
         retry_gave_up,
     } = this_run;
     check_columns(columns)?;
@@ -134,7 +136,7 @@ pub(super) fn resume(
     };
     compare_for_resume(path, earlier.path(), this_run, files, notes, retry_gave_up)
         .map_err(cannot_resume)?;
-    let kept = keep_rows(&earlier, records, files, columns, unique, retry_gave_up)
+    let kept = keep_rows(&earlier, records, files, columns, &judge, retry_gave_up)
         .map_err(cannot_resume)?;
     notes.push(format!(
         "resume: kept {} row(s) of {}, continuing after index {}",
@@ -171,7 +173,7 @@ fn keep_rows(
     records: &mut ShardedRecords,
     files: &mut [String],
     written: &[Column],
-    unique: bool,
+    judge: &JudgeOptions<'_>,
     retry_gave_up: bool,
 ) -> Result<Kept> {
     let mut kept = Kept {
@@ -199,7 +201,7 @@ fn keep_rows(
             )));
         };
         matcher.check(&row, index, &record, files)?;
-        if let Some(why) = check_row(&row, &record.body, unique) {
+        if let Some(why) = check_row(&row, &record.body, judge) {
             return Err(row.error(why));
         }
         kept.tally.add_row(&row)?;
@@ -349,9 +351,11 @@ pub(crate) fn same_file(name: &str, found: &[u8]) -> bool {
 /// solution, when it has one); a `mismatch` row holds such a solution, which the input's
 /// reference must differ from, or none; every other status has no solution, and an
 /// `unsolvable`, `multiple` or `invalid` row gets its status again when the puzzle is solved
-/// again ([`crate::verdict::check_claim`]); a malformed record is `invalid`; `multiple` needs
-/// `--unique`.
-fn check_row(row: &ResultRowRef<'_>, body: &Body, unique: bool) -> Option<String> {
+/// again ([`crate::verdict::check_claim`]), and a `gave_up` row gives up again within this
+/// run's `--max-guesses` ([`crate::verdict::check_gave_up`]); a malformed record is `invalid`;
+/// `multiple` needs `--unique`.
+fn check_row(row: &ResultRowRef<'_>, body: &Body, judge: &JudgeOptions<'_>) -> Option<String> {
+    let unique = judge.unique;
     let status = row.status?;
     let (puzzle, reference) = match body {
         Body::Invalid { message, .. } => {
@@ -368,6 +372,9 @@ fn check_row(row: &ResultRowRef<'_>, body: &Body, unique: bool) -> Option<String
         return Some(why);
     }
     if solution.is_empty() {
+        if status == Status::GaveUp {
+            return crate::verdict::check_gave_up(puzzle, reference.as_ref(), Some(judge));
+        }
         return crate::verdict::check_claim(status, puzzle, reference.as_ref(), unique);
     }
     // A mismatch is with the input's reference: it must still be there, and still differ.
