@@ -716,8 +716,8 @@ fn generate_verify_and_merge_stop_on_a_signal() {
 }
 
 /// A stop lands inside the rating of one pathological puzzle (ER 11.6, most of a second of
-/// nested forcing chains or more): the run ends at once and writes no row for it, so `--resume`
-/// rates it. The stop comes a third of the way into the rating as timed on this machine, so a
+/// nested forcing chains or more): the run ends at once and writes no row for it (nor anything
+/// else: it is the only puzzle), so a run again rates it. The stop comes a third of the way into the rating as timed on this machine, so a
 /// faster machine does not finish it first.
 #[test]
 fn a_stop_lands_within_a_slow_rating() {
@@ -729,26 +729,36 @@ fn a_stop_lands_within_a_slow_rating() {
         .unwrap();
     let input = dir.path().join("nugget.txt");
     std::fs::write(&input, format!("{nugget}\n")).unwrap();
-    let whole = dir.path().join("whole.csv");
+    let at = |name: &str| dir.path().join(name);
+    let (out, summary) = (at("r.csv"), at("s.json"));
     let started = std::time::Instant::now();
     crate::support::bin()
         .args(["rate", "-q", "-j", "1", "-o"])
-        .arg(&whole)
+        .arg(&out)
+        .arg("--summary")
+        .arg(&summary)
         .arg(&input)
         .assert()
         .success();
     let rating = started.elapsed();
-    assert!(std::fs::read_to_string(&whole).unwrap().contains(",rated,"));
-    let out = dir.path().join("r.csv");
+    let earlier = [&out, &summary, &at("r.csv.run.json")].map(|p| std::fs::read(p).unwrap());
+    assert!(String::from_utf8_lossy(&earlier[0]).contains(",rated,"));
     let mut args: Vec<&std::ffi::OsStr> = ["rate", "-q", "-j", "1", "-o"]
         .iter()
         .map(|a| a.as_ref())
         .collect();
-    args.extend([out.as_os_str(), input.as_os_str()]);
+    args.extend([out.as_os_str(), "--summary".as_ref(), summary.as_os_str()]);
+    args.push(input.as_os_str());
     let (output, stderr) = stopped_after(&args, None, rating / 3, &["TERM"]);
     assert_eq!(output.status.code(), Some(143), "{stderr}");
-    let written = std::fs::read_to_string(dir.path().join("r.csv.partial")).unwrap();
-    assert_eq!(written.lines().count(), 1, "the header only: {written}");
+    // Stopped before its first row: nothing written, the earlier run's files as they were.
+    assert!(
+        stderr.contains("before the first row: nothing was written"),
+        "{stderr}"
+    );
+    assert!(!at("r.csv.partial").exists());
+    let now = [&out, &summary, &at("r.csv.run.json")].map(|p| std::fs::read(p).unwrap());
+    assert!(now == earlier, "the earlier run's files changed");
 }
 
 /// A stop lands inside `verify --unique`'s slow uniqueness proofs (the naive solver takes

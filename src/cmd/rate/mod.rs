@@ -380,6 +380,10 @@ fn rate_records(
             return Ok(());
         }
         cut = out.cut;
+        if out.rated.is_empty() {
+            // A chunk stopped before its first puzzle was rated: no row, so nothing to keep.
+            return Ok(());
+        }
         sidecar.rows_written(output)?;
         output.write_sealed(&out.text)?;
         // A chunk is tens of milliseconds of rating or more: its rows go to disk at once, so a

@@ -432,6 +432,11 @@ fn solve_records(
             return Ok(());
         }
         cut = out.cut;
+        if out.scores.is_empty() {
+            // A chunk stopped before its first puzzle was solved: no row, so nothing to keep.
+            buffers.give_out(out);
+            return Ok(());
+        }
         sidecar.rows_written(output)?;
         output.write_sealed(&out.rows)?;
         out.scores.iter().for_each(|score| score.add_to(&mut tally));
