@@ -140,9 +140,10 @@ pub enum CliCommand {
     /// Reads CSVs with a header (Kaggle's quizzes,solutions; puzzle,solution; solve's own
     /// output) and line files `puzzle<sep>solution` (sep: whitespace, `,` or `:`; ids, counts
     /// and ratings around them are allowed). Rows that give no solution (solve's rows whose
-    /// status is not `solved`, `puzzle:0` lines, lines with a puzzle alone) are skipped and
-    /// counted, unless --require-solution; with --unique, a record that holds only a puzzle
-    /// (`puzzle:0` included) is checked as a puzzle. Prints a summary and the first failures as
+    /// status is not `solved`, `puzzle:0` lines, lines with a puzzle alone, empty solution
+    /// fields) are skipped and counted, unless --require-solution (which fails them, with
+    /// --unique too); with --unique, a record that holds only a puzzle (`puzzle:0`, an empty
+    /// solution field outside solve's output) is checked as a puzzle. Prints a summary and the first failures as
     /// `file:line: kind: reason`.
     ///
     /// Exit status: 0 when every checked row passed (and at least one was checked), 1 when some
@@ -1112,7 +1113,8 @@ pub struct VerifyArgs {
 
     /// Also prove that each puzzle has exactly one solution (solver with limit 2). A record
     /// that holds only a puzzle (a puzzle alone, a `puzzle:0` line, a CSV without a solution
-    /// column) is then checked too: it passes only with exactly one solution.
+    /// column or with the field empty) is then checked too: it passes only with exactly one
+    /// solution.
     #[arg(long)]
     pub unique: bool,
 
@@ -1120,7 +1122,8 @@ pub struct VerifyArgs {
     #[command(flatten)]
     pub guesses: GuessLimitArgs,
 
-    /// Rows that give no solution fail (as malformed) instead of being skipped.
+    /// Rows that give no solution fail (as malformed) instead of being skipped or, with
+    /// --unique, checked as puzzles.
     #[arg(long)]
     pub require_solution: bool,
 

@@ -339,7 +339,8 @@ impl CheckOptions<'_> {
 /// the front end's part.
 pub fn check(puzzle: &Grid, solution: Option<&Grid>, options: &CheckOptions) -> RowVerdict {
     let Some(solution) = solution else {
-        return if options.unique {
+        // A required solution is required with `unique` too.
+        return if options.unique && !options.require_solution {
             prove_unique(puzzle, options)
         } else {
             check_missing(options)

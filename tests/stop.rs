@@ -180,7 +180,10 @@ fn a_stop_lands_within_a_slow_puzzle_and_says_so_at_once() {
     assert!(took < Duration::from_secs(10), "{took:?}: {stderr}");
     assert!(stderr.contains("interrupt: stopping"), "{stderr}");
     // The puzzle stopped mid-search is not a row, and it was the first: nothing is written.
-    assert!(stderr.contains("before the first row: nothing was written"), "{stderr}");
+    assert!(
+        stderr.contains("before the first row: nothing was written"),
+        "{stderr}"
+    );
     assert!(!dir.path().join("out.csv.partial").exists());
     assert!(!dir.path().join("out.csv.run.json").exists());
 }

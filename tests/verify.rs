@@ -574,6 +574,11 @@ fn verify_unique_proves_puzzle_only_lines_csv_and_grids() {
     for (i, (p, _)) in rows.iter().enumerate() {
         csv += &format!("{i},{},7.2\r\n", text(p));
     }
+    // A Kaggle-style CSV whose solution fields are empty: puzzles alone too.
+    let mut empty_solutions = String::from("quizzes,solutions\n");
+    for (p, _) in &rows {
+        empty_solutions += &format!("{},\n", text(p));
+    }
     // Grid blocks, Project Euler 96 style.
     let grids: String = rows
         .iter()
@@ -582,9 +587,10 @@ fn verify_unique_proves_puzzle_only_lines_csv_and_grids() {
         .collect();
     // (file name, content, line of row i)
     type Case = (&'static str, String, fn(usize) -> u64);
-    let cases: [Case; 3] = [
+    let cases: [Case; 4] = [
         ("puzzles.txt", lines, |i| i as u64 + 2),
         ("puzzles.csv", csv, |i| i as u64 + 2),
+        ("empty-solutions.csv", empty_solutions, |i| i as u64 + 2),
         ("puzzles.grid", grids, |i| i as u64 * 10 + 1),
     ];
     for (name, content, line) in cases {
@@ -623,6 +629,10 @@ fn verify_unique_proves_puzzle_only_lines_csv_and_grids() {
     let (s, _) = verify(dir.path(), &file, &[], 1);
     assert_eq!(s["skipped"], rows.len() as u64);
     assert_eq!(s["failed"], 0);
+    // A required solution is required with --unique too.
+    let (s, _) = verify(dir.path(), &file, &["--unique", "--require-solution"], 1);
+    assert_eq!(s["failures"]["malformed"], rows.len() as u64);
+    assert_eq!(s["valid"], 0);
 }
 
 /// A CSV whose second row holds one quoted field of `len` bytes on one line (commas and doubled

@@ -170,6 +170,9 @@ impl<'a> RowContent<'a> {
                 kind: FailureKind::Malformed,
                 reason: "status is solved but the solution is empty".into(),
             },
+            // An empty solution field of a file with no status column (not `solve`'s output)
+            // leaves the record a puzzle alone, as a line with one puzzle is.
+            Some(b"") if status.is_none() => RowContent::PuzzleOnly { puzzle },
             Some(b"") => RowContent::NoSolution,
             // `solve` writes a solution only with `solved` and `mismatch`: a row of its output
             // that claims another status and holds one was changed since (as `--resume` and
