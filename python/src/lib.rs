@@ -10,7 +10,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{
+    IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
+    PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{
     PyFileNotFoundError, PyMemoryError, PyOSError, PyOverflowError, PyRuntimeError, PyValueError,
 };
@@ -339,9 +342,10 @@ fn check(puzzle: &[u8], solution: Option<&[u8]>, options: &CheckOptions) -> (u8,
     }
 }
 
-/// Checks every row: (failure kind codes, [(row, message)]).
+/// Checks every row: (failure kind codes, [(row, message)]). `missing` marks the rows whose
+/// solution is not given (as an empty solution field on the command line).
 #[pyfunction]
-#[pyo3(signature = (puzzles, solutions=None, unique=false, threads=None, solver="bands"))]
+#[pyo3(signature = (puzzles, solutions=None, unique=false, threads=None, solver="bands", missing=None))]
 fn verify_cells<'py>(
     py: Python<'py>,
     puzzles: PyReadonlyArray2<'py, u8>,
@@ -349,6 +353,7 @@ fn verify_cells<'py>(
     unique: bool,
     threads: Option<Threads>,
     solver: &str,
+    missing: Option<PyReadonlyArray1<'py, bool>>,
 ) -> PyResult<(Bound<'py, numpy::PyArray1<u8>>, Messages)> {
     let kind = solver_kind(solver)?;
     let (input, n) = rows_of(&puzzles, "puzzles")?;
@@ -358,6 +363,19 @@ fn verify_cells<'py>(
             if m != n {
                 return Err(PyValueError::new_err(format!(
                     "expected as many solutions as puzzles ({n}), got {m}"
+                )));
+            }
+            Some(slice)
+        }
+        None => None,
+    };
+    let missing = match &missing {
+        Some(array) => {
+            let slice = array.as_slice()?;
+            if slice.len() != n {
+                return Err(PyValueError::new_err(format!(
+                    "expected a missing flag per puzzle ({n}), got {}",
+                    slice.len()
                 )));
             }
             Some(slice)
@@ -386,8 +404,10 @@ fn verify_cells<'py>(
                     }
                     let row = c * CHUNK + i;
                     let range = row * CELLS..(row + 1) * CELLS;
-                    let (code, message) =
-                        check(&input[range.clone()], given.map(|s| &s[range]), options);
+                    let solution = given
+                        .filter(|_| !missing.is_some_and(|m| m[row]))
+                        .map(|s| &s[range.clone()]);
+                    let (code, message) = check(&input[range], solution, options);
                     *k = code;
                     if let Some(message) = message {
                         messages.push((row, message));

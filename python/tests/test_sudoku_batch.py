@@ -255,6 +255,29 @@ def test_count_solutions():
     assert sb.count_solutions([EMPTY]).tolist() == [2]
 
 
+def test_verify_skips_rows_without_a_solution_as_the_cli_does():
+    puzzles = [CLASSIC, UNSOLVABLE_P, EMPTY, CLASSIC]
+    r = sb.solve(puzzles)
+    assert r.status.tolist() == [sb.SOLVED, sb.UNSOLVABLE, sb.SOLVED, sb.SOLVED]
+    strings = r.solution_strings()
+    strings[2] = None  # a row given no solution, in three spellings across the forms below
+    cells = r.solutions.copy()
+    cells[2] = 0
+    forms = [cells, strings, np.array([s or "" for s in strings]), [s or float("nan") for s in strings]]
+    for solutions in forms:
+        v = sb.verify(puzzles, solutions)
+        assert v.kind == ["", "skipped", "skipped", ""], type(solutions)
+        assert (v.failures, v.skipped) == (0, 2)
+        # With unique=True the puzzle of such a row is proven instead.
+        u = sb.verify(puzzles, solutions, unique=True)
+        assert u.kind == ["", "no_solution", "not_unique", ""], type(solutions)
+    # Eighty-one blanks are a grid, an incomplete one, as on the command line.
+    assert sb.verify([CLASSIC], [EMPTY]).kind == ["incomplete"]
+    pd = pytest.importorskip("pandas")
+    series = pd.Series([CLASSIC_SOL, None, pd.NA, ""], dtype=object)
+    assert sb.verify([CLASSIC] * 4, series).kind == ["", "skipped", "skipped", "skipped"]
+
+
 def test_verify_kinds():
     bad_rule = "5" + CLASSIC_SOL[1:].replace("5", "3", 1)  # not a permutation any more
     swapped = CLASSIC_SOL[1] + CLASSIC_SOL[0] + CLASSIC_SOL[2:]

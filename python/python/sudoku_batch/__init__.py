@@ -626,12 +626,58 @@ class VerifyResult:
         return f"VerifyResult({len(self)} rows, {self.failures} failures)"
 
 
+def _missing_solutions(solutions, cells):
+    """The rows of ``solutions`` that give no solution, as a bool array (``None``: none such):
+    ``None``, an empty string, a missing value (NaN, ``pd.NA``) in a list, array or Series of
+    text, or an all-zero row of cells (``solve``'s ``solutions`` for a row it did not solve).
+    A string of 81 blanks is a grid, incomplete, as on the command line."""
+    if isinstance(solutions, np.ma.MaskedArray) or isinstance(solutions, (str, bytes, bytearray)):
+        return None
+    if hasattr(solutions, "to_numpy") and not isinstance(solutions, np.ndarray):
+        solutions = solutions.to_numpy()
+    textual = isinstance(solutions, (list, tuple)) and not (
+        solutions and all(isinstance(p, (list, tuple, np.ndarray)) for p in solutions)
+    )
+    if isinstance(solutions, np.ndarray):
+        if solutions.dtype.kind == "O" and solutions.ndim == 1:
+            textual = True
+        elif solutions.dtype.kind in "SU" and solutions.ndim == 1:
+            missing = np.char.str_len(solutions) == 0
+            return missing if missing.any() else None
+    if textual:
+        def absent(x):
+            if x is None or (isinstance(x, (str, bytes, bytearray)) and len(x) == 0):
+                return True
+            try:
+                return bool(_is_missing_scalar(x))
+            except (TypeError, ValueError):
+                return False
+
+        missing = np.fromiter((absent(x) for x in solutions), dtype=bool, count=len(solutions))
+    else:
+        missing = ~cells.any(axis=1)
+    return missing if missing.any() else None
+
+
+def _is_missing_scalar(x):
+    """Whether ``x`` is a missing scalar: NaN, or pandas' ``NA``/``NaT`` when pandas is there."""
+    if isinstance(x, float):
+        return x != x
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - depends on the environment
+        return False
+    return x is pd.NA or x is pd.NaT
+
+
 def verify(puzzles, solutions=None, *, unique=False, threads=None, solver="bands") -> VerifyResult:
     """Checks each solution against its puzzle, as ``sudoku-batch verify`` does: a complete grid
     that obeys the rules and keeps every clue (and, with ``unique=True``, a puzzle with exactly
-    one solution). With ``solutions=None`` only ``unique=True`` checks anything."""
+    one solution). With ``solutions=None`` only ``unique=True`` checks anything, and so for a
+    row whose solution is ``None``, empty or missing (or an all-zero row of cells, as
+    ``solve`` returns for a puzzle it did not solve): ``skipped`` otherwise."""
     p_cells, p_fail = _coerce(puzzles, "puzzles")
-    s_cells, s_fail = (None, [])
+    s_cells, s_fail, missing = (None, [], None)
     if solutions is not None:
         s_cells, s_fail = _coerce(solutions, "solutions")
         if s_cells.shape[0] != p_cells.shape[0]:
@@ -639,12 +685,16 @@ def verify(puzzles, solutions=None, *, unique=False, threads=None, solver="bands
                 f"expected as many solutions as puzzles ({p_cells.shape[0]}), "
                 f"got {s_cells.shape[0]}"
             )
+        missing = _missing_solutions(solutions, s_cells)
+        if missing is not None:
+            s_fail = [f for f in s_fail if not missing[f[0]]]
     codes, native_messages = _native.verify_cells(
         p_cells,
         s_cells,
         _flag("unique", unique),
         _whole("threads", threads, least=1, most=None),
         solver,
+        missing,
     )
     codes = codes.copy()
     message = [""] * len(codes)
