@@ -462,6 +462,40 @@ fn a_kept_row_edited_to_gave_up_is_refused_unless_the_bound_gives_up_again() {
     );
 }
 
+/// A finished output edited since its run (a figure changed, so its size too) is refused by
+/// `--resume`, which would otherwise keep the edited rows as they are; untouched, it resumes.
+#[test]
+fn a_finished_output_changed_since_its_run_is_refused() {
+    let dir = solved_dir();
+    let d = dir.path();
+    for command in ["solve", "rate"] {
+        let out = format!("{command}.csv");
+        let args = [command, "p.txt", "-q", "-o", &out];
+        assert_eq!(run(d, &args).0, 0);
+        let resume = [&args[..], &["--resume"]].concat();
+        let (code, err) = run(d, &resume);
+        assert_eq!(code, 0, "{command}: {err}");
+        let text = std::fs::read_to_string(d.join(&out)).unwrap();
+        let edited = text
+            .replacen(",rated,", ",rated,9", 1)
+            .replacen(",0,", ",999,", 1);
+        assert_ne!(edited.len(), text.len());
+        std::fs::write(d.join(&out), &edited).unwrap();
+        let (code, err) = run(d, &resume);
+        assert_eq!(code, 2, "{command}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{out}: cannot resume: it holds {} bytes, but its run wrote {}: it was changed \
+                 since",
+                format_size(edited.len()),
+                format_size(text.len())
+            )),
+            "{command}: {err}"
+        );
+        assert_eq!(std::fs::read_to_string(d.join(&out)).unwrap(), edited);
+    }
+}
+
 #[test]
 fn a_garbage_partial_is_refused_as_garbage() {
     let dir = solved_dir();

@@ -29,7 +29,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::io::output::Output;
+use crate::io::output::{Earlier, Output};
 use crate::io::{Input, ReadOptions, SharedTap, Tap};
 use crate::shard::Shard;
 
@@ -609,7 +609,7 @@ fn stale_outputs(output: Option<&Path>, summary: Option<&Path>, resume: bool) ->
 /// row is what the looser limits give too.
 pub(crate) fn compare_for_resume(
     path: &Path,
-    earlier: &Path,
+    earlier: &Earlier,
     this: Option<&mut RunManifest>,
     files: &mut [String],
     notes: &mut Vec<String>,
@@ -620,10 +620,11 @@ pub(crate) fn compare_for_resume(
             if retry_gave_up && this.limits.no_tighter_than(&before.limits) {
                 before.limits = this.limits;
             }
-            let differences = before.differences(this, Compare::Resume);
+            let mut differences = before.differences(this, Compare::Resume);
+            differences.extend(changed_since_finished(earlier, &before));
             if !differences.is_empty() {
                 return Err(Error::Input {
-                    path: earlier.to_path_buf(),
+                    path: earlier.path().to_path_buf(),
                     message: differences.join("; "),
                 });
             }
@@ -640,6 +641,25 @@ pub(crate) fn compare_for_resume(
         (Some(_), None) => {}
     }
     Ok(())
+}
+
+/// For a finished output (the `-o` file itself, not `FILE.partial`) whose sidecar says how
+/// many bytes its run wrote: a difference in size, which no finished run leaves (an edit since;
+/// an edit that keeps the size is caught by the re-check of the rows, where it matters).
+fn changed_since_finished(earlier: &Earlier, before: &RunManifest) -> Option<String> {
+    let finished = before.finished?;
+    if !earlier.is_finished() {
+        return None;
+    }
+    let size = std::fs::metadata(earlier.path()).ok()?.len();
+    (size != finished.bytes).then(|| {
+        format!(
+            "it holds {} bytes, but its run wrote {}: it was changed since (run again without \
+             --resume to redo it)",
+            grouped(size),
+            grouped(finished.bytes)
+        )
+    })
 }
 
 /// What defines a run's rows, for its sidecar.

@@ -575,6 +575,12 @@ impl Earlier {
         &self.source
     }
 
+    /// Whether the rows are those of a finished `FILE` (not an interrupted run's
+    /// `FILE.partial`).
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
     /// The earlier rows' plain bytes: for compressed output those of its complete members (a
     /// torn last member is left out, and its rows are redone).
     pub fn rows(&self) -> Result<Box<dyn Read + Send>> {

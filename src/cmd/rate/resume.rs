@@ -96,7 +96,7 @@ pub(super) fn resume(
     };
     compare_for_resume(
         path,
-        earlier.path(),
+        &earlier,
         this_run.manifest,
         files,
         notes,

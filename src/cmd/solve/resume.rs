@@ -134,7 +134,7 @@ pub(super) fn resume(
         ));
         return Ok(Resumed::fresh(Output::create_with(Some(path), options)?));
     };
-    compare_for_resume(path, earlier.path(), this_run, files, notes, retry_gave_up)
+    compare_for_resume(path, &earlier, this_run, files, notes, retry_gave_up)
         .map_err(cannot_resume)?;
     let kept = keep_rows(&earlier, records, files, columns, &judge, retry_gave_up)
         .map_err(cannot_resume)?;
