@@ -177,6 +177,10 @@ fn interruptible<T: Send>(
                 if !done.load(Ordering::Acquire) {
                     std::thread::park_timeout(Duration::from_millis(50));
                 }
+                if EXITING.load(Ordering::Acquire) {
+                    cancel.store(true, Ordering::Relaxed);
+                }
+                hold_if_exiting();
                 done.load(Ordering::Acquire)
             });
             if finished {
@@ -192,6 +196,27 @@ fn interruptible<T: Send>(
             .join()
             .map_err(|_| PyRuntimeError::new_err("internal error: a worker thread panicked"))
     })
+}
+
+/// Set when the interpreter starts to exit (an `atexit` hook): a call still running in a daemon
+/// thread must not take the GIL back then, since CPython ends such a thread with `pthread_exit`,
+/// which would unwind through Rust frames (an abort or a crash at exit).
+static EXITING: AtomicBool = AtomicBool::new(false);
+
+/// Called by the package's `atexit` hook.
+#[pyfunction]
+fn interpreter_exiting() {
+    EXITING.store(true, Ordering::Release);
+}
+
+/// Before a thread that released the GIL takes it back: once the interpreter is exiting, it
+/// never does (it parks until the process ends, as CPython 3.14 holds such threads itself).
+fn hold_if_exiting() {
+    if EXITING.load(Ordering::Acquire) {
+        loop {
+            std::thread::park();
+        }
+    }
 }
 
 /// One row's verdict: [`verdict::judge`] on a grid of cell values, `invalid` for a row that is
@@ -818,7 +843,7 @@ fn cells_from_text<'py, T: numpy::Element + Copy + Into<u32> + Sync>(
     let rows = rows.as_slice()?;
     let mut cells = vec![0u8; n * CELLS];
     let failures = py.allow_threads(|| {
-        cells
+        let failures = cells
             .par_chunks_mut(CELLS)
             .enumerate()
             .filter_map(|(row, out)| {
@@ -835,6 +860,10 @@ fn cells_from_text<'py, T: numpy::Element + Copy + Into<u32> + Sync>(
                         *b = c.into() as u8;
                     }
                     parse_into(&ascii[..len], out)
+                } else if std::mem::size_of::<T>() == 1 {
+                    // `S` bytes are UTF-8 text, as a file's or a `bytes` object's are.
+                    let bytes: Vec<u8> = text.iter().map(|&c| c.into() as u8).collect();
+                    parse_into(String::from_utf8_lossy(&bytes).as_bytes(), out)
                 } else {
                     let s: String = text
                         .iter()
@@ -844,7 +873,9 @@ fn cells_from_text<'py, T: numpy::Element + Copy + Into<u32> + Sync>(
                 };
                 parsed.err().map(|(kind, message)| (row, kind, message))
             })
-            .collect::<ParseFailures>()
+            .collect::<ParseFailures>();
+        hold_if_exiting();
+        failures
     });
     Ok((cells.into_pyarray(py).reshape([n, CELLS])?, failures))
 }
@@ -943,6 +974,7 @@ impl Reader {
                 }
                 rows += 1;
             }
+            hold_if_exiting();
             Ok::<_, sudoku_batch::Error>((cells, bad, rows))
         });
         let (cells, bad, rows) = read.map_err(io_error)?;
@@ -962,6 +994,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(explain_cells, m)?)?;
     m.add_function(wrap_pyfunction!(generate_cells, m)?)?;
     m.add_function(wrap_pyfunction!(fresh_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(interpreter_exiting, m)?)?;
     m.add_function(wrap_pyfunction!(cells_from_list, m)?)?;
     m.add_function(wrap_pyfunction!(cells_from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(cells_from_ucs4, m)?)?;

@@ -255,6 +255,37 @@ def test_count_solutions():
     assert sb.count_solutions([EMPTY]).tolist() == [2]
 
 
+@pytest.mark.parametrize("call", [
+    "sb.count_solutions(['.' * 81], limit=2**32 - 1, threads=1)",
+    "sb.generate(10**6, seed=1, threads=1)",
+])
+def test_a_call_in_a_daemon_thread_lets_the_interpreter_exit(call):
+    # CPython ends a daemon thread that takes the GIL back during shutdown; inside a call that
+    # would unwind through Rust frames (an abort or a crash). The call must let the exit be.
+    import subprocess
+    import sys
+
+    script = (
+        "import sudoku_batch as sb, threading, time\n"
+        f"t = threading.Thread(target=lambda: {call}, daemon=True)\n"
+        "t.start()\n"
+        "time.sleep(0.3)\n"
+        "assert t.is_alive()\n"
+    )
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
+        assert done.returncode == 0, done.stderr.decode()
+        assert b"FATAL" not in done.stderr
+
+
+def test_bytes_arrays_are_utf8_text_as_lists_of_bytes_are():
+    text = (CLASSIC[:80] + "é").encode()
+    for puzzles in ([text], np.array([text])):
+        r = sb.solve(puzzles)
+        assert r.status.tolist() == [sb.INVALID]
+        assert r.message[0].startswith("invalid character 'é' at cell 81 ("), type(puzzles)
+
+
 def test_verify_skips_rows_without_a_solution_as_the_cli_does():
     puzzles = [CLASSIC, UNSOLVABLE_P, EMPTY, CLASSIC]
     r = sb.solve(puzzles)

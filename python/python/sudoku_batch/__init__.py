@@ -8,6 +8,7 @@ strings, or an integer array of shape ``(N, 81)`` (0 = blank).
 
 from __future__ import annotations
 
+import atexit
 import os
 
 import numpy as np
@@ -60,6 +61,9 @@ STATUS_NAMES = dict(_native.STATUSES)
 #: :func:`rate` status code -> the CLI ``rate`` status word: rated, unsolvable, multiple,
 #: invalid, gave_up.
 RATE_STATUS_NAMES = dict(_native.RATE_STATUSES)
+# A call still running in a daemon thread when the interpreter exits must not take the GIL back
+# (CPython would end the thread inside Rust code): the hook tells it, before that can happen.
+atexit.register(_native.interpreter_exiting)
 _KIND_NAMES = dict(_native.KINDS)
 _SKIPPED = next(code for code, name in _native.KINDS if name == "skipped")
 
