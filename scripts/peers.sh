@@ -95,7 +95,8 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 for number in "$take" "$min_puzzles" "$rounds" "$seconds" "$seed"; do
-    [[ $number =~ ^[0-9]+$ ]] || die "not a whole number: $number"
+    # Plain decimal: bash arithmetic reads a leading 0 as octal.
+    [[ $number =~ ^(0|[1-9][0-9]{0,17})$ ]] || die "not a whole number: $number"
 done
 [[ $take -ge 1 && $rounds -ge 1 && $seconds -ge 1 ]] || die "--take, --rounds and --seconds must be at least 1"
 

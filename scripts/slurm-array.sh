@@ -28,7 +28,12 @@ input=${1:?$usage}
 outdir=${2:?$usage}
 shards=${3:?$usage}
 k=${SLURM_ARRAY_TASK_ID:?not in a Slurm job array (SLURM_ARRAY_TASK_ID is not set)}
-if ! [[ $shards =~ ^[0-9]+$ && $k =~ ^[0-9]+$ ]] || ((shards < 1 || k < 1 || k > shards)); then
+# Plain decimal numbers only: bash reads a leading 0 as octal, and `08` as an error.
+if ! [[ $shards =~ ^[1-9][0-9]{0,8}$ ]]; then
+    echo "slurm-array.sh: N must be the number of shards, 1 or more, in plain decimal (got '$shards'); $usage" >&2
+    exit 2
+fi
+if ! [[ $k =~ ^[1-9][0-9]{0,8}$ ]] || ((k > shards)); then
     echo "slurm-array.sh: array index $k is not a shard of 1..$shards; submit with --array=1-$shards" >&2
     exit 2
 fi

@@ -17,8 +17,9 @@ set -euo pipefail
 usage="usage: slurm-merge.sh OUTDIR N"
 outdir=${1:?$usage}
 shards=${2:?$usage}
-if ! [[ $shards =~ ^[0-9]+$ ]] || ((shards < 1)); then
-    echo "slurm-merge.sh: N must be the number of shards, 1 or more (got '$shards'); $usage" >&2
+# A plain decimal number only: bash reads a leading 0 as octal, and `08` as an error.
+if ! [[ $shards =~ ^[1-9][0-9]{0,8}$ ]]; then
+    echo "slurm-merge.sh: N must be the number of shards, 1 or more, in plain decimal (got '$shards'); $usage" >&2
     exit 2
 fi
 # An earlier merge's result goes first, whatever happens next: a failed merge must not leave

@@ -54,7 +54,7 @@ chmod 600 /etc/munge/munge.key
 if ! munge -n </dev/null 2>/dev/null | unmunge >/dev/null 2>&1; then
     runuser -u munge -- munged || fail "munged would not start"
     for _ in $(seq 50); do pgrep -u munge -x munged >/dev/null && break; sleep 0.1; done
-    pids+=($(pgrep -u munge -x munged))
+    mapfile -t -O "${#pids[@]}" pids < <(pgrep -u munge -x munged)
 fi
 munge -n </dev/null | unmunge >/dev/null || fail "munge does not work"
 
