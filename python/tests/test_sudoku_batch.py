@@ -874,8 +874,13 @@ def test_generate_errors():
         sb.generate(1, seed=1, clues=18, symmetric="dihedral")
     with pytest.raises(ValueError, match="seed"):
         sb.generate(1, seed=-1)
-    with pytest.raises(ValueError, match="n:"):
+    with pytest.raises(ValueError, match="n must be at least 0, got -3"):
         sb.generate(-3)
+    # A wrong type is a TypeError, as for the other arguments.
+    with pytest.raises(TypeError, match="n: expected an integer count, got float"):
+        sb.generate(2.0)
+    with pytest.raises(TypeError, match="seed: expected an integer, got float"):
+        sb.generate(1, seed=1.0)
     with pytest.raises(ValueError, match="threads"):
         sb.generate(1, seed=1, threads=0)
     # As the CLI's --er 0..0.5 and --scale without --er: refused before any work.

@@ -798,15 +798,16 @@ def generate(
             the CLI's ``--scale``).
 
     Raises:
-        TypeError: ``minimal`` is not a bool, or ``symmetric`` neither a bool nor a name.
+        TypeError: ``n`` or ``seed`` is not an integer, ``minimal`` is not a bool, or
+            ``symmetric`` neither a bool nor a name.
         ValueError: no puzzle can have the options (fewer than 17 clues, a clue count the
             symmetry cannot make, an unknown symmetry or solver, ``threads=0``).
         RuntimeError: no puzzle in the clue range was found within the attempt limit; the
             message gives the clue counts of the puzzles drawn and what is wrong (random removal
             seldom goes below about 21 clues; a minimal puzzle seldom has more than 28 or so).
     """
-    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
-        raise ValueError(f"n: expected a count >= 0, got {n!r}")
+    if not isinstance(n, (int, np.integer)) or isinstance(n, (bool, np.bool_)):
+        raise TypeError(f"n: expected an integer count, got {type(n).__name__} {n!r:.40}")
     _whole("n", n)
     for name, value in [("clues", clues), ("min_clues", min_clues), ("max_clues", max_clues)]:
         _whole(name, value, most=255)
@@ -825,9 +826,9 @@ def generate(
         )
     if seed is None:
         seed = _native.fresh_seed()
-    elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not (
-        0 <= seed < 2**64
-    ):
+    elif isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed: expected an integer, got {type(seed).__name__} {seed!r:.40}")
+    elif not 0 <= seed < 2**64:
         raise ValueError(f"seed: expected an integer in 0 .. 2**64 - 1, got {seed!r}")
     if scale is not None and er is None:
         raise ValueError(f"scale: the scale an ER range is rated on; give er too, got scale={scale!r}")

@@ -177,9 +177,9 @@ def generate(
     """n unique puzzles; the same seed and options give the CLI's `generate` output."""
 
 def read(
-    path: Union[str, PathLike[str]],
+    path: Union[str, bytes, PathLike[str], PathLike[bytes]],
     format: str = "auto",
-    column: str | None = None,
+    column: str | int | None = None,
     batch: int = 100_000,
 ) -> Iterator[npt.NDArray[np.uint8]]:
     """Yields (N, 81) uint8 batches from any file the CLI reads (compressed included)."""
