@@ -96,7 +96,7 @@ while [[ $# -gt 0 ]]; do
 done
 for number in "$take" "$min_puzzles" "$rounds" "$seconds" "$seed"; do
     # Plain decimal: bash arithmetic reads a leading 0 as octal.
-    [[ $number =~ ^(0|[1-9][0-9]{0,17})$ ]] || die "not a whole number: $number"
+    [[ $number =~ ^(0|[1-9][0-9]{0,19})$ ]] || die "not a whole number: $number"
 done
 [[ $take -ge 1 && $rounds -ge 1 && $seconds -ge 1 ]] || die "--take, --rounds and --seconds must be at least 1"
 

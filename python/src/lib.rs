@@ -177,7 +177,7 @@ fn interruptible<T: Send>(
                 if !done.load(Ordering::Acquire) {
                     std::thread::park_timeout(Duration::from_millis(50));
                 }
-                if EXITING.load(Ordering::Acquire) {
+                if exiting_elsewhere() {
                     cancel.store(true, Ordering::Relaxed);
                 }
                 hold_if_exiting();
@@ -188,7 +188,11 @@ fn interruptible<T: Send>(
             }
             if let Err(err) = py.check_signals() {
                 cancel.store(true, Ordering::Relaxed);
-                let _ = py.allow_threads(|| handle.join());
+                let _ = py.allow_threads(|| {
+                    let joined = handle.join();
+                    hold_if_exiting();
+                    joined
+                });
                 return Err(err);
             }
         }
@@ -203,16 +207,27 @@ fn interruptible<T: Send>(
 /// which would unwind through Rust frames (an abort or a crash at exit).
 static EXITING: AtomicBool = AtomicBool::new(false);
 
+/// The thread that runs the exit (the hook's): its own calls from later `atexit` hooks or
+/// finalizers go on as usual.
+static EXITING_THREAD: std::sync::OnceLock<std::thread::ThreadId> = std::sync::OnceLock::new();
+
 /// Called by the package's `atexit` hook.
 #[pyfunction]
 fn interpreter_exiting() {
+    let _ = EXITING_THREAD.set(std::thread::current().id());
     EXITING.store(true, Ordering::Release);
 }
 
-/// Before a thread that released the GIL takes it back: once the interpreter is exiting, it
-/// never does (it parks until the process ends, as CPython 3.14 holds such threads itself).
+/// Whether the interpreter is exiting and this thread is not the one that runs the exit.
+fn exiting_elsewhere() -> bool {
+    EXITING.load(Ordering::Acquire) && EXITING_THREAD.get() != Some(&std::thread::current().id())
+}
+
+/// Before a thread that released the GIL takes it back: once the interpreter is exiting, any
+/// thread but the exiting one never does (it parks until the process ends, as CPython 3.14
+/// holds such threads itself).
 fn hold_if_exiting() {
-    if EXITING.load(Ordering::Acquire) {
+    if exiting_elsewhere() {
         loop {
             std::thread::park();
         }

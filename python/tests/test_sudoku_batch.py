@@ -278,6 +278,25 @@ def test_a_call_in_a_daemon_thread_lets_the_interpreter_exit(call):
         assert b"FATAL" not in done.stderr
 
 
+def test_a_call_from_an_exit_hook_runs():
+    # The exit's own thread is never held: a call from an atexit hook (one registered before the
+    # package's runs after it) or a finalizer works as usual.
+    import subprocess
+    import sys
+
+    script = (
+        "import atexit\n"
+        "def late():\n"
+        "    import sudoku_batch as sb\n"
+        "    print(sb.count_solutions(['.' * 81], limit=3).tolist(), flush=True)\n"
+        "atexit.register(late)\n"
+        "import sudoku_batch\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout == b"[3]\n"
+
+
 def test_bytes_arrays_are_utf8_text_as_lists_of_bytes_are():
     text = (CLASSIC[:80] + "é").encode()
     for puzzles in ([text], np.array([text])):

@@ -397,6 +397,10 @@ fn interleave(
                     "{why}; the shard was changed after its run wrote it (re-run that shard)"
                 )));
             }
+            if row.status == Some(Status::GaveUp) {
+                // Its re-check may have taken the bound's guesses: a stop is seen at once.
+                interrupt::stop_point_whole("merge", output)?;
+            }
             merged.tally.add_row(&row)?;
             merged.cpu_ns += u128::from(row.solve_ns.unwrap_or(0));
             push_csv_record(&mut merged.unwritten, row.fields());
@@ -538,7 +542,11 @@ fn shard_judging(sidecars: &[Option<RunManifest>]) -> ShardJudging {
             SolverKind::from_name(&first.solver).map(|solver| JudgeOptions {
                 solver,
                 unique,
-                budget: Budget::new(first.limits.max_guesses, None),
+                // The stop flag: a gave_up row's re-check may take the bound's guesses.
+                budget: Budget::new(
+                    first.limits.max_guesses,
+                    Some(crate::run::interrupt::flag()),
+                ),
             })
         }
         _ => None,

@@ -320,14 +320,14 @@ pub fn compare(rows: &[BenchRow], baseline: Option<&str>) -> Result<Comparison> 
 /// A configuration and, per machine, its latest row.
 type Configuration<'a> = (ComparisonRow, Vec<Option<&'a BenchRow>>);
 
-/// The machines of `rows` (host and CPU), in order of first appearance, each with its latest
-/// row.
 /// Whether `a` was measured no later than `b` (the rows were checked to hold UTC times).
 fn not_later(a: &BenchRow, b: &BenchRow) -> bool {
     use crate::cmd::bench::utc_time_key;
     utc_time_key(&a.timestamp) <= utc_time_key(&b.timestamp)
 }
 
+/// The machines of `rows` (host and CPU), in order of first appearance, each with its latest
+/// row.
 fn machine_columns(rows: &[BenchRow]) -> Vec<MachineColumn> {
     let mut machines: Vec<MachineColumn> = Vec::new();
     for row in rows {

@@ -348,7 +348,8 @@ fn open_output(
             resume::ThisRun {
                 columns: &config.columns,
                 manifest,
-                judge: config.judge_options(None),
+                // The stop flag: a gave_up row's re-check may take the bound's guesses.
+                judge: config.judge_options(Some(crate::run::interrupt::flag())),
                 retry_gave_up: config.retry_gave_up,
             },
             notes,

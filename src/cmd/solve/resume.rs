@@ -204,6 +204,10 @@ fn keep_rows(
         if let Some(why) = check_row(&row, &record.body, judge) {
             return Err(row.error(why));
         }
+        if row.status == Some(Status::GaveUp) {
+            // Its re-check may have taken the bound's guesses: a stop is seen at once.
+            crate::run::interrupt::stop_point_kept(0)?;
+        }
         kept.tally.add_row(&row)?;
         kept.rows += 1;
         kept.last_index = Some(index);
@@ -373,7 +377,9 @@ fn check_row(row: &ResultRowRef<'_>, body: &Body, judge: &JudgeOptions<'_>) -> O
     }
     if solution.is_empty() {
         if status == Status::GaveUp {
-            return crate::verdict::check_gave_up(puzzle, reference.as_ref(), Some(judge));
+            // Without a sidecar this run's bound stands for the earlier run's.
+            return crate::verdict::check_gave_up(puzzle, reference.as_ref(), Some(judge))
+                .map(|why| format!("{why} (resume with the bound of the run that wrote it)"));
         }
         return crate::verdict::check_claim(status, puzzle, reference.as_ref(), unique);
     }
