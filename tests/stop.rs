@@ -1316,3 +1316,53 @@ fn a_verify_stopped_before_its_first_row_leaves_earlier_files_alone() {
     assert_eq!(std::fs::read(at("s.json")).unwrap(), summary);
     assert!(!at("r.csv.partial").exists());
 }
+
+/// `--resume` solves a kept `gave_up` row again within the bound (seconds here): a stop lands
+/// within that re-check, and the finished output stays as it was.
+#[test]
+fn a_stop_lands_within_the_recheck_of_a_row_given_up_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |name: &str| dir.path().join(name);
+    std::fs::write(at("slow.txt"), format!("{SLOW}\n{SLOW}\n")).unwrap();
+    let args = [
+        "solve",
+        "-q",
+        "-j",
+        "1",
+        "--solver",
+        "backtrack",
+        "--max-guesses",
+        "1500000",
+        "-o",
+        &at("out.csv").to_string_lossy(),
+        &at("slow.txt").to_string_lossy(),
+    ]
+    .map(|a| std::ffi::OsString::from(a.to_string()));
+    let started = Instant::now();
+    let status = StdCommand::new(bin_path()).args(&args).status().unwrap();
+    let run = started.elapsed();
+    assert_eq!(status.code(), Some(1));
+    let finished = std::fs::read(at("out.csv")).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&finished)
+            .matches(",gave_up,")
+            .count(),
+        2
+    );
+    let mut resume: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    resume.push("--resume".as_ref());
+    let stopped = Instant::now();
+    let (output, stderr) = stopped_after(&resume, None, run / 8, &["INT"]);
+    let took = stopped.elapsed();
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("while --resume read back the kept rows"),
+        "{stderr}"
+    );
+    // The re-check of both rows takes about as long as the run did: stopped well before.
+    assert!(
+        took < run / 2,
+        "{took:?} against a run of {run:?}: {stderr}"
+    );
+    assert_eq!(std::fs::read(at("out.csv")).unwrap(), finished);
+}
