@@ -171,8 +171,12 @@ fn interruptible<T: Send>(
             let _done = Done(done_ref, watcher);
             pool.install(|| work(cancel_ref))
         });
+        // Python runs signal handlers on its main thread only: another thread has no
+        // KeyboardInterrupt to look for, so it waits with the GIL released until the end, and
+        // never takes the GIL back while the interpreter may be exiting under it.
+        let main = is_main_thread(py);
         loop {
-            let finished = py.allow_threads(|| {
+            let finished = py.allow_threads(|| loop {
                 // Woken by the worker when it finishes (a small call returns at once).
                 if !done.load(Ordering::Acquire) {
                     std::thread::park_timeout(Duration::from_millis(50));
@@ -181,7 +185,10 @@ fn interruptible<T: Send>(
                     cancel.store(true, Ordering::Relaxed);
                 }
                 hold_if_exiting();
-                done.load(Ordering::Acquire)
+                let finished = done.load(Ordering::Acquire);
+                if finished || main {
+                    break finished;
+                }
             });
             if finished {
                 break;
@@ -200,6 +207,17 @@ fn interruptible<T: Send>(
             .join()
             .map_err(|_| PyRuntimeError::new_err("internal error: a worker thread panicked"))
     })
+}
+
+/// Whether this is Python's main thread, the one its signal handlers run on.
+fn is_main_thread(py: Python<'_>) -> bool {
+    let check = || -> PyResult<bool> {
+        let threading = py.import("threading")?;
+        let current = threading.call_method0("current_thread")?;
+        Ok(current.is(&threading.call_method0("main_thread")?))
+    };
+    // When it cannot be told, look for signals as the main thread does.
+    check().unwrap_or(true)
 }
 
 /// Set when the interpreter starts to exit (an `atexit` hook): a call still running in a daemon
