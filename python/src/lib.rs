@@ -174,7 +174,7 @@ fn interruptible<T: Send>(
         // Python runs signal handlers on its main thread only: another thread has no
         // KeyboardInterrupt to look for, so it waits with the GIL released until the end, and
         // never takes the GIL back while the interpreter may be exiting under it.
-        let main = is_main_thread(py);
+        let main = is_main_thread();
         loop {
             let finished = py.allow_threads(|| loop {
                 // Woken by the worker when it finishes (a small call returns at once).
@@ -209,15 +209,21 @@ fn interruptible<T: Send>(
     })
 }
 
-/// Whether this is Python's main thread, the one its signal handlers run on.
-fn is_main_thread(py: Python<'_>) -> bool {
-    let check = || -> PyResult<bool> {
-        let threading = py.import("threading")?;
-        let current = threading.call_method0("current_thread")?;
-        Ok(current.is(&threading.call_method0("main_thread")?))
-    };
-    // When it cannot be told, look for signals as the main thread does.
-    check().unwrap_or(true)
+/// Python's main thread, the one its signal handlers run on, as the package's import found it.
+static MAIN_THREAD: std::sync::OnceLock<std::thread::ThreadId> = std::sync::OnceLock::new();
+
+/// Called by the package's import when it runs on Python's main thread.
+#[pyfunction]
+fn this_is_the_main_thread() {
+    let _ = MAIN_THREAD.set(std::thread::current().id());
+}
+
+/// Whether this is Python's main thread; when the import did not run there, every thread
+/// looks for signals as the main thread does.
+fn is_main_thread() -> bool {
+    MAIN_THREAD
+        .get()
+        .is_none_or(|id| *id == std::thread::current().id())
 }
 
 /// Set when the interpreter starts to exit (an `atexit` hook): a call still running in a daemon
@@ -1028,6 +1034,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(generate_cells, m)?)?;
     m.add_function(wrap_pyfunction!(fresh_seed, m)?)?;
     m.add_function(wrap_pyfunction!(interpreter_exiting, m)?)?;
+    m.add_function(wrap_pyfunction!(this_is_the_main_thread, m)?)?;
     m.add_function(wrap_pyfunction!(cells_from_list, m)?)?;
     m.add_function(wrap_pyfunction!(cells_from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(cells_from_ucs4, m)?)?;

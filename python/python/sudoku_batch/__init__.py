@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import threading
 
 import numpy as np
 
@@ -64,6 +65,9 @@ RATE_STATUS_NAMES = dict(_native.RATE_STATUSES)
 # A call still running in a daemon thread when the interpreter exits must not take the GIL back
 # (CPython would end the thread inside Rust code): the hook tells it, before that can happen.
 atexit.register(_native.interpreter_exiting)
+# Only the main thread gets KeyboardInterrupt: a call on another waits without the GIL.
+if threading.current_thread() is threading.main_thread():
+    _native.this_is_the_main_thread()
 _KIND_NAMES = dict(_native.KINDS)
 _SKIPPED = next(code for code, name in _native.KINDS if name == "skipped")
 
