@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import sys
 import threading
 
 import numpy as np
@@ -634,48 +635,38 @@ class VerifyResult:
         return f"VerifyResult({len(self)} rows, {self.failures} failures)"
 
 
-def _missing_solutions(solutions, cells):
+def _missing_solutions(solutions, cells, failures):
     """The rows of ``solutions`` that give no solution, as a bool array (``None``: none such):
-    ``None``, an empty string, a missing value (NaN, ``pd.NA``) in a list, array or Series of
-    text, or an all-zero row of cells (``solve``'s ``solutions`` for a row it did not solve).
-    A string of 81 blanks is a grid, incomplete, as on the command line."""
+    ``None``, an empty string, a missing value (NaN, ``pd.NA``) among text, or an all-zero row of
+    cells (``solve``'s ``solutions`` for a row it did not solve). A string of 81 blanks is a
+    grid, incomplete, as on the command line. Text that gives no solution never parses, so only
+    the rows in ``failures`` (from :func:`_coerce`) are looked at."""
     if isinstance(solutions, np.ma.MaskedArray) or isinstance(solutions, (str, bytes, bytearray)):
         return None
     if hasattr(solutions, "to_numpy") and not isinstance(solutions, np.ndarray):
         solutions = solutions.to_numpy()
-    textual = isinstance(solutions, (list, tuple)) and not (
-        solutions and all(isinstance(p, (list, tuple, np.ndarray)) for p in solutions)
-    )
     if isinstance(solutions, np.ndarray):
-        if solutions.dtype.kind == "O" and solutions.ndim == 1:
-            textual = True
-        elif solutions.dtype.kind in "SU" and solutions.ndim == 1:
-            missing = np.char.str_len(solutions) == 0
-            return missing if missing.any() else None
+        textual = solutions.ndim == 1
+    else:
+        textual = not (solutions and isinstance(solutions[0], (list, tuple, np.ndarray)))
     if textual:
-        def absent(x):
-            if x is None or (isinstance(x, (str, bytes, bytearray)) and len(x) == 0):
-                return True
-            try:
-                return bool(_is_missing_scalar(x))
-            except (TypeError, ValueError):
-                return False
-
-        missing = np.fromiter((absent(x) for x in solutions), dtype=bool, count=len(solutions))
+        missing = np.zeros(len(cells), dtype=bool)
+        for row, _, _ in failures:
+            missing[row] = _is_absent(solutions[row])
     else:
         missing = ~cells.any(axis=1)
     return missing if missing.any() else None
 
 
-def _is_missing_scalar(x):
-    """Whether ``x`` is a missing scalar: NaN, or pandas' ``NA``/``NaT`` when pandas is there."""
+def _is_absent(x):
+    """Whether a text element stands for no value: ``None``, empty, NaN, or pandas'
+    ``NA``/``NaT`` (pandas is looked up only if loaded: otherwise no value can be one)."""
+    if x is None or (isinstance(x, (str, bytes, bytearray)) and len(x) == 0):
+        return True
     if isinstance(x, float):
         return x != x
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover - depends on the environment
-        return False
-    return x is pd.NA or x is pd.NaT
+    pd = sys.modules.get("pandas")
+    return pd is not None and (x is pd.NA or x is pd.NaT)
 
 
 def verify(puzzles, solutions=None, *, unique=False, threads=None, solver="bands") -> VerifyResult:
@@ -693,7 +684,7 @@ def verify(puzzles, solutions=None, *, unique=False, threads=None, solver="bands
                 f"expected as many solutions as puzzles ({p_cells.shape[0]}), "
                 f"got {s_cells.shape[0]}"
             )
-        missing = _missing_solutions(solutions, s_cells)
+        missing = _missing_solutions(solutions, s_cells, s_fail)
         if missing is not None:
             s_fail = [f for f in s_fail if not missing[f[0]]]
     codes, native_messages = _native.verify_cells(
