@@ -485,25 +485,35 @@ pub fn check_result(
     None
 }
 
-/// What is wrong with a kept row's claim that `puzzle` has no solution to report (`status`
-/// `unsolvable`, `multiple` or `invalid`), or `None`: the puzzle is solved again (`bands`, no
-/// budget) and must get the same status, so a row edited to hide a solution is refused. Other
-/// statuses are not looked at. Only these rows cost a search, and they are rare in real inputs.
+/// What a run that wrote result rows tells about their claims, for [`check_claim`].
+#[derive(Debug, Clone, Copy)]
+pub struct Claims<'a> {
+    /// The run used `--unique` (`multiple` rows come only from such runs).
+    pub unique: bool,
+    /// How the run judged its puzzles (solver, bound), for its `gave_up` rows; `None` when not
+    /// known (a shard without its sidecar): such rows are not looked at.
+    pub run: Option<JudgeOptions<'a>>,
+}
+
+/// What is wrong with a kept row's claim that `puzzle` has no solution to report, or `None`:
+/// an `unsolvable`, `multiple` or `invalid` row's puzzle is solved again (`bands`, no budget)
+/// and must get the same status, and a `gave_up` row's must give up again within the run's
+/// bound, so a row edited to hide a solution is refused. Other statuses are
+/// not looked at. Only these rows cost a search, and they are rare in real inputs.
 pub fn check_claim(
     status: Status,
     puzzle: &Grid,
     reference: Option<&Grid>,
-    unique: bool,
+    claims: &Claims<'_>,
 ) -> Option<String> {
-    if !matches!(
-        status,
-        Status::Unsolvable | Status::Multiple | Status::Invalid
-    ) {
-        return None;
+    match status {
+        Status::Unsolvable | Status::Multiple | Status::Invalid => {}
+        Status::GaveUp => return check_gave_up(puzzle, reference, claims.run.as_ref()),
+        _ => return None,
     }
     let options = JudgeOptions {
         solver: SolverKind::default(),
-        unique,
+        unique: claims.unique,
         budget: Budget::UNLIMITED,
     };
     let found = judge(puzzle, reference, &options).status;
@@ -516,7 +526,7 @@ pub fn check_claim(
 /// looked at): a run without `--max-guesses` never gives up, and one with it gives up on the
 /// same puzzles again (a solver's guesses do not depend on the bound), so the puzzle is solved
 /// again within the bound and must give up again. A row edited to hide a solution is refused.
-pub fn check_gave_up(
+fn check_gave_up(
     puzzle: &Grid,
     reference: Option<&Grid>,
     options: Option<&JudgeOptions<'_>>,
@@ -548,6 +558,11 @@ mod tests {
 
     use super::*;
 
+    /// What a run without a bound tells, with or without `--unique`.
+    fn claims(unique: bool) -> Claims<'static> {
+        Claims { unique, run: None }
+    }
+
     const PUZZLE: &str =
         "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
 
@@ -577,24 +592,30 @@ mod tests {
         // Two 5s in the first row: contradictory clues.
         let clash = grid(&format!("55{}", &PUZZLE[2..]));
         for status in [Status::Unsolvable, Status::Multiple, Status::Invalid] {
-            let why = check_claim(status, &solvable, None, true).unwrap();
+            let why = check_claim(status, &solvable, None, &claims(true)).unwrap();
             assert!(
                 why.ends_with("solving the puzzle again gives solved"),
                 "{why}"
             );
         }
-        assert_eq!(check_claim(Status::Invalid, &clash, None, false), None);
-        assert!(check_claim(Status::Unsolvable, &clash, None, false).is_some());
-        // An empty grid has many solutions: `multiple` with --unique, `solved` without.
         assert_eq!(
-            check_claim(Status::Multiple, &Grid::empty(), None, true),
+            check_claim(Status::Invalid, &clash, None, &claims(false)),
             None
         );
-        assert!(check_claim(Status::Multiple, &Grid::empty(), None, false).is_some());
-        // Other statuses are not solved again.
-        assert_eq!(check_claim(Status::GaveUp, &solvable, None, true), None);
+        assert!(check_claim(Status::Unsolvable, &clash, None, &claims(false)).is_some());
+        // An empty grid has many solutions: `multiple` with --unique, `solved` without.
         assert_eq!(
-            check_claim(Status::Solved, &Grid::empty(), None, true),
+            check_claim(Status::Multiple, &Grid::empty(), None, &claims(true)),
+            None
+        );
+        assert!(check_claim(Status::Multiple, &Grid::empty(), None, &claims(false)).is_some());
+        // Other statuses are not solved again.
+        assert_eq!(
+            check_claim(Status::GaveUp, &solvable, None, &claims(true)),
+            None
+        );
+        assert_eq!(
+            check_claim(Status::Solved, &Grid::empty(), None, &claims(true)),
             None
         );
     }

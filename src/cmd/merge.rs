@@ -43,7 +43,7 @@ use crate::io::targets::{check_targets, one_on_stdout, Target, WriteKind};
 use crate::run::interrupt;
 use crate::solver::{Budget, SolverKind};
 use crate::stats::{Summary, Tally};
-use crate::verdict::JudgeOptions;
+use crate::verdict::{Claims, JudgeOptions};
 
 /// Everything `merge` needs, built from the command line.
 #[derive(Debug, Clone, Default)]
@@ -288,8 +288,8 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     };
     let mut output = Output::create_with(config.output.as_deref(), &options)?;
     output.write_all(header_of(&columns).as_bytes())?;
-    let judge = shard_judging(&sidecars);
-    let merged_rows = interleave(&mut shards, &mut output, &judge)?;
+    let claims = shard_claims(&sidecars);
+    let merged_rows = interleave(&mut shards, &mut output, &claims)?;
     // The last look: a signal after the last rows were read still stops the merge.
     interrupt::stop_point_whole("merge", &output)?;
     incomplete.extend(shards.iter().flat_map(ShardReader::cut_off));
@@ -360,7 +360,7 @@ struct MergedRows {
 fn interleave(
     shards: &mut [ShardReader],
     output: &mut Output,
-    judge: &ShardJudging,
+    claims: &Claims<'_>,
 ) -> Result<MergedRows> {
     let mut heap = BinaryHeap::new();
     for (i, shard) in shards.iter_mut().enumerate() {
@@ -392,7 +392,7 @@ fn interleave(
         let shard = &mut shards[i];
         // `advance` returned `index`, so the shard's row is there.
         if let Some(row) = shard.reader.row() {
-            if let Some(why) = check_row(&row, judge) {
+            if let Some(why) = check_row(&row, claims) {
                 return Err(row.error(format!(
                     "{why}; the shard was changed after its run wrote it (re-run that shard)"
                 )));
@@ -495,8 +495,8 @@ fn merged_summary(
 /// gets its status again when its puzzle is solved again; `multiple` needs a run with
 /// `--unique`; a `gave_up` row gives up again within the run's `--max-guesses`. Columns the
 /// shard lacks (`--columns`) are not checked.
-fn check_row(row: &ResultRowRef<'_>, judge: &ShardJudging) -> Option<String> {
-    let unique = judge.unique;
+fn check_row(row: &ResultRowRef<'_>, claims: &Claims<'_>) -> Option<String> {
+    let unique = claims.unique;
     let status = row.status?;
     let solution = row.solution?;
     // The puzzle is read for a solution to check, and for a claim that there is none to report
@@ -517,25 +517,17 @@ fn check_row(row: &ResultRowRef<'_>, judge: &ShardJudging) -> Option<String> {
     };
     let grid = puzzle.unwrap_or_else(Grid::empty);
     crate::verdict::check_result(status, solution, &grid, None, unique).or_else(|| {
-        let p = puzzle.filter(|_| claim)?;
-        if status == Status::GaveUp {
-            return crate::verdict::check_gave_up(&p, None, judge.run.as_ref());
-        }
-        crate::verdict::check_claim(status, &p, None, unique)
+        puzzle
+            .filter(|_| claim)
+            .and_then(|p| crate::verdict::check_claim(status, &p, None, claims))
     })
 }
 
-/// What the shards' runs tell about their rows' claims.
-struct ShardJudging {
-    /// `multiple` rows come only from runs with `--unique`; without sidecars it cannot be told.
-    unique: bool,
-    /// How the runs judged their puzzles, when every shard's sidecar says (`solve` shards; the
-    /// sidecars agree, or merge refused them).
-    run: Option<JudgeOptions<'static>>,
-}
-
-/// [`ShardJudging`] from the shards' sidecars.
-fn shard_judging(sidecars: &[Option<RunManifest>]) -> ShardJudging {
+/// What the shards' runs tell about their rows' claims, from their sidecars: `multiple` rows
+/// come only from runs with `--unique` (without sidecars it cannot be told), and the runs'
+/// solver and bound judge `gave_up` rows when every shard's sidecar says (`solve` shards; the
+/// sidecars agree, or merge refused them).
+fn shard_claims(sidecars: &[Option<RunManifest>]) -> Claims<'static> {
     let unique = sidecars.iter().flatten().all(|m| m.unique);
     let run = match sidecars.first() {
         Some(Some(first)) if sidecars.iter().all(Option::is_some) => {
@@ -551,7 +543,7 @@ fn shard_judging(sidecars: &[Option<RunManifest>]) -> ShardJudging {
         }
         _ => None,
     };
-    ShardJudging { unique, run }
+    Claims { unique, run }
 }
 
 /// Whether the shards (with their `sidecars`) are `rate` outputs (else `solve` ones),

@@ -349,7 +349,10 @@ fn open_output(
                 columns: &config.columns,
                 manifest,
                 // The stop flag: a gave_up row's re-check may take the bound's guesses.
-                judge: config.judge_options(Some(crate::run::interrupt::flag())),
+                claims: crate::verdict::Claims {
+                    unique: config.unique,
+                    run: Some(config.judge_options(Some(crate::run::interrupt::flag()))),
+                },
                 retry_gave_up: config.retry_gave_up,
             },
             notes,

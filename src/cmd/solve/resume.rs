@@ -11,7 +11,7 @@ use crate::io::results::{header_of, Column, ResultReader, ResultRowRef, Status};
 use crate::io::{Body, Record};
 use crate::run::records::ShardedRecords;
 use crate::stats::Tally;
-use crate::verdict::JudgeOptions;
+use crate::verdict::Claims;
 
 /// The columns `--resume` matches against the input, those of them the output has; it needs
 /// one of the first three (`file` alone does not tell records apart).
@@ -67,9 +67,9 @@ pub(super) struct ThisRun<'a> {
     pub columns: &'a [Column],
     /// This run's sidecar, compared with the earlier run's.
     pub manifest: Option<&'a mut RunManifest>,
-    /// How this run judges a puzzle (`--unique`, the solver and `--max-guesses`), to re-check
-    /// the kept rows' claims.
-    pub judge: JudgeOptions<'static>,
+    /// What this run tells about the kept rows' claims (`--unique`, and the solver and
+    /// `--max-guesses` its `gave_up` rows are judged by).
+    pub claims: Claims<'static>,
     /// `--retry-gave-up`: stop keeping rows at the first `gave_up` row.
     pub retry_gave_up: bool,
 }
@@ -122,7 +122,7 @@ pub(super) fn resume(
     let ThisRun {
         columns,
         manifest: this_run,
-        judge,
+        claims,
         retry_gave_up,
     } = this_run;
     check_columns(columns)?;
@@ -136,7 +136,7 @@ pub(super) fn resume(
     };
     compare_for_resume(path, &earlier, this_run, files, notes, retry_gave_up)
         .map_err(cannot_resume)?;
-    let kept = keep_rows(&earlier, records, files, columns, &judge, retry_gave_up)
+    let kept = keep_rows(&earlier, records, files, columns, &claims, retry_gave_up)
         .map_err(cannot_resume)?;
     notes.push(format!(
         "resume: kept {} row(s) of {}, continuing after index {}",
@@ -173,7 +173,7 @@ fn keep_rows(
     records: &mut ShardedRecords,
     files: &mut [String],
     written: &[Column],
-    judge: &JudgeOptions<'_>,
+    claims: &Claims<'_>,
     retry_gave_up: bool,
 ) -> Result<Kept> {
     let mut kept = Kept {
@@ -201,7 +201,7 @@ fn keep_rows(
             )));
         };
         matcher.check(&row, index, &record, files)?;
-        if let Some(why) = check_row(&row, &record.body, judge) {
+        if let Some(why) = check_row(&row, &record.body, claims) {
             return Err(row.error(why));
         }
         if row.status == Some(Status::GaveUp) {
@@ -355,11 +355,11 @@ pub(crate) fn same_file(name: &str, found: &[u8]) -> bool {
 /// solution, when it has one); a `mismatch` row holds such a solution, which the input's
 /// reference must differ from, or none; every other status has no solution, and an
 /// `unsolvable`, `multiple` or `invalid` row gets its status again when the puzzle is solved
-/// again ([`crate::verdict::check_claim`]), and a `gave_up` row gives up again within this
-/// run's `--max-guesses` ([`crate::verdict::check_gave_up`]); a malformed record is `invalid`;
-/// `multiple` needs `--unique`.
-fn check_row(row: &ResultRowRef<'_>, body: &Body, judge: &JudgeOptions<'_>) -> Option<String> {
-    let unique = judge.unique;
+/// again, and a `gave_up` row gives up again within this run's `--max-guesses`
+/// ([`crate::verdict::check_claim`]); a malformed record is `invalid`; `multiple` needs
+/// `--unique`.
+fn check_row(row: &ResultRowRef<'_>, body: &Body, claims: &Claims<'_>) -> Option<String> {
+    let unique = claims.unique;
     let status = row.status?;
     let (puzzle, reference) = match body {
         Body::Invalid { message, .. } => {
@@ -376,12 +376,13 @@ fn check_row(row: &ResultRowRef<'_>, body: &Body, judge: &JudgeOptions<'_>) -> O
         return Some(why);
     }
     if solution.is_empty() {
-        if status == Status::GaveUp {
-            // Without a sidecar this run's bound stands for the earlier run's.
-            return crate::verdict::check_gave_up(puzzle, reference.as_ref(), Some(judge))
-                .map(|why| format!("{why} (resume with the bound of the run that wrote it)"));
-        }
-        return crate::verdict::check_claim(status, puzzle, reference.as_ref(), unique);
+        return crate::verdict::check_claim(status, puzzle, reference.as_ref(), claims).map(
+            |why| match status {
+                // Without a sidecar this run's bound stands for the earlier run's.
+                Status::GaveUp => format!("{why} (resume with the bound of the run that wrote it)"),
+                _ => why,
+            },
+        );
     }
     // A mismatch is with the input's reference: it must still be there, and still differ.
     if status != Status::Mismatch {
