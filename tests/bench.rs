@@ -1470,11 +1470,7 @@ fn control_characters_in_names_split_no_report_line() {
         .arg(&svg)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::support::assert_succeeded(&out);
     let shown = String::from_utf8(out.stdout).unwrap() + &String::from_utf8(out.stderr).unwrap();
     assert!(shown.contains("there\\n- FAKE"), "{shown}");
     assert!(!shown.lines().any(|l| l.starts_with("- FAKE")), "{shown}");

@@ -24,6 +24,15 @@ mod support {
     }
 
     /// Its path, for tests that start it as a plain process (to kill it, feed a FIFO, ...).
+    /// Asserts that a finished command succeeded, showing its stderr when it did not.
+    pub fn assert_succeeded(output: &std::process::Output) {
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
     pub fn bin_path() -> PathBuf {
         assert_cmd::cargo::cargo_bin("sudoku-batch")
     }

@@ -632,11 +632,7 @@ fn cpu_seconds_count_this_run_not_the_process_it_replaced() {
         .arg(&script)
         .output()
         .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    crate::support::assert_succeeded(&run);
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let cpu = summary["cpu_seconds"].as_f64().unwrap();

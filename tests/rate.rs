@@ -267,11 +267,7 @@ fn generate_er_keeps_puzzles_in_range_reproducibly() {
             .args(range.split(' '))
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        crate::support::assert_succeeded(&out);
         out.stdout
     };
     let one = make("1", "--er 2.6..4.5");
@@ -371,11 +367,7 @@ fn bounds_between_tenths_let_no_rating_outside_them() {
         ])
         .output()
         .unwrap();
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
+    crate::support::assert_succeeded(&made);
     let rated = bin()
         .args(["rate", "-q", "--columns", "er"])
         .write_stdin(made.stdout)
