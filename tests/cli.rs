@@ -412,6 +412,10 @@ fn stdin_named_twice_is_refused() {
         &["rate", "-", "-"],
         &["verify", "-", "-"],
         &["bench", "-j", "1", "-", "-"],
+        // The same pipe by another name.
+        &["solve", "-", "/dev/stdin"],
+        &["rate", "/dev/stdin", "-"],
+        &["verify", "-", "/proc/self/fd/0"],
     ] {
         bin()
             .args(args)
@@ -420,7 +424,8 @@ fn stdin_named_twice_is_refused() {
             .code(2)
             .stdout("")
             .stderr(predicate::str::contains(
-                "`-` (standard input) is given more than once; it can be read only once",
+                "standard input is given more than once (`-`, or a name such as /dev/stdin); \
+                 it can be read only once",
             ));
     }
 }

@@ -23,7 +23,6 @@ mod support {
         assert_cmd::Command::cargo_bin("sudoku-batch").unwrap()
     }
 
-    /// Its path, for tests that start it as a plain process (to kill it, feed a FIFO, ...).
     /// Asserts that a finished command succeeded, showing its stderr when it did not.
     pub fn assert_succeeded(output: &std::process::Output) {
         assert!(
@@ -33,6 +32,7 @@ mod support {
         );
     }
 
+    /// Its path, for tests that start it as a plain process (to kill it, feed a FIFO, ...).
     pub fn bin_path() -> PathBuf {
         assert_cmd::cargo::cargo_bin("sudoku-batch")
     }

@@ -1088,6 +1088,97 @@ fn an_input_read_from_stdin_or_named_like_a_sidecar_is_never_overwritten() {
         .success();
 }
 
+/// Standard output redirected to a file is one more output: a command whose other output, or
+/// input, is that same file is refused before it writes, for every command that prints.
+#[test]
+fn stdout_redirected_to_another_output_or_an_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let text = std::fs::read(data("norvig_top95.txt")).unwrap();
+    std::fs::write(d.join("in.txt"), &text).unwrap();
+    let solved = d.join("s.csv");
+    bin()
+        .args(["solve", "-q", "-o"])
+        .arg(&solved)
+        .arg(d.join("in.txt"))
+        .assert()
+        .success();
+    let rows = std::fs::read(&solved).unwrap();
+    std::fs::write(d.join("bench.csv"), "").unwrap();
+    let both = "it is both standard output (redirected to it) and the";
+    let input = "standard output is redirected to it, but it is the input";
+    // (arguments, the file stdout is appended to, the refusal)
+    let cases: [(&[&str], &str, &str); 9] = [
+        (&["solve", "in.txt", "-q", "--summary", "out"], "out", both),
+        (
+            &["solve", "in.txt", "-q", "-o", "out", "--summary", "-"],
+            "out",
+            both,
+        ),
+        (
+            &[
+                "rate",
+                "in.txt",
+                "-q",
+                "--max-er",
+                "1.0",
+                "--summary",
+                "out",
+            ],
+            "out",
+            both,
+        ),
+        (&["merge", "s.csv", "-q", "--summary", "out"], "out", both),
+        (&["verify", "s.csv", "--report", "out"], "out", both),
+        (&["report", "bench.csv", "--svg", "out"], "out", both),
+        (
+            &["bench", "in.txt", "-q", "--csv", "bench.csv"],
+            "bench.csv",
+            both,
+        ),
+        (&["solve", "in.txt", "-q"], "in.txt", input),
+        (&["verify", "s.csv"], "s.csv", input),
+    ];
+    for (args, stdout, why) in cases {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(d.join(stdout))
+            .unwrap();
+        let run = StdCommand::new(bin_path())
+            .current_dir(d)
+            .args(args)
+            .stdout(file)
+            .output()
+            .unwrap();
+        let message = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {message}");
+        assert!(message.contains(why), "{args:?}: {message}");
+        assert!(!d.join("out").exists() || std::fs::read(d.join("out")).unwrap().is_empty());
+        assert_eq!(std::fs::read(d.join("in.txt")).unwrap(), text, "{args:?}");
+        assert_eq!(std::fs::read(&solved).unwrap(), rows, "{args:?}");
+        assert!(
+            std::fs::read(d.join("bench.csv")).unwrap().is_empty(),
+            "{args:?}"
+        );
+    }
+    // Standard output in a file of its own is fine.
+    let out = std::fs::File::create(d.join("rows.csv")).unwrap();
+    let run = StdCommand::new(bin_path())
+        .current_dir(d)
+        .args(["solve", "in.txt", "-q", "--summary", "sum.json"])
+        .stdout(out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(std::fs::read(d.join("rows.csv")).unwrap().len() > 95 * 81);
+}
+
 #[test]
 fn a_closed_stdout_leaves_no_summary_that_looks_like_the_runs() {
     let dir = tempfile::tempdir().unwrap();

@@ -389,6 +389,16 @@ fn usage_and_io_errors_exit_2() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("/no/such/dir/r.csv"));
+    // --solution-column names a CSV column: on a line file it is refused, not ignored.
+    bin()
+        .args(["verify", TDOKU, "--solution-column", "3"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(format!(
+            "{TDOKU}: --solution-column \"3\" names a CSV column, but this input is read as \
+             lines (not CSV); drop --solution-column, or give --format csv if it is CSV"
+        )));
     // An empty file checks nothing: not a success.
     let empty = dir.path().join("empty.txt");
     std::fs::write(&empty, "").unwrap();

@@ -197,22 +197,37 @@ impl RecordReader {
             Format::Auto => detect_format(&peek.head),
             other => other,
         };
-        if let (Some(column), false) = (&self.options.column, format == Format::Csv) {
-            let shown: String = column.chars().take(40).collect();
+        if format != Format::Csv {
             let names = &self.names;
-            return Err(Error::Usage(format!(
-                "{}: {}{shown:?} names a CSV column, but this input is read as {} (not CSV); \
-                 drop {}, or give {} if it is CSV",
-                input.display_name(),
-                names.column_with_value,
-                if format == Format::Grid {
-                    "grids"
-                } else {
-                    "lines"
-                },
-                names.column,
-                names.csv_format,
-            )));
+            let solution = self
+                .columns
+                .solution
+                .as_ref()
+                .filter(|_| self.columns.solution_option);
+            let named = [
+                (
+                    self.options.column.as_ref(),
+                    names.column_with_value,
+                    names.column,
+                ),
+                (solution, "--solution-column ", "--solution-column"),
+            ];
+            if let Some((Some(column), with_value, flag)) =
+                named.into_iter().find(|(c, _, _)| c.is_some())
+            {
+                let shown: String = column.chars().take(40).collect();
+                return Err(Error::Usage(format!(
+                    "{}: {with_value}{shown:?} names a CSV column, but this input is read as {} \
+                     (not CSV); drop {flag}, or give {} if it is CSV",
+                    input.display_name(),
+                    if format == Format::Grid {
+                        "grids"
+                    } else {
+                        "lines"
+                    },
+                    names.csv_format,
+                )));
+            }
         }
         let stream: Box<dyn BufRead + Send> = Box::new(peek);
         self.current = Some(match format {

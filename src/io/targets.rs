@@ -346,6 +346,14 @@ fn stdin_file() -> Option<PathBuf> {
     (cfg!(unix) && std::fs::metadata(name).is_ok_and(|m| m.is_file())).then(|| name.into())
 }
 
+/// The file standard output writes, when it is one (`sudoku-batch solve > FILE`): a name that
+/// leads to it, so that it is checked against the inputs and the other outputs like a named
+/// output (what a command prints would otherwise be mixed into, or replaced by, that file).
+fn stdout_file() -> Option<PathBuf> {
+    let name = Path::new("/dev/stdout");
+    (cfg!(unix) && std::fs::metadata(name).is_ok_and(|m| m.is_file())).then(|| name.into())
+}
+
 /// How an input is named in a refusal.
 fn shown_input(input: &Path) -> String {
     if input.as_os_str() == "-" {
@@ -355,21 +363,53 @@ fn shown_input(input: &Path) -> String {
     }
 }
 
-/// Refuses `-` (standard input) given more than once among `inputs`: a second read would
-/// find it used up.
+/// Refuses standard input named more than once among `inputs` (`-`, or `/dev/stdin` and the
+/// like when it is a pipe, FIFO or socket): a second read would find it used up. A regular
+/// file on standard input can be read again, so `- < FILE` with `FILE` named too is allowed.
 pub(crate) fn stdin_once(inputs: &[PathBuf]) -> Result<()> {
-    if inputs.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
+    let stream = stdin_stream();
+    let reads_stdin = |f: &&PathBuf| {
+        f.as_os_str() == "-"
+            || stream.is_some_and(|id| {
+                std::fs::metadata(f)
+                    .ok()
+                    .as_ref()
+                    .and_then(super::input::inode_of)
+                    == Some(id)
+            })
+    };
+    if inputs.iter().filter(reads_stdin).count() > 1 {
         return Err(Error::Usage(
-            "`-` (standard input) is given more than once; it can be read only once".to_string(),
+            "standard input is given more than once (`-`, or a name such as /dev/stdin); it \
+             can be read only once"
+                .to_string(),
         ));
     }
     Ok(())
 }
 
+/// The device and inode of standard input when it is a stream that can be read only once (a
+/// pipe, FIFO or socket), else `None`.
+#[cfg(unix)]
+fn stdin_stream() -> Option<(u64, u64)> {
+    use std::os::unix::fs::FileTypeExt;
+    let meta = std::fs::metadata("/dev/stdin").ok()?;
+    let kind = meta.file_type();
+    (kind.is_fifo() || kind.is_socket())
+        .then(|| super::input::inode_of(&meta))
+        .flatten()
+}
+
+#[cfg(not(unix))]
+fn stdin_stream() -> Option<(u64, u64)> {
+    None
+}
+
 /// Checks every file a run will write before it reads anything: each target is not a folder,
 /// its folder exists and is writable, none of the files it writes (itself, `FILE.partial`,
 /// `FILE.run.json`) is one of `inputs` (stdin, `-`, counts when it is a file), and no two
-/// targets write the same file. The error names the file and the flags concerned.
+/// targets write the same file; standard output redirected to a file counts as one more
+/// target. The error names the file and the flags concerned.
 pub fn check_targets(inputs: &[PathBuf], targets: &[Target<'_>]) -> Result<()> {
     stdin_once(inputs)?;
     let targets: Vec<&Target<'_>> = targets.iter().filter(|t| is_file_target(t.path)).collect();
@@ -389,6 +429,21 @@ pub fn check_targets(inputs: &[PathBuf], targets: &[Target<'_>]) -> Result<()> {
         .filter(|(_, id)| id.inode.is_some())
         .collect();
     let mut claimed: Vec<(Identity, PathBuf, String)> = Vec::new();
+    if let Some(stdout) = stdout_file() {
+        let id = Identity::of(&stdout);
+        if let Some((input, _)) = inputs.iter().find(|(_, i)| i.same(&id)) {
+            return Err(refuse(
+                &id.path,
+                format!(
+                    "standard output is redirected to it, but it is the input {}; writing it \
+                     would destroy the input",
+                    shown_input(input)
+                ),
+            ));
+        }
+        let file = id.path.clone();
+        claimed.push((id, file, "standard output (redirected to it)".to_string()));
+    }
     for target in &targets {
         for (file, role) in target.files() {
             let id = Identity::of(&file);

@@ -591,12 +591,10 @@ impl Comparison {
 
 /// Runs `report`: loads, compares, draws the chart if asked, and returns the table text.
 pub fn run(config: &ReportConfig) -> Result<String> {
-    if let Some(path) = &config.svg {
-        check_targets(
-            &config.files,
-            &[Target::new("--svg", path, WriteKind::Replaced)],
-        )?;
-    }
+    let svg: Vec<Target<'_>> = (config.svg.iter())
+        .map(|path| Target::new("--svg", path, WriteKind::Replaced))
+        .collect();
+    check_targets(&config.files, &svg)?;
     let rows = load_rows(&config.files)?;
     let comparison = compare(&rows, config.baseline.as_deref())?;
     if let Some(path) = &config.svg {
