@@ -13,6 +13,7 @@ use super::raw::{
     echo, long_tokens, Fields, Format, Layout, OptionNames, RawBody, RawRecord, MAX_LINE,
 };
 use crate::error::{Error, Result};
+use crate::grid::cell_value;
 
 /// The UTF-8 byte order mark: a file's first one is dropped before any layout reads it
 /// (`decode::gather_text`); one that opens a row is data.
@@ -440,14 +441,22 @@ pub(super) struct CsvSource {
 
 /// Whether `line`, the first meaningful line of an input, is a CSV header: a line with a comma
 /// (such as `quizzes,solutions`) or a lone known puzzle column name (such as `puzzle`), holding
-/// no token long enough to be a puzzle (a line of puzzles separated by commas is the line
+/// no token that looks like a puzzle (a line of puzzles separated by commas is the line
 /// layout's).
 pub(super) fn claims_header(line: &[u8]) -> bool {
-    long_tokens(line).next().is_none() && (line.contains(&b',') || is_puzzle_header(line))
+    !long_tokens(line).any(mostly_cells) && (line.contains(&b',') || is_puzzle_header(line))
+}
+
+/// Whether half or more of a long token's characters are cells (`1`-`9`, `.`, `0`, `_`): a
+/// puzzle, even a damaged one, rather than a long column name such as
+/// `rating_according_to_sudoku_explainer`.
+fn mostly_cells(token: &[u8]) -> bool {
+    let cells = token.iter().filter(|&&b| cell_value(b).is_some()).count();
+    cells * 2 >= token.len()
 }
 
 /// A one-column CSV header such as `puzzle`.
-fn is_puzzle_header(line: &[u8]) -> bool {
+pub(super) fn is_puzzle_header(line: &[u8]) -> bool {
     let name = String::from_utf8_lossy(line);
     let name = name.trim().trim_start_matches('\u{feff}').trim_matches('"');
     PUZZLE_COLUMNS.iter().any(|c| c.eq_ignore_ascii_case(name))

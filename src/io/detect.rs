@@ -23,17 +23,23 @@ pub fn sniff_format(
 }
 
 /// Decides between lines, CSV and grids from the start of an input, asking the layouts in
-/// order: a grid header (`Grid 01`, no comma); a CSV header (a comma or a lone puzzle column
-/// name, and no puzzle-length token); a grid border or row of exactly 9 cells; lines otherwise.
+/// order: a grid header (`Grid 01`, no comma, not a lone puzzle column name); a CSV header (a
+/// comma or a lone puzzle column name, and no puzzle-like token); a grid border or row of exactly 9 cells; lines otherwise.
 pub fn detect_format(head: &[u8]) -> Format {
     let first = head
         .split(|&b| is_line_end(b))
         .map(|line| line.trim_ascii())
         .find(|line| !line.is_empty() && !line.starts_with(b"#"));
     match first {
-        // `grid,solution` is a CSV header whose puzzle column is named `grid`: a grid block's
-        // header (`Grid 01`) holds no comma.
-        Some(line) if grid::claims_header(line) && !line.contains(&b',') => Format::Grid,
+        // `grid,solution` and a lone `grid` are CSV headers whose puzzle column is named
+        // `grid`: a grid block's header (`Grid 01`) holds no comma and more than the name.
+        Some(line)
+            if grid::claims_header(line)
+                && !line.contains(&b',')
+                && !csv::is_puzzle_header(line) =>
+        {
+            Format::Grid
+        }
         Some(line) if csv::claims_header(line) => Format::Csv,
         Some(line) if grid::claims_row(line) => Format::Grid,
         _ => Format::Lines,
@@ -63,6 +69,13 @@ mod tests {
         assert_eq!(detect_format(b""), Format::Lines);
         assert_eq!(detect_format(b"Puzzle\r\n..."), Format::Csv);
         assert_eq!(detect_format(b"hello\n"), Format::Lines);
+        // A long column name is no puzzle; a long token of cells, even a damaged one, is.
+        assert_eq!(
+            detect_format(b"puzzle,rating_according_to_sudoku_explainer_1_2_1\n"),
+            Format::Csv
+        );
+        let damaged = format!("{}x{},note\n", &P[..40], &P[41..]);
+        assert_eq!(detect_format(damaged.as_bytes()), Format::Lines);
         // A lone `\r` ends the first line as `\n` does.
         assert_eq!(detect_format(b"puzzle\r1,2\r"), Format::Csv);
     }
@@ -76,7 +89,10 @@ mod tests {
         // A grid header is asked first, a CSV header before a grid row; a header line with a
         // comma is a CSV header even when its first column is `grid`.
         assert_eq!(detect_format(b"Grid 01\n"), Format::Grid);
-        assert_eq!(detect_format(b"grid\n"), Format::Grid);
+        assert_eq!(detect_format(b"grid\n"), Format::Csv);
+        assert_eq!(detect_format(b"\"GRID\"\n"), Format::Csv);
+        assert_eq!(detect_format(b"Grid 1\n"), Format::Grid);
+        assert_eq!(detect_format(b"grid: 7\n"), Format::Grid);
         assert_eq!(detect_format(b"grid,note\n"), Format::Csv);
         assert_eq!(detect_format(b"grid id,puzzle\n"), Format::Csv);
         assert_eq!(detect_format(b"grid_id,puzzle,solution\n"), Format::Csv);

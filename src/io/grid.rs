@@ -7,9 +7,9 @@ use super::raw::{read_line_bounded, Layout, RawBody, RawRecord, MAX_LINE};
 use crate::error::{Error, Result};
 use crate::grid::cell_value;
 
-/// Whether `line`, the first meaningful line of an input, is a grid header: `Grid 01`, `grid`,
+/// Whether `line`, the first meaningful line of an input, is a grid header: `Grid 01`,
 /// `GRID: 7`, the header Project Euler 96 puts before each puzzle. Asked before any other
-/// layout's rule.
+/// layout's rule (a lone `grid`, a CSV column name, is left to the CSV rule by the caller).
 pub(super) fn claims_header(line: &[u8]) -> bool {
     line.len() >= 4
         && line[..4].eq_ignore_ascii_case(b"grid")
