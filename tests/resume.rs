@@ -493,6 +493,95 @@ fn a_finished_output_changed_since_its_run_is_refused() {
             "{command}: {err}"
         );
         assert_eq!(std::fs::read_to_string(d.join(&out)).unwrap(), edited);
+        // The same size, one clue blanked (every row's claim still holds): its CRC-32 tells.
+        let blanked = blank_a_clue(&text);
+        assert_eq!(blanked.len(), text.len());
+        std::fs::write(d.join(&out), &blanked).unwrap();
+        let (code, err) = run(d, &resume);
+        assert_eq!(code, 2, "{command}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{out}: cannot resume: it has the size its run wrote ({} bytes) but other \
+                 content (CRC-32 ",
+                format_size(text.len())
+            )) && err.contains("): it was changed since"),
+            "{command}: {err}"
+        );
+        assert_eq!(std::fs::read_to_string(d.join(&out)).unwrap(), blanked);
+    }
+}
+
+/// `text` (a result file) with the first clue of its first row's puzzle made a blank: the
+/// same size, and every claim of the row still holds.
+fn blank_a_clue(text: &str) -> String {
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut fields: Vec<String> = lines[1].split(',').map(String::from).collect();
+    let at = fields[2]
+        .find(|c: char| c.is_ascii_digit() && c != '0')
+        .unwrap();
+    fields[2].replace_range(at..at + 1, ".");
+    lines[1] = fields.join(",");
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+#[test]
+fn a_shard_edited_at_the_same_size_is_refused_by_merge() {
+    let dir = solved_dir();
+    let d = dir.path();
+    for command in ["solve", "rate"] {
+        let shards: Vec<String> = (1..=3).map(|k| format!("{command}{k}.csv")).collect();
+        for (k, out) in shards.iter().enumerate() {
+            let shard = format!("{}/3", k + 1);
+            let args = [command, "p.txt", "-q", "--shard", &shard, "-o", out];
+            let (code, err) = run(d, &args);
+            assert_eq!(code, 0, "{err}");
+        }
+        let merge = [
+            &["merge", "-q", "-o", "m.csv"][..],
+            &shards.iter().map(String::as_str).collect::<Vec<_>>(),
+        ]
+        .concat();
+        let (code, err) = run(d, &merge);
+        assert_eq!(code, 0, "{command}: {err}");
+        std::fs::remove_file(d.join("m.csv")).unwrap();
+        let text = std::fs::read_to_string(d.join(&shards[1])).unwrap();
+        let second = text.lines().nth(2).unwrap();
+        let line = second.split(',').nth(1).unwrap();
+        // A clue blanked, a line number changed (as many digits), and the last row's index
+        // made one past the input's records (three digits, the first a 9).
+        let other = |n: &str| {
+            let v: u64 = n.parse().unwrap();
+            let w = if v % 10 == 9 { v - 1 } else { v + 1 };
+            w.to_string()
+        };
+        let last = text.lines().last().unwrap();
+        let edits = [
+            blank_a_clue(&text),
+            text.replacen(
+                second,
+                &second.replacen(&format!(",{line},"), &format!(",{},", other(line)), 1),
+                1,
+            ),
+            text.replacen(last, &format!("9{}", &last[1..]), 1),
+        ];
+        for edited in edits {
+            assert_eq!(edited.len(), text.len());
+            assert_ne!(edited, text);
+            std::fs::write(d.join(&shards[1]), &edited).unwrap();
+            let (code, err) = run(d, &merge);
+            assert_eq!(code, 2, "{command}: {err}");
+            assert!(
+                err.contains(&format!("{}: ", shards[1]))
+                    && (err.contains("but other content (CRC-32 ")
+                        && err.contains("it was changed since; re-run that shard")
+                        // A rating's row re-check names the line first (a blanked clue
+                        // leaves the puzzle without a unique solution).
+                        || err.contains("the shard was changed after its run wrote it")),
+                "{command}: {err}"
+            );
+            assert!(!d.join("m.csv").exists() && !d.join("m.csv.partial").exists());
+        }
+        std::fs::write(d.join(&shards[1]), &text).unwrap();
     }
 }
 

@@ -29,7 +29,9 @@ use serde::Serialize;
 
 use crate::cmd::rate::merge as rate_merge;
 use crate::cmd::rate::RateSummary;
-use crate::cmd::sidecar::{grouped, shard_sidecar_path, sidecar_path, Compare, RunManifest};
+use crate::cmd::sidecar::{
+    changed_since_its_run, grouped, shard_sidecar_path, sidecar_path, Compare, RunManifest,
+};
 use crate::cmd::Finish;
 use crate::error::{Error, Result};
 use crate::grid::Grid;
@@ -292,6 +294,7 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     let merged_rows = interleave(&mut shards, &mut output, &claims)?;
     // The last look: a signal after the last rows were read still stops the merge.
     interrupt::stop_point_whole("merge", &output)?;
+    refuse_edited(&config.inputs, &sidecars)?;
     incomplete.extend(shards.iter().flat_map(ShardReader::cut_off));
     incomplete.extend(rows_unlike_sidecars(&shards, &sidecars));
     if !complete_output(config, output, &merged_rows.unwritten, &incomplete)? {
@@ -688,6 +691,26 @@ fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<
     Ok(incomplete)
 }
 
+/// Refuses a finished shard that has the size its run wrote but other bytes (its sidecar's
+/// CRC-32): an edit since the run. Asked after the rows are merged, so that an edit that breaks
+/// a row's claim is named by its line first; the merged output is then not finished.
+fn refuse_edited(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<()> {
+    for (path, run) in inputs.iter().zip(sidecars) {
+        let Some(finished) = run.as_ref().and_then(|r| r.finished) else {
+            continue;
+        };
+        if std::fs::metadata(path).is_ok_and(|m| m.len() == finished.bytes) {
+            if let Some(why) = changed_since_its_run(path, &finished) {
+                return Err(Error::Input {
+                    path: path.clone(),
+                    message: format!("{why}; re-run that shard"),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The report of a merge that wrote nothing because shards are missing or cut off.
 fn nothing_written(notes: Vec<String>, incomplete: Vec<String>) -> MergeReport {
     let summary = Tally::default().summary(Duration::ZERO, 0, "");
@@ -752,6 +775,7 @@ fn merge_rate(config: &MergeConfig, sidecars: &[Option<RunManifest>]) -> Result<
         config.allow_incomplete,
     )?;
     interrupt::stop_point_whole("merge", &output)?;
+    refuse_edited(&config.inputs, sidecars)?;
     incomplete.append(&mut merged.unlike_sidecars);
     if !complete_output(config, output, &merged.unwritten, &incomplete)? {
         return Ok(nothing_written(notes, incomplete));

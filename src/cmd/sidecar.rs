@@ -166,6 +166,10 @@ pub(crate) struct Finished {
     pub bytes: u64,
     /// Records in the whole input stream (every shard's, not only this one's).
     pub input_records: u64,
+    /// CRC-32 of the output's bytes as written (absent from sidecars that predate it): an
+    /// edit since the run that keeps the size changes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crc32: Option<u32>,
 }
 
 /// One input: its name, which file it is, and its content.
@@ -581,9 +585,9 @@ impl<'a> Sidecar<'a> {
         if let (Some(manifest), Some(_)) = (self.manifest.as_mut(), self.output) {
             manifest.record_hashes(&self.hashes, self.kept_inputs)?;
         }
-        output.finish()?;
+        let crc = output.finish_with_crc()?;
         if let (Some(manifest), Some(path)) = (self.manifest.as_mut(), self.output) {
-            manifest.finish(path, rows, input_records)?;
+            manifest.finish(path, rows, input_records, crc)?;
         }
         Ok(())
     }
@@ -643,21 +647,36 @@ pub(crate) fn compare_for_resume(
     Ok(())
 }
 
-/// For a finished output (the `-o` file itself, not `FILE.partial`) whose sidecar says how
-/// many bytes its run wrote: a difference in size, which no finished run leaves (an edit since;
-/// an edit that keeps the size is caught by the re-check of the rows, where it matters).
+/// For a finished output (the `-o` file itself, not `FILE.partial`) whose sidecar says what
+/// its run wrote: a difference in size or CRC-32, which no finished run leaves (an edit since).
 fn changed_since_finished(earlier: &Earlier, before: &RunManifest) -> Option<String> {
     let finished = before.finished?;
     if !earlier.is_finished() {
         return None;
     }
-    let size = std::fs::metadata(earlier.path()).ok()?.len();
-    (size != finished.bytes).then(|| {
-        format!(
-            "it holds {} bytes, but its run wrote {}: it was changed since (run again without \
-             --resume to redo it)",
+    changed_since_its_run(earlier.path(), &finished)
+        .map(|why| format!("{why} (run again without --resume to redo it)"))
+}
+
+/// How the finished output at `path` differs from what its run wrote (`finished`): its size,
+/// or at the same size its CRC-32 (where the sidecar has one); `None` when it does not.
+pub(crate) fn changed_since_its_run(path: &Path, finished: &Finished) -> Option<String> {
+    let size = std::fs::metadata(path).ok()?.len();
+    if size != finished.bytes {
+        return Some(format!(
+            "it holds {} bytes, but its run wrote {}: it was changed since",
             grouped(size),
             grouped(finished.bytes)
+        ));
+    }
+    let (Some(wrote), Ok(now)) = (finished.crc32, crate::io::output::file_crc(path)) else {
+        return None;
+    };
+    (wrote != now).then(|| {
+        format!(
+            "it has the size its run wrote ({} bytes) but other content (CRC-32 {now:08x}, its \
+             run wrote {wrote:08x}): it was changed since",
+            grouped(size)
         )
     })
 }
@@ -925,8 +944,15 @@ impl RunManifest {
         Ok(())
     }
 
-    /// Marks the run finished: `rows` rows in `path` (now in place) of `input_records` records.
-    pub(crate) fn finish(&mut self, path: &Path, rows: u64, input_records: u64) -> Result<()> {
+    /// Marks the run finished: `rows` rows in `path` (now in place) of `input_records` records,
+    /// its bytes' CRC-32 `crc32`.
+    pub(crate) fn finish(
+        &mut self,
+        path: &Path,
+        rows: u64,
+        input_records: u64,
+        crc32: Option<u32>,
+    ) -> Result<()> {
         let bytes = std::fs::metadata(path)
             .map_err(|cause| Error::Read {
                 path: path.to_path_buf(),
@@ -938,6 +964,7 @@ impl RunManifest {
             rows,
             bytes,
             input_records,
+            crc32,
         });
         self.write(path)
     }

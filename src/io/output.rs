@@ -101,6 +101,9 @@ pub struct Output {
     empty: bool,
     /// The option that named the file, for messages.
     flag: &'static str,
+    /// CRC-32 of every byte in a regular file output so far (kept rows included), for the run
+    /// sidecar: a finished output edited since its run is told apart by it.
+    crc: Option<crc32fast::Hasher>,
 }
 
 fn is_stdout(path: &Path) -> bool {
@@ -286,14 +289,16 @@ impl Output {
         if len > 0 {
             file.set_len(0).map_err(error)?;
         }
-        Ok(Output::new(
+        let mut output = Output::new(
             Sink::File(file),
             codec,
             Some(path.into()),
             path.into(),
             !options.resumable,
         )
-        .named(options.flag()))
+        .named(options.flag());
+        output.crc = Some(crc32fast::Hasher::new());
+        Ok(output)
     }
 
     fn new(
@@ -312,6 +317,7 @@ impl Output {
             discard,
             empty: true,
             flag: "-o",
+            crc: None,
         }
     }
 
@@ -380,11 +386,19 @@ impl Output {
         naming(self.flag)(write_error(&self.display, source))
     }
 
+    /// Writes `bytes` to the sink as they are, counting them in the CRC.
+    fn put(&mut self, bytes: &[u8]) -> Result<()> {
+        if let Some(crc) = &mut self.crc {
+            crc.update(bytes);
+        }
+        self.sink.write_all(bytes).map_err(|e| self.error(e))
+    }
+
     /// Writes plain bytes (compressed output gathers them into members of about a megabyte).
     pub fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
         self.empty &= bytes.is_empty();
         if self.codec.is_plain() {
-            return self.sink.write_all(bytes).map_err(|e| self.error(e));
+            return self.put(bytes);
         }
         self.pending.extend_from_slice(bytes);
         if self.pending.len() >= MEMBER_BYTES {
@@ -398,7 +412,7 @@ impl Output {
     pub fn write_sealed(&mut self, bytes: &[u8]) -> Result<()> {
         self.empty &= bytes.is_empty();
         self.seal_pending()?;
-        self.sink.write_all(bytes).map_err(|e| self.error(e))
+        self.put(bytes)
     }
 
     fn seal_pending(&mut self) -> Result<()> {
@@ -408,7 +422,7 @@ impl Output {
         let mut member = Vec::with_capacity(self.pending.len() / 4 + 64);
         self.codec.encode_member(&self.pending, &mut member);
         self.pending.clear();
-        self.sink.write_all(&member).map_err(|e| self.error(e))
+        self.put(&member)
     }
 
     /// Flushes everything written so far, as complete members (the in-progress file stays in
@@ -421,13 +435,20 @@ impl Output {
     /// Flushes, and for a file moves the completed output into place. A compressed output
     /// that got no bytes at all (no rows, `--no-header`) is one empty member, which `gzip -dc`
     /// and `zstd -dc` read as empty (they refuse an empty file).
-    pub fn finish(mut self) -> Result<()> {
+    pub fn finish(self) -> Result<()> {
+        self.finish_with_crc().map(|_| ())
+    }
+
+    /// [`finish`](Output::finish), returning the CRC-32 of the file's bytes (`None` for
+    /// standard output, a device or a FIFO).
+    pub(crate) fn finish_with_crc(mut self) -> Result<Option<u32>> {
         if self.empty && !self.codec.is_plain() {
             let mut member = Vec::new();
             self.codec.encode_member(&[], &mut member);
-            self.sink.write_all(&member).map_err(|e| self.error(e))?;
+            self.put(&member)?;
         }
         self.flush()?;
+        let crc = self.crc.take().map(crc32fast::Hasher::finalize);
         if let Some(target) = self.target.take() {
             let partial = partial_path(&target);
             // On unix the file stays open, and locked, until it has its final name: closed
@@ -444,7 +465,7 @@ impl Output {
             self.check_still_named(&partial)?;
             std::fs::rename(&partial, &target).map_err(|e| named(write_error(&target, e)))?;
         }
-        Ok(())
+        Ok(crc)
     }
 }
 
@@ -630,6 +651,8 @@ impl Earlier {
             (cut, reseal)
         };
         file.set_len(cut).map_err(error)?;
+        file.seek(SeekFrom::Start(0)).map_err(error)?;
+        let crc = crc_of(&mut file).map_err(error)?;
         file.seek(SeekFrom::End(0)).map_err(error)?;
         let mut output = Output::new(
             Sink::File(file),
@@ -639,6 +662,7 @@ impl Earlier {
             false,
         );
         output.empty = cut == 0;
+        output.crc = Some(crc);
         if !reseal.is_empty() {
             output.write_all(&reseal)?;
         }
@@ -653,6 +677,26 @@ impl Drop for Earlier {
             let _ = std::fs::remove_file(&self.partial);
         }
     }
+}
+
+/// The CRC-32 of `file`'s bytes from its current position to its end.
+fn crc_of(file: &mut impl Read) -> io::Result<crc32fast::Hasher> {
+    let mut crc = crc32fast::Hasher::new();
+    let mut buf = vec![0; 1 << 20];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return Ok(crc),
+            Ok(n) => crc.update(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The CRC-32 of the file at `path`, as a finished run's sidecar records it.
+#[cfg(feature = "cli")]
+pub(crate) fn file_crc(path: &Path) -> io::Result<u32> {
+    crc_of(&mut File::open(path)?).map(crc32fast::Hasher::finalize)
 }
 
 /// Removes the regular file at `path`, if there is one, so that an earlier run's output does
