@@ -543,6 +543,49 @@ fn a_stop_ends_the_wait_on_a_silent_pipe() {
     }
 }
 
+/// A stop signal ignored when the run starts (`nohup` ignores SIGHUP, a shell ignores SIGINT
+/// for a background job) stays ignored; the others still stop it.
+#[test]
+#[cfg(unix)]
+fn a_signal_ignored_at_start_stays_ignored() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let input = repeated_puzzles(dir.path(), 300, "big.txt");
+    let out = dir.path().join("out.csv");
+    let mut command = StdCommand::new(bin_path());
+    command
+        .args(["solve", "-q", "-j", "1", "--solver", "naive", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+            libc::signal(libc::SIGINT, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().unwrap();
+    wait_for_growth(&mut child, &dir.path().join("out.csv.partial"), 1);
+    kill("HUP", child.id());
+    kill("INT", child.id());
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "stopped by an ignored signal"
+    );
+    kill("TERM", child.id());
+    let output = wait_within(child, Duration::from_secs(5));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(143), "{stderr}");
+    assert!(
+        !stderr.contains("SIGHUP") && !stderr.contains("interrupt:"),
+        "{stderr}"
+    );
+}
+
 /// `generate`, `verify` and `merge` stop on a signal too, each exiting 128 + the signal:
 /// `generate` keeps the puzzles made so far in `FILE.partial` (the first ones of the run: the
 /// same seed makes them again), `verify` gives the verdict on the rows checked so far and says so

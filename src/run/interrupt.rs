@@ -3,7 +3,8 @@
 //!
 //! SIGINT (Ctrl-C), SIGTERM and SIGHUP (what Slurm and Kubernetes send on preemption and at a
 //! time limit), SIGUSR1 and SIGUSR2 (what Slurm's `--signal` sends ahead of a time limit) and
-//! SIGXCPU (a soft CPU-time limit) all set it; the handler is installed here once, and commands only [`arm`] the
+//! SIGXCPU (a soft CPU-time limit) all set it, except one ignored when the process started
+//! (`nohup`); the handler is installed here once, and commands only [`arm`] the
 //! flag and poll [`requested`]. The first signal sets the flag and prints at once that the run
 //! is stopping; a second one, from [`REPEAT_AFTER`] on, exits at once. A run stopped by a signal
 //! exits with [`exit_code`]: 128 plus the signal's number (130, 143, 129), as a shell reports it.
@@ -172,6 +173,18 @@ fn on_signal(signal: i32) {
     );
 }
 
+/// Whether `signal` is ignored (`SIG_IGN`), as the process found it.
+#[cfg(unix)]
+fn ignored(signal: i32) -> bool {
+    // SAFETY: `sigaction` with no new action only reads the current one into `old`, a plain C
+    // struct for which all zeroes is a valid value, which outlives the call.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(signal, std::ptr::null(), &mut old) == 0
+            && old.sa_sigaction == libc::SIG_IGN
+    }
+}
+
 /// Installs the handler once per process. Failing to install (a host program has its own
 /// handler) only loses the clean stop.
 fn install() {
@@ -180,7 +193,13 @@ fn install() {
         crate::io::raw::set_stop_flag(&INTERRUPTED);
         #[cfg(unix)]
         {
-            let numbers = STOP_SIGNALS.map(|(number, _)| number);
+            // A signal ignored when the process started stays ignored, as shells and Python
+            // leave it: `nohup` ignores SIGHUP, and a shell ignores SIGINT for a job it runs
+            // in the background.
+            let numbers: Vec<i32> = (STOP_SIGNALS.iter())
+                .map(|&(number, _)| number)
+                .filter(|&number| !ignored(number))
+                .collect();
             if let Ok(mut signals) = signal_hook::iterator::Signals::new(numbers) {
                 let _ = std::thread::Builder::new()
                     .name("signals".into())
