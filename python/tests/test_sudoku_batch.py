@@ -907,6 +907,14 @@ def test_generate_errors():
         sb.generate(1, seed=1, er=(0, 0.5))
     with pytest.raises(TypeError, match="er: expected a number, got bool"):
         sb.generate(1, seed=1, er=(True, 5))
+    # Text is no rating, as for max_er (float() would take "5" unseen).
+    for bad in [("5", "6"), (b"5", b"6"), (5, None)]:
+        with pytest.raises(TypeError, match="er: expected a number, got "):
+            sb.generate(1, seed=1, er=bad)
+    with pytest.raises(TypeError, match="er: expected a pair"):
+        sb.generate(1, seed=1, er=5.0)
+    with pytest.raises(ValueError, match="er: expected a pair"):
+        sb.generate(1, seed=1, er=(1.0, 2.0, 3.0))
     with pytest.raises(ValueError, match="give er too"):
         sb.generate(1, seed=1, scale="sukaku")
     # A rating as numpy holds it (float32, 4.2 is 4.1999998...) is the tenth it shows: the

@@ -829,12 +829,17 @@ def generate(
         raise ValueError(f"scale: the scale an ER range is rated on; give er too, got scale={scale!r}")
     if er is not None:
         try:
-            low, high = (float(_rating("er", x)) for x in er)
-        except (TypeError, ValueError) as e:
-            if "got bool" in str(e):
-                raise
-            raise ValueError(f"er: expected a pair (a, b) of ratings, got {er!r}") from None
-        er = (low, high)
+            pair = tuple(er)
+        except TypeError:
+            raise TypeError(
+                f"er: expected a pair (a, b) of ratings, got {type(er).__name__} {er!r:.40}"
+            ) from None
+        if len(pair) != 2:
+            raise ValueError(f"er: expected a pair (a, b) of ratings, got {er!r:.60}")
+        for x in pair:
+            if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)):
+                raise TypeError(f"er: expected a number, got {type(x).__name__} {x!r:.40}")
+        er = (float(pair[0]), float(pair[1]))
     puzzles, solutions, counts = _native.generate_cells(
         int(n),
         int(seed),
