@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 use std::time::{Duration, Instant};
 
+use crate::cli::CLASSIC;
 #[cfg(unix)]
 use crate::support::mkfifo;
 use crate::support::{
@@ -1432,6 +1433,40 @@ fn a_run_that_fails_to_start_leaves_an_earlier_run_untouched() {
     assert_eq!(code, Some(2), "{message}");
     assert!(message.contains("nopuzzle.csv"), "{message}");
     assert_eq!(snapshot(d), before, "a failed run left files behind");
+    // So does a later input's bad layout or option after a first input with rows (every
+    // input that is a regular file is checked before the output is opened), for rate too.
+    std::fs::write(d.join("q.csv"), format!("puzzle\n{CLASSIC}\n")).unwrap();
+    std::fs::write(d.join("q.txt"), format!("{CLASSIC}\n")).unwrap();
+    let before = snapshot(d);
+    for args in [
+        &["solve", "-q", "k.csv", "nopuzzle.csv", "-o", "s3.csv"][..],
+        &[
+            "rate",
+            "-q",
+            "q.csv",
+            "--max-er",
+            "1.0",
+            "nopuzzle.csv",
+            "-o",
+            "s3.csv",
+        ],
+        &[
+            "solve", "-q", "q.csv", "q.txt", "--column", "puzzle", "-o", "s3.csv",
+        ],
+    ] {
+        let (code, message) = run_in(d, args);
+        assert_eq!(code, Some(2), "{args:?}: {message}");
+        assert!(
+            message.contains("nopuzzle.csv: no puzzle column")
+                || message.contains("q.txt: --column \"puzzle\" names a CSV column"),
+            "{args:?}: {message}"
+        );
+        assert_eq!(
+            snapshot(d),
+            before,
+            "{args:?}: the earlier run's files changed"
+        );
+    }
 }
 
 /// An output path that is a symbolic link is written through it, as a shell's `>` would: the

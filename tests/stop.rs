@@ -503,7 +503,14 @@ fn a_stop_ends_the_wait_on_a_silent_pipe() {
     ] {
         let case = format!("{command} --format {format}");
         let out = dir.path().join(format!("{command}-{format}.csv"));
-        let next = data("norvig_top95.txt");
+        // A second input of the same layout, never reached: the stop comes first.
+        let next = dir.path().join(format!("next-{format}.txt"));
+        let whole = match format {
+            "csv" => format!("puzzle\n{}\n", puzzles[0]),
+            "grid" => grid(&puzzles[0]),
+            _ => format!("{}\n", puzzles[0]),
+        };
+        std::fs::write(&next, whole).unwrap();
         let args = [
             command.as_ref(),
             "--format".as_ref(),

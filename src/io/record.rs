@@ -190,6 +190,18 @@ impl RecordReader {
                 stream
             }
         };
+        self.current = Some(self.layout(input, file, stream)?);
+        Ok(true)
+    }
+
+    /// The layout that reads `stream`, input number `file`: its format decided (from its first
+    /// line under `--format auto`), the column options checked against it, a CSV header read.
+    fn layout(
+        &self,
+        input: &Input,
+        file: u32,
+        stream: Box<dyn BufRead + Send>,
+    ) -> Result<Box<dyn Layout + Send>> {
         // Gathered whatever the format, so a byte order mark is seen whole: a UTF-8 one is
         // dropped and UTF-16 decoded (or refused) for every layout.
         let peek = gather_text(stream, &input.path())?;
@@ -230,7 +242,7 @@ impl RecordReader {
             }
         }
         let stream: Box<dyn BufRead + Send> = Box::new(peek);
-        self.current = Some(match format {
+        Ok(match format {
             Format::Csv => Box::new(CsvSource::new(
                 stream,
                 input,
@@ -246,16 +258,26 @@ impl RecordReader {
                 line: 0,
                 path: input.path(),
             }),
-        });
-        Ok(true)
+        })
     }
 
-    /// Opens the first input now and reads its layout and CSV header, so a bad input or option
-    /// (no such `--column`, no puzzle column, an over-long header) is an error before the
-    /// caller creates any file. Reading then goes on from its first record.
+    /// Opens the first input now and reads its layout and CSV header, and those of every other
+    /// input that is a regular file, so a bad input or option (no such `--column`, no puzzle
+    /// column, an over-long header) is an error before the caller creates any file. Reading
+    /// then goes on from the first input's first record.
     pub fn start(&mut self) -> Result<()> {
         if self.current.is_none() && self.next_input == 0 {
             self.open_next()?;
+            // The other inputs that are regular files too (a FIFO or pipe can be read only
+            // once): a usage error in the third input is not found after the rows of the
+            // first two are written.
+            for (i, input) in self.inputs.iter().enumerate().skip(1) {
+                let regular = matches!(input, Input::File(path) if is_regular(path));
+                if regular {
+                    let stream = input.open(Arc::new(AtomicU64::new(0)))?;
+                    self.layout(input, i as u32, stream)?;
+                }
+            }
         }
         Ok(())
     }
@@ -359,6 +381,12 @@ impl Iterator for RecordReader {
     fn next(&mut self) -> Option<Self::Item> {
         self.next_record().transpose()
     }
+}
+
+/// Whether `path` (or for `ARCHIVE.zip:MEMBER`, the archive) is a regular file.
+fn is_regular(path: &std::path::Path) -> bool {
+    let on_disk = crate::io::input::zip_member(path).map_or(path.to_path_buf(), |(zip, _)| zip);
+    std::fs::metadata(on_disk).is_ok_and(|m| m.is_file())
 }
 
 /// Shared test inputs and helpers for the layouts' tests.
