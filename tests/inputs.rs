@@ -694,11 +694,13 @@ fn file_names_that_are_not_utf8_stay_distinct_and_resume() {
     use std::os::unix::ffi::OsStrExt;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
+    // The third is UTF-8 that reads like the first's escape: it is escaped too.
     let names = [
         std::ffi::OsStr::from_bytes(b"a\xff.txt"),
         std::ffi::OsStr::from_bytes(b"a\xfe.txt"),
+        std::ffi::OsStr::from_bytes(br"a\xFF.txt"),
     ];
-    let pairs = kaggle_pairs(40);
+    let pairs = kaggle_pairs(60);
     for (i, name) in names.iter().enumerate() {
         let text: String = pairs[i * 20..i * 20 + 20]
             .iter()
@@ -721,7 +723,7 @@ fn file_names_that_are_not_utf8_stay_distinct_and_resume() {
         .collect();
     assert_eq!(
         files.into_iter().collect::<Vec<_>>(),
-        [r"a\xFE.txt", r"a\xFF.txt"]
+        [r"a\\xFF.txt", r"a\xFE.txt", r"a\xFF.txt"]
     );
     let sidecar = std::fs::read_to_string(d.join("out.csv.run.json")).unwrap();
     assert!(

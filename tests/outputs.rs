@@ -1646,6 +1646,8 @@ fn a_running_commands_in_progress_file_is_no_other_commands_output() {
     let out_arg = out.to_str().unwrap();
     let small_arg = small.to_str().unwrap();
     let elsewhere = dir.path().join("elsewhere.csv");
+    let sidecar_arg = format!("{out_arg}.run.json");
+    let sidecar_tmp_arg = format!("{out_arg}.run.json.tmp");
     for args in [
         // That run's own output named again: refused before any work, not at the end.
         vec![
@@ -1678,6 +1680,9 @@ fn a_running_commands_in_progress_file_is_no_other_commands_output() {
             partial_arg,
         ],
         vec!["verify", "-q", "--report", partial_arg, small_arg],
+        // Its sidecar: replaced, the stopped run could not be resumed.
+        vec!["solve", "-q", "-o", &sidecar_arg, small_arg],
+        vec!["rate", "-q", "-o", &sidecar_tmp_arg, small_arg],
     ] {
         let run = bin().args(&args).output().unwrap();
         let stderr = String::from_utf8_lossy(&run.stderr);

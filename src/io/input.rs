@@ -434,10 +434,14 @@ pub(crate) fn inode_of(_: &std::fs::Metadata) -> Option<(u64, u64)> {
 /// A file name as text: a UTF-8 name as it is; in a name that is not UTF-8, each byte that is
 /// not part of a UTF-8 character becomes `\xNN` and a backslash `\\`, so distinct names stay
 /// distinct (`a\xFF.txt`, `a\xFE.txt`) where a lossy conversion makes both `a\u{fffd}.txt`.
+/// A UTF-8 name that holds `\x` itself is escaped too (its backslashes doubled): every escaped
+/// name holds `\x` and no name written as it is does, so two names never become one.
 pub fn escape_name(name: &std::ffi::OsStr) -> String {
     let bytes = name.as_encoded_bytes();
     if let Ok(text) = std::str::from_utf8(bytes) {
-        return text.to_string();
+        if !text.contains("\\x") {
+            return text.to_string();
+        }
     }
     let mut out = String::with_capacity(bytes.len() + 8);
     for chunk in bytes.utf8_chunks() {

@@ -295,6 +295,21 @@ fn check_place(target: &Target<'_>) -> Result<()> {
         Error::Write { cause, .. } => named(cause.to_string()),
         other => other,
     })?;
+    // Another run's sidecar (`OUT.run.json`, or its temporary file): replaced, that run could
+    // no longer be resumed or merged.
+    let text = resolved.as_os_str().to_string_lossy();
+    for suffix in [".run.json", ".run.json.tmp"] {
+        if let Some(base) = text.strip_suffix(suffix).filter(|b| !b.is_empty()) {
+            let partial = partial_path(Path::new(base));
+            if let Some(who) = locked_by(&partial) {
+                return Err(named(format!(
+                    "it is the run sidecar of {base}, which another run{who} is writing ({} is \
+                     locked); give this output another name",
+                    partial.display()
+                )));
+            }
+        }
+    }
     if target.kind != WriteKind::InPlace {
         let partial = partial_path(&resolved);
         if let Some(why) = partial_problem(&partial) {
