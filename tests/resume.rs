@@ -772,6 +772,17 @@ fn merge_refuses_a_shard_of_another_input() {
         err.contains("a.csv: a `solve` output, but r.csv is a `rate` output"),
         "{err}"
     );
+    // A shard given again through a symbolic link is the same shard, named as such.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("a.csv", d.join("link.csv")).unwrap();
+        let (code, err) = run(d, &["merge", "a.csv", "link.csv", "-o", "all.csv"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("link.csv: shard 1/2 is also a.csv; give each shard once"),
+            "{err}"
+        );
+    }
 }
 
 #[test]

@@ -52,12 +52,18 @@ pub(crate) fn sidecar_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// The sidecar of a shard given to `merge`: the one beside it, or for a run's in-progress
-/// file `FILE.partial` without one, `FILE`'s (where that run writes it).
+/// The sidecar of a shard given to `merge`: the one beside it (or beside the file a symbolic
+/// link to it leads to), or for a run's in-progress file `FILE.partial` without one, `FILE`'s
+/// (where that run writes it).
 pub(crate) fn shard_sidecar_path(path: &Path) -> PathBuf {
     let beside = sidecar_path(path);
     if beside.exists() {
         return beside;
+    }
+    // A symbolic link to a shard: the sidecar beside the file it leads to.
+    let resolved = crate::io::targets::through_links(path);
+    if resolved != path && sidecar_path(&resolved).exists() {
+        return sidecar_path(&resolved);
     }
     let suffix = crate::io::targets::PARTIAL_SUFFIX;
     match path.to_str().and_then(|p| p.strip_suffix(suffix)) {
