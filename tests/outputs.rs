@@ -1688,7 +1688,8 @@ fn a_running_commands_in_progress_file_is_no_other_commands_output() {
         let stderr = String::from_utf8_lossy(&run.stderr);
         assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(
-            stderr.contains(&format!("another run (pid {})", first.id())),
+            stderr.contains(&format!("another run (pid {})", first.id()))
+                || stderr.contains("it is the run sidecar of a solve or rate run's output"),
             "{args:?}: {stderr}"
         );
     }
@@ -1696,6 +1697,35 @@ fn a_running_commands_in_progress_file_is_no_other_commands_output() {
     first.kill().unwrap();
     first.wait().unwrap();
     assert!(!out.exists());
+    // A finished (or stopped) run's sidecar is what --resume and merge read: no other output
+    // may replace it either.
+    let done = dir.path().join("done.csv");
+    bin()
+        .args(["solve", "-q", "-o"])
+        .arg(&done)
+        .arg(&small)
+        .assert()
+        .success();
+    let sidecar_arg = format!("{}.run.json", done.display());
+    let sidecar = std::fs::read(&sidecar_arg).unwrap();
+    let run = bin()
+        .args([
+            "solve",
+            "-q",
+            "-o",
+            elsewhere.to_str().unwrap(),
+            "--summary",
+        ])
+        .args([&sidecar_arg, small_arg])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("it is the run sidecar of a solve or rate run's output"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&sidecar_arg).unwrap(), sidecar);
 }
 
 /// A symbolic link to a file not made yet names the file it leads to: two outputs of one run

@@ -255,6 +255,22 @@ fn is_file_target(path: &Path) -> bool {
     path.as_os_str() != "-" && !is_direct(path)
 }
 
+/// Whether `path` is a run sidecar: its name ends with `.run.json` (or `.run.json.tmp`) and
+/// it holds one (its `kind` names a sudoku-batch run near its start).
+fn is_run_sidecar(path: &Path) -> bool {
+    let name = path.as_os_str().to_string_lossy();
+    if !name.ends_with(".run.json") && !name.ends_with(".run.json.tmp") {
+        return false;
+    }
+    let mut head = [0u8; 256];
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let n = io::Read::read(&mut file, &mut head).unwrap_or(0);
+    let head = String::from_utf8_lossy(&head[..n]);
+    head.trim_start().starts_with('{') && head.contains("\"kind\": \"sudoku-batch ")
+}
+
 /// What makes `partial`, an output's in-progress file left at its place, unusable: a folder,
 /// a symbolic link (never written through) or anything but a regular file (a FIFO would take
 /// the rows and then be renamed into place empty); `None` when it is absent or a regular file.
@@ -295,12 +311,20 @@ fn check_place(target: &Target<'_>) -> Result<()> {
         Error::Write { cause, .. } => named(cause.to_string()),
         other => other,
     })?;
-    // Another run's sidecar (`OUT.run.json`, or its temporary file): replaced, that run could
-    // no longer be resumed or merged.
+    // A run's sidecar (`OUT.run.json`, or its temporary file), running, stopped or finished:
+    // replaced, that run could no longer be resumed or merged.
+    if is_run_sidecar(&resolved) {
+        return Err(named(
+            "it is the run sidecar of a solve or rate run's output (--resume and merge read it); \
+             give this output another name"
+                .to_string(),
+        ));
+    }
+    // A running run writes its sidecar only with its first rows: its locked `OUT.partial`.
     let text = resolved.as_os_str().to_string_lossy();
     for suffix in [".run.json", ".run.json.tmp"] {
         if let Some(base) = text.strip_suffix(suffix).filter(|b| !b.is_empty()) {
-            let partial = partial_path(Path::new(base));
+            let partial = partial_path(&through_links(Path::new(base)));
             if let Some(who) = locked_by(&partial) {
                 return Err(named(format!(
                     "it is the run sidecar of {base}, which another run{who} is writing ({} is \
@@ -366,6 +390,12 @@ fn stdin_file() -> Option<PathBuf> {
 /// output (what a command prints would otherwise be mixed into, or replaced by, that file).
 fn stdout_file() -> Option<PathBuf> {
     let name = Path::new("/dev/stdout");
+    (cfg!(unix) && std::fs::metadata(name).is_ok_and(|m| m.is_file())).then(|| name.into())
+}
+
+/// The file standard error writes, when it is one: as [`stdout_file`].
+fn stderr_file() -> Option<PathBuf> {
+    let name = Path::new("/dev/stderr");
     (cfg!(unix) && std::fs::metadata(name).is_ok_and(|m| m.is_file())).then(|| name.into())
 }
 
@@ -458,6 +488,25 @@ pub fn check_targets(inputs: &[PathBuf], targets: &[Target<'_>]) -> Result<()> {
         }
         let file = id.path.clone();
         claimed.push((id, file, "standard output (redirected to it)".to_string()));
+    }
+    // Standard error too (`2>> in.txt` would append the summary to an input), but not against
+    // standard output: `> log 2>&1` is the usual way to keep both.
+    if let Some(stderr) = stderr_file() {
+        let id = Identity::of(&stderr);
+        if let Some((input, _)) = inputs.iter().find(|(_, i)| i.same(&id)) {
+            return Err(refuse(
+                &id.path,
+                format!(
+                    "standard error is redirected to it, but it is the input {}; writing it \
+                     would change the input",
+                    shown_input(input)
+                ),
+            ));
+        }
+        if !claimed.iter().any(|(i, _, _)| i.same(&id)) {
+            let file = id.path.clone();
+            claimed.push((id, file, "standard error (redirected to it)".to_string()));
+        }
     }
     for target in &targets {
         for (file, role) in target.files() {

@@ -3,7 +3,7 @@
 //!
 //! SIGINT (Ctrl-C), SIGTERM and SIGHUP (what Slurm and Kubernetes send on preemption and at a
 //! time limit), SIGUSR1 and SIGUSR2 (what Slurm's `--signal` sends ahead of a time limit) and
-//! SIGXCPU (a soft CPU-time limit) all set it, except one ignored when the process started
+//! SIGXCPU (a soft CPU-time limit) all set it, except SIGHUP when it was ignored at start
 //! (`nohup`); the handler is installed here once, and commands only [`arm`] the
 //! flag and poll [`requested`]. The first signal sets the flag and prints at once that the run
 //! is stopping; a second one, from [`REPEAT_AFTER`] on, exits at once. A run stopped by a signal
@@ -193,12 +193,13 @@ fn install() {
         crate::io::raw::set_stop_flag(&INTERRUPTED);
         #[cfg(unix)]
         {
-            // A signal ignored when the process started stays ignored, as shells and Python
-            // leave it: `nohup` ignores SIGHUP, and a shell ignores SIGINT for a job it runs
-            // in the background.
+            // SIGHUP ignored when the process started stays ignored: that is `nohup`. Other
+            // signals are taken whatever they were: a shell script's `cmd &` starts with
+            // SIGINT ignored, and its `kill -INT` (as the Slurm and Kubernetes scripts
+            // forward a stop) must still stop the run.
             let numbers: Vec<i32> = (STOP_SIGNALS.iter())
                 .map(|&(number, _)| number)
-                .filter(|&number| !ignored(number))
+                .filter(|&number| number != libc::SIGHUP || !ignored(number))
                 .collect();
             if let Ok(mut signals) = signal_hook::iterator::Signals::new(numbers) {
                 let _ = std::thread::Builder::new()
