@@ -913,6 +913,11 @@ def test_generate_errors():
             sb.generate(1, seed=1, er=bad)
     with pytest.raises(TypeError, match="er: expected a pair"):
         sb.generate(1, seed=1, er=5.0)
+    # Other numbers are ratings, as for max_er.
+    from fractions import Fraction
+
+    made = sb.generate(1, seed=1, er=(Fraction(1), np.float64(2.0)), threads=1)
+    assert 1.0 <= sb.rate(made.puzzle_strings()).er[0] <= 2.0
     with pytest.raises(ValueError, match="er: expected a pair"):
         sb.generate(1, seed=1, er=(1.0, 2.0, 3.0))
     with pytest.raises(ValueError, match="give er too"):

@@ -447,12 +447,14 @@ pub(super) fn claims_header(line: &[u8]) -> bool {
     !long_tokens(line).any(mostly_cells) && (line.contains(&b',') || is_puzzle_header(line))
 }
 
-/// Whether half or more of a long token's characters are cells (`1`-`9`, `.`, `0`, `_`): a
-/// puzzle, even a damaged one, rather than a long column name such as
-/// `rating_according_to_sudoku_explainer`.
+/// Whether a long token looks like a puzzle, even a damaged one: half or more of its
+/// characters are cells (`1`-`9`, `.`, `0`, `_`) and under a tenth are letters. A long column
+/// name (`rating_according_to_sudoku_explainer`, `se_rating_2023_09_01_run_0001`) has more
+/// letters than that.
 fn mostly_cells(token: &[u8]) -> bool {
     let cells = token.iter().filter(|&&b| cell_value(b).is_some()).count();
-    cells * 2 >= token.len()
+    let letters = token.iter().filter(|b| b.is_ascii_alphabetic()).count();
+    cells * 2 >= token.len() && letters * 10 < token.len()
 }
 
 /// A one-column CSV header such as `puzzle`.

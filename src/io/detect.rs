@@ -26,17 +26,20 @@ pub fn sniff_format(
 /// order: a grid header (`Grid 01`, no comma, not a lone puzzle column name); a CSV header (a
 /// comma or a lone puzzle column name, and no puzzle-like token); a grid border or row of exactly 9 cells; lines otherwise.
 pub fn detect_format(head: &[u8]) -> Format {
-    let first = head
+    let mut meaningful = head
         .split(|&b| is_line_end(b))
         .map(|line| line.trim_ascii())
-        .find(|line| !line.is_empty() && !line.starts_with(b"#"));
+        .filter(|line| !line.is_empty() && !line.starts_with(b"#"));
+    let first = meaningful.next();
     match first {
-        // `grid,solution` and a lone `grid` are CSV headers whose puzzle column is named
-        // `grid`: a grid block's header (`Grid 01`) holds no comma and more than the name.
+        // `grid,solution` is a CSV header whose puzzle column is named `grid`: a grid block's
+        // header (`Grid 01`) holds no comma. A lone `grid` is either; the next line decides (a
+        // row of 9 cells: a grid block), CSV when there is none in the head.
         Some(line)
             if grid::claims_header(line)
                 && !line.contains(&b',')
-                && !csv::is_puzzle_header(line) =>
+                && (!csv::is_puzzle_header(line)
+                    || meaningful.next().is_some_and(grid::claims_row)) =>
         {
             Format::Grid
         }
@@ -74,6 +77,10 @@ mod tests {
             detect_format(b"puzzle,rating_according_to_sudoku_explainer_1_2_1\n"),
             Format::Csv
         );
+        assert_eq!(
+            detect_format(b"puzzle,se_1_2_1_rating_2023_09_01_run_0001_0002\n"),
+            Format::Csv
+        );
         let damaged = format!("{}x{},note\n", &P[..40], &P[41..]);
         assert_eq!(detect_format(damaged.as_bytes()), Format::Lines);
         // A lone `\r` ends the first line as `\n` does.
@@ -90,6 +97,14 @@ mod tests {
         // comma is a CSV header even when its first column is `grid`.
         assert_eq!(detect_format(b"Grid 01\n"), Format::Grid);
         assert_eq!(detect_format(b"grid\n"), Format::Csv);
+        assert_eq!(
+            detect_format(format!("grid\n{P}\n").as_bytes()),
+            Format::Csv
+        );
+        assert_eq!(
+            detect_format(format!("Grid\n{}", draw(P, 0)).as_bytes()),
+            Format::Grid
+        );
         assert_eq!(detect_format(b"\"GRID\"\n"), Format::Csv);
         assert_eq!(detect_format(b"Grid 1\n"), Format::Grid);
         assert_eq!(detect_format(b"grid: 7\n"), Format::Grid);

@@ -9,7 +9,8 @@ use crate::grid::cell_value;
 
 /// Whether `line`, the first meaningful line of an input, is a grid header: `Grid 01`,
 /// `GRID: 7`, the header Project Euler 96 puts before each puzzle. Asked before any other
-/// layout's rule (a lone `grid`, a CSV column name, is left to the CSV rule by the caller).
+/// layout's rule (a lone `grid`, also a CSV column name, is a grid header only when a grid row
+/// follows it: the caller decides).
 pub(super) fn claims_header(line: &[u8]) -> bool {
     line.len() >= 4
         && line[..4].eq_ignore_ascii_case(b"grid")

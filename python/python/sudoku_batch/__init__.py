@@ -836,10 +836,17 @@ def generate(
             ) from None
         if len(pair) != 2:
             raise ValueError(f"er: expected a pair (a, b) of ratings, got {er!r:.60}")
+        bounds = []
         for x in pair:
-            if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)):
+            # Text and bool are no rating (float() takes "5", True is 1.0); other numbers
+            # (Decimal, Fraction, numpy scalars) are, as for max_er.
+            if x is None or isinstance(x, (str, bytes, bytearray, bool, np.bool_)):
                 raise TypeError(f"er: expected a number, got {type(x).__name__} {x!r:.40}")
-        er = (float(pair[0]), float(pair[1]))
+            try:
+                bounds.append(float(x))
+            except (TypeError, ValueError):
+                raise TypeError(f"er: expected a number, got {type(x).__name__} {x!r:.40}") from None
+        er = (bounds[0], bounds[1])
     puzzles, solutions, counts = _native.generate_cells(
         int(n),
         int(seed),
