@@ -30,7 +30,7 @@ use serde::Serialize;
 use crate::cmd::rate::merge as rate_merge;
 use crate::cmd::rate::RateSummary;
 use crate::cmd::sidecar::{
-    changed_since_its_run, grouped, shard_sidecar_path, sidecar_path, Compare, RunManifest,
+    content_changed, grouped, shard_sidecar_path, sidecar_path, Compare, RunManifest,
 };
 use crate::cmd::Finish;
 use crate::error::{Error, Result};
@@ -699,8 +699,9 @@ fn refuse_edited(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result
         let Some(finished) = run.as_ref().and_then(|r| r.finished) else {
             continue;
         };
+        // Another size is a cut-off shard, found before the merge.
         if std::fs::metadata(path).is_ok_and(|m| m.len() == finished.bytes) {
-            if let Some(why) = changed_since_its_run(path, &finished) {
+            if let Some(why) = content_changed(path, &finished) {
                 return Err(Error::Input {
                     path: path.clone(),
                     message: format!("{why}; re-run that shard"),

@@ -30,11 +30,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::io::output::{Earlier, Output};
+use crate::io::targets::{SIDECAR_KIND_PREFIX, SIDECAR_SUFFIX};
 use crate::io::{Input, ReadOptions, SharedTap, Tap};
 use crate::shard::Shard;
-
-/// The suffix of the sidecar beside an output: `FILE.run.json`.
-pub(crate) const SIDECAR_SUFFIX: &str = ".run.json";
 
 /// The value of [`RunManifest::kind`] for a `solve` run: marks a file as a run sidecar.
 pub(crate) const SOLVE_KIND: &str = "sudoku-batch solve run";
@@ -665,7 +663,7 @@ fn changed_since_finished(earlier: &Earlier, before: &RunManifest) -> Option<Str
 }
 
 /// How the finished output at `path` differs from what its run wrote (`finished`): its size,
-/// or at the same size its CRC-32 (where the sidecar has one); `None` when it does not.
+/// or at the same size its CRC-32 ([`content_changed`]); `None` when it does not.
 pub(crate) fn changed_since_its_run(path: &Path, finished: &Finished) -> Option<String> {
     let size = std::fs::metadata(path).ok()?.len();
     if size != finished.bytes {
@@ -675,6 +673,12 @@ pub(crate) fn changed_since_its_run(path: &Path, finished: &Finished) -> Option<
             grouped(finished.bytes)
         ));
     }
+    content_changed(path, finished)
+}
+
+/// For a finished output of the size its run wrote: other bytes than it wrote (its CRC-32,
+/// where the sidecar has one), said in a sentence; `None` when they are the same.
+pub(crate) fn content_changed(path: &Path, finished: &Finished) -> Option<String> {
     let (Some(wrote), Ok(now)) = (finished.crc32, crate::io::output::file_crc(path)) else {
         return None;
     };
@@ -682,7 +686,7 @@ pub(crate) fn changed_since_its_run(path: &Path, finished: &Finished) -> Option<
         format!(
             "it has the size its run wrote ({} bytes) but other content (CRC-32 {now:08x}, its \
              run wrote {wrote:08x}): it was changed since",
-            grouped(size)
+            grouped(finished.bytes)
         )
     })
 }
@@ -753,7 +757,7 @@ pub(crate) fn wants_sidecar(output: Option<&Path>) -> bool {
 
 /// The command a sidecar's kind names: `solve`, `rate`.
 fn command_of(kind: &str) -> &str {
-    kind.strip_prefix("sudoku-batch ")
+    kind.strip_prefix(SIDECAR_KIND_PREFIX)
         .and_then(|k| k.strip_suffix(" run"))
         .unwrap_or(kind)
 }
@@ -1168,6 +1172,13 @@ mod tests {
     /// Inputs hashed before the run.
     fn no_tap(config: &SolveConfig) -> ReadHashes {
         ReadHashes::new(&config.run.inputs, Hashing::First)
+    }
+
+    #[test]
+    fn every_run_kind_names_a_sidecar() {
+        for kind in [SOLVE_KIND, RATE_KIND] {
+            assert!(kind.starts_with(SIDECAR_KIND_PREFIX), "{kind}");
+        }
     }
 
     #[test]

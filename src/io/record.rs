@@ -385,8 +385,7 @@ impl Iterator for RecordReader {
 
 /// Whether `path` (or for `ARCHIVE.zip:MEMBER`, the archive) is a regular file.
 fn is_regular(path: &std::path::Path) -> bool {
-    let on_disk = crate::io::input::zip_member(path).map_or(path.to_path_buf(), |(zip, _)| zip);
-    std::fs::metadata(on_disk).is_ok_and(|m| m.is_file())
+    std::fs::metadata(super::targets::input_on_disk(path)).is_ok_and(|m| m.is_file())
 }
 
 /// Shared test inputs and helpers for the layouts' tests.

@@ -21,6 +21,13 @@ use crate::error::{Error, Result};
 /// The suffix of the file a run writes into before it is complete.
 pub(crate) const PARTIAL_SUFFIX: &str = ".partial";
 
+/// The suffix of the run sidecar beside a `solve` or `rate` output: `FILE.run.json` (written
+/// through `FILE.run.json.tmp`).
+pub(crate) const SIDECAR_SUFFIX: &str = ".run.json";
+
+/// How every run sidecar's `kind` begins (`sudoku-batch solve run`, `sudoku-batch rate run`).
+pub(crate) const SIDECAR_KIND_PREFIX: &str = "sudoku-batch ";
+
 /// The path of the in-progress file for `path`.
 pub fn partial_path(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
@@ -171,7 +178,7 @@ impl<'a> Target<'a> {
         }
         if self.kind == WriteKind::WithSidecar {
             let mut sidecar = self.path.as_os_str().to_owned();
-            sidecar.push(".run.json");
+            sidecar.push(SIDECAR_SUFFIX);
             let mut temp = sidecar.clone();
             temp.push(".tmp");
             let role = format!("the run sidecar of {}", self.flag);
@@ -255,20 +262,26 @@ fn is_file_target(path: &Path) -> bool {
     path.as_os_str() != "-" && !is_direct(path)
 }
 
-/// Whether `path` is a run sidecar: its name ends with `.run.json` (or `.run.json.tmp`) and
-/// it holds one (its `kind` names a sudoku-batch run near its start).
-fn is_run_sidecar(path: &Path) -> bool {
-    let name = path.as_os_str().to_string_lossy();
-    if !name.ends_with(".run.json") && !name.ends_with(".run.json.tmp") {
-        return false;
-    }
+/// The output a run sidecar's name belongs to: `OUT` for `OUT.run.json` or
+/// `OUT.run.json.tmp`; `None` for any other name.
+fn sidecar_owner(path: &Path) -> Option<PathBuf> {
+    let name = path.as_os_str().to_str()?;
+    let name = name.strip_suffix(".tmp").unwrap_or(name);
+    let owner = name.strip_suffix(SIDECAR_SUFFIX)?;
+    (!owner.is_empty()).then(|| PathBuf::from(owner))
+}
+
+/// Whether the file at `path`, named as a sidecar, holds one (its `kind` names a sudoku-batch
+/// run near its start).
+fn holds_run_sidecar(path: &Path) -> bool {
     let mut head = [0u8; 256];
     let Ok(mut file) = std::fs::File::open(path) else {
         return false;
     };
     let n = io::Read::read(&mut file, &mut head).unwrap_or(0);
     let head = String::from_utf8_lossy(&head[..n]);
-    head.trim_start().starts_with('{') && head.contains("\"kind\": \"sudoku-batch ")
+    head.trim_start().starts_with('{')
+        && head.contains(&format!("\"kind\": \"{SIDECAR_KIND_PREFIX}"))
 }
 
 /// What makes `partial`, an output's in-progress file left at its place, unusable: a folder,
@@ -312,26 +325,24 @@ fn check_place(target: &Target<'_>) -> Result<()> {
         other => other,
     })?;
     // A run's sidecar (`OUT.run.json`, or its temporary file), running, stopped or finished:
-    // replaced, that run could no longer be resumed or merged.
-    if is_run_sidecar(&resolved) {
-        return Err(named(
-            "it is the run sidecar of a solve or rate run's output (--resume and merge read it); \
-             give this output another name"
-                .to_string(),
-        ));
-    }
-    // A running run writes its sidecar only with its first rows: its locked `OUT.partial`.
-    let text = resolved.as_os_str().to_string_lossy();
-    for suffix in [".run.json", ".run.json.tmp"] {
-        if let Some(base) = text.strip_suffix(suffix).filter(|b| !b.is_empty()) {
-            let partial = partial_path(&through_links(Path::new(base)));
-            if let Some(who) = locked_by(&partial) {
-                return Err(named(format!(
-                    "it is the run sidecar of {base}, which another run{who} is writing ({} is \
-                     locked); give this output another name",
-                    partial.display()
-                )));
-            }
+    // replaced, that run could no longer be resumed or merged. A running run writes it only
+    // with its first rows; until then its locked `OUT.partial` tells.
+    if let Some(owner) = sidecar_owner(&resolved) {
+        if holds_run_sidecar(&resolved) {
+            return Err(named(
+                "it is the run sidecar of a solve or rate run's output (--resume and merge read \
+                 it); give this output another name"
+                    .to_string(),
+            ));
+        }
+        let partial = partial_path(&through_links(&owner));
+        if let Some(who) = locked_by(&partial) {
+            return Err(named(format!(
+                "it is the run sidecar of {}, which another run{who} is writing ({} is \
+                 locked); give this output another name",
+                owner.display(),
+                partial.display()
+            )));
         }
     }
     if target.kind != WriteKind::InPlace {
@@ -374,28 +385,16 @@ fn check_place(target: &Target<'_>) -> Result<()> {
 }
 
 /// The file on disk for an input path: the archive for `ARCHIVE.zip:MEMBER`.
-fn input_on_disk(path: &Path) -> PathBuf {
+pub(crate) fn input_on_disk(path: &Path) -> PathBuf {
     crate::io::input::zip_member(path).map_or_else(|| path.to_path_buf(), |(archive, _)| archive)
 }
 
-/// The file standard input reads, when it is one (`sudoku-batch solve - < FILE`): a name
-/// that leads to it, so it can be told apart from the outputs like a named input.
-fn stdin_file() -> Option<PathBuf> {
-    let name = Path::new("/dev/stdin");
-    (cfg!(unix) && std::fs::metadata(name).is_ok_and(|m| m.is_file())).then(|| name.into())
-}
-
-/// The file standard output writes, when it is one (`sudoku-batch solve > FILE`): a name that
-/// leads to it, so that it is checked against the inputs and the other outputs like a named
-/// output (what a command prints would otherwise be mixed into, or replaced by, that file).
-fn stdout_file() -> Option<PathBuf> {
-    let name = Path::new("/dev/stdout");
-    (cfg!(unix) && std::fs::metadata(name).is_ok_and(|m| m.is_file())).then(|| name.into())
-}
-
-/// The file standard error writes, when it is one: as [`stdout_file`].
-fn stderr_file() -> Option<PathBuf> {
-    let name = Path::new("/dev/stderr");
+/// The regular file a standard stream (`/dev/stdin`, `/dev/stdout`, `/dev/stderr`) is
+/// redirected to, as a name that leads to it (`sudoku-batch solve - < FILE`, `... > FILE`), so
+/// that it is checked against the inputs and outputs like a named file; `None` for a terminal,
+/// pipe or device.
+fn redirected(stream: &str) -> Option<PathBuf> {
+    let name = Path::new(stream);
     (cfg!(unix) && std::fs::metadata(name).is_ok_and(|m| m.is_file())).then(|| name.into())
 }
 
@@ -465,7 +464,7 @@ pub fn check_targets(inputs: &[PathBuf], targets: &[Target<'_>]) -> Result<()> {
         .iter()
         .filter_map(|p| {
             let on_disk = if p.as_os_str() == "-" {
-                stdin_file()?
+                redirected("/dev/stdin")?
             } else {
                 input_on_disk(p)
             };
@@ -474,38 +473,27 @@ pub fn check_targets(inputs: &[PathBuf], targets: &[Target<'_>]) -> Result<()> {
         .filter(|(_, id)| id.inode.is_some())
         .collect();
     let mut claimed: Vec<(Identity, PathBuf, String)> = Vec::new();
-    if let Some(stdout) = stdout_file() {
-        let id = Identity::of(&stdout);
+    // Standard output and error redirected to a file are outputs too (what a command prints
+    // would otherwise be mixed into, or replaced by, that file); standard error is not held
+    // against standard output, as `> log 2>&1` keeps both in one file.
+    for (stream, name) in [("/dev/stdout", "output"), ("/dev/stderr", "error")] {
+        let Some(file) = redirected(stream) else {
+            continue;
+        };
+        let id = Identity::of(&file);
         if let Some((input, _)) = inputs.iter().find(|(_, i)| i.same(&id)) {
             return Err(refuse(
                 &id.path,
                 format!(
-                    "standard output is redirected to it, but it is the input {}; writing it \
-                     would destroy the input",
-                    shown_input(input)
-                ),
-            ));
-        }
-        let file = id.path.clone();
-        claimed.push((id, file, "standard output (redirected to it)".to_string()));
-    }
-    // Standard error too (`2>> in.txt` would append the summary to an input), but not against
-    // standard output: `> log 2>&1` is the usual way to keep both.
-    if let Some(stderr) = stderr_file() {
-        let id = Identity::of(&stderr);
-        if let Some((input, _)) = inputs.iter().find(|(_, i)| i.same(&id)) {
-            return Err(refuse(
-                &id.path,
-                format!(
-                    "standard error is redirected to it, but it is the input {}; writing it \
+                    "standard {name} is redirected to it, but it is the input {}; writing it \
                      would change the input",
                     shown_input(input)
                 ),
             ));
         }
         if !claimed.iter().any(|(i, _, _)| i.same(&id)) {
-            let file = id.path.clone();
-            claimed.push((id, file, "standard error (redirected to it)".to_string()));
+            let path = id.path.clone();
+            claimed.push((id, path, format!("standard {name} (redirected to it)")));
         }
     }
     for target in &targets {
