@@ -1415,3 +1415,35 @@ fn a_stop_lands_within_the_recheck_of_a_row_given_up_on() {
     );
     assert_eq!(std::fs::read(at("out.csv")).unwrap(), finished);
 }
+
+/// `generate --er` hands each few puzzles to the output as they are made, so a reader of a
+/// pipe gets them at once and a run killed outright (no chance to flush) keeps those made well
+/// before: whole lines, the first puzzles of the run.
+#[test]
+#[cfg(unix)]
+fn generate_er_puzzles_reach_the_file_as_they_are_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("g.txt");
+    let mut child = StdCommand::new(bin_path())
+        .args(["generate", "-q", "-j", "1", "-n", "300", "--seed", "1"])
+        .args(["--er", "7.0..9.0", "-o"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let partial = dir.path().join("g.txt.partial");
+    wait_for_growth(&mut child, &partial, 82);
+    kill("KILL", child.id());
+    child.wait().unwrap();
+    let kept = std::fs::read_to_string(&partial).unwrap();
+    assert!(kept.ends_with('\n'), "{kept:?}");
+    let lines: Vec<&str> = kept.lines().collect();
+    assert!(!lines.is_empty() && lines.len() < 300, "{}", lines.len());
+    let again = bin()
+        .args(["generate", "-q", "-j", "1", "--seed", "1", "--er", "7.0..9.0", "-n"])
+        .arg(lines.len().to_string())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&again.stdout), kept);
+}

@@ -6,7 +6,7 @@
 //! This file owns the command: its configuration, the run over the thread pool and the report.
 
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::cmd::Finish;
 use crate::error::{Error, Result};
@@ -22,6 +22,14 @@ pub use crate::generate::{
 
 /// Puzzles per work item handed to the pool.
 const CHUNK: u64 = 64;
+
+/// Puzzles per work item with `--er`: each takes from milliseconds to seconds of rating, so
+/// small items reach the output soon and spread over the threads.
+const RATED_CHUNK: u64 = 4;
+
+/// The longest a finished chunk's puzzles wait in the output buffer: a reader of a pipe, and
+/// a file a kill cuts short, get them within this.
+const FLUSH_EVERY: Duration = Duration::from_millis(50);
 
 /// Everything `generate` needs, built from the command line.
 #[derive(Debug, Clone)]
@@ -216,6 +224,8 @@ struct ChunkOut {
     max_clues: usize,
     /// Every grid drawn and candidate rated, the puzzle a stop cut short included.
     effort: Effort,
+    /// How long making it took.
+    took: Duration,
 }
 
 /// Makes puzzles `first..first + count` and formats them.
@@ -226,7 +236,9 @@ fn make_chunk(
     count: u64,
     with_solution: bool,
 ) -> Result<ChunkOut> {
+    let started = Instant::now();
     let mut out = ChunkOut {
+        took: Duration::ZERO,
         cut: false,
         bytes: Vec::with_capacity(count as usize * if with_solution { 168 } else { 82 }),
         puzzles: 0,
@@ -258,6 +270,7 @@ fn make_chunk(
         out.min_clues = out.min_clues.min(clues);
         out.max_clues = out.max_clues.max(clues);
     }
+    out.took = started.elapsed();
     Ok(out)
 }
 
@@ -350,7 +363,8 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
         if next >= config.count || interrupt::requested() {
             return Ok(None);
         }
-        let count = CHUNK.min(config.count - next);
+        let chunk = if config.er.is_some() { RATED_CHUNK } else { CHUNK };
+        let count = chunk.min(config.count - next);
         let item = (next, count);
         next += count;
         Ok(Some(item))
@@ -364,6 +378,7 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     // An earlier run's file, which a stopped or killed run must not leave looking like its
     // own: gone with this run's first puzzles.
     let mut stale = config.output.as_ref();
+    let mut last_flush = Instant::now();
     let consume = |chunk: Result<ChunkOut>| -> Result<()> {
         if cut {
             // After a chunk a stop cut short: these puzzles would leave a gap, but the grids
@@ -387,6 +402,12 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
         report.max_clues = report.max_clues.max(chunk.max_clues);
         report.add_effort(&chunk.effort);
         progress.advance(chunk.puzzles, 0);
+        // A slow chunk means the next one is far off: its puzzles go out now. Fast ones are
+        // flushed a few times a second (each flush of a compressed output ends a member).
+        if chunk.took >= FLUSH_EVERY || last_flush.elapsed() >= FLUSH_EVERY {
+            output.flush()?;
+            last_flush = Instant::now();
+        }
         Ok(())
     };
     let result = ordered_map(
