@@ -792,6 +792,59 @@ fn an_input_that_shrinks_during_a_run_ends_it_with_exit_2_and_a_partial_output()
     assert!(dir.path().join("out.csv.partial").exists());
 }
 
+/// A file rewritten in place with more bytes than it had (`cp` over it, or a write from its
+/// first byte) is no file that only grew: the bytes read are not those on disk at the end, so
+/// the run ends with exit 2, named or given on standard input, and the output stays partial.
+/// Standard input on a regular file that shrinks ends the run the same way.
+#[test]
+fn an_input_rewritten_or_cut_during_a_run_ends_it_with_exit_2() {
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let other: String = kaggle_pairs(1000)
+        .into_iter()
+        .rev()
+        .map(|(p, _)| p + "\n")
+        .collect::<String>()
+        .repeat(400);
+    for (case, on_stdin) in [("rewritten", false), ("rewritten", true), ("shrank", true)] {
+        let input = crate::support::repeated_puzzles(dir.path(), 300, "big.txt");
+        let size = std::fs::metadata(&input).unwrap().len();
+        let out = dir.path().join("out.csv");
+        let partial = dir.path().join("out.csv.partial");
+        let _ = std::fs::remove_file(&partial);
+        let mut command = Command::new(crate::support::bin_path());
+        command.args(["solve", "-q", "-j", "1", "-o"]).arg(&out);
+        if on_stdin {
+            command.arg("-").stdin(std::fs::File::open(&input).unwrap());
+        } else {
+            command.arg(&input).stdin(Stdio::null());
+        }
+        let mut child = command
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        crate::support::wait_for_growth(&mut child, &partial, 300_000);
+        let mut file = std::fs::OpenOptions::new().write(true).open(&input).unwrap();
+        if case == "rewritten" {
+            file.write_all(other.as_bytes()).unwrap();
+        } else {
+            file.set_len(1284).unwrap();
+        }
+        drop(file);
+        let output = child.wait_with_output().unwrap();
+        let message = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{case} {on_stdin}: {message}");
+        assert!(message.contains(case), "{message}");
+        assert!(
+            message.contains(&format!("{size} bytes when the run opened it")),
+            "{message}"
+        );
+        assert!(!out.exists(), "{case} {on_stdin}: renamed as complete");
+        assert!(partial.exists());
+    }
+}
+
 #[test]
 fn an_input_that_grows_during_a_run_is_read_as_it_was_when_opened() {
     let dir = tempfile::tempdir().unwrap();

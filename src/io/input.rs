@@ -234,12 +234,10 @@ impl Input {
         // and a zip archive (which would need a second open and seeking) is refused on one.
         let mut seekable = false;
         let mut snapshot = None;
-        // Standard input's size, when it is a regular file (`< FILE`).
-        let mut stdin_size = None;
         let (raw, file): (Box<dyn Read + Send>, Option<OnDisk>) = match self {
             Input::Stdin => {
-                let (raw, size) = stdin_stream().map_err(open_error)?;
-                stdin_size = size;
+                let (raw, taken) = stdin_stream(&counter).map_err(open_error)?;
+                snapshot = taken;
                 (raw, None)
             }
             Input::File(path) => {
@@ -249,7 +247,8 @@ impl Input {
                 seekable = meta.is_some();
                 let raw: Box<dyn Read + Send> = match &meta {
                     Some(meta) => {
-                        let taken = Snapshot::of(&disk, meta, member.is_some(), &counter);
+                        let source = Source::Path(disk.clone());
+                        let taken = Snapshot::of(source, meta, member.is_some(), &counter);
                         let size = taken.size;
                         snapshot = Some(taken);
                         // Read as recorded: bytes appended while the run reads are not read.
@@ -299,19 +298,22 @@ impl Input {
                 }),
             };
         }
-        // Only a regular file's bytes are all seen, and only from its first byte on.
-        let tap = tap.filter(|_| snapshot.is_some());
+        // Only a named regular file's bytes are all seen, and only from its first byte on.
+        let tap = tap.filter(|_| snapshot.as_ref().is_some_and(|t| t.start == 0));
+        let mut crc = None;
         if let Some(taken) = snapshot.as_mut() {
             taken.tap.clone_from(&tap);
+            crc = Some(taken.crc.clone());
         }
         let counted = CountingReader {
             inner: io::Cursor::new(head).chain(raw),
             counter,
             tap,
+            crc,
         };
         let capacity = match &snapshot {
-            Some(taken) => buffer_for(taken.size),
-            None => stdin_size.map_or(PIPE_BUFFER, buffer_for),
+            Some(taken) => buffer_for(taken.size - taken.start),
+            None => PIPE_BUFFER,
         };
         let stream = decode(
             compression,
@@ -321,12 +323,27 @@ impl Input {
     }
 }
 
+/// Where a [`Snapshot`]'s file is looked at again at the end.
+#[derive(Debug, Clone)]
+enum Source {
+    /// A named file, by its path on disk.
+    Path(PathBuf),
+    /// Standard input on a regular file, by a descriptor of its own.
+    #[cfg_attr(not(unix), allow(dead_code))]
+    Stdin(Arc<File>),
+}
+
 /// A regular input file as it was when opened: its size, modification time and inode, and the
 /// progress counter's value then (every raw byte read from it is counted).
 #[derive(Debug, Clone)]
 pub struct Snapshot {
-    disk: PathBuf,
+    source: Source,
     size: u64,
+    /// Where reading starts: 0, or standard input's offset when the run started.
+    start: u64,
+    /// The CRC-32 of the bytes read, to tell a file that was only appended to (those bytes
+    /// as they were) from one rewritten while it was read.
+    crc: Arc<Mutex<crc32fast::Hasher>>,
     modified: Option<std::time::SystemTime>,
     inode: Option<(u64, u64)>,
     counted_at_open: u64,
@@ -343,10 +360,12 @@ impl std::fmt::Debug for dyn Tap {
 }
 
 impl Snapshot {
-    fn of(disk: &Path, meta: &std::fs::Metadata, zip: bool, counter: &AtomicU64) -> Snapshot {
+    fn of(source: Source, meta: &std::fs::Metadata, zip: bool, counter: &AtomicU64) -> Snapshot {
         Snapshot {
-            disk: disk.to_path_buf(),
+            source,
             size: meta.len(),
+            start: 0,
+            crc: Arc::default(),
             modified: meta.modified().ok(),
             inode: inode_of(meta),
             counted_at_open: counter.load(Ordering::Relaxed),
@@ -370,15 +389,45 @@ impl Snapshot {
         why
     }
 
+    /// The file's metadata now.
+    fn now(&self) -> Option<std::fs::Metadata> {
+        match &self.source {
+            Source::Path(disk) => std::fs::metadata(disk).ok(),
+            Source::Stdin(file) => file.metadata().ok(),
+        }
+    }
+
+    /// The CRC-32 of the bytes `start..size` of the file as it is now.
+    fn crc_now(&self) -> io::Result<u32> {
+        let file = match &self.source {
+            Source::Path(disk) => File::open(disk)?,
+            Source::Stdin(file) => file.try_clone()?,
+        };
+        let mut hasher = crc32fast::Hasher::new();
+        let (mut at, end) = (self.start, self.size);
+        let mut buf = vec![0u8; READ_BUFFER];
+        while at < end {
+            let want = (end - at).min(buf.len() as u64) as usize;
+            let n = read_at(&file, &mut buf[..want], at)?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+            at += n as u64;
+        }
+        Ok(hasher.finalize())
+    }
+
     /// At the end of the input (`counter` as the stream ended): why it is not what was opened,
     /// or `None`. A file that shrank (fewer bytes read than it had, or fewer on disk now), was
     /// replaced (another inode at its name) or rewritten in place (same size, other modification
-    /// time) is named with its sizes; one that only grew is not (it was read as it was).
+    /// time; or larger, and the bytes read are not those on disk now) is named with its sizes;
+    /// one that was only appended to is not (it was read as it was).
     pub fn changed(&self, counter: &AtomicU64) -> Option<String> {
         let read = counter
             .load(Ordering::Relaxed)
             .saturating_sub(self.counted_at_open);
-        let now = std::fs::metadata(&self.disk).ok();
+        let now = self.now();
         let now_size = now.as_ref().map(|m| m.len());
         let sizes = |now: Option<u64>| {
             format!(
@@ -387,7 +436,7 @@ impl Snapshot {
                 now.map_or("gone".to_string(), |n| format!("{n} bytes"))
             )
         };
-        if !self.zip && read < self.size {
+        if !self.zip && read < self.size - self.start {
             return Some(format!(
                 "it shrank while it was read: {}, and {read} bytes read",
                 sizes(now_size)
@@ -405,16 +454,53 @@ impl Snapshot {
         if now.len() < self.size {
             return Some(format!("it shrank while it was read: {}", sizes(now_size)));
         }
-        if now.len() == self.size && self.modified.is_some() && now.modified().ok() != self.modified
-        {
+        let touched = self.modified.is_some() && now.modified().ok() != self.modified;
+        if now.len() == self.size && touched {
             return Some(format!(
                 "it was rewritten while it was read (same size, {} bytes, another modification \
                  time)",
                 self.size
             ));
         }
+        if touched && !self.zip {
+            // Larger and modified: appended to, or rewritten with more bytes. The bytes read
+            // must be those on disk now.
+            let read_crc = self
+                .crc
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone()
+                .finalize();
+            if self.crc_now().ok() != Some(read_crc) {
+                return Some(format!(
+                    "it was rewritten while it was read: {}, and the {} bytes read are not those \
+                     on disk now",
+                    sizes(Some(now.len())),
+                    self.size - self.start
+                ));
+            }
+        }
         None
     }
+}
+
+/// Reads into `buf` from byte `at` of `file`, without moving its offset.
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    use std::os::unix::fs::FileExt;
+    loop {
+        match file.read_at(buf, at) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            other => return other,
+        }
+    }
+}
+
+/// Reads into `buf` from byte `at` of `file` (a file of its own, whose offset may move).
+#[cfg(not(unix))]
+fn read_at(mut file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    file.seek(SeekFrom::Start(at))?;
+    file.read(buf)
 }
 
 /// The file's (device, inode) pair, which names it however the path is spelled; `None` where
@@ -561,6 +647,7 @@ fn open_zip(
             inner: file.take(entry.compressed),
             counter,
             tap: None,
+            crc: None,
         },
     );
     let data: Box<dyn Read + Send> = match entry.method {
@@ -731,22 +818,30 @@ impl<R: Read> Read for CrcCheck<R> {
 
 /// Standard input, read as [`waiting`] reads a pipe, and its size when it is a regular file (`< FILE`),
 /// so the read buffer fits it ([`buffer_for`]).
-fn stdin_stream() -> io::Result<(Box<dyn Read + Send>, Option<u64>)> {
+/// Standard input as a stream, and when it is a regular file (`< FILE`) what that file was
+/// when opened: read up to its size then (as a named file is), from where its offset stood.
+fn stdin_stream(counter: &AtomicU64) -> io::Result<(Box<dyn Read + Send>, Option<Snapshot>)> {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
         // Its own descriptor, read directly (not through `Stdin`'s buffer, which `poll` cannot
         // see into).
-        let file = File::from(io::stdin().as_fd().try_clone_to_owned()?);
-        let size = file
-            .metadata()
-            .ok()
-            .filter(|m| m.is_file())
-            .map(|m| m.len());
-        Ok((waiting(file), size))
+        let mut file = File::from(io::stdin().as_fd().try_clone_to_owned()?);
+        let meta = file.metadata().ok().filter(|m| m.is_file());
+        let Some(meta) = meta else {
+            return Ok((waiting(file), None));
+        };
+        // The shell (or a command before this one) may have read part of it already.
+        let start = file.stream_position().unwrap_or(0);
+        let handle = Arc::new(file.try_clone()?);
+        let mut taken = Snapshot::of(Source::Stdin(handle), &meta, false, counter);
+        taken.start = start.min(taken.size);
+        let left = taken.size - taken.start;
+        Ok((Box::new(file.take(left)), Some(taken)))
     }
     #[cfg(not(unix))]
     {
+        let _ = counter;
         Ok((Box::new(io::stdin()), None))
     }
 }
@@ -848,6 +943,8 @@ struct CountingReader<R> {
     counter: Arc<AtomicU64>,
     /// Sees the bytes too.
     tap: Option<SharedTap>,
+    /// The CRC-32 of the bytes, for a regular file's [`Snapshot`].
+    crc: Option<Arc<Mutex<crc32fast::Hasher>>>,
 }
 
 impl<R: Read> Read for CountingReader<R> {
@@ -858,6 +955,11 @@ impl<R: Read> Read for CountingReader<R> {
             tap.lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .read(&buf[..n]);
+        }
+        if let Some(crc) = &self.crc {
+            crc.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .update(&buf[..n]);
         }
         Ok(n)
     }
