@@ -580,6 +580,18 @@ fn a_shard_edited_at_the_same_size_is_refused_by_merge() {
                 "{command}: {err}"
             );
             assert!(!d.join("m.csv").exists() && !d.join("m.csv.partial").exists());
+            // Merged to standard output, which no rename can withhold: refused before the
+            // first byte.
+            let streamed = bin()
+                .current_dir(d)
+                .args(["merge", "-q"])
+                .args(&shards)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&streamed.stderr);
+            assert_eq!(streamed.status.code(), Some(2), "{command}: {err}");
+            assert!(err.contains("other content (CRC-32 "), "{command}: {err}");
+            assert!(streamed.stdout.is_empty(), "{command}: {err}");
         }
         std::fs::write(d.join(&shards[1]), &text).unwrap();
     }
@@ -748,6 +760,37 @@ fn merge_refuses_a_shard_of_another_input() {
         err.contains(
             "s-2.csv: not a shard of the same run as a.csv: input 1 differs: q.txt and p.txt have \
              the same size"
+        ),
+        "{err}"
+    );
+    assert!(!d.join("all.csv").exists() && !d.join("all.csv.partial").exists());
+    // Read from standard input, the inputs have no name or size to compare: their record
+    // counts tell them apart.
+    let from_stdin = |input: &str, k: u32, out: &str| {
+        let output = bin()
+            .current_dir(d)
+            .args(["solve", "-", "-q", "--shard", &format!("{k}/2"), "-o", out])
+            .pipe_stdin(d.join(input))
+            .unwrap()
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+    };
+    let fewer: String = std::fs::read_to_string(d.join("q.txt"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(d.join("q299.txt"), fewer).unwrap();
+    from_stdin("p.txt", 1, "i1.csv");
+    from_stdin("q299.txt", 2, "i2.csv");
+    let (code, err) = run(d, &["merge", "i1.csv", "i2.csv", "-o", "all.csv"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "i2.csv: not a shard of the same run as i1.csv: its run read 299 records, that one's \
+             300"
         ),
         "{err}"
     );

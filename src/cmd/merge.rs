@@ -289,12 +289,15 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
         ..Default::default()
     };
     let mut output = Output::create_with(config.output.as_deref(), &options)?;
+    let streamed = refuse_edited_if_streamed(&output, &config.inputs, &sidecars)?;
     output.write_all(header_of(&columns).as_bytes())?;
     let claims = shard_claims(&sidecars);
     let merged_rows = interleave(&mut shards, &mut output, &claims)?;
     // The last look: a signal after the last rows were read still stops the merge.
     interrupt::stop_point_whole("merge", &output)?;
-    refuse_edited(&config.inputs, &sidecars)?;
+    if !streamed {
+        refuse_edited(&config.inputs, &sidecars)?;
+    }
     incomplete.extend(shards.iter().flat_map(ShardReader::cut_off));
     incomplete.extend(rows_unlike_sidecars(&shards, &sidecars));
     if !complete_output(config, output, &merged_rows.unwritten, &incomplete)? {
@@ -628,6 +631,9 @@ fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<
     };
     let count = first.shard_kn().1;
     let mut seen = std::collections::BTreeMap::new();
+    // Every shard reads the whole input: their counts of its records agree (which tells shards
+    // of different inputs apart where the input has no name or size to compare: standard input).
+    let mut records: Option<(&PathBuf, u64)> = None;
     for (path, sidecar) in inputs.iter().zip(sidecars) {
         let Some(run) = sidecar else {
             incomplete.push(format!(
@@ -666,6 +672,22 @@ fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<
                 shard_sidecar_path(path).display()
             )),
             Some(finished) => {
+                match records {
+                    Some((other, n)) if n != finished.input_records => {
+                        return Err(Error::Input {
+                            path: path.clone(),
+                            message: format!(
+                                "not a shard of the same run as {}: its run read {} records, \
+                                 that one's {}; merge the shards of one run",
+                                other.display(),
+                                grouped(finished.input_records),
+                                grouped(n)
+                            ),
+                        });
+                    }
+                    None => records = Some((path, finished.input_records)),
+                    _ => {}
+                }
                 let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
                 if size != finished.bytes {
                     incomplete.push(format!(
@@ -710,6 +732,22 @@ fn refuse_edited(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result
         }
     }
     Ok(())
+}
+
+/// For an output that streams (standard output, a FIFO, a device: rows reach the reader as
+/// they are merged, with no file to withhold), [`refuse_edited`] before the first byte, so a
+/// refused merge sends nothing; whether it streams. A file output is checked after the rows
+/// (which name an edit by its line) and put in place only then.
+fn refuse_edited_if_streamed(
+    output: &Output,
+    inputs: &[PathBuf],
+    sidecars: &[Option<RunManifest>],
+) -> Result<bool> {
+    let streamed = output.placed().is_err();
+    if streamed {
+        refuse_edited(inputs, sidecars)?;
+    }
+    Ok(streamed)
 }
 
 /// The report of a merge that wrote nothing because shards are missing or cut off.
@@ -769,6 +807,7 @@ fn merge_rate(config: &MergeConfig, sidecars: &[Option<RunManifest>]) -> Result<
         ..Default::default()
     };
     let mut output = Output::create_with(config.output.as_deref(), &options)?;
+    let streamed = refuse_edited_if_streamed(&output, &config.inputs, sidecars)?;
     let mut merged = rate_merge::interleave(
         &config.inputs,
         sidecars,
@@ -776,7 +815,9 @@ fn merge_rate(config: &MergeConfig, sidecars: &[Option<RunManifest>]) -> Result<
         config.allow_incomplete,
     )?;
     interrupt::stop_point_whole("merge", &output)?;
-    refuse_edited(&config.inputs, sidecars)?;
+    if !streamed {
+        refuse_edited(&config.inputs, sidecars)?;
+    }
     incomplete.append(&mut merged.unlike_sidecars);
     if !complete_output(config, output, &merged.unwritten, &incomplete)? {
         return Ok(nothing_written(notes, incomplete));
