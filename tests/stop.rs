@@ -1447,3 +1447,33 @@ fn generate_er_puzzles_reach_the_file_as_they_are_made() {
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&again.stdout), kept);
 }
+
+/// A reader that closes the pipe on standard output (`| head`) ends a slow `rate` or
+/// `generate --er` at once, quietly (exit 0), rather than after the puzzles in flight: a
+/// rating can take seconds (each of these six takes seconds of nested forcing chains).
+#[test]
+#[cfg(unix)]
+fn a_closed_stdout_pipe_ends_a_slow_run_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let hardest = std::fs::read_to_string(data("norvig_sudokus_hard_375.txt")).unwrap();
+    let slow = hardest.lines().nth(42).unwrap();
+    let input = dir.path().join("slow.txt");
+    std::fs::write(&input, format!("{slow}\n").repeat(6)).unwrap();
+    let input = input.to_str().unwrap();
+    for args in [
+        &["rate", "-q", "-j", "1", input][..],
+        &["generate", "-q", "-j", "1", "-n", "50", "--seed", "1", "--er", "11..12"][..],
+    ] {
+        let mut child = StdCommand::new(bin_path())
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let output = wait_within(child, Duration::from_secs(10));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("interrupt"), "{args:?}: {stderr}");
+    }
+}

@@ -222,10 +222,96 @@ pub(crate) fn arm(notice: Option<&'static str>) {
         *slot = notice;
     }
     SIGNAL.store(0, Ordering::SeqCst);
+    ABANDONED.store(false, Ordering::SeqCst);
     if let Ok(mut at) = FIRST_AT.lock() {
         *at = None;
     }
     INTERRUPTED.store(false, Ordering::SeqCst);
+}
+
+/// Stops the work in flight as a signal would (the flag that the solvers, the rater and the
+/// reader check), with no signal to report: for a run whose standard output was closed (`|
+/// head`), whose remaining rows have nowhere to go.
+pub(crate) fn abandon() {
+    ABANDONED.store(true, Ordering::SeqCst);
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// Set by [`abandon`] (cleared by [`arm`]).
+static ABANDONED: AtomicBool = AtomicBool::new(false);
+
+/// `Ok` unless the run was [`abandon`]ed since the last [`arm`]; then the error of a write to
+/// a closed standard output, which ends the run quietly (`| head` has what it wanted), not as
+/// a stop.
+pub(crate) fn unless_abandoned() -> crate::error::Result<()> {
+    if !ABANDONED.load(Ordering::SeqCst) {
+        return Ok(());
+    }
+    Err(crate::error::Error::Write {
+        path: "-".into(),
+        cause: std::io::ErrorKind::BrokenPipe.into(),
+    })
+}
+
+/// Watches a pipe on standard output while it lives (see [`watch_stdout`]).
+pub(crate) struct StdoutWatch {
+    done: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for StdoutWatch {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::SeqCst);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// When standard output is a pipe: a watch that [`abandon`]s the run as soon as its reader
+/// closes it (`| head`), rather than at the next write, which a slow rating may hold back for
+/// seconds. `None` for anything else (a file, a terminal) and off unix.
+pub(crate) fn watch_stdout() -> Option<StdoutWatch> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::{AsFd, AsRawFd};
+        use std::os::unix::fs::FileTypeExt;
+        let stdout = std::io::stdout();
+        let own = std::fs::File::from(stdout.as_fd().try_clone_to_owned().ok()?);
+        if !own.metadata().is_ok_and(|m| m.file_type().is_fifo()) {
+            return None;
+        }
+        let fd = stdout.as_raw_fd();
+        let done = Arc::new(AtomicBool::new(false));
+        let seen = Arc::clone(&done);
+        let thread = std::thread::Builder::new()
+            .name("stdout-watch".into())
+            .spawn(move || {
+                while !seen.load(Ordering::SeqCst) {
+                    let mut wanted = libc::pollfd {
+                        fd,
+                        events: 0,
+                        revents: 0,
+                    };
+                    // SAFETY: `wanted` is one valid `pollfd` that outlives the call, and the
+                    // count is 1; polling a descriptor reads nothing from it.
+                    let ready = unsafe { libc::poll(&mut wanted, 1, 100) };
+                    if ready > 0 && wanted.revents & (libc::POLLERR | libc::POLLHUP) != 0 {
+                        abandon();
+                        return;
+                    }
+                }
+            })
+            .ok()?;
+        Some(StdoutWatch {
+            done,
+            thread: Some(thread),
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }
 
 /// Whether a stop signal came since the last [`arm`].

@@ -133,8 +133,14 @@ where
             for (seq, out) in done_rx.iter() {
                 pending.insert(seq, out);
                 while let Some(out) = pending.remove(&next) {
-                    // On error, returning drops `token_tx`, which stops the producer.
-                    consume(out)?;
+                    // On error, returning drops `token_tx`, which stops the producer; a closed
+                    // standard output also stops the items in flight (a rating may take
+                    // seconds), as nothing will read their rows.
+                    consume(out).inspect_err(|e| {
+                        if e.is_broken_pipe() {
+                            super::interrupt::abandon();
+                        }
+                    })?;
                     let _ = token_tx.send(());
                     next += 1;
                 }

@@ -352,6 +352,10 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     };
     // Before the output exists: a stop from then on leaves it as `FILE.partial`, with a note.
     interrupt::arm(Some("stopping; the puzzles made so far are kept"));
+    // Rows for a pipe whose reader is gone stop the run at once (a puzzle can take seconds).
+    let _watch = (config.output.as_deref())
+        .is_none_or(crate::error::is_stdout)
+        .then(interrupt::watch_stdout);
     let mut output = Output::create_with(config.output.as_deref(), &options)?;
     if config.with_solution {
         output.write_all(CSV_HEADER.as_bytes())?;
@@ -420,6 +424,7 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     );
     progress.finish();
     result?;
+    interrupt::unless_abandoned()?;
     report.interrupted = cut || (report.puzzles < config.count && interrupt::requested());
     end_output(config, output, &mut report)?;
     report.wall_seconds = started.elapsed().as_secs_f64();

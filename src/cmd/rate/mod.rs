@@ -412,6 +412,7 @@ fn rate_records(
     );
     progress.finish();
     result?;
+    interrupt::unless_abandoned()?;
     // A stop that came after the last chunk was read still cut a puzzle short.
     Ok((summary, records.stopped() || cut))
 }
@@ -497,6 +498,10 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     );
     // From the first read on, a stop ends the run cleanly (and a silent pipe's wait at once).
     interrupt::arm(None);
+    // Rows for a pipe whose reader is gone stop the run at once (a rating can take seconds).
+    let _watch = (config.output.as_deref())
+        .is_none_or(crate::error::is_stdout)
+        .then(interrupt::watch_stdout);
     // A bad input or option is an error before the output exists.
     let (mut records, bytes_read) = ShardedRecords::open(
         &config.run.inputs,
