@@ -825,7 +825,10 @@ fn an_input_rewritten_or_cut_during_a_run_ends_it_with_exit_2() {
             .spawn()
             .unwrap();
         crate::support::wait_for_growth(&mut child, &partial, 300_000);
-        let mut file = std::fs::OpenOptions::new().write(true).open(&input).unwrap();
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&input)
+            .unwrap();
         if case == "rewritten" {
             file.write_all(other.as_bytes()).unwrap();
         } else {
@@ -834,7 +837,11 @@ fn an_input_rewritten_or_cut_during_a_run_ends_it_with_exit_2() {
         drop(file);
         let output = child.wait_with_output().unwrap();
         let message = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{case} {on_stdin}: {message}");
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{case} {on_stdin}: {message}"
+        );
         assert!(message.contains(case), "{message}");
         assert!(
             message.contains(&format!("{size} bytes when the run opened it")),

@@ -1441,7 +1441,9 @@ fn generate_er_puzzles_reach_the_file_as_they_are_made() {
     let lines: Vec<&str> = kept.lines().collect();
     assert!(!lines.is_empty() && lines.len() < 300, "{}", lines.len());
     let again = bin()
-        .args(["generate", "-q", "-j", "1", "--seed", "1", "--er", "7.0..9.0", "-n"])
+        .args([
+            "generate", "-q", "-j", "1", "--seed", "1", "--er", "7.0..9.0", "-n",
+        ])
         .arg(lines.len().to_string())
         .output()
         .unwrap();
@@ -1462,7 +1464,9 @@ fn a_closed_stdout_pipe_ends_a_slow_run_at_once() {
     let input = input.to_str().unwrap();
     for args in [
         &["rate", "-q", "-j", "1", input][..],
-        &["generate", "-q", "-j", "1", "-n", "50", "--seed", "1", "--er", "11..12"][..],
+        &[
+            "generate", "-q", "-j", "1", "-n", "50", "--seed", "1", "--er", "11..12",
+        ][..],
     ] {
         let mut child = StdCommand::new(bin_path())
             .args(args)

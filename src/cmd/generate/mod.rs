@@ -367,7 +367,11 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
         if next >= config.count || interrupt::requested() {
             return Ok(None);
         }
-        let chunk = if config.er.is_some() { RATED_CHUNK } else { CHUNK };
+        let chunk = if config.er.is_some() {
+            RATED_CHUNK
+        } else {
+            CHUNK
+        };
         let count = chunk.min(config.count - next);
         let item = (next, count);
         next += count;
