@@ -1671,3 +1671,36 @@ fn compressed_shards_merge_like_plain_ones() {
         assert_eq!(merged, without_time(&one), "{command:?}");
     }
 }
+
+/// A sharded run whose output `merge` would refuse (a column merge reads left out, or no
+/// header) says so as it starts, before the cluster time is spent; one merge can read does not.
+#[test]
+fn a_shard_merge_would_refuse_is_warned_of_at_the_start() {
+    let dir = solved_dir();
+    let d = dir.path();
+    for (args, lacks) in [
+        (
+            &["solve", "--columns", "index,puzzle,solution,status"][..],
+            Some("lacks the column(s) guesses, solve_ns"),
+        ),
+        (
+            &["rate", "--columns", "puzzle,er", "--no-header"][..],
+            Some("lacks the column(s) index, status and a header (--no-header)"),
+        ),
+        (&["solve"][..], None),
+        (&["rate", "--columns", "index,status"][..], None),
+    ] {
+        let mut all = args.to_vec();
+        all.extend(["p.txt", "-q", "--shard", "1/2", "-o", "w.csv"]);
+        let (code, err) = run(d, &all);
+        assert!(code <= 1, "{err}");
+        match lacks {
+            Some(lacks) => assert!(
+                err.contains("warning: --shard: merge will refuse this shard's output")
+                    && err.contains(lacks),
+                "{args:?}: {err}"
+            ),
+            None => assert!(!err.contains("merge will refuse"), "{args:?}: {err}"),
+        }
+    }
+}

@@ -167,8 +167,33 @@ fn lacking(incomplete: &[String], missing: u64) -> Vec<String> {
     all
 }
 
+/// Warns, as a sharded run starts, when `merge` would refuse its output: it lacks a column
+/// of `needed` (what merge reads) among `columns`, or a header.
+pub(crate) fn warn_if_unmergeable<C>(columns: &[C], needed: &[C], header: bool)
+where
+    C: Copy + PartialEq + std::fmt::Display,
+{
+    let missing: Vec<String> = (needed.iter())
+        .filter(|c| !columns.contains(c))
+        .map(C::to_string)
+        .collect();
+    let mut lacks = Vec::new();
+    if !missing.is_empty() {
+        lacks.push(format!("the column(s) {}", missing.join(", ")));
+    }
+    if !header {
+        lacks.push("a header (--no-header)".to_string());
+    }
+    if !lacks.is_empty() {
+        stderr!(line:
+            "warning: --shard: merge will refuse this shard's output, which lacks {}",
+            lacks.join(" and ")
+        );
+    }
+}
+
 /// The columns `merge` reads: `index` to order rows, and what the summary counts.
-const MERGE_COLUMNS: [Column; 4] = [
+pub(crate) const MERGE_COLUMNS: [Column; 4] = [
     Column::Index,
     Column::Status,
     Column::Guesses,

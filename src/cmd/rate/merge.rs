@@ -20,6 +20,9 @@ use crate::io::results::{
 use crate::io::{Body, Fields, Format};
 use crate::rate::verdict::RateStatus;
 
+/// The columns `merge` reads from a `rate` shard: `index` to order rows, `status` to count them.
+pub(crate) const MERGE_COLUMNS: [RateColumn; 2] = [RateColumn::Index, RateColumn::Status];
+
 /// Whether the shard at `path` is a `rate` output: its sidecar says so, or (without one) its
 /// header names the `er` column.
 pub(crate) fn is_rate_output(path: &Path, sidecar: Option<&RunManifest>) -> bool {
@@ -120,7 +123,7 @@ impl RateShard {
                     })
             })
             .collect::<Result<Vec<_>>>()?;
-        for needed in [RateColumn::Index, RateColumn::Status] {
+        for needed in MERGE_COLUMNS {
             if !columns.contains(&needed) {
                 return Err(error(format!(
                     "merge needs the column {needed}, which its header ({}) lacks",
