@@ -497,6 +497,19 @@ fn shards_and_columns_give_the_rows_of_one_run() {
         serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
     assert_eq!(json["puzzles"], 42);
     assert_eq!(json["statuses"]["multiple"], 1);
+    // Over the span the shards ran in, as a merge of `solve` shards says.
+    assert_eq!(json["shards"], 3, "{json}");
+    let (start, end) = (
+        json["first_start_unix"].as_f64(),
+        json["last_end_unix"].as_f64(),
+    );
+    let span = json["span_seconds"].as_f64().unwrap();
+    assert!(
+        (end.unwrap() - start.unwrap() - span).abs() < 1e-6,
+        "{json}"
+    );
+    assert_eq!(json["wall_seconds"].as_f64(), Some(span), "{json}");
+    assert!(stderr.contains("merged 3 shard(s): "), "{stderr}");
     bin()
         .arg("merge")
         .args(&shard_files[..2])

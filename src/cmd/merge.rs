@@ -158,6 +158,48 @@ pub struct MergedSummary {
     pub incomplete: Vec<String>,
 }
 
+/// When the shards of a merge ran, from their sidecars: what a merged summary adds.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct MergeSpan {
+    /// Shards merged.
+    pub shards: usize,
+    /// Seconds from the first shard's start to the last finished shard's end (`null` when none
+    /// finished).
+    pub span_seconds: Option<f64>,
+    /// When the first shard started (seconds since the Unix epoch).
+    pub first_start_unix: Option<f64>,
+    /// When the last shard ended (seconds since the Unix epoch).
+    pub last_end_unix: Option<f64>,
+}
+
+impl MergeSpan {
+    /// The span of `runs`, the shards' sidecars.
+    fn of(runs: &[&RunManifest]) -> MergeSpan {
+        let first_start = runs.iter().map(|m| m.started_unix).reduce(f64::min);
+        let last_end = (runs.iter())
+            .filter_map(|m| m.finished.map(|f| f.ended_unix))
+            .reduce(f64::max);
+        MergeSpan {
+            shards: runs.len(),
+            span_seconds: first_start
+                .zip(last_end)
+                .map(|(start, end)| (end - start).max(0.0)),
+            first_start_unix: first_start,
+            last_end_unix: last_end,
+        }
+    }
+
+    /// The remark that says what the wall time of a merged summary is.
+    fn remark(&self, cpu: &str) -> String {
+        format!(
+            "merged {} shard(s): {:.3} s from the first shard's start to the last one's end \
+             (wall time and puzzles/s are over this span){cpu}",
+            self.shards,
+            self.span_seconds.unwrap_or(0.0),
+        )
+    }
+}
+
 /// What `--summary` says a merge lacked: the `incomplete` sentences, and the indices missing.
 fn lacking(incomplete: &[String], missing: u64) -> Vec<String> {
     let mut all = incomplete.to_vec();
@@ -487,33 +529,21 @@ fn merged_summary(
             incomplete: Vec::new(),
         };
     };
-    let first_start = runs.iter().map(|m| m.started_unix).reduce(f64::min);
-    let last_end = runs
-        .iter()
-        .filter_map(|m| m.finished.map(|f| f.ended_unix))
-        .reduce(f64::max);
-    let span = first_start
-        .zip(last_end)
-        .map(|(start, end)| (end - start).max(0.0));
+    let span = MergeSpan::of(&runs);
     let threads = runs.iter().map(|m| m.threads).sum();
     let mut solvers: Vec<&str> = runs.iter().map(|m| m.solver.as_str()).collect();
     solvers.dedup();
-    let wall = Duration::from_secs_f64(span.unwrap_or(0.0));
+    let wall = Duration::from_secs_f64(span.span_seconds.unwrap_or(0.0));
     let summary = rows.tally.summary(wall, threads, &solvers.join("+"));
-    remarks.push(format!(
-        "merged {} shard(s): {:.3} s from the first shard's start to the last one's end \
-         (wall time and puzzles/s are over this span); solver CPU time {:.3} s, summed \
-         over the rows",
-        runs.len(),
-        span.unwrap_or(0.0),
-        solver_cpu_seconds
-    ));
+    remarks.push(span.remark(&format!(
+        "; solver CPU time {solver_cpu_seconds:.3} s, summed over the rows"
+    )));
     MergedSummary {
         summary,
-        shards: runs.len(),
-        span_seconds: span,
-        first_start_unix: first_start,
-        last_end_unix: last_end,
+        shards: span.shards,
+        span_seconds: span.span_seconds,
+        first_start_unix: span.first_start_unix,
+        last_end_unix: span.last_end_unix,
         solver_cpu_seconds,
         incomplete: Vec::new(),
     }
@@ -848,17 +878,14 @@ fn merge_rate(config: &MergeConfig, sidecars: &[Option<RunManifest>]) -> Result<
         return Ok(nothing_written(notes, incomplete));
     }
     let runs: Option<Vec<&RunManifest>> = sidecars.iter().map(Option::as_ref).collect();
-    let span = runs.and_then(|runs| {
-        let start = runs.iter().map(|r| r.started_unix).reduce(f64::min)?;
-        let end = runs
-            .iter()
-            .map(|r| r.finished.map(|f| f.ended_unix))
-            .collect::<Option<Vec<_>>>()?
-            .into_iter()
-            .reduce(f64::max)?;
-        Some((end - start).max(0.0))
-    });
+    let merge_span = runs.map(|runs| MergeSpan::of(&runs));
+    let span = merge_span.and_then(|m| m.span_seconds);
+    let mut remarks = Vec::new();
+    if let Some(m) = &merge_span {
+        remarks.push(m.remark(""));
+    }
     let summary = &mut merged.summary;
+    summary.merged = merge_span;
     summary.threads = sidecars.iter().flatten().map(|m| m.threads).sum();
     summary.wall_seconds = span.unwrap_or(0.0);
     summary.puzzles_per_second = match span {
@@ -883,6 +910,7 @@ fn merge_rate(config: &MergeConfig, sidecars: &[Option<RunManifest>]) -> Result<
     let mut report = nothing_written(notes, incomplete);
     report.written = true;
     report.missing = merged.missing;
+    report.remarks = remarks;
     report.rated = Some(merged.summary);
     Ok(report)
 }

@@ -156,6 +156,10 @@ pub struct RateSummary {
     /// a sentence each. Written to the JSON only when not empty.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub incomplete: Vec<String>,
+    /// A merge of shards with sidecars: how many, and when they ran (`shards`, `span_seconds`,
+    /// `first_start_unix`, `last_end_unix` in the JSON; `wall_seconds` is the span).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub merged: Option<crate::cmd::merge::MergeSpan>,
 }
 
 /// A map keyed by ratings in tenths as a JSON object keyed `"7.2"`, in the map's (numeric)
@@ -482,8 +486,17 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     check_config(config)?;
     let mut notes = Vec::new();
     let shard = config.shard.resolve_into(&mut notes)?;
-    if shard.is_some() && config.output.as_deref().is_some_and(|p| !crate::error::is_stdout(p)) {
-        crate::cmd::merge::warn_if_unmergeable(&config.columns, &merge::MERGE_COLUMNS, config.header);
+    if shard.is_some()
+        && config
+            .output
+            .as_deref()
+            .is_some_and(|p| !crate::error::is_stdout(p))
+    {
+        crate::cmd::merge::warn_if_unmergeable(
+            &config.columns,
+            &merge::MERGE_COLUMNS,
+            config.header,
+        );
     }
     let threads = config.run.threads.max(1);
     let workers = Workers::started(threads)?;
