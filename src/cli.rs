@@ -1081,15 +1081,7 @@ fn parse_er_range(text: &str) -> Result<(u16, u16), String> {
 
 /// `--difficulty BAND`: a Sudoku Exchange band as an ER range in tenths.
 fn parse_difficulty(name: &str) -> Result<(u16, u16), String> {
-    match name.to_ascii_lowercase().as_str() {
-        "easy" => Ok((0, 14)),
-        "medium" => Ok((15, 24)),
-        "hard" => Ok((25, 49)),
-        "diabolical" => Ok((50, 200)),
-        _ => Err(format!(
-            "unknown difficulty {name:?}; expected one of: easy, medium, hard, diabolical"
-        )),
-    }
+    crate::rate::scale::difficulty_range(name)
 }
 
 fn show_help() -> String {

@@ -734,7 +734,8 @@ fn scale_named(name: &str) -> PyResult<Flavor> {
 /// the same ones): (puzzles, solutions, clue counts).
 #[pyfunction]
 #[pyo3(signature = (n, seed, clues=None, min_clues=None, max_clues=None, minimal=false,
-                    symmetry="none", threads=None, solver="bands", er=None, scale="se1.2.1"))]
+                    symmetry="none", threads=None, solver="bands", er=None, scale="se1.2.1",
+                    difficulty=None, max_guesses=None))]
 #[allow(clippy::too_many_arguments)]
 fn generate_cells<'py>(
     py: Python<'py>,
@@ -749,19 +750,29 @@ fn generate_cells<'py>(
     solver: &str,
     er: Option<(f64, f64)>,
     scale: &str,
+    difficulty: Option<&str>,
+    max_guesses: Option<u64>,
 ) -> PyResult<GenerateOut<'py>> {
     let kind = solver_kind(solver)?;
     let flavor = scale_named(scale)?;
     let symmetry: Symmetry = named(symmetry)?;
     let shape = Shape::from_options(clues, min_clues, max_clues, minimal, symmetry);
     // The CLI's rounding: the low end up and the high end down to whole tenths.
-    let er = er
-        .map(|(low, high)| sudoku_batch::rate::scale::puzzle_range(low, high))
-        .transpose()
-        .map_err(|e| PyValueError::new_err(format!("er: {e}")))?;
+    let er = match (er, difficulty) {
+        (Some(_), Some(_)) => Err(PyValueError::new_err(
+            "er and difficulty both name a rating range: give one",
+        )),
+        (Some((low, high)), None) => sudoku_batch::rate::scale::puzzle_range(low, high)
+            .map(Some)
+            .map_err(|e| PyValueError::new_err(format!("er: {e}"))),
+        (None, Some(name)) => sudoku_batch::rate::scale::difficulty_range(name)
+            .map(Some)
+            .map_err(|e| PyValueError::new_err(format!("difficulty: {e}"))),
+        (None, None) => Ok(None),
+    }?;
     let generator = Generator::new(shape, kind)
         .and_then(|g| g.with_er(er))
-        .map(|g| g.with_scale(flavor))
+        .map(|g| g.with_scale(flavor).with_max_guesses(max_guesses))
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let mut puzzles = zeroed(n, CELLS)?;
     let mut solutions = zeroed(n, CELLS)?;

@@ -938,6 +938,8 @@ def test_generate_matches_the_cli(tmp_path):
 
     for args, kwargs in (
         ([], {}),
+        (["--difficulty", "hard"], {"difficulty": "Hard"}),
+        (["--max-guesses", "3"], {"max_guesses": 3}),
         (["--symmetry", "central"], {"symmetric": True}),
         (["--clues", "28"], {"clues": 28}),
         (["--min-clues", "22", "--max-clues", "26", "--minimal"],
@@ -993,3 +995,31 @@ def test_ctrl_c_stops_one_slow_rating_and_one_hard_er_range_quickly():
         elapsed = time.monotonic() - started
         timer.cancel()
         assert elapsed < 1.5, elapsed
+
+
+def test_empty_results_keep_their_column_dtypes():
+    pytest.importorskip("pandas")
+    puzzle = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+    for make in (sb.solve, sb.rate):
+        full = make([puzzle]).to_pandas().dtypes.to_dict()
+        empty = make([]).to_pandas().dtypes.to_dict()
+        assert empty == full, make
+    full = sb.generate(1, seed=1).to_pandas().dtypes.to_dict()
+    assert sb.generate(0, seed=1).to_pandas().dtypes.to_dict() == full
+
+
+def test_generate_difficulty_is_its_er_band():
+    hard = sb.generate(4, seed=5, difficulty="hard")
+    assert hard.puzzle_strings() == sb.generate(4, seed=5, er=(2.5, 4.9)).puzzle_strings()
+    assert all(2.5 <= round(float(x), 1) <= 4.9 for x in sb.rate(hard.puzzles).er)
+    assert sb.DIFFICULTIES == ("easy", "medium", "hard", "diabolical")
+    with pytest.raises(ValueError, match="unknown difficulty"):
+        sb.generate(1, seed=1, difficulty="impossible")
+    with pytest.raises(TypeError, match="difficulty"):
+        sb.generate(1, seed=1, difficulty=3)
+    with pytest.raises(ValueError, match="give one"):
+        sb.generate(1, seed=1, difficulty="easy", er=(1.0, 2.0))
+    with pytest.raises(ValueError, match="max_guesses"):
+        sb.generate(1, seed=1, max_guesses=-1)
+    # Scale names, as the command line's, in any case.
+    assert sb.rate([NUGGET], scale="SE1.2.1", max_er=2.0).status_words() == ["gave_up"]

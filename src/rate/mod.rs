@@ -169,7 +169,9 @@ impl Flavor {
 
     /// The flavour named `name` (see [`Flavor::name`]).
     pub fn from_name(name: &str) -> Option<Flavor> {
-        Flavor::ALL.into_iter().find(|f| f.name() == name)
+        Flavor::ALL
+            .into_iter()
+            .find(|f| f.name().eq_ignore_ascii_case(name))
     }
 }
 

@@ -252,6 +252,31 @@ pub fn tenths_range(low: f64, high: f64) -> Result<(u16, u16), String> {
     Ok((a, b))
 }
 
+/// The named difficulty bands (`generate --difficulty`, Python's `generate(difficulty=...)`):
+/// the Sudoku Exchange bands, each an ER range in tenths.
+pub const DIFFICULTIES: [(&str, (u16, u16)); 4] = [
+    ("easy", (0, 14)),
+    ("medium", (15, 24)),
+    ("hard", (25, 49)),
+    ("diabolical", (50, 200)),
+];
+
+/// The ER range (tenths) of the difficulty band `name` (any case), or an error naming the
+/// bands.
+pub fn difficulty_range(name: &str) -> Result<(u16, u16), String> {
+    DIFFICULTIES
+        .iter()
+        .find(|(band, _)| band.eq_ignore_ascii_case(name))
+        .map(|&(_, range)| range)
+        .ok_or_else(|| {
+            let names: Vec<&str> = DIFFICULTIES.iter().map(|(band, _)| *band).collect();
+            format!(
+                "unknown difficulty {name:?}; expected one of: {}",
+                names.join(", ")
+            )
+        })
+}
+
 /// An ER range to make puzzles in (`generate --er`, Python's `generate(er=...)`): as
 /// [`tenths_range`]. Whether the puzzles asked for can rate in it (below 1.0 only a full grid
 /// does) is the generator's to say (`Generator::with_er`), which knows their clue counts.

@@ -27,6 +27,7 @@ __all__ = [
     "STATUS_NAMES",
     "RATE_STATUS_NAMES",
     "SCALES",
+    "DIFFICULTIES",
     "SolveResult",
     "RateResult",
     "VerifyResult",
@@ -311,18 +312,29 @@ class SolveResult:
             raise ImportError("to_pandas() needs pandas: pip install pandas") from e
         names = np.array([STATUS_NAMES[i] if i in STATUS_NAMES else "?" for i in range(256)],
                          dtype=object)
-        return pd.DataFrame(
+        return _frame(
+            pd,
             {
                 "solution": self.solution_strings(),
                 "status": names[self.status],
                 "guesses": self.guesses,
                 "solve_ns": self.solve_ns,
                 "message": self.message,
-            }
+            },
+            ("solution", "status", "message"),
         )
 
     def __repr__(self) -> str:
         return f"SolveResult({len(self)} rows: {self.counts()})"
+
+
+def _frame(pd, columns, text):
+    """A DataFrame of ``columns`` whose ``text`` columns hold strings even with no row (pandas
+    infers float64 for an empty list; strings get the dtype pandas gives text)."""
+    frame = pd.DataFrame(columns)
+    if len(frame) == 0:
+        frame = frame.astype({name: str for name in text})
+    return frame
 
 
 def _messages(n, failures_by_row, native_messages):
@@ -422,7 +434,8 @@ class RateResult:
             import pandas as pd
         except ImportError as e:  # pragma: no cover - depends on the environment
             raise ImportError("to_pandas() needs pandas: pip install pandas") from e
-        return pd.DataFrame(
+        return _frame(
+            pd,
             {
                 "er": self.er,
                 "ep": self.ep,
@@ -432,7 +445,8 @@ class RateResult:
                 "status": self.status_words(),
                 "rate_ns": self.rate_ns,
                 "message": self.message,
-            }
+            },
+            ("technique", "status", "message"),
         )
 
     def __repr__(self) -> str:
@@ -444,15 +458,18 @@ def _scale_name(scale, se121):
     se121 = _flag("se121", se121)
     if scale is None:
         return "se1.2.1" if se121 else "se1.2.1.3"
-    if not se121 and scale != "se1.2.1.3":
-        raise ValueError(f"se121=False asks for se1.2.1.3, scale= for {scale!r}: give one")
     if not isinstance(scale, str):
         raise TypeError(f"scale: expected one of {', '.join(SCALES)}, got {type(scale).__name__}")
+    if not se121 and scale.lower() != "se1.2.1.3":
+        raise ValueError(f"se121=False asks for se1.2.1.3, scale= for {scale!r}: give one")
     return scale
 
 
 #: The rating scales :func:`rate`, :func:`explain` and :func:`generate` take as ``scale``.
 SCALES = ("se1.2.1", "se1.2.1.3", "sukaku")
+
+#: The difficulty bands :func:`generate` takes as ``difficulty``.
+DIFFICULTIES = ("easy", "medium", "hard", "diabolical")
 
 
 def rate(
@@ -745,12 +762,14 @@ class GenerateResult:
             import pandas as pd
         except ImportError as e:  # pragma: no cover - depends on the environment
             raise ImportError("to_pandas() needs pandas: pip install pandas") from e
-        return pd.DataFrame(
+        return _frame(
+            pd,
             {
                 "puzzle": to_strings(self.puzzles),
                 "solution": to_strings(self.solutions),
                 "clues": self.clues,
-            }
+            },
+            ("puzzle", "solution"),
         )
 
     def __repr__(self) -> str:
@@ -770,6 +789,8 @@ def generate(
     solver="bands",
     er=None,
     scale=None,
+    difficulty=None,
+    max_guesses=None,
 ) -> GenerateResult:
     """Makes ``n`` puzzles with exactly one solution on ``threads`` threads (default: all cores).
 
@@ -791,6 +812,12 @@ def generate(
             (the CLI's ``--er a..b``); candidates are rated until one fits.
         scale: the scale ``er`` is rated on, one of :data:`SCALES` (default ``"se1.2.1"``;
             the CLI's ``--scale``).
+        difficulty: a Sudoku Exchange band instead of ``er``, one of :data:`DIFFICULTIES`
+            (``"easy"``: ER up to 1.4, ``"medium"`` 1.5-2.4, ``"hard"`` 2.5-4.9,
+            ``"diabolical"`` 5.0 and up; the CLI's ``--difficulty``).
+        max_guesses: bounds each uniqueness probe of the carving to this many guesses (the
+            CLI's ``--max-guesses``): a probe that reaches it keeps its clue, so the puzzles
+            stay unique and reproducible, if less minimal.
 
     Raises:
         TypeError: ``n`` or ``seed`` is not an integer, ``minimal`` is not a bool, or
@@ -825,7 +852,12 @@ def generate(
         raise TypeError(f"seed: expected an integer, got {type(seed).__name__} {seed!r:.40}")
     elif not 0 <= seed < 2**64:
         raise ValueError(f"seed: expected an integer in 0 .. 2**64 - 1, got {seed!r}")
-    if scale is not None and er is None:
+    if difficulty is not None and not isinstance(difficulty, str):
+        raise TypeError(
+            f"difficulty: expected one of {', '.join(DIFFICULTIES)}, got {type(difficulty).__name__}"
+        )
+    _whole("max_guesses", max_guesses)
+    if scale is not None and er is None and difficulty is None:
         raise ValueError(f"scale: the scale an ER range is rated on; give er too, got scale={scale!r}")
     if er is not None:
         try:
@@ -859,6 +891,8 @@ def generate(
         solver,
         er,
         _scale_name(scale, True),
+        difficulty,
+        max_guesses,
     )
     return GenerateResult(puzzles, solutions, counts, int(seed))
 
