@@ -1069,9 +1069,12 @@ fn parse_scale(name: &str) -> Result<crate::rate::Flavor, String> {
 
 /// `--er A..B`: an ER range in tenths.
 fn parse_er_range(text: &str) -> Result<(u16, u16), String> {
-    let (low, high) = text
-        .split_once("..")
-        .ok_or_else(|| format!("expected a range such as 5.0..6.5, got {text:?}"))?;
+    let malformed = || format!("expected a range such as 5.0..6.5, got {text:?}");
+    let (low, high) = text.split_once("..").ok_or_else(malformed)?;
+    // `5...6`: one dot too many, not the range 5.0..0.6.
+    if high.starts_with('.') {
+        return Err(malformed());
+    }
     let (low, high) = (
         crate::cmd::rate::parse_er_number(low)?,
         crate::cmd::rate::parse_er_number(high)?,

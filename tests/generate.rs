@@ -239,6 +239,14 @@ fn impossible_requests_are_usage_errors() {
             .assert()
             .code(2);
     }
+    // One dot too many is a malformed range, not the range 5.0..0.6.
+    bin()
+        .args(["generate", "-n", "1", "--er", "5...6"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "expected a range such as 5.0..6.5",
+        ));
 }
 
 /// Datasets are shared as `generate` command lines, so the bytes for a seed must not change by

@@ -284,20 +284,24 @@ pub fn puzzle_range(low: f64, high: f64) -> Result<(u16, u16), String> {
     tenths_range(low, high)
 }
 
-/// `er` in tenths, rounded by `round` unless it is a whole tenth already (up to the error of
-/// decimal input, `0.3 * 10` is `3.0000000000000004`, and of a rating passed through a
-/// float32, `7.2f32` is `7.199999809265137`).
+/// `er` in tenths, rounded by `round` unless it is a whole tenth already, up to the error of
+/// decimal input (`0.3 * 10` is `3.0000000000000004`) and of a rating passed through a float32
+/// (`7.2f32` is `7.199999809265137`): within a float32's precision of the tenth. `4.49999`
+/// is no tenth (rounded down, 4.4); `4.4999999` is, as a float32 holds it as 4.5.
 fn tenths(er: f64, round: fn(f64) -> f64) -> Result<u16, String> {
     if !(0.0..=MAX_ER).contains(&er) {
         return Err(format!("a rating is between 0 and {MAX_ER}, got {er:?}"));
     }
     let t = er * 10.0;
     let near = t.round();
-    Ok(if (t - near).abs() < 1e-4 {
-        near
-    } else {
-        round(t)
-    } as u16)
+    let tenth = near / 10.0;
+    Ok(
+        if (er - tenth).abs() <= tenth * f64::from(f32::EPSILON) + 1e-12 {
+            near
+        } else {
+            round(t)
+        } as u16,
+    )
 }
 
 #[cfg(test)]
@@ -354,6 +358,10 @@ mod tests {
             assert_eq!(tenths_range(er, er), Ok((t, t)), "{er}");
         }
         assert_eq!(tenths_at_most(7.19), Ok(71));
+        // Close below a tenth but beyond a float32's precision of it: not that tenth.
+        assert_eq!(tenths_at_most(4.49999), Ok(44));
+        assert_eq!(tenths_at_most(4.499999), Ok(44));
+        assert_eq!(tenths_at_most(f64::from(4.5f32) - 1e-9), Ok(45));
         assert_eq!(puzzle_range(0.0, 0.5), Ok((0, 5)));
         assert_eq!(puzzle_range(0.0, 1.0), Ok((0, 10)));
         assert_eq!(tenths_range(4.41, 4.59), Ok((45, 45)));
