@@ -253,18 +253,16 @@ pub(crate) fn unless_abandoned() -> crate::error::Result<()> {
     })
 }
 
-/// Watches a pipe on standard output while it lives (see [`watch_stdout`]).
+/// Watches a pipe on standard output while it lives (see [`watch_stdout`]). Dropped, the
+/// watch ends: its thread, left to finish its last wait on its own (joining it would add that
+/// wait to every run's end), acts on nothing more.
 pub(crate) struct StdoutWatch {
     done: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Drop for StdoutWatch {
     fn drop(&mut self) {
         self.done.store(true, Ordering::SeqCst);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
     }
 }
 
@@ -284,7 +282,7 @@ pub(crate) fn watch_stdout() -> Option<StdoutWatch> {
         let fd = stdout.as_raw_fd();
         let done = Arc::new(AtomicBool::new(false));
         let seen = Arc::clone(&done);
-        let thread = std::thread::Builder::new()
+        std::thread::Builder::new()
             .name("stdout-watch".into())
             .spawn(move || {
                 while !seen.load(Ordering::SeqCst) {
@@ -297,16 +295,15 @@ pub(crate) fn watch_stdout() -> Option<StdoutWatch> {
                     // count is 1; polling a descriptor reads nothing from it.
                     let ready = unsafe { libc::poll(&mut wanted, 1, 100) };
                     if ready > 0 && wanted.revents & (libc::POLLERR | libc::POLLHUP) != 0 {
-                        abandon();
+                        if !seen.load(Ordering::SeqCst) {
+                            abandon();
+                        }
                         return;
                     }
                 }
             })
             .ok()?;
-        Some(StdoutWatch {
-            done,
-            thread: Some(thread),
-        })
+        Some(StdoutWatch { done })
     }
     #[cfg(not(unix))]
     {
