@@ -209,12 +209,20 @@ fn lacking(incomplete: &[String], missing: u64) -> Vec<String> {
     all
 }
 
-/// Warns, as a sharded run starts, when `merge` would refuse its output: it lacks a column
-/// of `needed` (what merge reads) among `columns`, or a header.
-pub(crate) fn warn_if_unmergeable<C>(columns: &[C], needed: &[C], header: bool)
-where
+/// Warns, as a sharded run (`sharded`) to a file (`output`) starts, when `merge` would refuse
+/// that file: it lacks a column of `needed` (what merge reads) among `columns`, or a header.
+pub(crate) fn warn_if_unmergeable<C>(
+    sharded: bool,
+    output: Option<&Path>,
+    columns: &[C],
+    needed: &[C],
+    header: bool,
+) where
     C: Copy + PartialEq + std::fmt::Display,
 {
+    if !sharded || output.is_none_or(crate::error::is_stdout) {
+        return;
+    }
     let missing: Vec<String> = (needed.iter())
         .filter(|c| !columns.contains(c))
         .map(C::to_string)

@@ -486,18 +486,13 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     check_config(config)?;
     let mut notes = Vec::new();
     let shard = config.shard.resolve_into(&mut notes)?;
-    if shard.is_some()
-        && config
-            .output
-            .as_deref()
-            .is_some_and(|p| !crate::error::is_stdout(p))
-    {
-        crate::cmd::merge::warn_if_unmergeable(
-            &config.columns,
-            &merge::MERGE_COLUMNS,
-            config.header,
-        );
-    }
+    crate::cmd::merge::warn_if_unmergeable(
+        shard.is_some(),
+        config.output.as_deref(),
+        &config.columns,
+        &merge::MERGE_COLUMNS,
+        config.header,
+    );
     let threads = config.run.threads.max(1);
     let workers = Workers::started(threads)?;
     let mut files: Vec<String> = config.run.inputs.iter().map(Input::display_name).collect();

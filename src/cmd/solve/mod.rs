@@ -488,18 +488,13 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     check_run(config)?;
     let mut notes = Vec::new();
     let shard = config.shard.resolve_into(&mut notes)?;
-    if shard.is_some()
-        && config
-            .output
-            .as_deref()
-            .is_some_and(|p| !crate::error::is_stdout(p))
-    {
-        crate::cmd::merge::warn_if_unmergeable(
-            &config.columns,
-            &crate::cmd::merge::MERGE_COLUMNS,
-            config.header,
-        );
-    }
+    crate::cmd::merge::warn_if_unmergeable(
+        shard.is_some(),
+        config.output.as_deref(),
+        &config.columns,
+        &crate::cmd::merge::MERGE_COLUMNS,
+        config.header,
+    );
     let threads = config.run.threads.max(1);
     check_threads(threads, config.run.allow_oversubscribe)?;
     let workers = Workers::new(threads);
