@@ -249,6 +249,22 @@ fn impossible_requests_are_usage_errors() {
         ));
 }
 
+/// A compressed output holds the same bytes from run to run, however fast the puzzles come.
+#[test]
+fn compressed_output_keeps_its_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = |name: &str| {
+        let path = dir.path().join(name);
+        bin()
+            .args(["generate", "-q", "-n", "20000", "--seed", "7", "-o"])
+            .arg(&path)
+            .assert()
+            .success();
+        std::fs::read(path).unwrap()
+    };
+    assert!(bytes("a.txt.gz") == bytes("b.txt.gz"));
+}
+
 /// Datasets are shared as `generate` command lines, so the bytes for a seed must not change by
 /// accident (a new solver, a refactor, another rand version). These were made by this command
 /// when the generator was written; they are checked here to still be unique and minimal. If the

@@ -806,7 +806,9 @@ fn an_input_rewritten_or_cut_during_a_run_ends_it_with_exit_2() {
         .map(|(p, _)| p + "\n")
         .collect::<String>()
         .repeat(400);
-    for (case, on_stdin) in [("rewritten", false), ("rewritten", true), ("shrank", true)] {
+    let cases = [("rewritten", false), ("rewritten", true), ("shrank", true)];
+    // Standard input on a file is looked at again only where its descriptor can be.
+    for (case, on_stdin) in cases.into_iter().filter(|&(_, s)| cfg!(unix) || !s) {
         let input = crate::support::repeated_puzzles(dir.path(), 300, "big.txt");
         let size = std::fs::metadata(&input).unwrap().len();
         let out = dir.path().join("out.csv");

@@ -364,15 +364,14 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
         ..Default::default()
     };
     let mut output = Output::create_with(config.output.as_deref(), &options)?;
-    let streamed = refuse_edited_if_streamed(&output, &config.inputs, &sidecars)?;
+    refuse_edited_if_streamed(&output, &config.inputs, &sidecars)?;
     output.write_all(header_of(&columns).as_bytes())?;
     let claims = shard_claims(&sidecars);
     let merged_rows = interleave(&mut shards, &mut output, &claims)?;
     // The last look: a signal after the last rows were read still stops the merge.
     interrupt::stop_point_whole("merge", &output)?;
-    if !streamed {
-        refuse_edited(&config.inputs, &sidecars)?;
-    }
+    // Again after the rows, for a streamed output too: a shard edited while it was merged.
+    refuse_edited(&config.inputs, &sidecars)?;
     incomplete.extend(shards.iter().flat_map(ShardReader::cut_off));
     incomplete.extend(rows_unlike_sidecars(&shards, &sidecars));
     if !complete_output(config, output, &merged_rows.unwritten, &incomplete)? {
@@ -799,18 +798,17 @@ fn refuse_edited(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result
 
 /// For an output that streams (standard output, a FIFO, a device: rows reach the reader as
 /// they are merged, with no file to withhold), [`refuse_edited`] before the first byte, so a
-/// refused merge sends nothing; whether it streams. A file output is checked after the rows
-/// (which name an edit by its line) and put in place only then.
+/// refused merge sends nothing. Every output is checked after the rows too (which name an
+/// edit by its line first), and a file put in place only then.
 fn refuse_edited_if_streamed(
     output: &Output,
     inputs: &[PathBuf],
     sidecars: &[Option<RunManifest>],
-) -> Result<bool> {
-    let streamed = output.placed().is_err();
-    if streamed {
+) -> Result<()> {
+    if output.placed().is_err() {
         refuse_edited(inputs, sidecars)?;
     }
-    Ok(streamed)
+    Ok(())
 }
 
 /// The report of a merge that wrote nothing because shards are missing or cut off.
@@ -870,7 +868,7 @@ fn merge_rate(config: &MergeConfig, sidecars: &[Option<RunManifest>]) -> Result<
         ..Default::default()
     };
     let mut output = Output::create_with(config.output.as_deref(), &options)?;
-    let streamed = refuse_edited_if_streamed(&output, &config.inputs, sidecars)?;
+    refuse_edited_if_streamed(&output, &config.inputs, sidecars)?;
     let mut merged = rate_merge::interleave(
         &config.inputs,
         sidecars,
@@ -878,9 +876,7 @@ fn merge_rate(config: &MergeConfig, sidecars: &[Option<RunManifest>]) -> Result<
         config.allow_incomplete,
     )?;
     interrupt::stop_point_whole("merge", &output)?;
-    if !streamed {
-        refuse_edited(&config.inputs, sidecars)?;
-    }
+    refuse_edited(&config.inputs, sidecars)?;
     incomplete.append(&mut merged.unlike_sidecars);
     if !complete_output(config, output, &merged.unwritten, &incomplete)? {
         return Ok(nothing_written(notes, incomplete));

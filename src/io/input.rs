@@ -299,7 +299,8 @@ impl Input {
             };
         }
         // Only a named regular file's bytes are all seen, and only from its first byte on.
-        let tap = tap.filter(|_| snapshot.as_ref().is_some_and(|t| t.start == 0));
+        let tap = tap
+            .filter(|_| (snapshot.as_ref()).is_some_and(|t| matches!(t.source, Source::Path(_))));
         let mut crc = None;
         if let Some(taken) = snapshot.as_mut() {
             taken.tap.clone_from(&tap);
@@ -397,8 +398,9 @@ impl Snapshot {
         }
     }
 
-    /// The CRC-32 of the bytes `start..size` of the file as it is now.
-    fn crc_now(&self) -> io::Result<u32> {
+    /// The CRC-32 of the bytes `start..size` of the file as it is now; `None` when a stop
+    /// request came while they were read.
+    fn crc_now(&self) -> io::Result<Option<u32>> {
         let file = match &self.source {
             Source::Path(disk) => File::open(disk)?,
             Source::Stdin(file) => file.try_clone()?,
@@ -407,6 +409,9 @@ impl Snapshot {
         let (mut at, end) = (self.start, self.size);
         let mut buf = vec![0u8; READ_BUFFER];
         while at < end {
+            if super::raw::stop_requested() {
+                return Ok(None);
+            }
             let want = (end - at).min(buf.len() as u64) as usize;
             let n = read_at(&file, &mut buf[..want], at)?;
             if n == 0 {
@@ -415,7 +420,7 @@ impl Snapshot {
             hasher.update(&buf[..n]);
             at += n as u64;
         }
-        Ok(hasher.finalize())
+        Ok(Some(hasher.finalize()))
     }
 
     /// At the end of the input (`counter` as the stream ended): why it is not what was opened,
@@ -462,16 +467,18 @@ impl Snapshot {
                 self.size
             ));
         }
-        if touched && !self.zip {
-            // Larger and modified: appended to, or rewritten with more bytes. The bytes read
-            // must be those on disk now.
+        if now.len() > self.size && !self.zip {
+            // Larger: appended to, or rewritten with more bytes (whatever its modification
+            // time says: a copy may keep the old one). The bytes read must be those on disk
+            // now, read again to tell.
             let read_crc = self
                 .crc
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .clone()
                 .finalize();
-            if self.crc_now().ok() != Some(read_crc) {
+            let now_crc = self.crc_now();
+            if !matches!(now_crc, Ok(None)) && now_crc.ok().flatten() != Some(read_crc) {
                 return Some(format!(
                     "it was rewritten while it was read: {}, and the {} bytes read are not those \
                      on disk now",

@@ -247,10 +247,15 @@ pub(crate) fn unless_abandoned() -> crate::error::Result<()> {
     if !ABANDONED.load(Ordering::SeqCst) {
         return Ok(());
     }
-    Err(crate::error::Error::Write {
+    Err(closed_stdout())
+}
+
+/// The error of a write to a closed standard output.
+fn closed_stdout() -> crate::error::Error {
+    crate::error::Error::Write {
         path: "-".into(),
         cause: std::io::ErrorKind::BrokenPipe.into(),
-    })
+    }
 }
 
 /// Watches a pipe on standard output while it lives (see [`watch_stdout`]). Dropped, the
@@ -270,7 +275,9 @@ impl Drop for StdoutWatch {
 /// closes it (`| head`), rather than at the next write, which a slow rating may hold back for
 /// seconds. `None` for anything else (a file, a terminal) and off unix.
 pub(crate) fn watch_stdout() -> Option<StdoutWatch> {
-    #[cfg(unix)]
+    // Linux reports a pipe whose reader is gone as POLLERR on its write end; elsewhere (macOS
+    // among them) `poll` with no events asked is not reliable, and the next write finds it.
+    #[cfg(target_os = "linux")]
     {
         use std::os::fd::{AsFd, AsRawFd};
         use std::os::unix::fs::FileTypeExt;
@@ -294,6 +301,10 @@ pub(crate) fn watch_stdout() -> Option<StdoutWatch> {
                     // SAFETY: `wanted` is one valid `pollfd` that outlives the call, and the
                     // count is 1; polling a descriptor reads nothing from it.
                     let ready = unsafe { libc::poll(&mut wanted, 1, 100) };
+                    if ready > 0 && wanted.revents & libc::POLLNVAL != 0 {
+                        // No longer a descriptor: nothing to watch.
+                        return;
+                    }
                     if ready > 0 && wanted.revents & (libc::POLLERR | libc::POLLHUP) != 0 {
                         if !seen.load(Ordering::SeqCst) {
                             abandon();
@@ -305,7 +316,7 @@ pub(crate) fn watch_stdout() -> Option<StdoutWatch> {
             .ok()?;
         Some(StdoutWatch { done })
     }
-    #[cfg(not(unix))]
+    #[cfg(not(target_os = "linux"))]
     {
         None
     }
@@ -338,6 +349,8 @@ pub(crate) fn excuse<T>(
     outcome: &str,
 ) -> crate::error::Result<T> {
     match result {
+        // A closed standard output ended the wait, not a signal: the run ends quietly.
+        Err(_) if ABANDONED.load(Ordering::SeqCst) => Err(closed_stdout()),
         Err(error) if requested() && !matches!(error, crate::error::Error::Interrupted(_)) => {
             Err(crate::error::Error::Interrupted(format!(
                 "stopped by {} {when}: {outcome}",

@@ -387,6 +387,7 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     // own: gone with this run's first puzzles.
     let mut stale = config.output.as_ref();
     let mut last_flush = Instant::now();
+    let plain = output.codec().is_plain();
     let consume = |chunk: Result<ChunkOut>| -> Result<()> {
         if cut {
             // After a chunk a stop cut short: these puzzles would leave a gap, but the grids
@@ -411,8 +412,9 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
         report.add_effort(&chunk.effort);
         progress.advance(chunk.puzzles, 0);
         // A slow chunk means the next one is far off: its puzzles go out now. Fast ones are
-        // flushed a few times a second (each flush of a compressed output ends a member).
-        if chunk.took >= FLUSH_EVERY || last_flush.elapsed() >= FLUSH_EVERY {
+        // flushed a few times a second. Not a compressed output: a flush ends a member there,
+        // and members ended by the clock would make the bytes differ from run to run.
+        if plain && (chunk.took >= FLUSH_EVERY || last_flush.elapsed() >= FLUSH_EVERY) {
             output.flush()?;
             last_flush = Instant::now();
         }

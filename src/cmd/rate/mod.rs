@@ -489,7 +489,8 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     crate::cmd::merge::warn_if_unmergeable(
         shard.is_some(),
         config.output.as_deref(),
-        &config.columns,
+        // `--explain` writes text, no column at all.
+        if config.explain { &[] } else { &config.columns },
         &merge::MERGE_COLUMNS,
         config.header,
     );
