@@ -346,6 +346,8 @@ pub struct Snapshot {
     /// as they were) from one rewritten while it was read.
     crc: Arc<Mutex<crc32fast::Hasher>>,
     modified: Option<std::time::SystemTime>,
+    /// Its status change time (`ctime`), where the platform has one.
+    status_changed: Option<(i64, i64)>,
     inode: Option<(u64, u64)>,
     counted_at_open: u64,
     /// A zip archive: only its member's bytes are read, so the count is not compared.
@@ -368,6 +370,7 @@ impl Snapshot {
             start: 0,
             crc: Arc::default(),
             modified: meta.modified().ok(),
+            status_changed: status_changed(meta),
             inode: inode_of(meta),
             counted_at_open: counter.load(Ordering::Relaxed),
             zip,
@@ -388,6 +391,13 @@ impl Snapshot {
             tap.lock().unwrap_or_else(PoisonError::into_inner).whole();
         }
         why
+    }
+
+    /// The CRC-32 of the bytes read.
+    fn read_crc(&self) -> u32 {
+        (self.crc.lock().unwrap_or_else(PoisonError::into_inner))
+            .clone()
+            .finalize()
     }
 
     /// The file's metadata now.
@@ -459,24 +469,33 @@ impl Snapshot {
         if now.len() < self.size {
             return Some(format!("it shrank while it was read: {}", sizes(now_size)));
         }
-        let touched = self.modified.is_some() && now.modified().ok() != self.modified;
-        if now.len() == self.size && touched {
+        // Written to since it was opened: its modification time, or its status change time
+        // (which a program that puts the modification time back cannot set back).
+        let touched = (self.modified.is_some() && now.modified().ok() != self.modified)
+            || status_changed(&now) != self.status_changed;
+        if now.len() == self.size && touched && self.zip {
             return Some(format!(
                 "it was rewritten while it was read (same size, {} bytes, another modification \
                  time)",
                 self.size
             ));
         }
+        if now.len() == self.size && touched {
+            // Touched or rewritten: the bytes read must be those on disk now.
+            let read_crc = self.read_crc();
+            let now_crc = self.crc_now();
+            if !matches!(now_crc, Ok(None)) && now_crc.ok().flatten() != Some(read_crc) {
+                return Some(format!(
+                    "it was rewritten while it was read (same size, {} bytes, other content)",
+                    self.size
+                ));
+            }
+        }
         if now.len() > self.size && !self.zip {
             // Larger: appended to, or rewritten with more bytes (whatever its modification
             // time says: a copy may keep the old one). The bytes read must be those on disk
             // now, read again to tell.
-            let read_crc = self
-                .crc
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .clone()
-                .finalize();
+            let read_crc = self.read_crc();
             let now_crc = self.crc_now();
             if !matches!(now_crc, Ok(None)) && now_crc.ok().flatten() != Some(read_crc) {
                 return Some(format!(
@@ -508,6 +527,20 @@ fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
 fn read_at(mut file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     file.seek(SeekFrom::Start(at))?;
     file.read(buf)
+}
+
+/// The file's status change time (seconds, nanoseconds): set by every write, and not by a
+/// program, unlike the modification time. `None` where the platform has none.
+#[cfg(unix)]
+fn status_changed(meta: &std::fs::Metadata) -> Option<(i64, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.ctime(), meta.ctime_nsec()))
+}
+
+/// The file's status change time: none on this platform.
+#[cfg(not(unix))]
+fn status_changed(_: &std::fs::Metadata) -> Option<(i64, i64)> {
+    None
 }
 
 /// The file's (device, inode) pair, which names it however the path is spelled; `None` where
