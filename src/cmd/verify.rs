@@ -509,6 +509,12 @@ fn check_chunk(chunk: &Chunk, config: &VerifyConfig) -> ChunkOut {
     };
     let options = config.check_options();
     for (_, record) in chunk.iter() {
+        // A stop ends the chunk between rows too, as `solve` and `rate` do: the chunks queued
+        // behind it are not checked to their end.
+        if interrupt::requested() {
+            out.cut = true;
+            break;
+        }
         let verdict = record.with_fields(&chunk.text, |fields| {
             check_row(&RowContent::from_fields(fields), &options)
         });
