@@ -212,6 +212,19 @@ fn solve_rows_whose_status_and_solution_disagree_fail() {
             "unsolvable",
             ":3: malformed: status is unsolvable but a solution is given",
         ),
+        // A word that is no status, or none, holds no solution either.
+        (
+            3,
+            4,
+            "xyz",
+            ":4: malformed: status is xyz but a solution is given",
+        ),
+        (
+            4,
+            4,
+            "",
+            ":5: malformed: status is empty but a solution is given",
+        ),
     ] {
         let mut fields: Vec<String> = lines[row].split(',').map(String::from).collect();
         assert_eq!(fields[4], "solved");

@@ -175,20 +175,25 @@ impl<'a> RowContent<'a> {
             Some(b"") if status.is_none() => RowContent::PuzzleOnly { puzzle },
             Some(b"") => RowContent::NoSolution,
             // `solve` writes a solution only with `solved` and `mismatch`: a row of its output
-            // that claims another status and holds one was changed since (as `--resume` and
-            // `merge` also refuse it).
+            // that claims another status (or none, or a word that is no status) and holds one
+            // was changed since (as `--resume` and `merge` also refuse it).
             Some(_)
-                if status
-                    .and_then(|s| std::str::from_utf8(s).ok())
-                    .and_then(Status::from_word)
-                    .is_some_and(|s| !matches!(s, Status::Solved | Status::Mismatch)) =>
+                if status.is_some_and(|s| {
+                    !std::str::from_utf8(s)
+                        .ok()
+                        .and_then(Status::from_word)
+                        .is_some_and(|s| matches!(s, Status::Solved | Status::Mismatch))
+                }) =>
             {
                 RowContent::Bad {
                     kind: FailureKind::Malformed,
-                    reason: format!(
-                        "status is {} but a solution is given",
-                        String::from_utf8_lossy(status.unwrap_or_default())
-                    ),
+                    reason: match status.unwrap_or_default() {
+                        b"" => "status is empty but a solution is given".to_string(),
+                        word => format!(
+                            "status is {} but a solution is given",
+                            String::from_utf8_lossy(word)
+                        ),
+                    },
                 }
             }
             Some(solution) => match keep_field("solution", solution) {
