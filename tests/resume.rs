@@ -1704,3 +1704,28 @@ fn a_shard_merge_would_refuse_is_warned_of_at_the_start() {
         }
     }
 }
+
+/// A merge with `--allow-incomplete` counts every index missing, also those past the last row
+/// it merged: the finished shards' runs counted the input's records.
+#[test]
+fn a_merge_counts_the_indices_missing_past_its_last_row() {
+    let dir = solved_dir();
+    let d = dir.path();
+    shard(d, "p.txt", 1, 2);
+    let (code, err) = run(
+        d,
+        &["rate", "p.txt", "-q", "--shard", "1/2", "-o", "r-1.csv"],
+    );
+    assert!(code <= 1, "{err}");
+    for (first, missing) in [
+        ("s-1.csv", "150 index(es) missing between 0 and 299"),
+        ("r-1.csv", "150 index(es) missing"),
+    ] {
+        let args = ["merge", first, "--allow-incomplete", "-o", "m.csv"];
+        let (code, err) = run(d, &[&args[..], &["--summary", "m.json"]].concat());
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains(missing), "{err}");
+        let json = std::fs::read_to_string(d.join("m.json")).unwrap();
+        assert!(json.contains("\"150 index(es) missing\""), "{json}");
+    }
+}

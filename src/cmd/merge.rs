@@ -200,6 +200,15 @@ impl MergeSpan {
     }
 }
 
+/// How many records the input held, as the finished shards' runs counted them (each read the
+/// whole input): the indices a whole merge has, so those missing past the last row merged
+/// count too.
+pub(crate) fn input_records(sidecars: &[Option<RunManifest>]) -> Option<u64> {
+    (sidecars.iter().flatten())
+        .filter_map(|m| m.finished.map(|f| f.input_records))
+        .max()
+}
+
 /// What `--summary` says a merge lacked: the `incomplete` sentences, and the indices missing.
 fn lacking(incomplete: &[String], missing: u64) -> Vec<String> {
     let mut all = incomplete.to_vec();
@@ -367,7 +376,11 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     refuse_edited_if_streamed(&output, &config.inputs, &sidecars)?;
     output.write_all(header_of(&columns).as_bytes())?;
     let claims = shard_claims(&sidecars);
-    let merged_rows = interleave(&mut shards, &mut output, &claims)?;
+    let mut merged_rows = interleave(&mut shards, &mut output, &claims)?;
+    if let Some(records) = input_records(&sidecars).filter(|&r| r > merged_rows.expected) {
+        merged_rows.missing += records - merged_rows.expected;
+        merged_rows.expected = records;
+    }
     // The last look: a signal after the last rows were read still stops the merge.
     interrupt::stop_point_whole("merge", &output)?;
     // Again after the rows, for a streamed output too: a shard edited while it was merged.

@@ -272,6 +272,9 @@ pub(crate) fn interleave(
             heap.push(Reverse((next, i)));
         }
     }
+    if let Some(records) = crate::cmd::merge::input_records(sidecars) {
+        merged.missing += records.saturating_sub(expected);
+    }
     for (shard, sidecar) in shards.iter().zip(sidecars) {
         if let Some(line) = shard.torn {
             merged.unlike_sidecars.push(torn_row(&shard.path, line));
