@@ -514,9 +514,11 @@ fn check_chunk(chunk: &Chunk, config: &VerifyConfig) -> ChunkOut {
     };
     let options = config.check_options();
     for (_, record) in chunk.iter() {
-        // A stop ends the chunk between rows too, as `solve` and `rate` do: the chunks queued
-        // behind it are not checked to their end.
-        if interrupt::requested() {
+        // With uniqueness proofs (which can take long) a stop ends the chunk between rows too,
+        // as in `solve` and `rate`: the chunks queued behind it are not proven to their end.
+        // Without them a chunk takes microseconds a row, and rows read before the stop are
+        // all checked.
+        if options.unique && interrupt::requested() {
             out.cut = true;
             break;
         }
