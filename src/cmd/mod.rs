@@ -6,6 +6,7 @@ pub mod merge;
 pub mod outcome;
 pub mod rate;
 pub mod report;
+pub(crate) mod shards;
 pub(crate) mod sidecar;
 pub mod solve;
 pub mod verify;

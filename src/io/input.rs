@@ -298,30 +298,40 @@ impl Input {
                 }),
             };
         }
-        // Only a named regular file's bytes are all seen, and only from its first byte on.
-        let tap = tap
-            .filter(|_| (snapshot.as_ref()).is_some_and(|t| matches!(t.source, Source::Path(_))));
-        let mut crc = None;
-        if let Some(taken) = snapshot.as_mut() {
-            taken.tap.clone_from(&tap);
-            crc = Some(taken.crc.clone());
-        }
-        let counted = CountingReader {
-            inner: io::Cursor::new(head).chain(raw),
-            counter,
-            tap,
-            crc,
-        };
-        let capacity = match &snapshot {
-            Some(taken) => buffer_for(taken.size - taken.start),
-            None => PIPE_BUFFER,
-        };
-        let stream = decode(
-            compression,
-            Box::new(BufReader::with_capacity(capacity, counted)),
-        );
+        let stream = counted_stream(compression, head, raw, counter, tap, snapshot.as_mut());
         Ok((stream, snapshot))
     }
+}
+
+/// The decoded stream of an input whose first bytes `head` were read from `raw`: every raw
+/// byte counted in `counter`, seen by `tap` (only a named regular file's bytes are all seen,
+/// and only from its first byte on) and, for a regular file, by its `snapshot`'s CRC-32.
+fn counted_stream(
+    compression: Compression,
+    head: Vec<u8>,
+    raw: Box<dyn Read + Send>,
+    counter: Arc<AtomicU64>,
+    tap: Option<SharedTap>,
+    snapshot: Option<&mut Snapshot>,
+) -> Box<dyn BufRead + Send> {
+    let tap =
+        tap.filter(|_| (snapshot.as_ref()).is_some_and(|t| matches!(t.source, Source::Path(_))));
+    let (mut crc, mut capacity) = (None, PIPE_BUFFER);
+    if let Some(taken) = snapshot {
+        taken.tap.clone_from(&tap);
+        crc = Some(taken.crc.clone());
+        capacity = buffer_for(taken.size - taken.start);
+    }
+    let counted = CountingReader {
+        inner: io::Cursor::new(head).chain(raw),
+        counter,
+        tap,
+        crc,
+    };
+    decode(
+        compression,
+        Box::new(BufReader::with_capacity(capacity, counted)),
+    )
 }
 
 /// Where a [`Snapshot`]'s file is looked at again at the end.

@@ -271,6 +271,15 @@ impl Drop for StdoutWatch {
     }
 }
 
+/// [`watch_stdout`] for a run whose output is `output` (`None` or a name of standard output:
+/// stdout), else none.
+pub(crate) fn watch_stdout_for(output: Option<&std::path::Path>) -> Option<StdoutWatch> {
+    output
+        .is_none_or(crate::error::is_stdout)
+        .then(watch_stdout)
+        .flatten()
+}
+
 /// When standard output is a pipe: a watch that [`abandon`]s the run as soon as its reader
 /// closes it (`| head`), rather than at the next write, which a slow rating may hold back for
 /// seconds. `None` for anything else (a file, a terminal) and off unix.

@@ -146,6 +146,24 @@ impl GenerateReport {
     }
 
     /// Counts the grids drawn, the solver calls and the candidates rated of a chunk.
+    /// Counts the puzzles of a chunk written.
+    fn add_chunk(&mut self, chunk: &ChunkOut) {
+        self.puzzles += chunk.puzzles;
+        self.min_clues = self.min_clues.min(chunk.min_clues);
+        self.max_clues = self.max_clues.max(chunk.max_clues);
+        self.add_effort(&chunk.effort);
+    }
+
+    /// The mean clue count from their sum over the puzzles written (and a minimum of 0 when
+    /// there are none).
+    fn set_mean_clues(&mut self, clue_sum: u64) {
+        if self.puzzles == 0 {
+            self.min_clues = 0;
+        } else {
+            self.mean_clues = clue_sum as f64 / self.puzzles as f64;
+        }
+    }
+
     fn add_effort(&mut self, effort: &Effort) {
         self.attempts += effort.attempts;
         self.solver_calls += effort.solver_calls;
@@ -353,9 +371,7 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     // Before the output exists: a stop from then on leaves it as `FILE.partial`, with a note.
     interrupt::arm(Some("stopping; the puzzles made so far are kept"));
     // Rows for a pipe whose reader is gone stop the run at once (a puzzle can take seconds).
-    let _watch = (config.output.as_deref())
-        .is_none_or(crate::error::is_stdout)
-        .then(interrupt::watch_stdout);
+    let _watch = interrupt::watch_stdout_for(config.output.as_deref());
     let mut output = Output::create_with(config.output.as_deref(), &options)?;
     if config.with_solution {
         output.write_all(CSV_HEADER.as_bytes())?;
@@ -405,11 +421,8 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
         }
         cut = chunk.cut;
         output.write_all(&chunk.bytes)?;
-        report.puzzles += chunk.puzzles;
         clue_sum += chunk.clue_sum;
-        report.min_clues = report.min_clues.min(chunk.min_clues);
-        report.max_clues = report.max_clues.max(chunk.max_clues);
-        report.add_effort(&chunk.effort);
+        report.add_chunk(&chunk);
         progress.advance(chunk.puzzles, 0);
         // A slow chunk means the next one is far off: its puzzles go out now. Fast ones are
         // flushed a few times a second. Not a compressed output: a flush ends a member there,
@@ -434,10 +447,6 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     report.interrupted = cut || (report.puzzles < config.count && interrupt::requested());
     end_output(config, output, &mut report)?;
     report.wall_seconds = started.elapsed().as_secs_f64();
-    if report.puzzles == 0 {
-        report.min_clues = 0;
-    } else {
-        report.mean_clues = clue_sum as f64 / report.puzzles as f64;
-    }
+    report.set_mean_clues(clue_sum);
     Ok(report)
 }

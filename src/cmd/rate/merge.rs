@@ -272,7 +272,7 @@ pub(crate) fn interleave(
             heap.push(Reverse((next, i)));
         }
     }
-    if let Some(records) = crate::cmd::merge::input_records(sidecars) {
+    if let Some(records) = crate::cmd::shards::input_records(sidecars) {
         merged.missing += records.saturating_sub(expected);
     }
     for (shard, sidecar) in shards.iter().zip(sidecars) {

@@ -159,7 +159,7 @@ pub struct RateSummary {
     /// A merge of shards with sidecars: how many, and when they ran (`shards`, `span_seconds`,
     /// `first_start_unix`, `last_end_unix` in the JSON; `wall_seconds` is the span).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub merged: Option<crate::cmd::merge::MergeSpan>,
+    pub merged: Option<crate::cmd::shards::MergeSpan>,
 }
 
 /// A map keyed by ratings in tenths as a JSON object keyed `"7.2"`, in the map's (numeric)
@@ -485,35 +485,17 @@ fn check_config(config: &RateConfig) -> Result<()> {
 pub fn run(config: &RateConfig) -> Result<RateReport> {
     check_config(config)?;
     let mut notes = Vec::new();
-    let shard = config.shard.resolve_into(&mut notes)?;
-    crate::cmd::merge::warn_if_unmergeable(
-        shard.is_some(),
-        config.output.as_deref(),
-        // `--explain` writes text, no column at all.
-        if config.explain { &[] } else { &config.columns },
-        &merge::MERGE_COLUMNS,
-        config.header,
-    );
+    let shard = resolve_shard(config, &mut notes)?;
     let threads = config.run.threads.max(1);
     let workers = Workers::started(threads)?;
     let mut files: Vec<String> = config.run.inputs.iter().map(Input::display_name).collect();
     let total_bytes: Option<u64> = config.run.inputs.iter().map(Input::size).sum();
     let sidecar_wanted = !config.explain && wants_sidecar(config.output.as_deref());
-    let hashes = ReadHashes::new(
-        &config.run.inputs,
-        match sidecar_wanted {
-            true => hashing(config.output.as_deref(), config.resume, || {
-                config.columns.contains(&RateColumn::Puzzle)
-            }),
-            false => Hashing::None,
-        },
-    );
+    let hashes = read_hashes(config, sidecar_wanted);
     // From the first read on, a stop ends the run cleanly (and a silent pipe's wait at once).
     interrupt::arm(None);
     // Rows for a pipe whose reader is gone stop the run at once (a rating can take seconds).
-    let _watch = (config.output.as_deref())
-        .is_none_or(crate::error::is_stdout)
-        .then(interrupt::watch_stdout);
+    let _watch = interrupt::watch_stdout_for(config.output.as_deref());
     // A bad input or option is an error before the output exists.
     let (mut records, bytes_read) = ShardedRecords::open(
         &config.run.inputs,
@@ -586,6 +568,32 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
         resumed_rows,
         notes,
     })
+}
+
+/// The shard this run rates (from `--shard` or the scheduler), warning when `merge` would
+/// refuse its output.
+fn resolve_shard(config: &RateConfig, notes: &mut Vec<String>) -> Result<Option<Shard>> {
+    let shard = config.shard.resolve_into(notes)?;
+    crate::cmd::shards::warn_if_unmergeable(
+        shard.is_some(),
+        config.output.as_deref(),
+        // `--explain` writes text, no column at all.
+        if config.explain { &[] } else { &config.columns },
+        &merge::MERGE_COLUMNS,
+        config.header,
+    );
+    Ok(shard)
+}
+
+/// What hashes the inputs as they are read, for the run's sidecar (none without one).
+fn read_hashes(config: &RateConfig, sidecar_wanted: bool) -> ReadHashes {
+    let how = match sidecar_wanted {
+        true => hashing(config.output.as_deref(), config.resume, || {
+            config.columns.contains(&RateColumn::Puzzle)
+        }),
+        false => Hashing::None,
+    };
+    ReadHashes::new(&config.run.inputs, how)
 }
 
 /// The run's sidecar (`FILE.run.json`, none with `manifest` `None`): what defines its rows,

@@ -474,6 +474,20 @@ fn check_run(config: &SolveConfig) -> Result<()> {
     check_header_for_resume(config.header, config.resume)
 }
 
+/// The shard this run solves (from `--shard` or the scheduler), warning when `merge` would
+/// refuse its output.
+fn resolve_shard(config: &SolveConfig, notes: &mut Vec<String>) -> Result<Option<Shard>> {
+    let shard = config.shard.resolve_into(notes)?;
+    crate::cmd::shards::warn_if_unmergeable(
+        shard.is_some(),
+        config.output.as_deref(),
+        &config.columns,
+        &crate::cmd::shards::MERGE_COLUMNS,
+        config.header,
+    );
+    Ok(shard)
+}
+
 /// Runs `solve`: reads every input, solves on `config.run.threads` threads, writes the rows in
 /// input order, and returns the summary. Bad records are rows, not errors; errors are I/O.
 ///
@@ -487,14 +501,7 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     let cpu_at_start = crate::sysinfo::process_cpu_time();
     check_run(config)?;
     let mut notes = Vec::new();
-    let shard = config.shard.resolve_into(&mut notes)?;
-    crate::cmd::merge::warn_if_unmergeable(
-        shard.is_some(),
-        config.output.as_deref(),
-        &config.columns,
-        &crate::cmd::merge::MERGE_COLUMNS,
-        config.header,
-    );
+    let shard = resolve_shard(config, &mut notes)?;
     let threads = config.run.threads.max(1);
     check_threads(threads, config.run.allow_oversubscribe)?;
     let workers = Workers::new(threads);
