@@ -789,12 +789,61 @@ fn merge_refuses_a_shard_of_another_input() {
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains(
+            "i2.csv: not a shard of the same run as i1.csv: input 1 differs: standard input is \
+             24,518 bytes, there 24,600"
+        ),
+        "{err}"
+    );
+    // Without the hashes (a sidecar written before they were kept), the shards' counts of the
+    // input's records tell them apart.
+    for sidecar in ["i1.csv.run.json", "i2.csv.run.json"] {
+        let path = d.join(sidecar);
+        let mut json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let input = json["inputs"][0].as_object_mut().unwrap();
+        assert!(input.remove("blake3").is_some(), "{json}");
+        input.insert("size".into(), serde_json::Value::Null);
+        std::fs::write(&path, json.to_string()).unwrap();
+    }
+    let (code, err) = run(d, &["merge", "i1.csv", "i2.csv", "-o", "all.csv"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
             "i2.csv: not a shard of the same run as i1.csv: its run read 299 records, that one's \
              300"
         ),
         "{err}"
     );
     assert!(!d.join("all.csv").exists() && !d.join("all.csv.partial").exists());
+    // The same number of records: the hashes of the bytes each shard read tell them apart,
+    // from a file on standard input as from a pipe.
+    from_stdin("p.txt", 1, "i1.csv");
+    from_stdin("q.txt", 2, "i2.csv");
+    let same_size = "i2.csv: not a shard of the same run as i1.csv: input 1 differs: standard \
+                     input has the same size";
+    let (code, err) = run(d, &["merge", "i1.csv", "i2.csv", "-o", "all.csv"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(same_size), "{err}");
+    let piped = |input: &str, k: u32, out: &str| {
+        let output = bin()
+            .current_dir(d)
+            .args(["solve", "-", "-q", "--shard", &format!("{k}/2"), "-o", out])
+            .write_stdin(std::fs::read(d.join(input)).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+    };
+    piped("q.txt", 1, "i1.csv");
+    piped("p.txt", 2, "i2.csv");
+    let (code, err) = run(d, &["merge", "i1.csv", "i2.csv", "-o", "all.csv"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(same_size), "{err}");
+    assert!(!d.join("all.csv").exists() && !d.join("all.csv.partial").exists());
+    // The same input, once on a pipe and once from the file, merges.
+    from_stdin("p.txt", 1, "i1.csv");
+    let (code, err) = run(d, &["merge", "i1.csv", "i2.csv", "-o", "all.csv"]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::remove_file(d.join("all.csv")).unwrap();
     // A `rate` shard among `solve` ones is named as such, whichever comes first.
     let (code, err) = run(
         d,
@@ -1534,7 +1583,7 @@ fn a_finished_sidecar_records_the_hash_of_every_input_file_read_once_or_first() 
             assert_eq!(recorded_hashes(&d.join("out.csv")), want, "{args:?}");
         }
     }
-    // Standard input is recorded by name only.
+    // Standard input (a pipe here) by the hash of the bytes read from it.
     let out = bin()
         .current_dir(d)
         .args(["solve", "-q", "-o", "out.csv", "p.txt", "-"])
@@ -1542,7 +1591,10 @@ fn a_finished_sidecar_records_the_hash_of_every_input_file_read_once_or_first() 
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(recorded_hashes(&d.join("out.csv")), [want[0].clone(), None]);
+    assert_eq!(
+        recorded_hashes(&d.join("out.csv")),
+        [want[0].clone(), want[0].clone()]
+    );
 }
 
 /// Rewrites the sidecar beside `out` as the run that wrote it would have left it when stopped

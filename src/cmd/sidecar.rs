@@ -318,6 +318,10 @@ pub(crate) struct ReadHashes {
     /// Per input: the file on disk and, when hashed as read, where the hash arrives once the
     /// reader has seen all of it; `None` for an input that is not a regular file.
     inputs: Vec<Option<(PathBuf, Option<HashSlot>)>>,
+    /// Per input that is no regular file on disk (standard input, a FIFO): where the hash of
+    /// its bytes arrives once it has been read to its end. Such an input cannot be read again
+    /// to compare it with, but the shards of one run all read it whole, so their hashes agree.
+    streams: Vec<Option<HashSlot>>,
     /// The inputs were hashed first ([`Hashing::First`]).
     first: bool,
     /// The taps that compute them, handed to the reader.
@@ -371,6 +375,7 @@ impl ReadHashes {
     pub(crate) fn new(inputs: &[Input], hashing: Hashing) -> ReadHashes {
         let mut hashes = ReadHashes {
             inputs: Vec::with_capacity(inputs.len()),
+            streams: Vec::with_capacity(inputs.len()),
             taps: Vec::with_capacity(inputs.len()),
             first: hashing == Hashing::First,
         };
@@ -385,7 +390,8 @@ impl ReadHashes {
                 .as_ref()
                 .filter(|d| hashing != Hashing::None && tapped(d))
                 .map(|_| HashSlot::default());
-            let tap = done.as_ref().map(|done| {
+            let stream = (disk.is_none() && hashing != Hashing::None).then(HashSlot::default);
+            let tap = done.as_ref().or(stream.as_ref()).map(|done| {
                 Arc::new(Mutex::new(HashTap {
                     hasher: blake3::Hasher::new(),
                     bytes: 0,
@@ -394,8 +400,15 @@ impl ReadHashes {
             });
             hashes.taps.push(tap);
             hashes.inputs.push(disk.map(|disk| (disk, done)));
+            hashes.streams.push(stream);
         }
         hashes
+    }
+
+    /// The hash of input `i`, a stream (standard input, a FIFO), and the bytes it covers, when
+    /// the reader read it to its end.
+    fn of_stream(&self, i: usize) -> Option<&(String, u64)> {
+        self.streams.get(i)?.as_ref()?.get()
     }
 
     /// The taps for the reader (`RecordReader::with_taps`).
@@ -910,6 +923,11 @@ impl RunManifest {
     /// held before.
     fn record_hashes(&mut self, hashes: &ReadHashes, kept_inputs: usize) -> Result<()> {
         for (i, input) in self.inputs.iter_mut().enumerate() {
+            if let Some((hash, bytes)) = hashes.of_stream(i) {
+                input.blake3 = Some(hash.clone());
+                input.size = Some(*bytes);
+                continue;
+            }
             if input.blake3.is_none() && hashes.while_reading(i) {
                 if let Some((hash, bytes)) = hashes.of(i)? {
                     input.blake3 = Some(hash);
@@ -1111,8 +1129,14 @@ fn input_difference(a: &InputId, b: &InputId, compare: Compare) -> Option<String
         Compare::Merge => (b, a, "is", "there"),
     };
     let stdin = |i: &InputId| i.name == "-" && i.canonical.is_none();
+    let shown = |i: &InputId| match stdin(i) {
+        true => "standard input".to_string(),
+        false => i.name.clone(),
+    };
     match (stdin(a), stdin(b)) {
-        (true, true) => return None,
+        // Standard input read to its end by both runs has a hash on both sides.
+        (true, true) if a.common_hash(b).is_none() || a.same_content(b) => return None,
+        (true, true) => {}
         (true, false) | (false, true) => {
             return Some(format!("differs: {} {was} read, {now} {}", a.name, b.name))
         }
@@ -1122,17 +1146,18 @@ fn input_difference(a: &InputId, b: &InputId, compare: Compare) -> Option<String
         return None;
     }
     let same_name = a.same_file(b) || a.name == b.name;
+    let (a_name, b_name) = (shown(a), shown(b));
     let size = |s: Option<u64>| s.map_or("?".to_string(), grouped);
     // Each size with the name of the file that had it.
     let sizes = || {
         let other = if same_name {
             String::new()
         } else {
-            format!("{} ", b.name)
+            format!("{b_name} ")
         };
         format!(
             "differs: {} {was} {} bytes, {now} {other}{}",
-            a.name,
+            a_name,
             size(a.size),
             size(b.size)
         )
@@ -1143,15 +1168,15 @@ fn input_difference(a: &InputId, b: &InputId, compare: Compare) -> Option<String
         if a.size.is_some() && b.size.is_some() && a.size != b.size {
             return Some(sizes());
         }
-        return (!same_name).then(|| format!("differs: {} {was} read, {now} {}", a.name, b.name));
+        return (!same_name).then(|| format!("differs: {a_name} {was} read, {now} {b_name}"));
     };
     if a.size != b.size {
         return Some(sizes());
     }
     let name = if same_name {
-        a.name.clone()
+        a_name
     } else {
-        format!("{} and {}", a.name, b.name)
+        format!("{a_name} and {b_name}")
     };
     Some(format!(
         "differs: {name} {} the same size ({} bytes) but other content ({hash} {}… {was}, {}… \

@@ -23,9 +23,10 @@ pub const READ_BUFFER: usize = 256 * 1024;
 pub trait Tap: Send {
     /// The next bytes read, in order.
     fn read(&mut self, bytes: &[u8]);
-    /// The input has ended, and [`read`](Tap::read) saw every byte of the regular file as it was
-    /// when opened (it neither shrank nor was replaced or rewritten meanwhile). Never called for
-    /// a zip archive (only its member is read), standard input or a FIFO.
+    /// The input has ended, and [`read`](Tap::read) saw every byte of it: of a regular file as
+    /// it was when opened (it neither shrank nor was replaced or rewritten meanwhile), of a
+    /// pipe or a FIFO up to its end. Never called for a zip archive (only its member is read),
+    /// nor for an input a stop request cut short.
     fn whole(&mut self);
 }
 
@@ -304,8 +305,9 @@ impl Input {
 }
 
 /// The decoded stream of an input whose first bytes `head` were read from `raw`: every raw
-/// byte counted in `counter`, seen by `tap` (only a named regular file's bytes are all seen,
-/// and only from its first byte on) and, for a regular file, by its `snapshot`'s CRC-32.
+/// byte counted in `counter`, seen by `tap` and, for a regular file, by its `snapshot`'s CRC-32.
+/// A regular file's tap learns at the snapshot's end check that it saw the whole file (only
+/// when it is read from its first byte); a pipe's or a FIFO's when its stream ends.
 fn counted_stream(
     compression: Compression,
     head: Vec<u8>,
@@ -314,18 +316,19 @@ fn counted_stream(
     tap: Option<SharedTap>,
     snapshot: Option<&mut Snapshot>,
 ) -> Box<dyn BufRead + Send> {
-    let tap =
-        tap.filter(|_| (snapshot.as_ref()).is_some_and(|t| matches!(t.source, Source::Path(_))));
-    let (mut crc, mut capacity) = (None, PIPE_BUFFER);
+    let tap = tap.filter(|_| (snapshot.as_ref()).is_none_or(|t| t.start == 0));
+    let (mut crc, mut capacity, mut whole_at_end) = (None, PIPE_BUFFER, tap.is_some());
     if let Some(taken) = snapshot {
         taken.tap.clone_from(&tap);
         crc = Some(taken.crc.clone());
         capacity = buffer_for(taken.size - taken.start);
+        whole_at_end = false;
     }
     let counted = CountingReader {
         inner: io::Cursor::new(head).chain(raw),
         counter,
         tap,
+        whole_at_end,
         crc,
     };
     decode(
@@ -697,6 +700,7 @@ fn open_zip(
             inner: file.take(entry.compressed),
             counter,
             tap: None,
+            whole_at_end: false,
             crc: None,
         },
     );
@@ -993,6 +997,9 @@ struct CountingReader<R> {
     counter: Arc<AtomicU64>,
     /// Sees the bytes too.
     tap: Option<SharedTap>,
+    /// The tap is told it saw the whole input when the stream ends (a pipe or a FIFO, which no
+    /// [`Snapshot`] checks), unless a stop request ended it.
+    whole_at_end: bool,
     /// The CRC-32 of the bytes, for a regular file's [`Snapshot`].
     crc: Option<Arc<Mutex<crc32fast::Hasher>>>,
 }
@@ -1002,9 +1009,14 @@ impl<R: Read> Read for CountingReader<R> {
         let n = self.inner.read(buf)?;
         self.counter.fetch_add(n as u64, Ordering::Relaxed);
         if let Some(tap) = &self.tap {
-            tap.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .read(&buf[..n]);
+            let mut tap = tap.lock().unwrap_or_else(PoisonError::into_inner);
+            tap.read(&buf[..n]);
+            if n == 0 && !buf.is_empty() && self.whole_at_end {
+                self.whole_at_end = false;
+                if !super::raw::stop_requested() {
+                    tap.whole();
+                }
+            }
         }
         if let Some(crc) = &self.crc {
             crc.lock()
