@@ -169,6 +169,17 @@ fn csv_appends_rows_with_metadata_and_writes_the_header_once() {
     // Earlier rows are never rewritten: the first run's text is a prefix.
     assert!(both_runs.starts_with(&first_run));
     assert_eq!(both_runs.matches("timestamp,").count(), 1, "{both_runs}");
+    // A file a spreadsheet saved with a byte order mark is still this version's results.
+    let bom_path = dir.path().join("bom.csv");
+    std::fs::write(&bom_path, format!("\u{feff}{first_run}")).unwrap();
+    fast_bench()
+        .args(["-j", "1"])
+        .arg(&input)
+        .arg("--csv")
+        .arg(&bom_path)
+        .assert()
+        .success();
+    assert_eq!(read_csv(&bom_path).1.len(), 2);
 
     let (header, rows) = read_csv(&csv_path);
     for name in METADATA.iter().chain(MEASURES) {

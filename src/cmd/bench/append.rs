@@ -60,6 +60,8 @@ impl CsvAppender {
         let header = csv_header();
         if !existing.is_empty() {
             let first = existing.split(|&b| b == b'\n').next().unwrap_or_default();
+            // A spreadsheet that saved the file may have put a byte order mark before it.
+            let first = first.strip_prefix(b"\xef\xbb\xbf").unwrap_or(first);
             let first = String::from_utf8_lossy(first);
             if first.trim_end() != header {
                 return Err(Error::Input {
