@@ -1064,6 +1064,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("BAD", BAD)?;
     let symmetries: Vec<&str> = Symmetry::ALL.iter().map(|s| s.name()).collect();
     m.add("SYMMETRIES", symmetries)?;
+    let scales: Vec<&str> = Flavor::ALL.iter().map(|f| f.name()).collect();
+    m.add("SCALES", scales)?;
+    let difficulties: Vec<&str> = sudoku_batch::rate::scale::DIFFICULTIES
+        .iter()
+        .map(|(band, _)| *band)
+        .collect();
+    m.add("DIFFICULTIES", difficulties)?;
     let kinds: Vec<(u8, &str)> = [(K_OK, ""), (K_SKIPPED, "skipped")]
         .into_iter()
         .chain(FailureKind::ALL.iter().map(|k| (k.code(), k.as_str())))

@@ -466,10 +466,10 @@ def _scale_name(scale, se121):
 
 
 #: The rating scales :func:`rate`, :func:`explain` and :func:`generate` take as ``scale``.
-SCALES = ("se1.2.1", "se1.2.1.3", "sukaku")
+SCALES = tuple(_native.SCALES)
 
 #: The difficulty bands :func:`generate` takes as ``difficulty``.
-DIFFICULTIES = ("easy", "medium", "hard", "diabolical")
+DIFFICULTIES = tuple(_native.DIFFICULTIES)
 
 
 def rate(
