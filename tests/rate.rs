@@ -316,6 +316,15 @@ fn generate_er_keeps_puzzles_in_range_reproducibly() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("holds no rating"));
+    // And one of whole tenths no technique gives, which no number of candidates would fill.
+    bin()
+        .args(["generate", "-n", "1", "--er", "1.3..1.4"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "the range 1.3..1.4 holds no rating a technique gives: below 4.5 the ratings are \
+             1.0, 1.2, 1.5,",
+        ));
     // So is one below the easiest step, found before any puzzle is drawn: only a full grid
     // rates there (0.0), and a full grid rates nowhere else.
     bin()
