@@ -844,6 +844,53 @@ fn merge_refuses_a_shard_of_another_input() {
     let (code, err) = run(d, &["merge", "i1.csv", "i2.csv", "-o", "all.csv"]);
     assert_eq!(code, 0, "{err}");
     std::fs::remove_file(d.join("all.csv")).unwrap();
+    // A file on standard input that a command before read part of (`{ read l; solve -; } <
+    // FILE`): the bytes from where the run found it are hashed.
+    let after_first_line = |input: &str, k: u32, out: &str| {
+        use std::io::{BufRead, Seek};
+        let mut file = std::io::BufReader::new(std::fs::File::open(d.join(input)).unwrap());
+        file.read_line(&mut String::new()).unwrap();
+        let at = file.stream_position().unwrap();
+        let mut file = file.into_inner();
+        file.seek(std::io::SeekFrom::Start(at)).unwrap();
+        let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("sudoku-batch"))
+            .current_dir(d)
+            .args(["solve", "-", "-q", "--shard", &format!("{k}/3"), "-o", out])
+            .stdin(file)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+    };
+    after_first_line("p.txt", 1, "t1.csv");
+    after_first_line("p.txt", 2, "t2.csv");
+    after_first_line("q.txt", 3, "t3.csv");
+    let (code, err) = run(d, &["merge", "t1.csv", "t2.csv", "t3.csv", "-o", "all.csv"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("t3.csv: not a shard of the same run as t1.csv: input 1 differs: standard input has the same size"),
+        "{err}"
+    );
+    // A first shard whose run stopped before the end has no hashes: the others are compared
+    // with the first finished one, whatever the order they are given in.
+    as_if_stopped(&d.join("t1.csv"));
+    let (code, err) = run(
+        d,
+        &[
+            "merge",
+            "--allow-incomplete",
+            "t1.csv",
+            "t2.csv",
+            "t3.csv",
+            "-o",
+            "all.csv",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("t3.csv: not a shard of the same run as t2.csv: input 1 differs"),
+        "{err}"
+    );
+    assert!(!d.join("all.csv").exists() && !d.join("all.csv.partial").exists());
     // A `rate` shard among `solve` ones is named as such, whichever comes first.
     let (code, err) = run(
         d,

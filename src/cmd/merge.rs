@@ -614,6 +614,13 @@ fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<
         return Ok(incomplete);
     };
     let count = first.shard_kn().1;
+    // The inputs of every shard are compared with the first's and with those of the first
+    // finished shard, whose sidecar has their hashes (a shard stopped early may have none), so
+    // that the order the shards are given in does not decide what is compared.
+    let hashed = inputs
+        .iter()
+        .zip(sidecars)
+        .find_map(|(p, m)| m.as_ref().filter(|m| m.finished.is_some()).map(|m| (p, m)));
     let mut seen = std::collections::BTreeMap::new();
     // Every shard reads the whole input: their counts of its records agree (which tells shards
     // of different inputs apart where the input has no name or size to compare: standard input).
@@ -628,14 +635,18 @@ fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<
             ));
             continue;
         };
-        let differences = first.differences(run, Compare::Merge);
-        if !differences.is_empty() {
+        let mut differences = (first_path, first.differences(run, Compare::Merge));
+        if let Some((hashed_path, hashed)) = hashed.filter(|_| differences.1.is_empty()) {
+            differences.0 = hashed_path;
+            hashed.input_differences(run, Compare::Merge, &mut differences.1);
+        }
+        if !differences.1.is_empty() {
             return Err(Error::Input {
                 path: path.clone(),
                 message: format!(
                     "not a shard of the same run as {}: {}; merge the shards of one run",
-                    first_path.display(),
-                    differences.join("; ")
+                    differences.0.display(),
+                    differences.1.join("; ")
                 ),
             });
         }

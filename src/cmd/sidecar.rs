@@ -1070,7 +1070,12 @@ impl RunManifest {
     }
 
     /// How the inputs differ: their number, or each input that is not the same file.
-    fn input_differences(&self, other: &RunManifest, compare: Compare, out: &mut Vec<String>) {
+    pub(crate) fn input_differences(
+        &self,
+        other: &RunManifest,
+        compare: Compare,
+        out: &mut Vec<String>,
+    ) {
         let (earlier, this) = compare.sides();
         let names = |inputs: &[InputId]| {
             let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();

@@ -306,8 +306,8 @@ impl Input {
 
 /// The decoded stream of an input whose first bytes `head` were read from `raw`: every raw
 /// byte counted in `counter`, seen by `tap` and, for a regular file, by its `snapshot`'s CRC-32.
-/// A regular file's tap learns at the snapshot's end check that it saw the whole file (only
-/// when it is read from its first byte); a pipe's or a FIFO's when its stream ends.
+/// A regular file's tap learns at the snapshot's end check that it saw all of it (standard
+/// input's from where the run found its offset); a pipe's or a FIFO's when its stream ends.
 fn counted_stream(
     compression: Compression,
     head: Vec<u8>,
@@ -316,7 +316,6 @@ fn counted_stream(
     tap: Option<SharedTap>,
     snapshot: Option<&mut Snapshot>,
 ) -> Box<dyn BufRead + Send> {
-    let tap = tap.filter(|_| (snapshot.as_ref()).is_none_or(|t| t.start == 0));
     let (mut crc, mut capacity, mut whole_at_end) = (None, PIPE_BUFFER, tap.is_some());
     if let Some(taken) = snapshot {
         taken.tap.clone_from(&tap);
