@@ -316,15 +316,28 @@ fn generate_er_keeps_puzzles_in_range_reproducibly() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("holds no rating"));
-    // And one of whole tenths no technique gives, which no number of candidates would fill.
+    // And one of whole tenths no technique of the scale gives, which no number of candidates
+    // would fill: 4.1 is a Sukaku Explainer technique's.
     bin()
         .args(["generate", "-n", "1", "--er", "1.3..1.4"])
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
-            "the range 1.3..1.4 holds no rating a technique gives: below 4.5 the ratings are \
-             1.0, 1.2, 1.5,",
+            "the ER range 1.3..1.4 holds no rating a technique gives: below 4.5 the ratings on \
+             SE's scale are 1.0, 1.2, 1.5,",
         ));
+    bin()
+        .args(["generate", "-n", "1", "--er", "4.1..4.1"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("3.8, 4.0, 4.2, 4.4"));
+    let kite = bin()
+        .args([
+            "generate", "-n", "1", "-q", "--seed", "2", "--er", "4.1..4.1", "--scale", "sukaku",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(kite.status.code(), Some(0), "{kite:?}");
     // So is one below the easiest step, found before any puzzle is drawn: only a full grid
     // rates there (0.0), and a full grid rates nowhere else.
     bin()

@@ -771,8 +771,8 @@ fn generate_cells<'py>(
         (None, None) => Ok(None),
     }?;
     let generator = Generator::new(shape, kind)
-        .and_then(|g| g.with_er(er))
-        .map(|g| g.with_scale(flavor).with_max_guesses(max_guesses))
+        .and_then(|g| g.with_er(er, flavor))
+        .map(|g| g.with_max_guesses(max_guesses))
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let mut puzzles = zeroed(n, CELLS)?;
     let mut solutions = zeroed(n, CELLS)?;

@@ -124,9 +124,15 @@ impl Generator {
     /// candidates are drawn from the puzzle's own streams and rated ([`crate::rate`]) until
     /// one fits, so the puzzles stay reproducible from the seed whatever the thread count.
     ///
-    /// A range no puzzle of the shape can rate in is refused: only a full grid (81 clues,
-    /// nothing to solve) rates below 1.0, the easiest step, and a full grid rates 0.0.
-    pub fn with_er(mut self, range: Option<(u16, u16)>) -> Result<Generator> {
+    /// The candidates are rated on `scale`. A range no puzzle of the shape can rate in on it is
+    /// refused: only a full grid (81 clues, nothing to solve) rates below 1.0, the easiest
+    /// step, a full grid rates 0.0, and below 4.5 only the techniques' own ratings occur.
+    pub fn with_er(
+        mut self,
+        range: Option<(u16, u16)>,
+        scale: crate::rate::Flavor,
+    ) -> Result<Generator> {
+        self.scale = scale;
         if let Some((low, high)) = range {
             let shown = format!(
                 "{:.1}..{:.1}",
@@ -148,7 +154,8 @@ impl Generator {
                      rates 0.0: nothing to solve)"
                 ))
             } else {
-                None
+                let sukaku = scale == crate::rate::Flavor::Sukaku;
+                crate::rate::scale::no_step_rates(low, high, sukaku)
             };
             if let Some(why) = why {
                 return Err(Error::Usage(format!("the ER range {shown} {why}")));
@@ -156,12 +163,6 @@ impl Generator {
         }
         self.er = range;
         Ok(self)
-    }
-
-    /// Rates the candidates of an ER range on `scale` (default: SE 1.2.1).
-    pub fn with_scale(mut self, scale: crate::rate::Flavor) -> Generator {
-        self.scale = scale;
-        self
     }
 
     /// Bounds each probe of the carving to `max_guesses` guesses (`None`: no bound). A probe

@@ -1,9 +1,24 @@
 //! The Sudoku Explainer difficulty scale: every technique the engine knows, its name and its
 //! base rating in tenths (the one table of ratings; variable increments live with the technique).
 
-/// A solving technique of the Sudoku Explainer scale.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Technique {
+/// Defines [`Technique`] and [`Technique::ALL`] from one list of the variants.
+macro_rules! techniques {
+    ($($(#[$doc:meta])* $name:ident,)*) => {
+        /// A solving technique of the Sudoku Explainer scale.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Technique {
+            $($(#[$doc])* $name,)*
+        }
+
+        impl Technique {
+            /// Every technique, in the enum's order (SE's, the Sukaku Explainer ones among
+            /// them).
+            pub const ALL: &[Technique] = &[$(Technique::$name,)*];
+        }
+    };
+}
+
+techniques! {
     /// Last empty cell of a house.
     FullHouse,
     /// Only place for a digit in a box.
@@ -107,64 +122,6 @@ pub enum Technique {
 }
 
 impl Technique {
-    /// Every technique, in the order of the enum (SE's order, the Sukaku Explainer ones among
-    /// them).
-    pub const ALL: [Technique; 50] = {
-        use Technique::*;
-        [
-            FullHouse,
-            HiddenSingleBox,
-            HiddenSingleLine,
-            DirectPointing,
-            DirectClaiming,
-            DirectHiddenPair,
-            NakedSingle,
-            DirectHiddenTriple,
-            Pointing,
-            Claiming,
-            NakedPair,
-            XWing,
-            HiddenPair,
-            NakedTriple,
-            Swordfish,
-            HiddenTriple,
-            Skyscraper,
-            TwoStringKite,
-            TurbotCrane,
-            GroupedSkyscraper,
-            GroupedTwoStringKite,
-            GroupedTurbotCrane,
-            XYWing,
-            XYZWing,
-            UniqueLoop1,
-            UniqueLoop2,
-            UniqueLoop3,
-            UniqueLoop4,
-            NakedQuad,
-            Jellyfish,
-            HiddenQuad,
-            ThreeStrongLinks,
-            WxyzWing,
-            Bug1,
-            Bug2,
-            Bug3,
-            Bug4,
-            VwxyzWing,
-            AlignedPairExclusion,
-            XCycle,
-            YCycle,
-            ForcingXChain,
-            XYCycle,
-            ForcingChain,
-            AlignedTripleExclusion,
-            Nishio,
-            MultipleForcingChain,
-            DynamicForcingChain,
-            DynamicForcingChainPlus,
-            NestedForcingChain,
-        ]
-    };
-
     /// Base rating in tenths (chains and uniqueness add their increments to it).
     pub const fn base(self) -> u16 {
         use Technique::*;
@@ -335,35 +292,55 @@ pub fn difficulty_range(name: &str) -> Result<(u16, u16), String> {
         })
 }
 
-/// Where the ratings stop being only the techniques' base ratings: unique loops (4.5) and
-/// every technique after them may add increments.
-const FIRST_VARIABLE: u16 = Technique::UniqueLoop1.base();
-
-/// Whether some step on some scale rates `t` tenths, for `t` from 1.0 to [`FIRST_VARIABLE`]:
-/// below it every rating is a technique's base rating.
-fn rated_below_variable(t: u16) -> bool {
-    Technique::ALL.iter().any(|tech| tech.base() == t)
+/// An ER range to make puzzles in (`generate --er`, Python's `generate(er=...)`): as
+/// [`tenths_range`]. Whether the puzzles asked for can rate in it is the generator's to say
+/// (`Generator::with_er`), which knows their clue counts and the scale ([`no_step_rates`]).
+pub fn puzzle_range(low: f64, high: f64) -> Result<(u16, u16), String> {
+    tenths_range(low, high)
 }
 
-/// An ER range to make puzzles in (`generate --er`, Python's `generate(er=...)`): as
-/// [`tenths_range`], and a range from 1.0 up that lies below 4.5 must hold a rating some
-/// technique gives (`1.3..1.4` holds none: puzzles rate 1.2 or 1.5). Whether the puzzles asked
-/// for can rate below 1.0 (only a full grid does) is the generator's to say
-/// (`Generator::with_er`), which knows their clue counts.
-pub fn puzzle_range(low: f64, high: f64) -> Result<(u16, u16), String> {
-    let (a, b) = tenths_range(low, high)?;
-    if a >= 10 && b < FIRST_VARIABLE && !(a..=b).any(rated_below_variable) {
-        let given: Vec<String> = (10..FIRST_VARIABLE)
-            .filter(|&t| rated_below_variable(t))
-            .map(|t| format!("{}.{}", t / 10, t % 10))
-            .collect();
-        return Err(format!(
-            "the range {low:?}..{high:?} holds no rating a technique gives: below 4.5 the \
-             ratings are {}",
-            given.join(", ")
-        ));
+impl Technique {
+    /// Whether only Sukaku Explainer's scale has the technique.
+    pub const fn sukaku_only(self) -> bool {
+        use Technique::*;
+        matches!(
+            self,
+            Skyscraper
+                | TwoStringKite
+                | TurbotCrane
+                | GroupedSkyscraper
+                | GroupedTwoStringKite
+                | GroupedTurbotCrane
+                | ThreeStrongLinks
+                | WxyzWing
+                | VwxyzWing
+        )
     }
-    Ok((a, b))
+}
+
+/// Why no step of a puzzle rates in `low..=high` (tenths, from 1.0 up) on SE's scale, or with
+/// `sukaku` on Sukaku Explainer's: below unique loops (4.5), whose increments and the chains'
+/// give every tenth above, a rating is a technique's base rating (`1.3..1.4` holds none:
+/// steps rate 1.2 or 1.5). `None` when some step may rate there.
+pub fn no_step_rates(low: u16, high: u16, sukaku: bool) -> Option<String> {
+    let first_variable = Technique::UniqueLoop1.base();
+    let given = |t: u16| {
+        Technique::ALL
+            .iter()
+            .any(|tech| tech.base() == t && (sukaku || !tech.sukaku_only()))
+    };
+    if low < 10 || high >= first_variable || (low..=high).any(given) {
+        return None;
+    }
+    let ratings: Vec<String> = (10..first_variable)
+        .filter(|&t| given(t))
+        .map(|t| format!("{}.{}", t / 10, t % 10))
+        .collect();
+    Some(format!(
+        "holds no rating a technique gives: below 4.5 the ratings on {} scale are {}",
+        if sukaku { "Sukaku Explainer's" } else { "SE's" },
+        ratings.join(", ")
+    ))
 }
 
 /// `er` in tenths, rounded by `round` unless it is a whole tenth already, up to the error of
@@ -389,17 +366,6 @@ fn tenths(er: f64, round: fn(f64) -> f64) -> Result<u16, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn all_lists_every_technique_once_in_order() {
-        assert_eq!(
-            Technique::ALL.len(),
-            Technique::NestedForcingChain as usize + 1
-        );
-        for (i, t) in Technique::ALL.iter().enumerate() {
-            assert_eq!(*t as usize, i, "{t:?}");
-        }
-    }
 
     #[test]
     fn length_increments_follow_the_se_steps() {
@@ -456,14 +422,21 @@ mod tests {
         assert_eq!(tenths_at_most(4.499999), Ok(44));
         assert_eq!(tenths_at_most(f64::from(4.5f32) - 1e-9), Ok(45));
         assert_eq!(puzzle_range(0.0, 0.5), Ok((0, 5)));
-        assert_eq!(puzzle_range(1.1, 1.2), Ok((11, 12)));
-        assert_eq!(puzzle_range(4.3, 4.3), Ok((43, 43)));
-        assert_eq!(puzzle_range(4.5, 4.5), Ok((45, 45)));
-        for (low, high) in [(1.1, 1.1), (1.3, 1.4), (2.1, 2.2), (3.9, 3.9)] {
-            let why = puzzle_range(low, high).unwrap_err();
+        assert_eq!(no_step_rates(11, 12, false), None);
+        assert_eq!(no_step_rates(44, 45, false), None);
+        assert_eq!(no_step_rates(45, 45, false), None);
+        assert_eq!(no_step_rates(5, 11, false), None, "the generator's to say");
+        // Sukaku Explainer's two-string kite (4.1) and grouped turbot fish (4.3).
+        assert_eq!(no_step_rates(41, 41, true), None);
+        assert_eq!(no_step_rates(43, 43, true), None);
+        for (low, high) in [(11, 11), (13, 14), (21, 22), (39, 39), (41, 41), (43, 43)] {
+            let why = no_step_rates(low, high, false).unwrap();
             assert!(why.contains("holds no rating a technique gives"), "{why}");
-            assert!(why.contains("1.0, 1.2, 1.5, 1.7, 1.9, 2.0, 2.3"), "{why}");
+            assert!(why.ends_with("1.0, 1.2, 1.5, 1.7, 1.9, 2.0, 2.3, 2.5, 2.6, 2.8, 3.0, 3.2, 3.4, 3.6, 3.8, 4.0, 4.2, 4.4"), "{why}");
         }
+        assert!(no_step_rates(13, 14, true)
+            .unwrap()
+            .contains("4.0, 4.1, 4.2, 4.3, 4.4"));
         assert_eq!(puzzle_range(0.0, 1.0), Ok((0, 10)));
         assert_eq!(tenths_range(4.41, 4.59), Ok((45, 45)));
         assert_eq!(tenths_range(7.0, 9.0), Ok((70, 90)));

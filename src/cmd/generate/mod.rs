@@ -67,8 +67,7 @@ impl GenerateConfig {
     fn generator(&self) -> Result<Generator> {
         Ok(Generator::new(self.shape, self.solver)?
             .with_max_guesses(self.max_guesses)
-            .with_er(self.er)?
-            .with_scale(self.scale)
+            .with_er(self.er, self.scale)?
             .with_stop(Some(interrupt::shared())))
     }
 
