@@ -180,6 +180,40 @@ fn csv_appends_rows_with_metadata_and_writes_the_header_once() {
         .assert()
         .success();
     assert_eq!(read_csv(&bom_path).1.len(), 2);
+    // Two such files put together: the second header is named, mark and all.
+    let twice = dir.path().join("twice.csv");
+    let marked = std::fs::read_to_string(&bom_path).unwrap();
+    std::fs::write(&twice, format!("{marked}{marked}")).unwrap();
+    report()
+        .arg(&twice)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("line 4: the header again"));
+    // A file holding only the mark is empty: the header is written after it.
+    let only_mark = dir.path().join("mark.csv");
+    std::fs::write(&only_mark, "\u{feff}").unwrap();
+    fast_bench()
+        .args(["-j", "1"])
+        .arg(&input)
+        .arg("--csv")
+        .arg(&only_mark)
+        .assert()
+        .success();
+    assert_eq!(read_csv(&only_mark).1.len(), 1);
+    // A header with trailing blanks is not the results header (report could not read it).
+    let blanks = dir.path().join("blanks.csv");
+    let (header_line, rows) = first_run.split_once('\n').unwrap();
+    std::fs::write(&blanks, format!("{header_line}  \n{rows}")).unwrap();
+    fast_bench()
+        .args(["-j", "1"])
+        .arg(&input)
+        .arg("--csv")
+        .arg(&blanks)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "not this version's results header",
+        ));
 
     let (header, rows) = read_csv(&csv_path);
     for name in METADATA.iter().chain(MEASURES) {

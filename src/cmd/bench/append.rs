@@ -58,12 +58,12 @@ impl CsvAppender {
             }
         };
         let header = csv_header();
-        if !existing.is_empty() {
-            let first = existing.split(|&b| b == b'\n').next().unwrap_or_default();
-            // A spreadsheet that saved the file may have put a byte order mark before it.
-            let first = first.strip_prefix(b"\xef\xbb\xbf").unwrap_or(first);
+        // A spreadsheet that saved the file may have put a byte order mark before it.
+        let unmarked = existing.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&existing);
+        if !unmarked.is_empty() {
+            let first = unmarked.split(|&b| b == b'\n').next().unwrap_or_default();
             let first = String::from_utf8_lossy(first);
-            if first.trim_end() != header {
+            if first.strip_suffix('\r').unwrap_or(&first) != header {
                 return Err(Error::Input {
                     path: path.to_path_buf(),
                     message: "its header is not this version's results header; \
@@ -88,7 +88,7 @@ impl CsvAppender {
         Ok(CsvAppender {
             path: path.to_path_buf(),
             file: Some(file),
-            wrote_header: !existing.is_empty(),
+            wrote_header: !unmarked.is_empty(),
         })
     }
 

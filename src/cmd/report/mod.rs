@@ -197,6 +197,20 @@ fn json_rows(path: &Path, text: &[u8]) -> Result<Vec<BenchRow>> {
 }
 
 /// The rows of the CSV `bench --csv` writes, read from `path`.
+/// Whether `record` is the header `headers` again, also behind the byte order mark a second
+/// file's header may have.
+fn is_header(record: &csv::ByteRecord, headers: &csv::ByteRecord) -> bool {
+    record.len() == headers.len()
+        && record.iter().zip(headers).enumerate().all(|(i, (a, b))| {
+            let a = if i == 0 {
+                a.strip_prefix(b"\xef\xbb\xbf").unwrap_or(a)
+            } else {
+                a
+            };
+            a == b
+        })
+}
+
 fn csv_rows(path: &Path, text: &[u8]) -> Result<Vec<BenchRow>> {
     let path = &path.to_path_buf();
     let mut rows = Vec::new();
@@ -222,7 +236,7 @@ fn csv_rows(path: &Path, text: &[u8]) -> Result<Vec<BenchRow>> {
         .read_byte_record(&mut record)
         .map_err(|e| csv_error(path, text, None, e))?
     {
-        if record == headers {
+        if is_header(&record, &headers) {
             let line = record.position().map_or(0, |p| line_at(text, p.byte()));
             return Err(Error::Input {
                 path: path.clone(),
