@@ -844,6 +844,15 @@ fn merge_refuses_a_shard_of_another_input() {
     let (code, err) = run(d, &["merge", "i1.csv", "i2.csv", "-o", "all.csv"]);
     assert_eq!(code, 0, "{err}");
     std::fs::remove_file(d.join("all.csv")).unwrap();
+    // So does the same content read from a pipe and named.
+    let (code, err) = run(
+        d,
+        &["solve", "p.txt", "-q", "--shard", "2/2", "-o", "i2.csv"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = run(d, &["merge", "i1.csv", "i2.csv", "-o", "all.csv"]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::remove_file(d.join("all.csv")).unwrap();
     // A file on standard input that a command before read part of (`{ read l; solve -; } <
     // FILE`): the bytes from where the run found it are hashed.
     let after_first_line = |input: &str, k: u32, out: &str| {

@@ -1142,8 +1142,11 @@ fn input_difference(a: &InputId, b: &InputId, compare: Compare) -> Option<String
         // Standard input read to its end by both runs has a hash on both sides.
         (true, true) if a.common_hash(b).is_none() || a.same_content(b) => return None,
         (true, true) => {}
+        // Standard input on one side, a file on the other (`/dev/stdin`, or the file
+        // standard input was redirected from): the same bytes are the same input.
         (true, false) | (false, true) => {
-            return Some(format!("differs: {} {was} read, {now} {}", a.name, b.name))
+            return (!a.same_content(b))
+                .then(|| format!("differs: {} {was} read, {now} {}", a.name, b.name))
         }
         (false, false) => {}
     }
