@@ -900,6 +900,23 @@ fn merge_refuses_a_shard_of_another_input() {
         "{err}"
     );
     assert!(!d.join("all.csv").exists() && !d.join("all.csv.partial").exists());
+    // Nor does a finished first shard whose sidecar has no hash of its input (one written
+    // before inputs on standard input were hashed).
+    after_first_line("p.txt", 1, "t1.csv");
+    let sidecar = d.join("t1.csv.run.json");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sidecar).unwrap()).unwrap();
+    let input = json["inputs"][0].as_object_mut().unwrap();
+    assert!(input.remove("blake3").is_some(), "{json}");
+    input.insert("size".into(), serde_json::Value::Null);
+    std::fs::write(&sidecar, json.to_string()).unwrap();
+    let (code, err) = run(d, &["merge", "t1.csv", "t2.csv", "t3.csv", "-o", "all.csv"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("t3.csv: not a shard of the same run as t2.csv: input 1 differs"),
+        "{err}"
+    );
+    assert!(!d.join("all.csv").exists() && !d.join("all.csv.partial").exists());
     // A `rate` shard among `solve` ones is named as such, whichever comes first.
     let (code, err) = run(
         d,

@@ -614,16 +614,9 @@ fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<
         return Ok(incomplete);
     };
     let count = first.shard_kn().1;
-    // The inputs of every shard are compared with the first's and with those of the first
-    // finished shard, whose sidecar has their hashes (a shard stopped early may have none), so
-    // that the order the shards are given in does not decide what is compared.
-    let hashed = inputs
-        .iter()
-        .zip(sidecars)
-        .find_map(|(p, m)| m.as_ref().filter(|m| m.finished.is_some()).map(|m| (p, m)));
     let mut seen = std::collections::BTreeMap::new();
     // Every shard reads the whole input: their counts of its records agree (which tells shards
-    // of different inputs apart where the input has no name or size to compare: standard input).
+    // of different inputs apart where a sidecar has no hash of its input to compare).
     let mut records: Option<(&PathBuf, u64)> = None;
     for (path, sidecar) in inputs.iter().zip(sidecars) {
         let Some(run) = sidecar else {
@@ -635,21 +628,11 @@ fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<
             ));
             continue;
         };
-        let mut differences = (first_path, first.differences(run, Compare::Merge));
-        if let Some((hashed_path, hashed)) = hashed.filter(|_| differences.1.is_empty()) {
-            differences.0 = hashed_path;
-            hashed.input_differences(run, Compare::Merge, &mut differences.1);
+        let differences = first.differences(run, Compare::Merge);
+        if !differences.is_empty() {
+            return Err(not_the_same_run(path, first_path, &differences));
         }
-        if !differences.1.is_empty() {
-            return Err(Error::Input {
-                path: path.clone(),
-                message: format!(
-                    "not a shard of the same run as {}: {}; merge the shards of one run",
-                    differences.0.display(),
-                    differences.1.join("; ")
-                ),
-            });
-        }
+        refuse_other_hashes(inputs, sidecars, path, run)?;
         let (k, n) = run.shard_kn();
         if let Some(other) = seen.insert(k, path) {
             return Err(Error::Input {
@@ -706,6 +689,42 @@ fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<
         ));
     }
     Ok(incomplete)
+}
+
+/// The error for shard `path`, not of the same run as `other` for the `differences` said.
+fn not_the_same_run(path: &Path, other: &Path, differences: &[String]) -> Error {
+    Error::Input {
+        path: path.to_path_buf(),
+        message: format!(
+            "not a shard of the same run as {}: {}; merge the shards of one run",
+            other.display(),
+            differences.join("; ")
+        ),
+    }
+}
+
+/// Compares each input of shard `path` (its sidecar `run`) with the same input of the first
+/// shard whose sidecar has its hash: a shard stopped early has none, nor does a sidecar
+/// written before stream inputs were hashed, so comparing with the first shard alone would
+/// let the order the shards are given in decide what is compared.
+fn refuse_other_hashes(
+    inputs: &[PathBuf],
+    sidecars: &[Option<RunManifest>],
+    path: &Path,
+    run: &RunManifest,
+) -> Result<()> {
+    for i in 0..run.inputs.len() {
+        let reference = inputs
+            .iter()
+            .zip(sidecars)
+            .find_map(|(p, m)| m.as_ref().filter(|m| m.input_hashed(i)).map(|m| (p, m)));
+        if let Some((other, hashed)) = reference {
+            if let Some(why) = hashed.input_difference_at(run, i) {
+                return Err(not_the_same_run(path, other, &[why]));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Refuses a finished shard that has the size its run wrote but other bytes (its sidecar's

@@ -189,9 +189,11 @@ pub(crate) struct InputId {
     pub canonical: Option<String>,
     /// Device and inode of the file on disk (Unix), when it is a file.
     pub dev_inode: Option<(u64, u64)>,
-    /// Size in bytes on disk, for a regular file.
+    /// Size in bytes on disk, for a regular file; for standard input or a FIFO read to its
+    /// end, the bytes read (from standard input's offset when the run started).
     pub size: Option<u64>,
-    /// BLAKE3 of the bytes on disk (hex), for a regular file.
+    /// BLAKE3 of the bytes on disk (hex), for a regular file; of the bytes read, for standard
+    /// input or a FIFO read to its end.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blake3: Option<String>,
     /// SHA-256 of the bytes on disk (hex): what version 1 sidecars recorded instead.
@@ -1069,13 +1071,21 @@ impl RunManifest {
         out
     }
 
+    /// Whether this run's sidecar has the content hash of input `i`.
+    pub(crate) fn input_hashed(&self, i: usize) -> bool {
+        self.inputs
+            .get(i)
+            .is_some_and(|input| input.blake3.is_some() || input.sha256.is_some())
+    }
+
+    /// How input `i` of `other`, another shard of a merge, differs from this run's, if it does.
+    pub(crate) fn input_difference_at(&self, other: &RunManifest, i: usize) -> Option<String> {
+        let (a, b) = (self.inputs.get(i)?, other.inputs.get(i)?);
+        input_difference(a, b, Compare::Merge).map(|why| format!("input {} {why}", i + 1))
+    }
+
     /// How the inputs differ: their number, or each input that is not the same file.
-    pub(crate) fn input_differences(
-        &self,
-        other: &RunManifest,
-        compare: Compare,
-        out: &mut Vec<String>,
-    ) {
+    fn input_differences(&self, other: &RunManifest, compare: Compare, out: &mut Vec<String>) {
         let (earlier, this) = compare.sides();
         let names = |inputs: &[InputId]| {
             let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
@@ -1144,9 +1154,17 @@ fn input_difference(a: &InputId, b: &InputId, compare: Compare) -> Option<String
         (true, true) => {}
         // Standard input on one side, a file on the other (`/dev/stdin`, or the file
         // standard input was redirected from): the same bytes are the same input.
+        (true, false) | (false, true) if a.same_content(b) => return None,
         (true, false) | (false, true) => {
-            return (!a.same_content(b))
-                .then(|| format!("differs: {} {was} read, {now} {}", a.name, b.name))
+            let unknown = match a.common_hash(b) {
+                Some(_) => "",
+                None => " (one has no hash of its bytes to compare: its run did not finish)",
+            };
+            return Some(format!(
+                "differs: {} {was} read, {now} {}{unknown}",
+                shown(a),
+                shown(b)
+            ));
         }
         (false, false) => {}
     }

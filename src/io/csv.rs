@@ -15,9 +15,9 @@ use super::raw::{
 use crate::error::{Error, Result};
 use crate::grid::cell_value;
 
-/// The UTF-8 byte order mark: a file's first one is dropped before any layout reads it
-/// (`decode::gather_text`); one that opens a row is data.
-const BOM: &[u8] = b"\xef\xbb\xbf";
+// The UTF-8 byte order mark: a file's first one is dropped before any layout reads it
+// (`decode::gather_text`); one that opens a row is data.
+use super::decode::UTF8_BOM as BOM;
 
 /// Column names recognised as the puzzle column, compared without case.
 pub const PUZZLE_COLUMNS: &[&str] = &["puzzle", "puzzles", "quizzes", "quiz", "sudoku", "grid"];

@@ -34,7 +34,7 @@ fn fill_head(peek: &mut Peek, path: &std::path::Path) -> Result<()> {
 /// Byte order marks of UTF-16: little-endian, then big-endian.
 const UTF16_BOMS: [&[u8]; 2] = [b"\xff\xfe", b"\xfe\xff"];
 /// The UTF-8 byte order mark (Notepad, Excel's "CSV UTF-8" and PowerShell write one).
-const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+pub(crate) const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// [`gather_head`], as UTF-8 text: a stream that opens with a UTF-16 byte order mark (as
 /// Windows tools write) is decoded to UTF-8 as it is read, its mark dropped, as ripgrep does;

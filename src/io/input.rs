@@ -219,8 +219,9 @@ impl Input {
     /// [`open`](Input::open), and for a regular file what it was when opened ([`Snapshot`]):
     /// the stream then ends at the size recorded, so a file that grows while it is read is read
     /// as it was, and [`Snapshot::changed`] at its end tells whether it shrank or was replaced.
-    /// `tap`, when given, sees every raw byte of a regular file that is not a zip archive; the
-    /// snapshot holds it, for [`Snapshot::end`] to tell it the file was read whole.
+    /// `tap`, when given, sees every raw byte read of an input that is not a zip archive; a
+    /// regular file's snapshot holds it, for [`Snapshot::end`] to tell it the file was read
+    /// whole (a pipe's or a FIFO's is told when its stream ends).
     pub fn open_snapshot(
         &self,
         counter: Arc<AtomicU64>,

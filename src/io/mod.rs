@@ -22,6 +22,8 @@
 pub mod compress;
 pub mod csv;
 mod decode;
+#[cfg(feature = "cli")]
+pub(crate) use decode::UTF8_BOM;
 pub mod detect;
 pub mod grid;
 pub mod input;

@@ -150,7 +150,7 @@ impl RecordReader {
     }
 
     /// The same reader, showing the raw bytes of input `i` to `taps[i]` as they are read (see
-    /// [`Tap`](super::input::Tap): regular files only, not zip archives).
+    /// [`Tap`](super::input::Tap): not zip archives, of which only a member is read).
     pub fn with_taps(mut self, taps: Vec<Option<SharedTap>>) -> Self {
         self.taps = taps;
         self

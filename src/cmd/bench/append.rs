@@ -59,7 +59,9 @@ impl CsvAppender {
         };
         let header = csv_header();
         // A spreadsheet that saved the file may have put a byte order mark before it.
-        let unmarked = existing.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&existing);
+        let unmarked = existing
+            .strip_prefix(crate::io::UTF8_BOM)
+            .unwrap_or(&existing);
         if !unmarked.is_empty() {
             let first = unmarked.split(|&b| b == b'\n').next().unwrap_or_default();
             let first = String::from_utf8_lossy(first);

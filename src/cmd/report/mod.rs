@@ -196,14 +196,13 @@ fn json_rows(path: &Path, text: &[u8]) -> Result<Vec<BenchRow>> {
     Ok(rows)
 }
 
-/// The rows of the CSV `bench --csv` writes, read from `path`.
 /// Whether `record` is the header `headers` again, also behind the byte order mark a second
 /// file's header may have.
 fn is_header(record: &csv::ByteRecord, headers: &csv::ByteRecord) -> bool {
     record.len() == headers.len()
         && record.iter().zip(headers).enumerate().all(|(i, (a, b))| {
             let a = if i == 0 {
-                a.strip_prefix(b"\xef\xbb\xbf").unwrap_or(a)
+                a.strip_prefix(crate::io::UTF8_BOM).unwrap_or(a)
             } else {
                 a
             };
@@ -211,6 +210,7 @@ fn is_header(record: &csv::ByteRecord, headers: &csv::ByteRecord) -> bool {
         })
 }
 
+/// The rows of the CSV `bench --csv` writes, read from `path`.
 fn csv_rows(path: &Path, text: &[u8]) -> Result<Vec<BenchRow>> {
     let path = &path.to_path_buf();
     let mut rows = Vec::new();
