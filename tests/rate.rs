@@ -323,14 +323,16 @@ fn generate_er_keeps_puzzles_in_range_reproducibly() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
-            "the ER range 1.3..1.4 holds no rating a technique gives: below 4.5 the ratings on \
-             SE's scale are 1.0, 1.2, 1.5,",
+            "the ER range 1.3..1.4 holds no rating a minimal puzzle reaches: below 4.5 the \
+             ratings on SE's scale are 1.2, 1.5, 1.7, 2.0,",
         ));
-    bin()
-        .args(["generate", "-n", "1", "--er", "4.1..4.1"])
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains("3.8, 4.0, 4.2, 4.4"));
+    for range in ["4.1..4.1", "1.8..1.9"] {
+        bin()
+            .args(["generate", "-n", "1", "--er", range])
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("3.8, 4.0, 4.2, 4.4"));
+    }
     let kite = bin()
         .args([
             "generate", "-n", "1", "-q", "--seed", "2", "--er", "4.1..4.1", "--scale", "sukaku",
@@ -338,6 +340,12 @@ fn generate_er_keeps_puzzles_in_range_reproducibly() {
         .output()
         .unwrap();
     assert_eq!(kite.status.code(), Some(0), "{kite:?}");
+    let rated = bin()
+        .args(["rate", "-", "-q", "--scale", "sukaku", "--columns", "er"])
+        .write_stdin(kite.stdout)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&rated.stdout), "er\n4.1\n");
     // So is one below the easiest step, found before any puzzle is drawn: only a full grid
     // rates there (0.0), and a full grid rates nowhere else.
     bin()

@@ -718,7 +718,7 @@ def test_generate_er_range_is_rated_inside_and_matches_the_cli():
     # Bounds between two tenths keep to their side, as on the command line.
     with pytest.raises(ValueError, match="holds no rating"):
         sb.generate(1, seed=1, er=(4.41, 4.49))
-    with pytest.raises(ValueError, match="holds no rating a technique gives"):
+    with pytest.raises(ValueError, match="holds no rating a minimal puzzle reaches"):
         sb.generate(1, seed=1, er=(2.1, 2.2))
     between = sb.rate(sb.generate(3, seed=3, er=(4.41, 4.59), threads=1).puzzles)
     assert [f"{x:.1f}" for x in between.er] == ["4.5"] * 3

@@ -155,7 +155,7 @@ impl Generator {
                 ))
             } else {
                 let sukaku = scale == crate::rate::Flavor::Sukaku;
-                crate::rate::scale::no_step_rates(low, high, sukaku)
+                crate::rate::scale::no_step_rates(low, high, sukaku, self.shape.minimal)
             };
             if let Some(why) = why {
                 return Err(Error::Usage(format!("the ER range {shown} {why}")));

@@ -23,6 +23,7 @@ GAVE_UP: int
 STATUS_NAMES: dict[int, str]
 RATE_STATUS_NAMES: dict[int, str]
 SCALES: tuple[str, ...]
+DIFFICULTIES: tuple[str, ...]
 
 class RateResult:
     """One row per puzzle, in order, as `sudoku-batch rate` writes."""

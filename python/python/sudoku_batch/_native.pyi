@@ -23,6 +23,8 @@ KINDS: list[tuple[int, str]]
 BAD: int
 # Generator symmetries, by CLI name.
 SYMMETRIES: list[str]
+SCALES: list[str]
+DIFFICULTIES: list[str]
 
 # (row, message) for each row that has a message.
 _Messages = list[tuple[int, str]]
