@@ -739,6 +739,17 @@ fn a_merge_with_sidecars_spans_the_shards_and_says_what_is_missing() {
     assert_eq!(rows(&d.join("all.csv")), rows(&d.join("out.csv")));
 }
 
+/// Rewrites `sidecar`, of a run over standard input, as a version that kept no hash of such an
+/// input wrote it.
+fn as_if_unhashed(sidecar: &Path) {
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(sidecar).unwrap()).unwrap();
+    let input = json["inputs"][0].as_object_mut().unwrap();
+    assert!(input.remove("blake3").is_some(), "{json}");
+    input.insert("size".into(), serde_json::Value::Null);
+    std::fs::write(sidecar, json.to_string()).unwrap();
+}
+
 #[test]
 fn merge_refuses_a_shard_of_another_input() {
     let dir = solved_dir();
@@ -797,13 +808,7 @@ fn merge_refuses_a_shard_of_another_input() {
     // Without the hashes (a sidecar written before they were kept), the shards' counts of the
     // input's records tell them apart.
     for sidecar in ["i1.csv.run.json", "i2.csv.run.json"] {
-        let path = d.join(sidecar);
-        let mut json: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        let input = json["inputs"][0].as_object_mut().unwrap();
-        assert!(input.remove("blake3").is_some(), "{json}");
-        input.insert("size".into(), serde_json::Value::Null);
-        std::fs::write(&path, json.to_string()).unwrap();
+        as_if_unhashed(&d.join(sidecar));
     }
     let (code, err) = run(d, &["merge", "i1.csv", "i2.csv", "-o", "all.csv"]);
     assert_eq!(code, 2, "{err}");
@@ -903,13 +908,7 @@ fn merge_refuses_a_shard_of_another_input() {
     // Nor does a finished first shard whose sidecar has no hash of its input (one written
     // before inputs on standard input were hashed).
     after_first_line("p.txt", 1, "t1.csv");
-    let sidecar = d.join("t1.csv.run.json");
-    let mut json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&sidecar).unwrap()).unwrap();
-    let input = json["inputs"][0].as_object_mut().unwrap();
-    assert!(input.remove("blake3").is_some(), "{json}");
-    input.insert("size".into(), serde_json::Value::Null);
-    std::fs::write(&sidecar, json.to_string()).unwrap();
+    as_if_unhashed(&d.join("t1.csv.run.json"));
     let (code, err) = run(d, &["merge", "t1.csv", "t2.csv", "t3.csv", "-o", "all.csv"]);
     assert_eq!(code, 2, "{err}");
     assert!(
