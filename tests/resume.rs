@@ -886,7 +886,29 @@ fn merge_refuses_a_shard_of_another_input() {
     );
     // A first shard whose run stopped before the end has no hashes: the others are compared
     // with the first finished one, whatever the order they are given in.
+    as_if_unhashed(&d.join("t1.csv.run.json"));
     as_if_stopped(&d.join("t1.csv"));
+    // Its warning says that its input was not compared.
+    let (code, err) = run(
+        d,
+        &[
+            "merge",
+            "--allow-incomplete",
+            "t1.csv",
+            "t2.csv",
+            "-o",
+            "all.csv",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(
+            "finish it with `solve --resume`; what it read from standard input or a FIFO has no \
+             hash to compare with the other shards' input until then"
+        ),
+        "{err}"
+    );
+    std::fs::remove_file(d.join("all.csv")).unwrap();
     let (code, err) = run(
         d,
         &[

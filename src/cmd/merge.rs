@@ -645,9 +645,17 @@ fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<
         }
         match run.finished {
             None => incomplete.push(format!(
-                "{}: its run did not finish ({} records no end); finish it with `solve --resume`",
+                "{}: its run did not finish ({} records no end); finish it with `{} \
+                 --resume`{}",
                 path.display(),
-                shard_sidecar_path(path).display()
+                shard_sidecar_path(path).display(),
+                run.command(),
+                if run.unhashed_stream() {
+                    "; what it read from standard input or a FIFO has no hash to compare with \
+                     the other shards' input until then"
+                } else {
+                    ""
+                }
             )),
             Some(finished) => {
                 match records {

@@ -1071,6 +1071,19 @@ impl RunManifest {
         out
     }
 
+    /// The command that wrote the sidecar: `solve` or `rate`.
+    pub(crate) fn command(&self) -> &str {
+        command_of(&self.kind)
+    }
+
+    /// Whether an input read from standard input or a FIFO has no hash in the sidecar (its run
+    /// did not read it to its end).
+    pub(crate) fn unhashed_stream(&self) -> bool {
+        self.inputs
+            .iter()
+            .any(|i| i.size.is_none() && i.blake3.is_none())
+    }
+
     /// Whether this run's sidecar has the content hash of input `i`.
     pub(crate) fn input_hashed(&self, i: usize) -> bool {
         self.inputs
@@ -1149,8 +1162,13 @@ fn input_difference(a: &InputId, b: &InputId, compare: Compare) -> Option<String
         false => i.name.clone(),
     };
     match (stdin(a), stdin(b)) {
-        // Standard input read to its end by both runs has a hash on both sides.
-        (true, true) if a.common_hash(b).is_none() || a.same_content(b) => return None,
+        // Standard input read to its end by both runs has a hash and a size on both sides.
+        (true, true)
+            if a.same_content(b)
+                || (a.common_hash(b).is_none() && (a.size.is_none() || b.size.is_none())) =>
+        {
+            return None
+        }
         (true, true) => {}
         // Standard input on one side, a file on the other (`/dev/stdin`, or the file
         // standard input was redirected from): the same bytes are the same input.

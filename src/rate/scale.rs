@@ -348,8 +348,16 @@ pub fn no_step_rates(low: u16, high: u16, sukaku: bool, minimal: bool) -> Option
         .filter(|&t| given(t))
         .map(|t| format!("{}.{}", t / 10, t % 10))
         .collect();
+    // What would reach the range: the other scale, or puzzles with more clues than minimal.
+    let mut hint = String::new();
+    if !sukaku && no_step_rates(low, high, true, minimal).is_none() {
+        hint.push_str("; 4.1 and 4.3 are ratings on Sukaku Explainer's scale (--scale sukaku)");
+    }
+    if minimal && no_step_rates(low, high, sukaku, false).is_none() {
+        hint.push_str("; 1.0 needs a puzzle with many clues, not minimal (--clues 78)");
+    }
     Some(format!(
-        "holds no rating a {}puzzle reaches: below 4.5 the ratings on {} scale are {}",
+        "holds no rating a {}puzzle reaches: below 4.5 the ratings on {} scale are {}{hint}",
         if minimal { "minimal " } else { "" },
         if sukaku { "Sukaku Explainer's" } else { "SE's" },
         ratings.join(", ")
@@ -448,7 +456,13 @@ mod tests {
         assert_eq!(no_step_rates(43, 43, true, true), None);
         // Full houses alone: only a puzzle with many clues.
         assert_eq!(no_step_rates(10, 11, false, false), None);
-        assert!(no_step_rates(10, 11, false, true).is_some());
+        let full_houses = no_step_rates(10, 11, false, true).unwrap();
+        assert!(
+            full_houses.ends_with("not minimal (--clues 78)"),
+            "{full_houses}"
+        );
+        let kite = no_step_rates(41, 41, false, true).unwrap();
+        assert!(kite.ends_with("(--scale sukaku)"), "{kite}");
         for (low, high) in [
             (11, 11),
             (13, 14),
@@ -464,7 +478,7 @@ mod tests {
                 "{why}"
             );
             assert!(
-                why.ends_with(
+                why.contains(
                     "1.2, 1.5, 1.7, 2.0, 2.3, 2.5, 2.6, 2.8, 3.0, 3.2, 3.4, 3.6, 3.8, 4.0, 4.2, 4.4"
                 ),
                 "{why}"
