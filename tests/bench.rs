@@ -169,51 +169,6 @@ fn csv_appends_rows_with_metadata_and_writes_the_header_once() {
     // Earlier rows are never rewritten: the first run's text is a prefix.
     assert!(both_runs.starts_with(&first_run));
     assert_eq!(both_runs.matches("timestamp,").count(), 1, "{both_runs}");
-    // A file a spreadsheet saved with a byte order mark is still this version's results.
-    let bom_path = dir.path().join("bom.csv");
-    std::fs::write(&bom_path, format!("\u{feff}{first_run}")).unwrap();
-    fast_bench()
-        .args(["-j", "1"])
-        .arg(&input)
-        .arg("--csv")
-        .arg(&bom_path)
-        .assert()
-        .success();
-    assert_eq!(read_csv(&bom_path).1.len(), 2);
-    // Two such files put together: the second header is named, mark and all.
-    let twice = dir.path().join("twice.csv");
-    let marked = std::fs::read_to_string(&bom_path).unwrap();
-    std::fs::write(&twice, format!("{marked}{marked}")).unwrap();
-    report()
-        .arg(&twice)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("line 4: the header again"));
-    // A file holding only the mark is empty: the header is written after it.
-    let only_mark = dir.path().join("mark.csv");
-    std::fs::write(&only_mark, "\u{feff}").unwrap();
-    fast_bench()
-        .args(["-j", "1"])
-        .arg(&input)
-        .arg("--csv")
-        .arg(&only_mark)
-        .assert()
-        .success();
-    assert_eq!(read_csv(&only_mark).1.len(), 1);
-    // A header with trailing blanks is not the results header (report could not read it).
-    let blanks = dir.path().join("blanks.csv");
-    let (header_line, rows) = first_run.split_once('\n').unwrap();
-    std::fs::write(&blanks, format!("{header_line}  \n{rows}")).unwrap();
-    fast_bench()
-        .args(["-j", "1"])
-        .arg(&input)
-        .arg("--csv")
-        .arg(&blanks)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "not this version's results header",
-        ));
 
     let (header, rows) = read_csv(&csv_path);
     for name in METADATA.iter().chain(MEASURES) {
@@ -274,6 +229,66 @@ fn csv_appends_rows_with_metadata_and_writes_the_header_once() {
     assert_eq!(rows[1][efficiency], "1.0");
     let e2: f64 = rows[2][efficiency].parse().unwrap();
     assert!(e2 > 0.0 && e2 < 2.0, "{e2}");
+}
+
+#[test]
+fn csv_appends_to_a_file_a_spreadsheet_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = tiny_input(dir.path(), "top6.txt", "data/norvig_top95.txt", 6);
+    let csv_path = dir.path().join("results.csv");
+    fast_bench()
+        .args(["-j", "1"])
+        .arg(&input)
+        .arg("--csv")
+        .arg(&csv_path)
+        .assert()
+        .success();
+    let first_run = std::fs::read_to_string(&csv_path).unwrap();
+    // A file a spreadsheet saved with a byte order mark is still this version's results.
+    let bom_path = dir.path().join("bom.csv");
+    std::fs::write(&bom_path, format!("\u{feff}{first_run}")).unwrap();
+    fast_bench()
+        .args(["-j", "1"])
+        .arg(&input)
+        .arg("--csv")
+        .arg(&bom_path)
+        .assert()
+        .success();
+    assert_eq!(read_csv(&bom_path).1.len(), 2);
+    // Two such files put together: the second header is named, mark and all.
+    let twice = dir.path().join("twice.csv");
+    let marked = std::fs::read_to_string(&bom_path).unwrap();
+    std::fs::write(&twice, format!("{marked}{marked}")).unwrap();
+    report()
+        .arg(&twice)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("line 4: the header again"));
+    // A file holding only the mark is empty: the header is written after it.
+    let only_mark = dir.path().join("mark.csv");
+    std::fs::write(&only_mark, "\u{feff}").unwrap();
+    fast_bench()
+        .args(["-j", "1"])
+        .arg(&input)
+        .arg("--csv")
+        .arg(&only_mark)
+        .assert()
+        .success();
+    assert_eq!(read_csv(&only_mark).1.len(), 1);
+    // A header with trailing blanks is not the results header (report could not read it).
+    let blanks = dir.path().join("blanks.csv");
+    let (header_line, rows) = first_run.split_once('\n').unwrap();
+    std::fs::write(&blanks, format!("{header_line}  \n{rows}")).unwrap();
+    fast_bench()
+        .args(["-j", "1"])
+        .arg(&input)
+        .arg("--csv")
+        .arg(&blanks)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "not this version's results header",
+        ));
 }
 
 #[test]

@@ -750,10 +750,8 @@ fn as_if_unhashed(sidecar: &Path) {
     std::fs::write(sidecar, json.to_string()).unwrap();
 }
 
-#[test]
-fn merge_refuses_a_shard_of_another_input() {
-    let dir = solved_dir();
-    let d = dir.path();
+/// Generates `q.txt` beside `p.txt` in `d`: another 300 puzzles of the same size in bytes.
+fn another_input(d: &Path) {
     let (code, err) = run(
         d,
         &[
@@ -761,22 +759,14 @@ fn merge_refuses_a_shard_of_another_input() {
         ],
     );
     assert_eq!(code, 0, "{err}");
-    shard(d, "p.txt", 1, 2);
-    std::fs::rename(d.join("s-1.csv"), d.join("a.csv")).unwrap();
-    std::fs::rename(d.join("s-1.csv.run.json"), d.join("a.csv.run.json")).unwrap();
-    shard(d, "q.txt", 2, 2);
-    let (code, err) = run(d, &["merge", "a.csv", "s-2.csv", "-o", "all.csv"]);
-    assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains(
-            "s-2.csv: not a shard of the same run as a.csv: input 1 differs: q.txt and p.txt have \
-             the same size"
-        ),
-        "{err}"
-    );
-    assert!(!d.join("all.csv").exists() && !d.join("all.csv.partial").exists());
-    // Read from standard input, the inputs have no name or size to compare: their record
-    // counts tell them apart.
+}
+
+#[test]
+fn merge_tells_inputs_read_from_standard_input_apart() {
+    let dir = solved_dir();
+    let d = dir.path();
+    another_input(d);
+    // Read from standard input, the inputs are told apart by the hashes of the bytes read.
     let from_stdin = |input: &str, k: u32, out: &str| {
         let output = bin()
             .current_dir(d)
@@ -858,6 +848,13 @@ fn merge_refuses_a_shard_of_another_input() {
     let (code, err) = run(d, &["merge", "i1.csv", "i2.csv", "-o", "all.csv"]);
     assert_eq!(code, 0, "{err}");
     std::fs::remove_file(d.join("all.csv")).unwrap();
+}
+
+#[test]
+fn merge_compares_each_input_with_the_first_shard_that_hashed_it() {
+    let dir = solved_dir();
+    let d = dir.path();
+    another_input(d);
     // A file on standard input that a command before read part of (`{ read l; solve -; } <
     // FILE`): the bytes from where the run found it are hashed.
     let after_first_line = |input: &str, k: u32, out: &str| {
@@ -935,6 +932,27 @@ fn merge_refuses_a_shard_of_another_input() {
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("t3.csv: not a shard of the same run as t2.csv: input 1 differs"),
+        "{err}"
+    );
+    assert!(!d.join("all.csv").exists() && !d.join("all.csv.partial").exists());
+}
+
+#[test]
+fn merge_refuses_a_shard_of_another_input() {
+    let dir = solved_dir();
+    let d = dir.path();
+    another_input(d);
+    shard(d, "p.txt", 1, 2);
+    std::fs::rename(d.join("s-1.csv"), d.join("a.csv")).unwrap();
+    std::fs::rename(d.join("s-1.csv.run.json"), d.join("a.csv.run.json")).unwrap();
+    shard(d, "q.txt", 2, 2);
+    let (code, err) = run(d, &["merge", "a.csv", "s-2.csv", "-o", "all.csv"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "s-2.csv: not a shard of the same run as a.csv: input 1 differs: q.txt and p.txt have \
+             the same size"
+        ),
         "{err}"
     );
     assert!(!d.join("all.csv").exists() && !d.join("all.csv.partial").exists());
