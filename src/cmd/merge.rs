@@ -614,6 +614,7 @@ fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<
         return Ok(incomplete);
     };
     let count = first.shard_kn().1;
+    let hashed = first_hashed(inputs, sidecars, first.inputs.len());
     let mut seen = std::collections::BTreeMap::new();
     // Every shard reads the whole input: their counts of its records agree (which tells shards
     // of different inputs apart where a sidecar has no hash of its input to compare).
@@ -632,7 +633,7 @@ fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<
         if !differences.is_empty() {
             return Err(not_the_same_run(path, first_path, &differences));
         }
-        refuse_other_hashes(inputs, sidecars, path, run)?;
+        refuse_other_hashes(&hashed, path, run)?;
         let (k, n) = run.shard_kn();
         if let Some(other) = seen.insert(k, path) {
             return Err(Error::Input {
@@ -711,21 +712,33 @@ fn not_the_same_run(path: &Path, other: &Path, differences: &[String]) -> Error 
     }
 }
 
-/// Compares each input of shard `path` (its sidecar `run`) with the same input of the first
-/// shard whose sidecar has its hash: a shard stopped early has none, nor does a sidecar
-/// written before stream inputs were hashed, so comparing with the first shard alone would
-/// let the order the shards are given in decide what is compared.
+/// For each of `count` inputs, the first shard (and its sidecar) that has the input's hash: a
+/// shard stopped early has none, nor does a sidecar written before stream inputs were hashed,
+/// so comparing with the first shard alone would let the order the shards are given in decide
+/// what is compared.
+fn first_hashed<'a>(
+    inputs: &'a [PathBuf],
+    sidecars: &'a [Option<RunManifest>],
+    count: usize,
+) -> Vec<Option<(&'a PathBuf, &'a RunManifest)>> {
+    (0..count)
+        .map(|i| {
+            inputs
+                .iter()
+                .zip(sidecars)
+                .find_map(|(p, m)| m.as_ref().filter(|m| m.input_hashed(i)).map(|m| (p, m)))
+        })
+        .collect()
+}
+
+/// Compares each input of shard `path` (its sidecar `run`) with the same input of the shard
+/// that has its hash first (`hashed`, from [`first_hashed`]).
 fn refuse_other_hashes(
-    inputs: &[PathBuf],
-    sidecars: &[Option<RunManifest>],
+    hashed: &[Option<(&PathBuf, &RunManifest)>],
     path: &Path,
     run: &RunManifest,
 ) -> Result<()> {
-    for i in 0..run.inputs.len() {
-        let reference = inputs
-            .iter()
-            .zip(sidecars)
-            .find_map(|(p, m)| m.as_ref().filter(|m| m.input_hashed(i)).map(|m| (p, m)));
+    for (i, reference) in hashed.iter().enumerate() {
         if let Some((other, hashed)) = reference {
             if let Some(why) = hashed.input_difference_at(run, i) {
                 return Err(not_the_same_run(path, other, &[why]));

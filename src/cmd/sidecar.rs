@@ -1162,14 +1162,8 @@ fn input_difference(a: &InputId, b: &InputId, compare: Compare) -> Option<String
         false => i.name.clone(),
     };
     match (stdin(a), stdin(b)) {
-        // Standard input read to its end by both runs has a hash and a size on both sides.
-        (true, true)
-            if a.same_content(b)
-                || (a.common_hash(b).is_none() && (a.size.is_none() || b.size.is_none())) =>
-        {
-            return None
-        }
-        (true, true) => {}
+        // Standard input on both sides: compared as any input below, by hash and size where
+        // both runs read it to its end (it has one name, so nothing else tells them apart).
         // Standard input on one side, a file on the other (`/dev/stdin`, or the file
         // standard input was redirected from): the same bytes are the same input.
         (true, false) | (false, true) if a.same_content(b) => return None,
@@ -1184,7 +1178,7 @@ fn input_difference(a: &InputId, b: &InputId, compare: Compare) -> Option<String
                 shown(b)
             ));
         }
-        (false, false) => {}
+        (true, true) | (false, false) => {}
     }
     if a.same_content(b) {
         return None;
