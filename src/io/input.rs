@@ -413,6 +413,16 @@ impl Snapshot {
             .finalize()
     }
 
+    /// Whether the bytes read differ from those on disk now, read again: a file that cannot be
+    /// read again differs; a stop request while it is read leaves the question open (false).
+    fn read_bytes_differ(&self) -> bool {
+        match self.crc_now() {
+            Ok(Some(now)) => now != self.read_crc(),
+            Ok(None) => false,
+            Err(_) => true,
+        }
+    }
+
     /// The file's metadata now.
     fn now(&self) -> Option<std::fs::Metadata> {
         match &self.source {
@@ -495,9 +505,7 @@ impl Snapshot {
         }
         if now.len() == self.size && touched {
             // Touched or rewritten: the bytes read must be those on disk now.
-            let read_crc = self.read_crc();
-            let now_crc = self.crc_now();
-            if !matches!(now_crc, Ok(None)) && now_crc.ok().flatten() != Some(read_crc) {
+            if self.read_bytes_differ() {
                 return Some(format!(
                     "it was rewritten while it was read (same size, {} bytes, other content)",
                     self.size
@@ -508,9 +516,7 @@ impl Snapshot {
             // Larger: appended to, or rewritten with more bytes (whatever its modification
             // time says: a copy may keep the old one). The bytes read must be those on disk
             // now, read again to tell.
-            let read_crc = self.read_crc();
-            let now_crc = self.crc_now();
-            if !matches!(now_crc, Ok(None)) && now_crc.ok().flatten() != Some(read_crc) {
+            if self.read_bytes_differ() {
                 return Some(format!(
                     "it was rewritten while it was read: {}, and the {} bytes read are not those \
                      on disk now",
