@@ -331,29 +331,24 @@ impl Technique {
 /// Kaggle's first 1,000 or 3,000 generated ones rates 1.9. And no minimal puzzle of cb001 rates 1.0 (a
 /// full house for every step), which only puzzles with many clues reach.
 pub fn no_step_rates(low: u16, high: u16, sukaku: bool, minimal: bool) -> Option<String> {
-    use Technique::{DirectClaiming, FullHouse};
     let first_variable = Technique::UniqueLoop1.base();
-    let given = |t: u16| {
-        Technique::ALL.iter().any(|&tech| {
-            tech.base() == t
-                && (sukaku || !tech.sukaku_only())
-                && tech != DirectClaiming
-                && !(minimal && tech == FullHouse)
-        })
-    };
-    if low < 10 || high >= first_variable || (low..=high).any(given) {
+    if low < 10 || high >= first_variable {
+        return None;
+    }
+    let reached = |sukaku, minimal| (low..=high).any(|t| rated(t, sukaku, minimal));
+    if reached(sukaku, minimal) {
         return None;
     }
     let ratings: Vec<String> = (10..first_variable)
-        .filter(|&t| given(t))
+        .filter(|&t| rated(t, sukaku, minimal))
         .map(|t| format!("{}.{}", t / 10, t % 10))
         .collect();
     // What would reach the range: the other scale, or puzzles with more clues than minimal.
     let mut hint = String::new();
-    if !sukaku && no_step_rates(low, high, true, minimal).is_none() {
+    if !sukaku && reached(true, minimal) {
         hint.push_str("; 4.1 and 4.3 are ratings on Sukaku Explainer's scale (--scale sukaku)");
     }
-    if minimal && no_step_rates(low, high, sukaku, false).is_none() {
+    if minimal && reached(sukaku, false) {
         hint.push_str("; 1.0 needs a puzzle with many clues, not minimal (--clues 78)");
     }
     Some(format!(
@@ -362,6 +357,18 @@ pub fn no_step_rates(low: u16, high: u16, sukaku: bool, minimal: bool) -> Option
         if sukaku { "Sukaku Explainer's" } else { "SE's" },
         ratings.join(", ")
     ))
+}
+
+/// Whether a step rates `t` tenths (below unique loops) on the scale, for a puzzle that may be
+/// `minimal`: see [`no_step_rates`].
+fn rated(t: u16, sukaku: bool, minimal: bool) -> bool {
+    use Technique::{DirectClaiming, FullHouse};
+    Technique::ALL.iter().any(|&tech| {
+        tech.base() == t
+            && (sukaku || !tech.sukaku_only())
+            && tech != DirectClaiming
+            && !(minimal && tech == FullHouse)
+    })
 }
 
 /// `er` in tenths, rounded by `round` unless it is a whole tenth already, up to the error of
