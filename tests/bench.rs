@@ -145,18 +145,22 @@ fn table_has_every_column_and_one_row_per_configuration() {
     assert!(stdout.contains("permute seed 1"), "{stdout}");
 }
 
+/// `bench` on `input`, one thread, its rows appended to `csv`.
+fn bench_csv(input: &Path, csv: &Path) -> assert_cmd::assert::Assert {
+    fast_bench()
+        .args(["-j", "1"])
+        .arg(input)
+        .arg("--csv")
+        .arg(csv)
+        .assert()
+}
+
 #[test]
 fn csv_appends_rows_with_metadata_and_writes_the_header_once() {
     let dir = tempfile::tempdir().unwrap();
     let input = tiny_input(dir.path(), "top6.txt", "data/norvig_top95.txt", 6);
     let csv_path = dir.path().join("results.csv");
-    fast_bench()
-        .args(["-j", "1"])
-        .arg(&input)
-        .arg("--csv")
-        .arg(&csv_path)
-        .assert()
-        .success();
+    bench_csv(&input, &csv_path).success();
     let first_run = std::fs::read_to_string(&csv_path).unwrap();
     fast_bench()
         .args(["-j", "1,2", "--unique"])
@@ -236,24 +240,12 @@ fn csv_appends_to_a_file_a_spreadsheet_saved() {
     let dir = tempfile::tempdir().unwrap();
     let input = tiny_input(dir.path(), "top6.txt", "data/norvig_top95.txt", 6);
     let csv_path = dir.path().join("results.csv");
-    fast_bench()
-        .args(["-j", "1"])
-        .arg(&input)
-        .arg("--csv")
-        .arg(&csv_path)
-        .assert()
-        .success();
+    bench_csv(&input, &csv_path).success();
     let first_run = std::fs::read_to_string(&csv_path).unwrap();
     // A file a spreadsheet saved with a byte order mark is still this version's results.
     let bom_path = dir.path().join("bom.csv");
     std::fs::write(&bom_path, format!("\u{feff}{first_run}")).unwrap();
-    fast_bench()
-        .args(["-j", "1"])
-        .arg(&input)
-        .arg("--csv")
-        .arg(&bom_path)
-        .assert()
-        .success();
+    bench_csv(&input, &bom_path).success();
     assert_eq!(read_csv(&bom_path).1.len(), 2);
     // Two such files put together: the second header is named, mark and all.
     let twice = dir.path().join("twice.csv");
@@ -267,24 +259,13 @@ fn csv_appends_to_a_file_a_spreadsheet_saved() {
     // A file holding only the mark is empty: the header is written after it.
     let only_mark = dir.path().join("mark.csv");
     std::fs::write(&only_mark, "\u{feff}").unwrap();
-    fast_bench()
-        .args(["-j", "1"])
-        .arg(&input)
-        .arg("--csv")
-        .arg(&only_mark)
-        .assert()
-        .success();
+    bench_csv(&input, &only_mark).success();
     assert_eq!(read_csv(&only_mark).1.len(), 1);
     // A header with trailing blanks is not the results header (report could not read it).
     let blanks = dir.path().join("blanks.csv");
     let (header_line, rows) = first_run.split_once('\n').unwrap();
     std::fs::write(&blanks, format!("{header_line}  \n{rows}")).unwrap();
-    fast_bench()
-        .args(["-j", "1"])
-        .arg(&input)
-        .arg("--csv")
-        .arg(&blanks)
-        .assert()
+    bench_csv(&input, &blanks)
         .code(2)
         .stderr(predicate::str::contains(
             "not this version's results header",
