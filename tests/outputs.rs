@@ -1211,6 +1211,78 @@ fn a_closed_stdout_leaves_no_summary_that_looks_like_the_runs() {
     }
 }
 
+/// A command started with standard output shut (`>&-`) writes nowhere: the standard library
+/// puts `/dev/null` there before `main`. Each command whose text goes to standard output is
+/// refused before any work, while `> /dev/null` (discarding on purpose) and a file are not.
+#[cfg(unix)]
+#[test]
+fn a_command_started_with_stdout_shut_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = repeated_puzzles(dir.path(), 1, "k.txt");
+    let input = input.to_str().unwrap();
+    // (arguments, a file it must not have made)
+    let cases: [(&[&str], &str); 5] = [
+        (&["solve", input], ""),
+        (&["rate", input, "--summary", "s.json"], "s.json"),
+        (&["generate", "-n", "1", "--seed", "1"], ""),
+        (
+            &[
+                "bench",
+                input,
+                "--min-time",
+                "0",
+                "--runs",
+                "1",
+                "--warmup",
+                "0",
+                "-j",
+                "1",
+            ],
+            "",
+        ),
+        (&["report", "none.csv"], ""),
+    ];
+    let shell = |args: &[&str], redirect: &str| {
+        let run = StdCommand::new("sh")
+            .current_dir(dir.path())
+            .arg("-c")
+            .arg(format!("exec \"$0\" \"$@\" {redirect}"))
+            .arg(bin_path())
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            run.status.code(),
+            String::from_utf8_lossy(&run.stderr).into_owned(),
+        )
+    };
+    for (args, not_made) in cases {
+        let (code, stderr) = shell(args, ">&-");
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("standard output is closed") && stderr.contains("would be lost"),
+            "{args:?}: {stderr}"
+        );
+        if !not_made.is_empty() {
+            assert!(!dir.path().join(not_made).exists(), "{args:?}");
+        }
+    }
+    for redirect in ["> /dev/null", "> out.txt"] {
+        let (code, stderr) = shell(&["solve", input], redirect);
+        assert_eq!(code, Some(0), "{redirect}: {stderr}");
+    }
+    // With its rows in a file, a shut standard output loses nothing.
+    let (code, stderr) = shell(&["solve", input, "-o", "rows.csv"], ">&-");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("rows.csv"))
+            .unwrap()
+            .lines()
+            .count(),
+        1001
+    );
+}
+
 /// Runs `sudoku-batch ARGS` in `dir`: (exit code, stderr).
 fn run_in(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
     let run = bin().current_dir(dir).args(args).output().unwrap();

@@ -256,6 +256,53 @@ fn writable(_: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Refuses a run whose text on standard output (`what`) would be lost: standard output was
+/// closed when the command started. `hint` says what to do instead.
+pub fn stdout_open_for(what: &str, hint: &str) -> Result<()> {
+    if stdout_closed() {
+        return Err(refuse(
+            Path::new("-"),
+            format!(
+                "standard output is closed (the command started with it shut, as by `>&-`), \
+                 so {what} would be lost; {hint}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether the process started with standard output closed. Before `main`, the standard
+/// library opens `/dev/null` on a closed descriptor 0-2 (so that no file opened later takes
+/// it), read-write; text written there then vanishes and the run would end as if it had been
+/// read. A shell's `> /dev/null` opens it write-only, so only `/dev/null` open read-write on
+/// descriptor 1 is taken for a closed one.
+#[cfg(unix)]
+fn stdout_closed() -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let stdout = io::stdout();
+    let Ok(own) = stdout.as_fd().try_clone_to_owned() else {
+        return false;
+    };
+    // SAFETY: F_GETFL reads the flags of the open descriptor `own`, which outlives the call;
+    // it changes nothing.
+    let flags = unsafe { libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(&own), libc::F_GETFL) };
+    if flags < 0 || flags & libc::O_ACCMODE != libc::O_RDWR {
+        return false;
+    }
+    let open = std::fs::File::from(own).metadata();
+    let null = std::fs::metadata("/dev/null");
+    let (Ok(open), Ok(null)) = (open, null) else {
+        return false;
+    };
+    open.file_type().is_char_device() && open.rdev() == null.rdev()
+}
+
+#[cfg(not(unix))]
+fn stdout_closed() -> bool {
+    false
+}
+
 /// Whether the target is a file the run replaces or appends to (not stdout, not a device or
 /// FIFO written directly).
 fn is_file_target(path: &Path) -> bool {
@@ -456,6 +503,13 @@ fn stdin_stream() -> Option<(u64, u64)> {
 /// target. The error names the file and the flags concerned.
 pub fn check_targets(inputs: &[PathBuf], targets: &[Target<'_>]) -> Result<()> {
     stdin_once(inputs)?;
+    if let Some(target) = targets.iter().find(|t| is_stdout(t.path)) {
+        let flag = target.flag;
+        stdout_open_for(
+            &format!("what {flag} writes"),
+            &format!("give {flag} a file"),
+        )?;
+    }
     let targets: Vec<&Target<'_>> = targets.iter().filter(|t| is_file_target(t.path)).collect();
     for target in &targets {
         check_place(target)?;

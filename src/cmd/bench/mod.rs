@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use crate::cmd::{print_stdout, Finish};
 use crate::error::{Error, Result};
-use crate::io::targets::{check_targets, one_on_stdout, Target, WriteKind};
+use crate::io::targets::{check_targets, one_on_stdout, stdout_open_for, Target, WriteKind};
 use crate::io::Input;
 use crate::io::ReadOptions;
 use crate::run::{self, Progress};
@@ -332,6 +332,12 @@ fn check_bench_targets(config: &BenchConfig) -> Result<()> {
     let inputs: Vec<PathBuf> = config.inputs.iter().map(Input::path).collect();
     one_on_stdout(&targets)?;
     check_targets(&inputs, &targets)?;
+    if config.csv.is_none() && config.summary.is_none() {
+        stdout_open_for(
+            "the table",
+            "redirect it to a file, or give --csv or --summary a file",
+        )?;
+    }
     for &threads in &config.threads() {
         run::check_threads(threads, config.allow_oversubscribe)?;
     }

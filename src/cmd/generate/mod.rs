@@ -5,7 +5,7 @@
 //!
 //! This file owns the command: its configuration, the run over the thread pool and the report.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::cmd::Finish;
@@ -354,9 +354,9 @@ fn warn_if_rare(er: Option<(u16, u16)>) {
 /// index order. A signal (Ctrl-C, SIGTERM, SIGHUP) stops it between puzzles: the puzzles written
 /// are the first ones of the whole run, and a file output is left as `FILE.partial`.
 pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
-    if let Some(path) = &config.output {
-        check_targets(&[], &[Target::new("-o", path, WriteKind::Replaced)])?;
-    }
+    // No -o writes the puzzles to standard output.
+    let path = config.output.as_deref().unwrap_or(Path::new("-"));
+    check_targets(&[], &[Target::new("-o", path, WriteKind::Replaced)])?;
     let generator = config.generator()?;
     let seed = config.seed.unwrap_or_else(fresh_seed);
     let threads = config.threads.max(1);

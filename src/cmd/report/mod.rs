@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::cmd::bench::{one_line, table_cell, BenchMode, BenchRow, BenchStatus};
 use crate::cmd::{print_stdout, Finish};
 use crate::error::{Error, Result};
-use crate::io::targets::{check_targets, Target, WriteKind};
+use crate::io::targets::{check_targets, stdout_open_for, Target, WriteKind};
 
 /// Table formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -609,6 +609,9 @@ pub fn run(config: &ReportConfig) -> Result<String> {
         .map(|path| Target::new("--svg", path, WriteKind::Replaced))
         .collect();
     check_targets(&config.files, &svg)?;
+    if config.svg.is_none() {
+        stdout_open_for("the table", "redirect it to a file, or give --svg a file")?;
+    }
     let rows = load_rows(&config.files)?;
     let comparison = compare(&rows, config.baseline.as_deref())?;
     if let Some(path) = &config.svg {
