@@ -346,6 +346,59 @@ fn an_absolute_path_resumes_a_relative_one() {
     }
 }
 
+/// An output named through a symbolic link keeps its sidecar beside the file the link leads
+/// to, as its in-progress file: a run stopped under one name and resumed (or merged) under the
+/// other is still checked against its sidecar, not taken for an older version's rows.
+#[cfg(unix)]
+#[test]
+fn a_run_written_through_a_link_is_found_by_either_name() {
+    let dir = solved_dir();
+    let d = dir.path();
+    let whole = rows(&d.join("out.csv"));
+    std::fs::create_dir(d.join("real")).unwrap();
+    for (write, resume) in [("link.csv", "real/out.csv"), ("real/out.csv", "link.csv")] {
+        let _ = std::fs::remove_file(d.join("link.csv"));
+        std::os::unix::fs::symlink("real/out.csv", d.join("link.csv")).unwrap();
+        let _ = std::fs::remove_file(d.join("real/out.csv"));
+        let (code, err) = run(d, &["solve", "p.txt", "-q", "-o", write]);
+        assert_eq!(code, 0, "{err}");
+        assert!(d.join("real/out.csv.run.json").is_file());
+        assert!(!d.join("link.csv.run.json").exists());
+        // Stopped after 120 rows.
+        let text = std::fs::read_to_string(d.join("real/out.csv")).unwrap();
+        let kept: String = text.lines().take(121).map(|l| format!("{l}\n")).collect();
+        std::fs::write(d.join("real/out.csv.partial"), kept).unwrap();
+        std::fs::remove_file(d.join("real/out.csv")).unwrap();
+        as_if_stopped(&d.join("real/out.csv"));
+        let resumed = ["solve", "p.txt", "-q", "-o", resume, "--resume"];
+        let (code, err) = run(d, &[&resumed[..], &["--max-guesses", "5"]].concat());
+        assert_eq!(code, 2, "{write} then {resume}: {err}");
+        assert!(
+            err.contains("the earlier run ran with no limit, this one with --max-guesses 5"),
+            "{write} then {resume}: {err}"
+        );
+        let (code, err) = run(d, &resumed);
+        assert_eq!(code, 0, "{write} then {resume}: {err}");
+        assert!(!err.contains("older version"), "{err}");
+        assert_eq!(rows(&d.join("real/out.csv")), whole);
+    }
+    // Shards written through links merge by their files' own names, with their sidecars.
+    for k in 1..=2 {
+        let link = format!("s{k}.csv");
+        std::os::unix::fs::symlink(format!("real/{link}"), d.join(&link)).unwrap();
+        let shard = format!("{k}/2");
+        let (code, err) = run(d, &["solve", "p.txt", "-q", "--shard", &shard, "-o", &link]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let (code, err) = run(
+        d,
+        &["merge", "real/s1.csv", "real/s2.csv", "-q", "-o", "all.csv"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("run.json"), "{err}");
+    assert_eq!(rows(&d.join("all.csv")), whole);
+}
+
 #[test]
 fn a_kept_row_with_two_digits_swapped_is_refused_naming_its_line() {
     let dir = solved_dir();

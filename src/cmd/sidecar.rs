@@ -43,30 +43,42 @@ pub(crate) const RATE_KIND: &str = "sudoku-batch rate run";
 /// The sidecar format this version writes (it reads 1 too).
 const VERSION: u32 = 2;
 
-/// The sidecar path for output `path`.
+/// The sidecar path for output `path`: beside the file the path's symbolic links lead to,
+/// as its in-progress file is, so that the run is found by either name.
 pub(crate) fn sidecar_path(path: &Path) -> PathBuf {
+    beside(&crate::io::targets::through_links(path))
+}
+
+/// `path` with the sidecar suffix.
+fn beside(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(SIDECAR_SUFFIX);
     PathBuf::from(name)
+}
+
+/// The sidecar of output `path` to read: [`sidecar_path`], or where there is none and `path`
+/// is a symbolic link, the one beside the link (where earlier versions wrote it).
+fn sidecar_to_read(path: &Path) -> PathBuf {
+    let resolved = sidecar_path(path);
+    let by_link = beside(path);
+    if !resolved.exists() && resolved != by_link && by_link.exists() {
+        return by_link;
+    }
+    resolved
 }
 
 /// The sidecar of a shard given to `merge`: the one beside it (or beside the file a symbolic
 /// link to it leads to), or for a run's in-progress file `FILE.partial` without one, `FILE`'s
 /// (where that run writes it).
 pub(crate) fn shard_sidecar_path(path: &Path) -> PathBuf {
-    let beside = sidecar_path(path);
-    if beside.exists() {
-        return beside;
-    }
-    // A symbolic link to a shard: the sidecar beside the file it leads to.
-    let resolved = crate::io::targets::through_links(path);
-    if resolved != path && sidecar_path(&resolved).exists() {
-        return sidecar_path(&resolved);
+    let found = sidecar_to_read(path);
+    if found.exists() {
+        return found;
     }
     let suffix = crate::io::targets::PARTIAL_SUFFIX;
     match path.to_str().and_then(|p| p.strip_suffix(suffix)) {
-        Some(output) if !output.is_empty() => sidecar_path(Path::new(output)),
-        _ => beside,
+        Some(output) if !output.is_empty() => sidecar_to_read(Path::new(output)),
+        _ => found,
     }
 }
 
@@ -843,7 +855,7 @@ impl RunManifest {
     /// Reads the sidecar of output `path`; `None` when there is none. A sidecar that is not
     /// one is an error naming it.
     pub(crate) fn read(path: &Path) -> Result<Option<RunManifest>> {
-        RunManifest::read_file(sidecar_path(path))
+        RunManifest::read_file(sidecar_to_read(path))
     }
 
     /// Reads the sidecar of a shard given to `merge` ([`shard_sidecar_path`]).

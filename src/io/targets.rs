@@ -177,7 +177,8 @@ impl<'a> Target<'a> {
             ));
         }
         if self.kind == WriteKind::WithSidecar {
-            let mut sidecar = self.path.as_os_str().to_owned();
+            // Beside the file the links lead to, too.
+            let mut sidecar = through_links(self.path).into_os_string();
             sidecar.push(SIDECAR_SUFFIX);
             let mut temp = sidecar.clone();
             temp.push(".tmp");
