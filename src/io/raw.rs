@@ -236,8 +236,8 @@ impl Body {
     }
 
     /// Reads a record's fields as a puzzle. A solution column of a CSV file must hold a complete
-    /// grid (or nothing); the second long token of a line is kept as the reference only when it
-    /// is one (it may be other data).
+    /// grid (or nothing); so must the second long token of a line when it is all cell
+    /// characters (anything else there is other data, and ignored).
     pub fn from_fields(fields: &Fields) -> Body {
         let (format, field, solution) = match fields {
             Fields::Bad { text, message } => return Body::invalid(text, message.as_ref()),
@@ -254,8 +254,13 @@ impl Body {
         };
         let reference = match solution {
             None | Some(b"") => None,
-            Some(text) if format == Format::Lines => {
-                Grid::from_bytes(text).ok().filter(Grid::is_complete)
+            // In a line file, a second long token with other characters is other data (an
+            // id, a hash); one of cell characters is a solution, judged as in a CSV column.
+            Some(text)
+                if format == Format::Lines
+                    && !text.iter().all(|&b| crate::grid::cell_value(b).is_some()) =>
+            {
+                None
             }
             Some(text) => match Grid::from_bytes(text) {
                 Ok(grid) if grid.is_complete() => Some(grid),

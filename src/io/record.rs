@@ -563,6 +563,27 @@ mod tests {
         assert_eq!(puzzle(no_solution), (P.parse().unwrap(), None));
     }
 
+    /// A line's second long token is its reference solution when it is all cell characters,
+    /// judged as a CSV column is (a damaged one makes the record invalid); any other token
+    /// there is other data.
+    #[test]
+    fn a_lines_damaged_reference_is_refused_as_in_csv() {
+        let cut = &S[..80];
+        let blanked = S.replacen('5', ".", 1);
+        let hash = "da39a3ee5e6b4b0d3255bfef95601890afd80709";
+        let text = format!("{P}:1:{S}\n{P}:1:{cut}\n{P} {blanked}\n{P} {hash}\n");
+        let (_, records) = read_raw(&text, Format::Lines);
+        let bodies: Vec<Option<Body>> = records.into_iter().map(|r| Some(r.body)).collect();
+        let [good, short, with_blank, other] = <[Option<Body>; 4]>::try_from(bodies).unwrap();
+        assert_eq!(puzzle(good), (P.parse().unwrap(), Some(S.parse().unwrap())));
+        assert_eq!(
+            message(short),
+            "reference solution: expected 81 cells, found 80"
+        );
+        assert_eq!(message(with_blank), "reference solution has 1 blank cell");
+        assert_eq!(puzzle(other), (P.parse().unwrap(), None));
+    }
+
     #[test]
     fn raw_lines_parse_like_the_lines_they_came_from() {
         let long = "7".repeat(MAX_LINE + 10);
