@@ -776,6 +776,35 @@ fn a_stop_during_an_external_pass_ends_it() {
     );
 }
 
+/// A stop before the first row is measured leaves no results file where there was none (an
+/// empty one would have no header), and an existing file as it was.
+#[cfg(unix)]
+#[test]
+fn a_stop_before_the_first_row_leaves_the_results_file_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = tiny_input(dir.path(), "top.txt", "data/norvig_top95.txt", 95);
+    let csv = dir.path().join("bench.csv");
+    let stopped = |csv: &Path| {
+        // The textbook solver's check pass takes seconds on these: stopped within it.
+        let run = std::process::Command::new("timeout")
+            .args(["--preserve-status", "-s", "INT", "1"])
+            .arg(assert_cmd::cargo::cargo_bin("sudoku-batch"))
+            .args(["bench", "--solvers", "naive", "-j", "1", "-q"])
+            .args(["--max-pass", "60", "--csv"])
+            .arg(csv)
+            .arg(&input)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+        assert_eq!(run.status.code(), Some(130), "{stderr}");
+    };
+    stopped(&csv);
+    assert!(!csv.exists());
+    std::fs::write(&csv, b"").unwrap();
+    stopped(&csv);
+    assert_eq!(std::fs::read(&csv).unwrap(), b"");
+}
+
 /// Runs a small bench into `dir/here.csv`, and writes `dir/there.csv` with the same rows as if
 /// measured on host `there` at twice the speed. Returns both paths and the number of rows.
 fn two_machines(dir: &Path) -> (PathBuf, PathBuf, usize) {

@@ -15,6 +15,19 @@ pub(super) struct CsvAppender {
     /// The file, or `None` for standard output (`--csv -`), which gets the header first.
     file: Option<std::fs::File>,
     wrote_header: bool,
+    /// The file did not exist: one left empty (no row measured) is removed again.
+    created: bool,
+}
+
+impl Drop for CsvAppender {
+    /// A file this run made and wrote no row to (stopped or failed before its first row) is
+    /// removed: left empty, it would read as a results file with no header.
+    fn drop(&mut self) {
+        let empty = (self.file.as_ref()).is_some_and(|f| f.metadata().is_ok_and(|m| m.len() == 0));
+        if self.created && empty {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }
 
 impl CsvAppender {
@@ -27,6 +40,7 @@ impl CsvAppender {
                 path: path.to_path_buf(),
                 file: None,
                 wrote_header: false,
+                created: false,
             });
         }
         if crate::io::targets::is_direct(path) {
@@ -41,6 +55,7 @@ impl CsvAppender {
                 path: path.to_path_buf(),
                 file: Some(file),
                 wrote_header: false,
+                created: false,
             });
         }
         let write_err = |source| Error::Write {
@@ -48,8 +63,8 @@ impl CsvAppender {
             cause: source,
         };
         let existing = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Ok(bytes) => Some(bytes),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(source) => {
                 return Err(Error::Read {
                     path: path.to_path_buf(),
@@ -57,6 +72,8 @@ impl CsvAppender {
                 })
             }
         };
+        let created = existing.is_none();
+        let existing = existing.unwrap_or_default();
         let header = csv_header();
         // A spreadsheet that saved the file may have put a byte order mark before it.
         let unmarked = existing
@@ -91,6 +108,7 @@ impl CsvAppender {
             path: path.to_path_buf(),
             file: Some(file),
             wrote_header: !unmarked.is_empty(),
+            created,
         })
     }
 
