@@ -1128,7 +1128,7 @@ fn a_killed_rerun_leaves_no_earlier_output_looking_finished() {
 }
 
 /// A stopped run whose rows `--resume` cannot continue (`--columns` without what it reads,
-/// `rate --explain`) says so rather than offer it.
+/// `rate --explain`) says so rather than offer it, even with `-q`.
 #[test]
 fn a_stopped_run_that_cannot_resume_does_not_offer_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -1138,7 +1138,7 @@ fn a_stopped_run_that_cannot_resume_does_not_offer_it() {
     let mut child = spawn_solve(
         &input,
         &out,
-        &["-j", "1", "--columns", "index,status,solution"],
+        &["-j", "1", "-q", "--columns", "index,status,solution"],
     );
     wait_for_growth(&mut child, &partial, 300_000);
     kill("TERM", child.id());

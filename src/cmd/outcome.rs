@@ -19,7 +19,8 @@ pub struct RunReport<S> {
     pub summary: S,
     /// Inputs that held no records.
     pub empty_inputs: Vec<String>,
-    /// Warnings for stderr, printed even with `quiet` (a shard left empty).
+    /// Warnings for stderr, printed even with `quiet`: a shard left empty, a stopped run's rows
+    /// that `--resume` cannot continue, a stop signal that came after the last record.
     pub warnings: Vec<String>,
     /// The run was stopped by a signal; the rows done so far are in `FILE.partial`.
     pub interrupted: bool,
@@ -40,8 +41,8 @@ impl<S: RunSummary> RunReport<S> {
             for name in &self.empty_inputs {
                 stderr!(line: "warning: {name}: no puzzles found");
             }
-            self.warnings.iter().for_each(|w| stderr!(line: "{w}"));
         }
+        self.warnings.iter().for_each(|w| stderr!(line: "{w}"));
         if !quiet {
             self.notes.iter().for_each(|note| stderr!(line: "{note}"));
             stderr!(text: "{}", self.summary.to_text());

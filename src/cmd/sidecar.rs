@@ -574,7 +574,7 @@ impl<'a> Sidecar<'a> {
         mut output: Output,
         interrupted: bool,
         (rows, input_records): (u64, u64),
-        notes: &mut Vec<String>,
+        (notes, warnings): (&mut Vec<String>, &mut Vec<String>),
     ) -> Result<()> {
         if interrupted && rows == 0 && output.placed().is_ok() {
             // Stopped before any row (a pipe or FIFO that sent nothing yet): dropping the output
@@ -589,19 +589,19 @@ impl<'a> Sidecar<'a> {
         if interrupted {
             self.rows_written(&mut output)?;
             match output.keep()? {
-                Ok(partial) => {
-                    let next = match &self.not_resumable {
-                        None => "; run again with --resume to finish".to_string(),
-                        Some(why) => format!(
-                            ", but --resume cannot continue them ({why}); run again to start \
-                             over"
-                        ),
-                    };
-                    notes.push(format!(
-                        "interrupted: the rows so far are in {}{next}",
+                Ok(partial) => match &self.not_resumable {
+                    None => notes.push(format!(
+                        "interrupted: the rows so far are in {}; run again with --resume to \
+                         finish",
                         partial.display()
-                    ));
-                }
+                    )),
+                    // Said even with -q: the run has to start over.
+                    Some(why) => warnings.push(format!(
+                        "interrupted: the rows so far are in {}, but --resume cannot continue \
+                         them ({why}); run again to start over",
+                        partial.display()
+                    )),
+                },
                 // A device or FIFO was written as the rows came: no `.partial` to resume.
                 Err(direct) if self.output.is_some() => notes.push(format!(
                     "interrupted: the rows so far went to {} (not a regular file, so --resume \
@@ -616,9 +616,45 @@ impl<'a> Sidecar<'a> {
         if let (Some(manifest), Some(_)) = (self.manifest.as_mut(), self.output) {
             manifest.record_hashes(&self.hashes, self.kept_inputs)?;
         }
-        let crc = output.finish_with_crc()?;
-        if let (Some(manifest), Some(path)) = (self.manifest.as_mut(), self.output) {
-            manifest.finish(path, rows, input_records, crc)?;
+        // The finished sidecar before the rows take their final name: a failure to write it
+        // leaves the output in progress, which --resume finishes.
+        let (manifest, path) = (self.manifest.as_mut(), self.output);
+        output.finish_then(|crc, bytes| match (manifest, path) {
+            (Some(manifest), Some(path)) => manifest
+                .finish(path, rows, input_records, crc, bytes)
+                .map_err(|e| match e {
+                    Error::Write {
+                        path: sidecar,
+                        cause,
+                    } => Error::Write {
+                        path: sidecar,
+                        cause: std::io::Error::new(
+                            cause.kind(),
+                            format!(
+                                "{cause}; the rows are whole in {}: run again with --resume \
+                                 to finish",
+                                crate::io::targets::partial_path(
+                                    &crate::io::targets::through_links(path)
+                                )
+                                .display()
+                            ),
+                        ),
+                    },
+                    other => other,
+                }),
+            _ => Ok(()),
+        })?;
+        // A signal the run no longer needed to stop for (a closed standard output is not one).
+        let signal =
+            crate::run::interrupt::requested() && crate::run::interrupt::unless_abandoned().is_ok();
+        if signal {
+            let complete = (self.output)
+                .map(|path| format!(", and {} is complete", path.display()))
+                .unwrap_or_default();
+            warnings.push(format!(
+                "{} came after the last record was read: the run finished{complete}",
+                crate::run::interrupt::stopped_by()
+            ));
         }
         Ok(())
     }
@@ -986,21 +1022,26 @@ impl RunManifest {
         Ok(())
     }
 
-    /// Marks the run finished: `rows` rows in `path` (now in place) of `input_records` records,
-    /// its bytes' CRC-32 `crc32`.
+    /// Marks the run finished: `rows` rows of `input_records` records in output `path`, of
+    /// `bytes` bytes (`None`: the size of `path` now) whose CRC-32 is `crc32`. The output's
+    /// in-progress file takes its final name after this is written.
     pub(crate) fn finish(
         &mut self,
         path: &Path,
         rows: u64,
         input_records: u64,
         crc32: Option<u32>,
+        bytes: Option<u64>,
     ) -> Result<()> {
-        let bytes = std::fs::metadata(path)
-            .map_err(|cause| Error::Read {
-                path: path.to_path_buf(),
-                cause,
-            })?
-            .len();
+        let bytes = match bytes {
+            Some(bytes) => bytes,
+            None => std::fs::metadata(path)
+                .map_err(|cause| Error::Read {
+                    path: path.to_path_buf(),
+                    cause,
+                })?
+                .len(),
+        };
         self.finished = Some(Finished {
             ended_unix: now_unix(),
             rows,
@@ -1173,6 +1214,11 @@ fn input_difference(a: &InputId, b: &InputId, compare: Compare) -> Option<String
         true => "standard input".to_string(),
         false => i.name.clone(),
     };
+    // One input read where the other run read another.
+    let read_instead = |a: &InputId, b: &InputId| match compare {
+        Compare::Resume => format!("differs: {} was read, now {}", shown(a), shown(b)),
+        Compare::Merge => format!("differs: {} was read here, {} there", shown(a), shown(b)),
+    };
     match (stdin(a), stdin(b)) {
         // Standard input on both sides: compared as any input below, by hash and size where
         // both runs read it to its end (it has one name, so nothing else tells them apart).
@@ -1184,11 +1230,7 @@ fn input_difference(a: &InputId, b: &InputId, compare: Compare) -> Option<String
                 Some(_) => "",
                 None => " (one has no hash of its bytes to compare: its run did not finish)",
             };
-            return Some(format!(
-                "differs: {} {was} read, {now} {}{unknown}",
-                shown(a),
-                shown(b)
-            ));
+            return Some(format!("{}{unknown}", read_instead(a, b)));
         }
         (true, true) | (false, false) => {}
     }
@@ -1218,7 +1260,7 @@ fn input_difference(a: &InputId, b: &InputId, compare: Compare) -> Option<String
         if a.size.is_some() && b.size.is_some() && a.size != b.size {
             return Some(sizes());
         }
-        return (!same_name).then(|| format!("differs: {a_name} {was} read, {now} {b_name}"));
+        return (!same_name).then(|| read_instead(a, b));
     };
     if a.size != b.size {
         return Some(sizes());
@@ -1247,6 +1289,34 @@ mod tests {
     /// Inputs hashed before the run.
     fn no_tap(config: &SolveConfig) -> ReadHashes {
         ReadHashes::new(&config.run.inputs, Hashing::First)
+    }
+
+    /// Two files with nothing to compare but their names and sizes (one run stopped before
+    /// hashing): said of each side in the comparison's words.
+    #[test]
+    fn another_file_read_is_named_for_resume_and_merge() {
+        let id = |name: &str, blake3: Option<&str>| InputId {
+            name: name.into(),
+            name_hex: None,
+            canonical: Some(format!("/data/{name}")),
+            dev_inode: None,
+            size: Some(100),
+            blake3: blake3.map(String::from),
+            sha256: None,
+        };
+        let (a, b) = (id("a.txt", Some("ab12")), id("b.txt", None));
+        assert_eq!(
+            input_difference(&a, &b, Compare::Resume).unwrap(),
+            "differs: a.txt was read, now b.txt"
+        );
+        assert_eq!(
+            input_difference(&a, &b, Compare::Merge).unwrap(),
+            "differs: b.txt was read here, a.txt there"
+        );
+        assert_eq!(
+            input_difference(&a, &id("a.txt", None), Compare::Merge),
+            None
+        );
     }
 
     #[test]

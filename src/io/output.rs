@@ -441,7 +441,18 @@ impl Output {
 
     /// [`finish`](Output::finish), returning the CRC-32 of the file's bytes (`None` for
     /// standard output, a device or a FIFO).
-    pub(crate) fn finish_with_crc(mut self) -> Result<Option<u32>> {
+    pub(crate) fn finish_with_crc(self) -> Result<Option<u32>> {
+        self.finish_then(|_, _| Ok(()))
+    }
+
+    /// [`finish_with_crc`](Output::finish_with_crc), calling `before_named` with the CRC-32
+    /// and the byte size of the completed file (`None` for standard output, a device or a
+    /// FIFO) once it is flushed and before it takes its final name: a failure there leaves
+    /// the output in progress, not looking finished.
+    pub(crate) fn finish_then(
+        mut self,
+        before_named: impl FnOnce(Option<u32>, Option<u64>) -> Result<()>,
+    ) -> Result<Option<u32>> {
         if self.empty && !self.codec.is_plain() {
             let mut member = Vec::new();
             self.codec.encode_member(&[], &mut member);
@@ -449,7 +460,11 @@ impl Output {
         }
         self.flush()?;
         let crc = self.crc.take().map(crc32fast::Hasher::finalize);
-        if let Some(target) = self.target.take() {
+        let Some(target) = self.target.take() else {
+            before_named(crc, None)?;
+            return Ok(crc);
+        };
+        {
             let partial = partial_path(&target);
             // On unix the file stays open, and locked, until it has its final name: closed
             // before, another run could take the lock and empty it before the rename.
@@ -463,6 +478,8 @@ impl Output {
             }
             let named = naming(self.flag);
             self.check_still_named(&partial)?;
+            let bytes = std::fs::metadata(&partial).map_err(|e| named(write_error(&partial, e)))?;
+            before_named(crc, Some(bytes.len()))?;
             std::fs::rename(&partial, &target).map_err(|e| named(write_error(&target, e)))?;
         }
         Ok(crc)
@@ -834,6 +851,37 @@ mod tests {
         let mut text = String::new();
         earlier.rows().unwrap().read_to_string(&mut text).unwrap();
         (earlier, text)
+    }
+
+    /// What must be written before the output takes its final name (its run's finished
+    /// sidecar) sees the completed file's size and CRC-32; when it fails, the output stays in
+    /// progress.
+    #[test]
+    fn a_failure_before_the_final_name_leaves_the_output_in_progress() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.csv");
+        let mut output = Output::create(Some(&target)).unwrap();
+        output.write_all(b"rows\n").unwrap();
+        let mut seen = None;
+        let crc = output
+            .finish_then(|crc, bytes| {
+                seen = Some((crc, bytes));
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(seen, Some((crc, Some(5))));
+        assert_eq!(crc, Some(crc32fast::hash(b"rows\n")));
+        assert_eq!(std::fs::read(&target).unwrap(), b"rows\n");
+
+        let mut output = Output::create(Some(&target)).unwrap();
+        output.write_all(b"more rows\n").unwrap();
+        let failed = output.finish_then(|_, _| Err(Error::Usage("no room".into())));
+        assert_eq!(failed.err().unwrap().to_string(), "no room");
+        assert_eq!(
+            std::fs::read(partial_path(&target)).unwrap(),
+            b"more rows\n"
+        );
+        assert_eq!(std::fs::read(&target).unwrap(), b"rows\n");
     }
 
     /// Another program's file at `FILE.partial` (renamed over it, or the name removed) is

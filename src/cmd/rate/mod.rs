@@ -547,11 +547,12 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
         (&mut progress, &bytes_read, skipped_bytes),
     )?;
     let rated_now = summary.puzzles;
+    let mut warnings = Vec::new();
     sidecar.end(
         output,
         interrupted,
         (resumed_rows + rated_now, records.records_read()),
-        &mut notes,
+        (&mut notes, &mut warnings),
     )?;
     summary.merge(kept.take());
     summary.interrupted = interrupted;
@@ -563,7 +564,12 @@ pub fn run(config: &RateConfig) -> Result<RateReport> {
     Ok(RateReport {
         summary,
         empty_inputs: records.reader.empty_inputs().to_vec(),
-        warnings: records.empty_shard().into_iter().collect(),
+        // A stopped run may not have reached its shard's first record.
+        warnings: (records.empty_shard())
+            .filter(|_| !interrupted)
+            .into_iter()
+            .chain(warnings)
+            .collect(),
         interrupted,
         resumed_rows,
         notes,

@@ -561,11 +561,12 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
         (&mut output, &mut sidecar),
         (&mut progress, &bytes_read),
     )?;
+    let mut warnings = Vec::new();
     sidecar.end(
         output,
         interrupted,
         (resumed_rows + new_tally.puzzles(), records.records_read()),
-        &mut notes,
+        (&mut notes, &mut warnings),
     )?;
     tally += &new_tally;
     let mut summary = run_summary(
@@ -583,7 +584,12 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     Ok(SolveReport {
         summary,
         empty_inputs: records.reader.empty_inputs().to_vec(),
-        warnings: records.empty_shard().into_iter().collect(),
+        // A stopped run may not have reached its shard's first record.
+        warnings: (records.empty_shard())
+            .filter(|_| !interrupted)
+            .into_iter()
+            .chain(warnings)
+            .collect(),
         interrupted,
         resumed_rows,
         notes,
