@@ -37,6 +37,19 @@ fn main() -> ExitCode {
     }
 }
 
+/// Runs before `main` (and before the standard library puts `/dev/null` on a closed standard
+/// output), so that a command started with standard output shut (`>&-`) can be told from one
+/// whose output goes to `/dev/null` on purpose.
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array"]
+static NOTE_STDOUT: extern "C" fn() = note_stdout;
+
+#[cfg(target_os = "linux")]
+extern "C" fn note_stdout() {
+    sudoku_batch::io::targets::note_stdout_at_start();
+}
+
 /// Prints an error line on stderr; a closed stderr loses it (the exit status still tells).
 fn report(message: std::fmt::Arguments<'_>) {
     use std::io::Write;

@@ -1213,7 +1213,7 @@ fn a_closed_stdout_leaves_no_summary_that_looks_like_the_runs() {
 
 /// A command started with standard output shut (`>&-`) writes nowhere: the standard library
 /// puts `/dev/null` there before `main`. Each command whose text goes to standard output is
-/// refused before any work, while `> /dev/null` (discarding on purpose) and a file are not.
+/// refused before any work, while `/dev/null` opened on purpose (discarding) and a file are not.
 #[cfg(unix)]
 #[test]
 fn a_command_started_with_stdout_shut_is_refused() {
@@ -1267,7 +1267,8 @@ fn a_command_started_with_stdout_shut_is_refused() {
             assert!(!dir.path().join(not_made).exists(), "{args:?}");
         }
     }
-    for redirect in ["> /dev/null", "> out.txt"] {
+    // Read-write, as Python's subprocess.DEVNULL and daemon(3) open it: on purpose too.
+    for redirect in ["> /dev/null", "1<> /dev/null", "> out.txt"] {
         let (code, stderr) = shell(&["solve", input], redirect);
         assert_eq!(code, Some(0), "{redirect}: {stderr}");
     }

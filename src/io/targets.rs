@@ -272,36 +272,28 @@ pub fn stdout_open_for(what: &str, hint: &str) -> Result<()> {
     Ok(())
 }
 
-/// Whether the process started with standard output closed. Before `main`, the standard
-/// library opens `/dev/null` on a closed descriptor 0-2 (so that no file opened later takes
-/// it), read-write; text written there then vanishes and the run would end as if it had been
-/// read. A shell's `> /dev/null` opens it write-only, so only `/dev/null` open read-write on
-/// descriptor 1 is taken for a closed one.
-#[cfg(unix)]
-fn stdout_closed() -> bool {
-    use std::os::fd::AsFd;
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let stdout = io::stdout();
-    let Ok(own) = stdout.as_fd().try_clone_to_owned() else {
-        return false;
-    };
-    // SAFETY: F_GETFL reads the flags of the open descriptor `own`, which outlives the call;
-    // it changes nothing.
-    let flags = unsafe { libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(&own), libc::F_GETFL) };
-    if flags < 0 || flags & libc::O_ACCMODE != libc::O_RDWR {
-        return false;
+/// Set by [`note_stdout_at_start`]: descriptor 1 was closed when the process started.
+static STDOUT_CLOSED_AT_START: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Notes whether descriptor 1 is closed. The binary calls it before `main`, from a
+/// constructor: by `main`, the standard library has opened `/dev/null` on a closed descriptor
+/// 0-2 (so that no file opened later takes it), and text written there vanishes with exit 0.
+/// Not called (a library, Python), standard output counts as open.
+#[doc(hidden)]
+pub fn note_stdout_at_start() {
+    #[cfg(unix)]
+    {
+        // SAFETY: F_GETFD only asks whether descriptor 1 is open; it reads and changes nothing
+        // else, and needs nothing of the Rust runtime.
+        let closed = unsafe { libc::fcntl(1, libc::F_GETFD) } == -1;
+        STDOUT_CLOSED_AT_START.store(closed, std::sync::atomic::Ordering::Relaxed);
     }
-    let open = std::fs::File::from(own).metadata();
-    let null = std::fs::metadata("/dev/null");
-    let (Ok(open), Ok(null)) = (open, null) else {
-        return false;
-    };
-    open.file_type().is_char_device() && open.rdev() == null.rdev()
 }
 
-#[cfg(not(unix))]
+/// Whether the process started with standard output closed (see [`note_stdout_at_start`]).
 fn stdout_closed() -> bool {
-    false
+    STDOUT_CLOSED_AT_START.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Whether the target is a file the run replaces or appends to (not stdout, not a device or
@@ -406,7 +398,7 @@ fn check_place(target: &Target<'_>) -> Result<()> {
             )));
         }
     }
-    let mut folders = vec![folder_of(&resolved).to_path_buf()];
+    // The in-progress file and the sidecar go beside the file the links lead to.
     if target.kind == WriteKind::WithSidecar {
         for (sidecar, _) in target.files().into_iter().skip(2) {
             if std::fs::symlink_metadata(&sidecar).is_ok_and(|m| m.is_dir()) {
@@ -416,20 +408,15 @@ fn check_place(target: &Target<'_>) -> Result<()> {
                 )));
             }
         }
-        if folder_of(path) != folders[0] {
-            folders.push(folder_of(path).to_path_buf());
-        }
     }
-    for folder in &folders {
-        let shown = folder.display();
-        match std::fs::metadata(folder) {
-            Ok(m) if m.is_dir() => {}
-            Ok(_) => return Err(named(format!("{shown} is not a folder"))),
-            Err(e) => return Err(named(format!("its folder {shown} cannot be used: {e}"))),
-        }
-        writable(folder).map_err(|e| named(format!("its folder {shown} is not writable: {e}")))?;
+    let folder = folder_of(&resolved);
+    let shown = folder.display();
+    match std::fs::metadata(folder) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Err(named(format!("{shown} is not a folder"))),
+        Err(e) => return Err(named(format!("its folder {shown} cannot be used: {e}"))),
     }
-    Ok(())
+    writable(folder).map_err(|e| named(format!("its folder {shown} is not writable: {e}")))
 }
 
 /// The file on disk for an input path: the archive for `ARCHIVE.zip:MEMBER`.
@@ -506,10 +493,7 @@ pub fn check_targets(inputs: &[PathBuf], targets: &[Target<'_>]) -> Result<()> {
     stdin_once(inputs)?;
     if let Some(target) = targets.iter().find(|t| is_stdout(t.path)) {
         let flag = target.flag;
-        stdout_open_for(
-            &format!("what {flag} writes"),
-            &format!("give {flag} a file"),
-        )?;
+        stdout_open_for("what it writes there", &format!("name a file with {flag}"))?;
     }
     let targets: Vec<&Target<'_>> = targets.iter().filter(|t| is_file_target(t.path)).collect();
     for target in &targets {
