@@ -776,11 +776,11 @@ fn a_stop_during_an_external_pass_ends_it() {
     );
 }
 
-/// A stop before the first row is measured leaves no results file where there was none (an
-/// empty one would have no header), and an existing file as it was.
+/// A stop before the first row is measured leaves a new results file with its header (an
+/// empty one would not read as one), and an existing file as it was.
 #[cfg(unix)]
 #[test]
-fn a_stop_before_the_first_row_leaves_the_results_file_as_it_was() {
+fn a_stop_before_the_first_row_leaves_a_results_file_that_reads_as_one() {
     let dir = tempfile::tempdir().unwrap();
     let input = tiny_input(dir.path(), "top.txt", "data/norvig_top95.txt", 95);
     let csv = dir.path().join("bench.csv");
@@ -799,7 +799,11 @@ fn a_stop_before_the_first_row_leaves_the_results_file_as_it_was() {
         assert_eq!(run.status.code(), Some(130), "{stderr}");
     };
     stopped(&csv);
-    assert!(!csv.exists());
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(
+        text.starts_with("timestamp,") && text.lines().count() == 1,
+        "{text}"
+    );
     std::fs::write(&csv, b"").unwrap();
     stopped(&csv);
     assert_eq!(std::fs::read(&csv).unwrap(), b"");

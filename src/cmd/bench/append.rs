@@ -15,19 +15,6 @@ pub(super) struct CsvAppender {
     /// The file, or `None` for standard output (`--csv -`), which gets the header first.
     file: Option<std::fs::File>,
     wrote_header: bool,
-    /// The file did not exist: one left empty (no row measured) is removed again.
-    created: bool,
-}
-
-impl Drop for CsvAppender {
-    /// A file this run made and wrote no row to (stopped or failed before its first row) is
-    /// removed: left empty, it would read as a results file with no header.
-    fn drop(&mut self) {
-        let empty = (self.file.as_ref()).is_some_and(|f| f.metadata().is_ok_and(|m| m.len() == 0));
-        if self.created && empty {
-            let _ = std::fs::remove_file(&self.path);
-        }
-    }
 }
 
 impl CsvAppender {
@@ -40,7 +27,6 @@ impl CsvAppender {
                 path: path.to_path_buf(),
                 file: None,
                 wrote_header: false,
-                created: false,
             });
         }
         if crate::io::targets::is_direct(path) {
@@ -55,16 +41,35 @@ impl CsvAppender {
                 path: path.to_path_buf(),
                 file: Some(file),
                 wrote_header: false,
-                created: false,
             });
         }
         let write_err = |source| Error::Write {
             path: path.to_path_buf(),
             cause: source,
         };
+        // A new file gets its header at once, so that it reads as a results file even when no
+        // row comes (a run stopped before its first). Made only where nothing is (another run
+        // may be making it too); a file there, or a link, is read below.
+        match std::fs::OpenOptions::new()
+            .append(true)
+            .create_new(true)
+            .open(path)
+        {
+            Ok(mut file) => {
+                let header = format!("{}\n", csv_header());
+                file.write_all(header.as_bytes()).map_err(write_err)?;
+                return Ok(CsvAppender {
+                    path: path.to_path_buf(),
+                    file: Some(file),
+                    wrote_header: true,
+                });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(write_err(e)),
+        }
         let existing = match std::fs::read(path) {
-            Ok(bytes) => Some(bytes),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(source) => {
                 return Err(Error::Read {
                     path: path.to_path_buf(),
@@ -72,8 +77,6 @@ impl CsvAppender {
                 })
             }
         };
-        let created = existing.is_none();
-        let existing = existing.unwrap_or_default();
         let header = csv_header();
         // A spreadsheet that saved the file may have put a byte order mark before it.
         let unmarked = existing
@@ -108,7 +111,6 @@ impl CsvAppender {
             path: path.to_path_buf(),
             file: Some(file),
             wrote_header: !unmarked.is_empty(),
-            created,
         })
     }
 
