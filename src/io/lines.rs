@@ -67,8 +67,8 @@ pub fn line_fields(line: &[u8]) -> Option<Fields<'_>> {
 /// Parses one line of a line file: `None` for a blank or `#` line, otherwise the record body.
 ///
 /// The puzzle is the first token of 40 or more characters (see [`line_fields`]). A second such
-/// token of cell characters is the reference solution: 81 digits, or the record is invalid
-/// (as a CSV solution column's); one with other characters is other data.
+/// token of 72 to 90 digits 1-9 is the reference solution: 81 of them, or the record is
+/// invalid (as a CSV solution column's); anything else there is other data.
 pub fn parse_line(line: &[u8]) -> Option<Body> {
     line_fields(line).map(|fields| Body::from_fields(&fields))
 }

@@ -236,8 +236,8 @@ impl Body {
     }
 
     /// Reads a record's fields as a puzzle. A solution column of a CSV file must hold a complete
-    /// grid (or nothing); so must the second long token of a line when it is all cell
-    /// characters (anything else there is other data, and ignored).
+    /// grid (or nothing); so must the second long token of a line that is digits 1-9 only, 72 to
+    /// 90 of them (a solution, whole or damaged); anything else there is other data, ignored.
     pub fn from_fields(fields: &Fields) -> Body {
         let (format, field, solution) = match fields {
             Fields::Bad { text, message } => return Body::invalid(text, message.as_ref()),
@@ -254,14 +254,10 @@ impl Body {
         };
         let reference = match solution {
             None | Some(b"") => None,
-            // In a line file, a second long token with other characters is other data (an
-            // id, a hash); one of cell characters is a solution, judged as in a CSV column.
-            Some(text)
-                if format == Format::Lines
-                    && !text.iter().all(|&b| crate::grid::cell_value(b).is_some()) =>
-            {
-                None
-            }
+            // In a line file the second long token may be other data (a second puzzle,
+            // pencilmarks, a hash): it is the reference when it is a full grid, or a damaged
+            // one, judged as a CSV column's (digits 1-9 only, a few cells more or fewer).
+            Some(text) if format == Format::Lines && !is_reference_like(text) => None,
             Some(text) => match Grid::from_bytes(text) {
                 Ok(grid) if grid.is_complete() => Some(grid),
                 Ok(grid) => {
@@ -279,6 +275,13 @@ impl Body {
         };
         Body::Puzzle { puzzle, reference }
     }
+}
+
+/// Whether a line's second long token is a solution, whole or damaged (cells lost or doubled):
+/// digits 1-9 only, within nine of 81 of them. Anything else (a second puzzle, 729 pencilmarks,
+/// a long number) is other data.
+fn is_reference_like(text: &[u8]) -> bool {
+    (72..=90).contains(&text.len()) && text.iter().all(|b| (b'1'..=b'9').contains(b))
 }
 
 /// The first characters of `text`, lossily decoded, for echoing a bad record. A control

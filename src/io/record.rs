@@ -563,25 +563,42 @@ mod tests {
         assert_eq!(puzzle(no_solution), (P.parse().unwrap(), None));
     }
 
-    /// A line's second long token is its reference solution when it is all cell characters,
-    /// judged as a CSV column is (a damaged one makes the record invalid); any other token
-    /// there is other data.
+    /// A line's second long token is its reference solution when it is a solution's digits,
+    /// whole or a few cells off, judged as a CSV column is (a damaged one makes the record
+    /// invalid); any other token there (a second puzzle, pencilmarks, a hash) is other data.
     #[test]
     fn a_lines_damaged_reference_is_refused_as_in_csv() {
-        let cut = &S[..80];
-        let blanked = S.replacen('5', ".", 1);
+        let (cut, doubled) = (&S[..80], format!("{S}7"));
         let hash = "da39a3ee5e6b4b0d3255bfef95601890afd80709";
-        let text = format!("{P}:1:{S}\n{P}:1:{cut}\n{P} {blanked}\n{P} {hash}\n");
+        let pencilmarks = "123456789".repeat(81);
+        let others = [
+            S.replacen('5', ".", 1),
+            P.to_string(),
+            "0".repeat(81),
+            pencilmarks,
+        ];
+        let mut text = format!("{P}:1:{S}\n{P}:1:{cut}\n{P},{doubled}\n{P} {hash}\n");
+        for other in &others {
+            text += &format!("{P} {other}\n");
+        }
         let (_, records) = read_raw(&text, Format::Lines);
-        let bodies: Vec<Option<Body>> = records.into_iter().map(|r| Some(r.body)).collect();
-        let [good, short, with_blank, other] = <[Option<Body>; 4]>::try_from(bodies).unwrap();
-        assert_eq!(puzzle(good), (P.parse().unwrap(), Some(S.parse().unwrap())));
+        let mut bodies = records.into_iter().map(|r| Some(r.body));
+        let reference = Some(S.parse().unwrap());
         assert_eq!(
-            message(short),
+            puzzle(bodies.next().unwrap()),
+            (P.parse().unwrap(), reference)
+        );
+        assert_eq!(
+            message(bodies.next().unwrap()),
             "reference solution: expected 81 cells, found 80"
         );
-        assert_eq!(message(with_blank), "reference solution has 1 blank cell");
-        assert_eq!(puzzle(other), (P.parse().unwrap(), None));
+        assert_eq!(
+            message(bodies.next().unwrap()),
+            "reference solution: expected 81 cells, found 82"
+        );
+        for body in bodies {
+            assert_eq!(puzzle(body), (P.parse().unwrap(), None));
+        }
     }
 
     #[test]
