@@ -975,7 +975,7 @@ pub struct GenerateArgs {
     /// Minimal puzzles: no clue (no symmetric group of clues, with --symmetry) can be removed
     /// without losing uniqueness. The default when no clue count is given; with --clues or a
     /// range, puzzles must be minimal and in range.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "max_guesses")]
     pub minimal: bool,
 
     /// The symmetry of the clue pattern (`--symmetry`).
@@ -1019,8 +1019,8 @@ pub struct GenerateArgs {
     pub solver: SolverArgs,
 
     /// Bound each uniqueness probe while removing clues to N guesses: a probe that reaches it
-    /// keeps its clue, so puzzles stay unique and reproducible, only less sparse [default: no
-    /// limit].
+    /// keeps its clue, so puzzles stay unique and reproducible, only less sparse: not
+    /// necessarily minimal (so not with --minimal) [default: no limit].
     #[arg(long, value_name = "N")]
     pub max_guesses: Option<u64>,
 
@@ -1035,13 +1035,15 @@ impl GenerateArgs {
         // `GenerateConfig::new` takes a seed; the command line's may be absent (drawn later).
         let mut config = GenerateConfig::new(self.count, 0);
         config.seed = self.seed;
+        // Clap refuses --clues with --min-clues or --max-clues, so the shape is consistent.
         config.shape = Shape::from_options(
             self.clues,
             self.min_clues,
             self.max_clues,
             self.minimal,
             self.symmetry.unwrap_or_default(),
-        );
+        )
+        .unwrap_or_default();
         config.with_solution = self.with_solution;
         config.output = self.output.output;
         config.compress = self.compress.codec();

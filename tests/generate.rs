@@ -77,6 +77,35 @@ fn puzzles_are_unique_and_minimal_by_default() {
     }
 }
 
+/// A probe bounded by `--max-guesses` keeps its clue, so the puzzles are unique but not called
+/// minimal (seed 2 makes some with a clue that could go).
+#[test]
+fn bounded_probes_make_unique_puzzles_not_called_minimal() {
+    let run = bin()
+        .args(["generate", "-n", "30", "--seed", "2", "--max-guesses", "0"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("generated 30 unique puzzles"), "{stderr}");
+    let made = puzzles(&String::from_utf8_lossy(&run.stdout));
+    assert_eq!(made.len(), 30);
+    let removable = |p: &Grid| {
+        (0..81).any(|cell| {
+            let mut fewer = *p;
+            fewer.set(cell, 0);
+            p.get(cell) != 0 && solutions(&fewer) == 1
+        })
+    };
+    assert!(made.iter().all(|p| solutions(p) == 1));
+    assert!(made.iter().any(removable));
+    let plain = bin()
+        .args(["generate", "-n", "2", "--seed", "2"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&plain.stderr);
+    assert!(stderr.contains("generated 2 minimal puzzles"), "{stderr}");
+}
+
 #[test]
 fn verify_unique_passes_generated_csv() {
     let dir = tempfile::tempdir().unwrap();
@@ -232,6 +261,8 @@ fn impossible_requests_are_usage_errors() {
         &["--clues", "22", "--symmetry", "dihedral"],
         &["--clues", "30", "--min-clues", "20"],
         &["--symmetry", "spiral"],
+        // A probe bounded by --max-guesses keeps its clue: not minimal.
+        &["--minimal", "--max-guesses", "0"],
     ] {
         bin()
             .args(["generate", "-n", "1", "--seed", "1"])

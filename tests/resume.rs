@@ -1090,6 +1090,23 @@ fn a_shard_still_in_progress_is_checked_against_its_runs_sidecar() {
     assert_eq!(rows(&d.join("all.csv")), rows(&d.join("out.csv")));
 }
 
+/// A shard named by its final name that is still (or again) in progress is not taken for a
+/// missing file: merge says where its rows are.
+#[test]
+fn a_shard_left_in_progress_is_named_by_merge() {
+    let dir = solved_dir();
+    let d = dir.path();
+    std::fs::rename(d.join("out.csv"), d.join("out.csv.partial")).unwrap();
+    let (code, err) = run(d, &["merge", "out.csv", "-q", "-o", "all.csv"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("cannot open out.csv")
+            && err.contains("out.csv.partial is there: its run did not finish"),
+        "{err}"
+    );
+    assert!(!d.join("all.csv").exists());
+}
+
 #[test]
 fn merge_of_a_shard_cut_short_writes_nothing_unless_allowed() {
     let dir = solved_dir();

@@ -756,7 +756,14 @@ fn generate_cells<'py>(
     let kind = solver_kind(solver)?;
     let flavor = scale_named(scale)?;
     let symmetry: Symmetry = named(symmetry)?;
-    let shape = Shape::from_options(clues, min_clues, max_clues, minimal, symmetry);
+    let shape = Shape::from_options(clues, min_clues, max_clues, minimal, symmetry)
+        .map_err(|e| PyValueError::new_err(format!("clues, min_clues, max_clues: {e}")))?;
+    if minimal && max_guesses.is_some() {
+        return Err(PyValueError::new_err(
+            "minimal=True and max_guesses: a probe that reaches max_guesses keeps its clue, so \
+             the puzzles may not be minimal; give one",
+        ));
+    }
     // The CLI's rounding: the low end up and the high end down to whole tenths.
     let er = match (er, difficulty) {
         (Some(_), Some(_)) => Err(PyValueError::new_err(

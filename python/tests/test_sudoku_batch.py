@@ -854,6 +854,19 @@ def test_generate_failure_says_what_is_wrong_with_the_clue_count():
     assert "puzzles drawn had" in str(too_few.value)
 
 
+def test_generate_refuses_options_that_contradict_each_other():
+    for options, words in [
+        (dict(clues=30, min_clues=35), "an exact clue count and a clue range"),
+        (dict(clues=30, max_clues=20), "an exact clue count and a clue range"),
+        (dict(minimal=True, max_guesses=0), "may not be minimal"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            sb.generate(2, seed=1, threads=1, **options)
+    # Without minimal=True, a bound keeps clues its probes could not clear: still unique.
+    bounded = sb.generate(5, seed=2, max_guesses=0, threads=1)
+    assert len(bounded) == 5
+
+
 def test_a_bool_is_no_rating_bound():
     for call in [lambda: sb.rate([CLASSIC], max_er=True), lambda: sb.explain(CLASSIC, max_er=True)]:
         with pytest.raises(TypeError, match="max_er"):

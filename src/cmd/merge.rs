@@ -582,10 +582,31 @@ fn check_merge_targets(config: &MergeConfig) -> Result<()> {
 
 /// Opens the shards (at least one) and returns them with their common columns: rows are
 /// copied as they are, so every shard must have the same columns in one order.
+/// A shard that is not there, where its run's in-progress file is: said so, with what to do.
+fn unfinished_shard(error: Error, shard: &Path) -> Error {
+    let partial = crate::io::targets::partial_path(&crate::io::targets::through_links(shard));
+    match error {
+        Error::Open { path, cause }
+            if cause.kind() == std::io::ErrorKind::NotFound && partial.is_file() =>
+        {
+            let text = format!(
+                "{cause}; {} is there: its run did not finish (--resume finishes it; merge \
+                 takes that name to merge what it holds)",
+                partial.display()
+            );
+            Error::Open {
+                path,
+                cause: std::io::Error::new(cause.kind(), text),
+            }
+        }
+        other => other,
+    }
+}
+
 fn open_shards(inputs: &[PathBuf], whole_members: bool) -> Result<(Vec<ShardReader>, Vec<Column>)> {
     let shards = inputs
         .iter()
-        .map(|p| ShardReader::open(p, whole_members))
+        .map(|p| ShardReader::open(p, whole_members).map_err(|e| unfinished_shard(e, p)))
         .collect::<Result<Vec<_>>>()?;
     let columns = shards[0].reader.columns().to_vec();
     if let Some(other) = shards.iter().find(|s| s.reader.columns() != columns) {

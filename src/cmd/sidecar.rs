@@ -619,29 +619,11 @@ impl<'a> Sidecar<'a> {
         // The finished sidecar before the rows take their final name: a failure to write it
         // leaves the output in progress, which --resume finishes.
         let (manifest, path) = (self.manifest.as_mut(), self.output);
+        let not_resumable = self.not_resumable.as_deref();
         output.finish_then(|crc, bytes| match (manifest, path) {
             (Some(manifest), Some(path)) => manifest
                 .finish(path, rows, input_records, crc, bytes)
-                .map_err(|e| match e {
-                    Error::Write {
-                        path: sidecar,
-                        cause,
-                    } => Error::Write {
-                        path: sidecar,
-                        cause: std::io::Error::new(
-                            cause.kind(),
-                            format!(
-                                "{cause}; the rows are whole in {}: run again with --resume \
-                                 to finish",
-                                crate::io::targets::partial_path(
-                                    &crate::io::targets::through_links(path)
-                                )
-                                .display()
-                            ),
-                        ),
-                    },
-                    other => other,
-                }),
+                .map_err(|e| unfinished(e, path, not_resumable)),
             _ => Ok(()),
         })?;
         // A signal the run no longer needed to stop for (a closed standard output is not one).
@@ -657,6 +639,31 @@ impl<'a> Sidecar<'a> {
             ));
         }
         Ok(())
+    }
+}
+
+/// The error of a finished sidecar that could not be written, with what became of the rows:
+/// whole in the in-progress file of `output`, which `--resume` finishes (or, when it cannot
+/// continue them, `why_not`, a rename keeps).
+fn unfinished(error: Error, output: &Path, why_not: Option<&str>) -> Error {
+    let Error::Write { path, cause } = error else {
+        return error;
+    };
+    let partial = crate::io::targets::partial_path(&crate::io::targets::through_links(output));
+    let next = match why_not {
+        None => "run again with --resume to finish".to_string(),
+        Some(why) => format!(
+            "--resume cannot continue them ({why}); rename it to {} to keep them",
+            output.display()
+        ),
+    };
+    let text = format!(
+        "{cause}; the rows are whole in {}: {next}",
+        partial.display()
+    );
+    Error::Write {
+        path,
+        cause: std::io::Error::new(cause.kind(), text),
     }
 }
 

@@ -165,26 +165,29 @@ impl Shape {
     /// The shape the command line and the Python package ask for: `clues` (exactly N) or a
     /// `min`/`max` range, each defaulting to the full 17–81 range. Puzzles are minimal when
     /// `minimal` is set and also when no clue count is given, since nothing else stops clue
-    /// removal then.
+    /// removal then. `clues` with `min` or `max` is an error (which one would count?).
     pub fn from_options(
         clues: Option<usize>,
         min: Option<usize>,
         max: Option<usize>,
         minimal: bool,
         symmetry: Symmetry,
-    ) -> Shape {
+    ) -> Result<Shape, String> {
+        if clues.is_some() && (min.is_some() || max.is_some()) {
+            return Err("an exact clue count and a clue range were both given: give one".into());
+        }
         let all = Shape::default();
         let (min_clues, max_clues) = match clues {
             Some(n) => (n, n),
             None => (min.unwrap_or(all.min_clues), max.unwrap_or(all.max_clues)),
         };
         let counts_given = clues.is_some() || min.is_some() || max.is_some();
-        Shape {
+        Ok(Shape {
             min_clues,
             max_clues,
             minimal: minimal || !counts_given,
             symmetry,
-        }
+        })
     }
 }
 

@@ -817,13 +817,16 @@ def generate(
             ``"diabolical"`` 5.0 and up; the CLI's ``--difficulty``).
         max_guesses: bounds each uniqueness probe of the carving to this many guesses (the
             CLI's ``--max-guesses``): a probe that reaches it keeps its clue, so the puzzles
-            stay unique and reproducible, if less minimal.
+            stay unique and reproducible, but not necessarily minimal (not with
+            ``minimal=True``).
 
     Raises:
         TypeError: ``n`` or ``seed`` is not an integer, ``minimal`` is not a bool, or
             ``symmetric`` neither a bool nor a name.
         ValueError: no puzzle can have the options (fewer than 17 clues, a clue count the
-            symmetry cannot make, an unknown symmetry or solver, ``threads=0``).
+            symmetry cannot make, an unknown symmetry or solver, ``threads=0``), or they
+            contradict each other (``clues`` with ``min_clues`` or ``max_clues``,
+            ``minimal=True`` with ``max_guesses``).
         RuntimeError: no puzzle in the clue range was found within the attempt limit; the
             message gives the clue counts of the puzzles drawn and what is wrong (random removal
             seldom goes below about 21 clues; a minimal puzzle seldom has more than 28 or so).

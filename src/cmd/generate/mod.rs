@@ -174,7 +174,7 @@ impl GenerateReport {
     pub fn finish(&self, config: &GenerateConfig) -> Result<Finish> {
         if !config.quiet {
             self.notes.iter().for_each(|note| stderr!(line: "{note}"));
-            stderr!(text: "{}", self.to_text(&config.shape));
+            stderr!(text: "{}", self.to_text(config));
         }
         Ok(if self.interrupted {
             Finish::Interrupted
@@ -184,9 +184,17 @@ impl GenerateReport {
     }
 
     /// The summary printed on stderr.
-    pub fn to_text(&self, shape: &Shape) -> String {
-        let rate = self.puzzles as f64 / self.wall_seconds.max(1e-9);
-        let kind = if shape.minimal { "minimal" } else { "unique" };
+    pub fn to_text(&self, config: &GenerateConfig) -> String {
+        let (shape, rate) = (
+            &config.shape,
+            self.puzzles as f64 / self.wall_seconds.max(1e-9),
+        );
+        // A probe bounded by --max-guesses keeps its clue: minimal is not proven then.
+        let kind = if shape.minimal && config.max_guesses.is_none() {
+            "minimal"
+        } else {
+            "unique"
+        };
         let mut text = format!(
             "generated {} {kind} puzzles (symmetry {}) in {:.3} s: {:.0} puzzles/s",
             self.puzzles, shape.symmetry, self.wall_seconds, rate,
