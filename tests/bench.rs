@@ -776,14 +776,14 @@ fn a_stop_during_an_external_pass_ends_it() {
     );
 }
 
-/// A stop before the first row is measured leaves a new results file with its header (an
-/// empty one would not read as one), and an existing file as it was.
+/// A stop before the first row is measured leaves a results file with its header (an empty one
+/// would not read as one): a new file, an empty one, one made through a link alike. `report`
+/// leaves such a file out beside files with rows, and refuses it alone.
 #[cfg(unix)]
 #[test]
 fn a_stop_before_the_first_row_leaves_a_results_file_that_reads_as_one() {
     let dir = tempfile::tempdir().unwrap();
     let input = tiny_input(dir.path(), "top.txt", "data/norvig_top95.txt", 95);
-    let csv = dir.path().join("bench.csv");
     let stopped = |csv: &Path| {
         // The textbook solver's check pass takes seconds on these: stopped within it.
         let run = std::process::Command::new("timeout")
@@ -797,16 +797,54 @@ fn a_stop_before_the_first_row_leaves_a_results_file_that_reads_as_one() {
             .unwrap();
         let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
         assert_eq!(run.status.code(), Some(130), "{stderr}");
+        let text = std::fs::read_to_string(csv).unwrap();
+        assert!(
+            text.starts_with("timestamp,") && text.lines().count() == 1,
+            "{text}"
+        );
     };
-    stopped(&csv);
-    let text = std::fs::read_to_string(&csv).unwrap();
-    assert!(
-        text.starts_with("timestamp,") && text.lines().count() == 1,
-        "{text}"
+    let (new, empty, link) = (
+        dir.path().join("new.csv"),
+        dir.path().join("empty.csv"),
+        dir.path().join("link.csv"),
     );
-    std::fs::write(&csv, b"").unwrap();
-    stopped(&csv);
-    assert_eq!(std::fs::read(&csv).unwrap(), b"");
+    stopped(&new);
+    std::fs::write(&empty, b"").unwrap();
+    stopped(&empty);
+    std::os::unix::fs::symlink("made.csv", &link).unwrap();
+    stopped(&link);
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+
+    let rows = dir.path().join("rows.csv");
+    let easy = tiny_input(dir.path(), "easy6.txt", "data/norvig_easy50.txt", 6);
+    fast_bench()
+        .args(["-j", "1", "-q"])
+        .arg(&easy)
+        .arg("--csv")
+        .arg(&rows)
+        .assert()
+        .success();
+    let report = |files: &[&Path]| {
+        let run = Command::cargo_bin("sudoku-batch")
+            .unwrap()
+            .arg("report")
+            .args(files)
+            .output()
+            .unwrap();
+        (
+            run.status.code(),
+            String::from_utf8_lossy(&run.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = report(&[&rows, &new]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("new.csv: the header alone"), "{stderr}");
+    let (code, stderr) = report(&[&new]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("no result rows"), "{stderr}");
 }
 
 /// Runs a small bench into `dir/here.csv`, and writes `dir/there.csv` with the same rows as if

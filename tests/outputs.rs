@@ -1214,7 +1214,7 @@ fn a_closed_stdout_leaves_no_summary_that_looks_like_the_runs() {
 /// A command started with standard output shut (`>&-`) writes nowhere: the standard library
 /// puts `/dev/null` there before `main`. Each command whose text goes to standard output is
 /// refused before any work, while `/dev/null` opened on purpose (discarding) and a file are not.
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 #[test]
 fn a_command_started_with_stdout_shut_is_refused() {
     let dir = tempfile::tempdir().unwrap();

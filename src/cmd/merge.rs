@@ -580,8 +580,6 @@ fn check_merge_targets(config: &MergeConfig) -> Result<()> {
     check_targets(&read, &targets)
 }
 
-/// Opens the shards (at least one) and returns them with their common columns: rows are
-/// copied as they are, so every shard must have the same columns in one order.
 /// A shard that is not there, where its run's in-progress file is: said so, with what to do.
 fn unfinished_shard(error: Error, shard: &Path) -> Error {
     let partial = crate::io::targets::partial_path(&crate::io::targets::through_links(shard));
@@ -603,6 +601,8 @@ fn unfinished_shard(error: Error, shard: &Path) -> Error {
     }
 }
 
+/// Opens the shards (at least one) and returns them with their common columns: rows are
+/// copied as they are, so every shard must have the same columns in one order.
 fn open_shards(inputs: &[PathBuf], whole_members: bool) -> Result<(Vec<ShardReader>, Vec<Column>)> {
     let shards = inputs
         .iter()

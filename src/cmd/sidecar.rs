@@ -649,12 +649,13 @@ fn unfinished(error: Error, output: &Path, why_not: Option<&str>) -> Error {
     let Error::Write { path, cause } = error else {
         return error;
     };
-    let partial = crate::io::targets::partial_path(&crate::io::targets::through_links(output));
+    let file = crate::io::targets::through_links(output);
+    let partial = crate::io::targets::partial_path(&file);
     let next = match why_not {
         None => "run again with --resume to finish".to_string(),
         Some(why) => format!(
             "--resume cannot continue them ({why}); rename it to {} to keep them",
-            output.display()
+            file.display()
         ),
     };
     let text = format!(

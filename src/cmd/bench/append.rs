@@ -102,15 +102,21 @@ impl CsvAppender {
                 });
             }
         }
-        let file = std::fs::OpenOptions::new()
+        let mut file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
             .map_err(write_err)?;
+        // An empty file (or one made through a link) gets its header at once too.
+        let empty = existing.is_empty() && file.metadata().is_ok_and(|m| m.len() == 0);
+        if empty {
+            let header = format!("{header}\n");
+            file.write_all(header.as_bytes()).map_err(write_err)?;
+        }
         Ok(CsvAppender {
             path: path.to_path_buf(),
             file: Some(file),
-            wrote_header: !unmarked.is_empty(),
+            wrote_header: empty || !unmarked.is_empty(),
         })
     }
 

@@ -161,20 +161,37 @@ pub(crate) fn load_rows(files: &[PathBuf]) -> Result<Vec<BenchRow>> {
             path: path.clone(),
             cause,
         })?;
-        let file_rows = if text.trim_ascii_start().starts_with(b"[") {
+        let json = text.trim_ascii_start().starts_with(b"[");
+        let file_rows = if json {
             json_rows(path, &text)?
         } else {
             csv_rows(path, &text)?
         };
         if file_rows.is_empty() {
-            return Err(Error::Input {
-                path: path.clone(),
-                message: "no result rows (expected a CSV written by `bench --csv`, or the JSON \
-                          of `bench --summary`)"
-                    .to_string(),
-            });
+            // A `bench --csv` file stopped before its first row holds the header alone: left
+            // out beside files with rows, an error alone.
+            let header_only = !json && !text.trim_ascii().is_empty();
+            if !header_only || files.len() == 1 {
+                return Err(Error::Input {
+                    path: path.clone(),
+                    message: "no result rows (expected a CSV written by `bench --csv`, or the \
+                              JSON of `bench --summary`)"
+                        .to_string(),
+                });
+            }
+            stderr!(line:
+                "report: {}: the header alone (a bench run stopped before its first row?); left \
+                 out",
+                path.display()
+            );
         }
         rows.extend(file_rows);
+    }
+    if rows.is_empty() {
+        return Err(Error::Input {
+            path: files.first().cloned().unwrap_or_default(),
+            message: "no result rows in any file given (each holds the header alone)".to_string(),
+        });
     }
     Ok(rows)
 }
