@@ -43,6 +43,11 @@ impl CsvAppender {
                 wrote_header: false,
             });
         }
+        CsvAppender::open_file(path)
+    }
+
+    /// [`open`](CsvAppender::open) for a file (or a name for one: a link, a new name).
+    fn open_file(path: &Path) -> Result<CsvAppender> {
         let write_err = |source| Error::Write {
             path: path.to_path_buf(),
             cause: source,
