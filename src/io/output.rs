@@ -464,24 +464,22 @@ impl Output {
             before_named(crc, None)?;
             return Ok(crc);
         };
+        let partial = partial_path(&target);
+        // On unix the file stays open, and locked, until it has its final name: closed
+        // before, another run could take the lock and empty it before the rename.
+        #[cfg(not(unix))]
         {
-            let partial = partial_path(&target);
-            // On unix the file stays open, and locked, until it has its final name: closed
-            // before, another run could take the lock and empty it before the rename.
-            #[cfg(not(unix))]
-            {
-                let sink = std::mem::replace(
-                    &mut self.sink,
-                    io::BufWriter::new(Sink::Stdout(io::stdout())),
-                );
-                drop(sink);
-            }
-            let named = naming(self.flag);
-            self.check_still_named(&partial)?;
-            let bytes = std::fs::metadata(&partial).map_err(|e| named(write_error(&partial, e)))?;
-            before_named(crc, Some(bytes.len()))?;
-            std::fs::rename(&partial, &target).map_err(|e| named(write_error(&target, e)))?;
+            let sink = std::mem::replace(
+                &mut self.sink,
+                io::BufWriter::new(Sink::Stdout(io::stdout())),
+            );
+            drop(sink);
         }
+        let named = naming(self.flag);
+        self.check_still_named(&partial)?;
+        let bytes = std::fs::metadata(&partial).map_err(|e| named(write_error(&partial, e)))?;
+        before_named(crc, Some(bytes.len()))?;
+        std::fs::rename(&partial, &target).map_err(|e| named(write_error(&target, e)))?;
         Ok(crc)
     }
 }

@@ -259,7 +259,7 @@ fn writable(_: &Path) -> io::Result<()> {
 
 /// Refuses a run whose text on standard output (`what`) would be lost: standard output was
 /// closed when the command started. `hint` says what to do instead.
-pub fn stdout_open_for(what: &str, hint: &str) -> Result<()> {
+pub(crate) fn stdout_open_for(what: &str, hint: &str) -> Result<()> {
     if stdout_closed() {
         return Err(refuse(
             Path::new("-"),

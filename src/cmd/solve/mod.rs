@@ -584,12 +584,8 @@ pub fn run(config: &SolveConfig) -> Result<SolveReport> {
     Ok(SolveReport {
         summary,
         empty_inputs: records.reader.empty_inputs().to_vec(),
-        // A stopped run may not have reached its shard's first record.
-        warnings: (records.empty_shard())
-            .filter(|_| !interrupted)
-            .into_iter()
-            .chain(warnings)
-            .collect(),
+        // `empty_shard` says nothing for a run stopped before its input's end.
+        warnings: records.empty_shard().into_iter().chain(warnings).collect(),
         interrupted,
         resumed_rows,
         notes,
