@@ -327,6 +327,9 @@ struct CycleSearch {
     next: Vec<u32>,
     buf: Vec<Pot>,
     found: Vec<u32>,
+    /// Walk every start to its end, every return kept, rather than stopping with the first
+    /// layer whose cycles eliminate something (nested chains need every cycle).
+    exhaustive: bool,
 }
 
 impl CycleSearch {
@@ -340,6 +343,7 @@ impl CycleSearch {
             next: Vec::new(),
             buf: Vec::new(),
             found: Vec::new(),
+            exhaustive: false,
         }
     }
 
@@ -362,7 +366,8 @@ impl CycleSearch {
     /// is an ancestor of the node producing it; on nodes are visited once. Collects the pool
     /// indexes of the chains that return to `src` after at least four half-steps, up to
     /// `max_nodes` nodes. A cycle found at one depth that eliminates something beats every
-    /// longer one from the same start, so the walk ends with the layer that finds it.
+    /// longer one from the same start, so the walk ends with the layer that finds it, unless
+    /// it is `exhaustive`.
     #[allow(clippy::too_many_arguments)]
     fn run(
         &mut self,
@@ -392,9 +397,10 @@ impl CycleSearch {
             }
             let found_before = self.found.len();
             self.expand_on_layer(b, &mut walk, length);
-            if self.found[found_before..]
-                .iter()
-                .any(|&end| self.eliminates(b, end))
+            if !self.exhaustive
+                && self.found[found_before..]
+                    .iter()
+                    .any(|&end| self.eliminates(b, end))
             {
                 return;
             }
@@ -1079,6 +1085,92 @@ fn best_cycle(
         }
     }
     best
+}
+
+/// A cycle that eliminates something, as [`CycleWalks::each`] gives it.
+pub(super) struct FoundCycle<'a> {
+    /// SE's sort key of the cycle's kind (2: X, 3: Y, 4: XY) and its base rating (tenths).
+    pub sort: u8,
+    pub base: u16,
+    /// The start (cell, digit; "on") and the cycle's rank among the start's returns.
+    pub start: (usize, u8),
+    pub rank: u32,
+    /// The nodes (cell, digit, on) from the return to the start back to the start's first
+    /// successor: each one's predecessor is the next one, the last one's is the start.
+    pub nodes: &'a [(usize, u8, bool)],
+    /// What it eliminates, per digit.
+    pub elims: [Cells; 9],
+}
+
+/// SE's X-, Y- and XY-cycles as its static chaining rule lists them when a nested forcing
+/// chain runs it on a working grid: every cycle of every start, not only the easiest. Holds
+/// the walk's buffers, so a thread keeps one.
+pub(super) struct CycleWalks {
+    links: Box<Links>,
+    cs: CycleSearch,
+    nodes: Vec<(usize, u8, bool)>,
+}
+
+impl CycleWalks {
+    pub(super) fn new() -> CycleWalks {
+        let mut cs = CycleSearch::new();
+        cs.exhaustive = true;
+        CycleWalks {
+            links: Links::new(&Board::from_parts([0; 81], [0; 81])),
+            cs,
+            nodes: Vec::new(),
+        }
+    }
+
+    /// Calls `f` with every cycle on `b` that eliminates something, in SE's order of discovery
+    /// (X, then Y, then XY cycles; start by start; returns in walk order). `graph` is `b`'s
+    /// implication graph: a start whose component can eliminate nothing, or that cannot
+    /// return to itself, is skipped (exact tests, see [`Reach`]).
+    pub(super) fn each(&mut self, b: &Board, graph: &Reach, mut f: impl FnMut(&FoundCycle<'_>)) {
+        let targets = graph.self_refuting(b);
+        if targets.iter().all(|&t| t == 0) {
+            return;
+        }
+        self.links.fill(b);
+        let eliminating = graph.eliminating_components(b, &targets);
+        let mut spans = Spans::default();
+        let CycleWalks { links, cs, nodes } = self;
+        for (mode, sort) in MODES {
+            let base = if mode.x && mode.y { 70 } else { 65 };
+            for c in cells(b.empty) {
+                let k = b.cand[c].count_ones();
+                if k < 2 || (k > 2 && !mode.x) {
+                    continue;
+                }
+                for d in digits(b.cand[c]) {
+                    if !may_close(b, links, graph, &eliminating, mode, c, d) {
+                        continue;
+                    }
+                    let comp = graph
+                        .component(node(c, d, true))
+                        .expect("a marked node is in the graph");
+                    let start = Pot::new(c, d, true);
+                    cs.run(b, links, start, mode, spans.of(graph, comp), usize::MAX / 4);
+                    for (rank, &end) in cs.found.iter().enumerate() {
+                        let elims = cs.seen_both(b, end);
+                        if elims.iter().all(|&m| m == 0) {
+                            continue;
+                        }
+                        nodes.clear();
+                        nodes.extend(cs.cycle(end).map(|p| (p.cell(), p.digit(), p.on)));
+                        f(&FoundCycle {
+                            sort,
+                            base,
+                            start: (c, d),
+                            rank: rank as u32,
+                            nodes,
+                            elims,
+                        });
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The candidates (per digit) that a cycle in `mode` of at most `lim` nodes could eliminate.

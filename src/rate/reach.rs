@@ -159,7 +159,6 @@ impl Reach {
     }
 
     /// The candidates (per digit) whose "on" node implies their "off" node.
-    #[cfg(test)]
     pub(super) fn self_refuting(&self, b: &Board) -> [Cells; 9] {
         std::array::from_fn(|i| {
             let d = i as u8 + 1;
