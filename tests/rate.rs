@@ -589,6 +589,60 @@ fn shards_and_columns_give_the_rows_of_one_run() {
         ));
 }
 
+/// Kept rows that end in CRLF (a partial edited on Windows) are kept whole: the rows rated
+/// after them start on lines of their own. A blank line between kept rows is refused, naming
+/// its line, and the partial is left as it was.
+#[test]
+fn resume_keeps_crlf_rows_whole_and_refuses_a_blank_line_between_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = mixed_rate_input(dir.path());
+    let whole = bin()
+        .args(["rate", "-q", "-j", "2"])
+        .arg(&input)
+        .output()
+        .unwrap()
+        .stdout;
+    let whole_text = String::from_utf8(whole.clone()).unwrap();
+    let lines: Vec<&str> = whole_text.lines().collect();
+    let out = dir.path().join("r.csv");
+    let partial = dir.path().join("r.csv.partial");
+    let resume = || {
+        bin()
+            .args(["rate", "-j", "2", "-q", "--resume", "-o"])
+            .arg(&out)
+            .arg(&input)
+            .output()
+            .unwrap()
+    };
+    std::fs::write(&partial, lines[..21].join("\r\n") + "\r\n").unwrap();
+    let resumed = resume();
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert_eq!(resumed.status.code(), Some(1), "{stderr}");
+    let text = std::fs::read_to_string(&out).unwrap().replace("\r\n", "\n");
+    // A CR left without its LF would join two rows on one line.
+    assert!(!text.contains('\r'), "{text}");
+    assert_eq!(text.lines().count(), lines.len());
+    assert_eq!(
+        rows_without_time(text.as_bytes()),
+        rows_without_time(&whole)
+    );
+
+    std::fs::remove_file(&out).unwrap();
+    let mut blank: Vec<&str> = lines[..21].to_vec();
+    blank.insert(11, "");
+    let edited = blank.join("\n") + "\n";
+    std::fs::write(&partial, &edited).unwrap();
+    let resumed = resume();
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert_eq!(resumed.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("r.csv.partial: cannot resume: line 12: blank, between two rows"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&partial).unwrap(), edited);
+    assert!(!out.exists());
+}
+
 #[test]
 fn resume_keeps_checked_rows_and_refuses_changed_ones() {
     let dir = tempfile::tempdir().unwrap();

@@ -425,6 +425,27 @@ fn a_kept_row_with_two_digits_swapped_is_refused_naming_its_line() {
     assert_eq!(std::fs::read_to_string(&partial).unwrap(), corrupted);
 }
 
+/// A blank line between kept rows (the CSV reader skips it, but no run writes one) is
+/// refused, naming its line: kept, it would stay in the finished output.
+#[test]
+fn a_blank_line_between_kept_rows_is_refused_naming_its_line() {
+    let dir = solved_dir();
+    let d = dir.path();
+    let partial = interrupt(d, 100);
+    let text = std::fs::read_to_string(&partial).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.insert(50, "");
+    let edited = lines.join("\n") + "\n";
+    std::fs::write(&partial, &edited).unwrap();
+    let (code, err) = run(d, &["solve", "p.txt", "-q", "-o", "out.csv", "--resume"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("out.csv.partial: cannot resume: line 51: blank, between two rows"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&partial).unwrap(), edited);
+}
+
 /// A kept row edited to hide its solution (status `unsolvable`, no solution) is refused: the
 /// puzzle is solved again, and the status must come out the same.
 #[test]
@@ -1105,6 +1126,41 @@ fn a_shard_left_in_progress_is_named_by_merge() {
         "{err}"
     );
     assert!(!d.join("all.csv").exists());
+}
+
+/// A shard that can be read only once (a FIFO, or `<(cat FILE)`) is refused at once, naming
+/// it: merge reads a shard more than once, and a second open of a FIFO whose writer is done
+/// waits forever (deaf to SIGTERM, blocked in the open).
+#[cfg(unix)]
+#[test]
+fn a_shard_given_as_a_fifo_is_refused_not_waited_on() {
+    let dir = solved_dir();
+    let d = dir.path();
+    for k in 1..=2 {
+        shard(d, "p.txt", k, 2);
+    }
+    let fifo = d.join("f1");
+    crate::support::mkfifo(&fifo);
+    // Fed once, as `cat s-1.csv > f1 &` feeds it.
+    let text = std::fs::read(d.join("s-1.csv")).unwrap();
+    let to = fifo.clone();
+    let writer = std::thread::spawn(move || std::fs::write(to, text).is_ok());
+    let output = bin()
+        .current_dir(d)
+        .args(["merge", "f1", "s-2.csv", "-q", "-o", "all.csv"])
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("f1: a pipe or FIFO, which can be read only once"),
+        "{err}"
+    );
+    assert!(!d.join("all.csv").exists());
+    // The writer still waits for a reader: this one lets it finish.
+    let _ = std::fs::read(&fifo);
+    writer.join().unwrap();
 }
 
 #[test]

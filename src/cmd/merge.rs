@@ -249,6 +249,7 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
         return Err(Error::Usage("merge needs at least one input".into()));
     }
     check_merge_targets(config)?;
+    refuse_streams(&config.inputs)?;
     interrupt::arm(Some("stopping; the merge will not be finished"));
     let sidecars = config
         .inputs
@@ -578,6 +579,29 @@ fn check_merge_targets(config: &MergeConfig) -> Result<()> {
     }
     one_on_stdout(&targets)?;
     check_targets(&read, &targets)
+}
+
+/// Refuses a shard that can be read only once (a pipe, FIFO or socket, as `<(cat FILE)`
+/// gives): merge reads a shard's header and its rows, and checks it against its sidecar,
+/// so a second read would find nothing, or wait forever for a writer.
+fn refuse_streams(inputs: &[PathBuf]) -> Result<()> {
+    #[cfg(unix)]
+    for path in inputs {
+        use std::os::unix::fs::FileTypeExt;
+        let Ok(kind) = std::fs::metadata(path).map(|m| m.file_type()) else {
+            continue;
+        };
+        if kind.is_fifo() || kind.is_socket() {
+            return Err(Error::Input {
+                path: path.clone(),
+                message: "a pipe or FIFO, which can be read only once; merge reads a shard                           more than once (its header, its rows, its check against the run's                           sidecar): give the file itself"
+                    .into(),
+            });
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = inputs;
+    Ok(())
 }
 
 /// A shard that is not there, where its run's in-progress file is: said so, with what to do.

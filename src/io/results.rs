@@ -399,6 +399,8 @@ pub struct ResultReader<R> {
     current: Option<Current>,
     done: bool,
     torn: Option<u64>,
+    /// The line where the next row starts when no blank line comes first.
+    next_line: u64,
 }
 
 /// The typed values of the row last read.
@@ -408,7 +410,12 @@ struct Current {
     status: Option<Status>,
     at_line: u64,
     end: u64,
+    after_blank: Option<u64>,
 }
+
+/// What `--resume` says of a blank line between the rows it would keep.
+pub const BLANK_LINE: &str =
+    "blank, between two rows, where a run writes none (remove the line, then --resume again)";
 
 /// What the CSV parser found next.
 enum Raw {
@@ -418,6 +425,8 @@ enum Raw {
         at_line: u64,
         end: u64,
         overlong: bool,
+        /// The line after it.
+        next_line: u64,
     },
     /// A last record without a line end.
     Torn { at_line: u64 },
@@ -539,13 +548,17 @@ impl<R: Read> ResultReader<R> {
             current: None,
             done: false,
             torn: None,
+            next_line: 0,
         };
         let end = match reader.read_raw()? {
             Raw::End | Raw::Torn { .. } => return Ok(None),
             Raw::Row { overlong: true, .. } => {
                 return Err(reader.file_error(format!("its header is longer than {MAX_ROW} bytes")))
             }
-            Raw::Row { end, .. } => end,
+            Raw::Row { end, next_line, .. } => {
+                reader.next_line = next_line;
+                end
+            }
         };
         for field in 0..reader.fields {
             let name = reader.field(field);
@@ -620,7 +633,7 @@ impl<R: Read> ResultReader<R> {
         if self.done {
             return Ok(None);
         }
-        let (at_line, end) = match self.read_raw()? {
+        let (at_line, end, after_blank) = match self.read_raw()? {
             Raw::End => {
                 self.done = true;
                 return Ok(None);
@@ -635,7 +648,16 @@ impl<R: Read> ResultReader<R> {
                 overlong: true,
                 ..
             } => return Err(self.row_error(at_line, format!("longer than {MAX_ROW} bytes"))),
-            Raw::Row { at_line, end, .. } => (at_line, end),
+            Raw::Row {
+                at_line,
+                end,
+                next_line,
+                ..
+            } => {
+                let after_blank = (at_line > self.next_line).then_some(self.next_line);
+                self.next_line = next_line;
+                (at_line, end, after_blank)
+            }
         };
         if self.fields != self.header.len() {
             let message = format!(
@@ -650,6 +672,7 @@ impl<R: Read> ResultReader<R> {
             status: None,
             at_line,
             end,
+            after_blank,
         };
         for (field, &column) in self.header.iter().enumerate() {
             let bytes = self.field(field);
@@ -701,6 +724,7 @@ impl<R: Read> ResultReader<R> {
             file: text(Column::File),
             at_line: current.at_line,
             end: current.end,
+            after_blank: current.after_blank,
             out: &self.out,
             ends: &self.ends[..self.fields],
             slots: &self.slots,
@@ -811,6 +835,7 @@ impl<R: Read> ResultReader<R> {
                             at_line,
                             end,
                             overlong,
+                            next_line: at_line + inside + 1,
                         },
                         None => Raw::Torn { at_line },
                     });
@@ -846,6 +871,9 @@ pub struct ResultRowRef<'a> {
     pub at_line: u64,
     /// The byte offset in the result file just past this row (its line end included).
     pub end: u64,
+    /// The first of the blank lines just before this row, if any: the parser skips them, but
+    /// a run never writes one between its rows.
+    pub after_blank: Option<u64>,
     out: &'a [u8],
     ends: &'a [usize],
     slots: &'a [Option<usize>; Column::COUNT],

@@ -164,6 +164,46 @@ struct Row {
 /// The earlier output's reader: CSV records, with whether the text ends in a line end.
 type EarlierRows = csv::Reader<LastByte<Box<dyn Read + Send>>>;
 
+impl Row {
+    /// The record just read, `after` being the reader's position past it: the line is
+    /// counted back from there, since the CSV reader skips blank lines before a record but
+    /// gives the record the position where it began to read.
+    fn read(record: csv::ByteRecord, after: &csv::Position) -> Row {
+        let inside = memchr::memchr_iter(b'\n', record.as_slice()).count() as u64;
+        Row {
+            record: without_cr(record),
+            line: after.line().saturating_sub(1 + inside),
+            end: after.byte(),
+        }
+    }
+
+    /// The line after it.
+    fn next_line(&self) -> u64 {
+        self.line + 1 + memchr::memchr_iter(b'\n', self.record.as_slice()).count() as u64
+    }
+}
+
+/// `record` without the `\r` of a CRLF line end, which ends its last field when rows are read
+/// to `\n` only.
+fn without_cr(record: csv::ByteRecord) -> csv::ByteRecord {
+    let n = record.len();
+    match record.get(n.wrapping_sub(1)) {
+        Some(last) if last.ends_with(b"\r") => {
+            let mut out = csv::ByteRecord::with_capacity(record.as_slice().len(), n);
+            for (i, field) in record.iter().enumerate() {
+                out.push_field(if i + 1 == n {
+                    &field[..field.len() - 1]
+                } else {
+                    field
+                });
+            }
+            out.set_position(record.position().cloned());
+            out
+        }
+        _ => record,
+    }
+}
+
 /// Reads the earlier output's header and the row after it. `None` when there is no header
 /// line, or only the start of this run's (a run stopped while writing it): start over.
 /// Otherwise the offset just past the header and the first row, if any.
@@ -179,11 +219,7 @@ fn read_header(
             .read_byte_record(&mut record)
             .map_err(|e| error(format!("not a result file: {e}")))?
     {
-        rows.push(Row {
-            record: record.clone(),
-            line: record.position().map_or(0, |p| p.line()),
-            end: reader.position().byte(),
-        });
+        rows.push(Row::read(record.clone(), reader.position()));
     }
     let Some(first) = rows.first() else {
         return Ok(None);
@@ -204,7 +240,23 @@ fn read_header(
         )));
     }
     let header_end = first.end;
+    if let Some(next) = rows.get(1) {
+        refuse_blank_between(first, next, error)?;
+    }
     Ok(Some((header_end, rows.into_iter().nth(1))))
+}
+
+/// Refuses a blank line between two rows (or the header and the first row): the CSV reader
+/// skips it, but a run writes none, and a kept one would stay in the finished output.
+fn refuse_blank_between(row: &Row, next: &Row, error: &dyn Fn(String) -> Error) -> Result<()> {
+    let blank = row.next_line();
+    if next.line > blank {
+        return Err(error(format!(
+            "line {blank}: {}",
+            crate::io::results::BLANK_LINE
+        )));
+    }
+    Ok(())
 }
 
 /// Checks that a kept row is the input record `input` at `index` (in the columns it has:
@@ -263,9 +315,12 @@ fn keep_rows(
         path: partial.clone(),
         message,
     };
+    // Rows end at `\n` only, so a row's end takes in the `\n` of a CRLF line end (a partial
+    // edited on Windows): the rows appended after it start on a line of their own.
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
+        .terminator(csv::Terminator::Any(b'\n'))
         .from_reader(LastByte {
             inner: earlier.rows()?,
             last: None,
@@ -285,13 +340,12 @@ fn keep_rows(
             .read_byte_record(&mut next)
             .map_err(|e| error(format!("not a result file: {e}")))?
         {
-            pending = Some(Row {
-                line: next.position().map_or(0, |p| p.line()),
-                record: next,
-                end: reader.position().byte(),
-            });
+            pending = Some(Row::read(next, reader.position()));
         } else if reader.get_ref().last != Some(b'\n') {
             break;
+        }
+        if let Some(next) = &pending {
+            refuse_blank_between(&row, next, &error)?;
         }
         let field = |column: RateColumn| -> &[u8] {
             slots[column as usize]

@@ -189,6 +189,12 @@ fn keep_rows(
     let mut matcher = RecordMatch::new(earlier.path(), &rows);
     while let Some(row) = rows.next_row()? {
         crate::run::interrupt::stop_point_kept(kept.rows)?;
+        if let Some(line) = row.after_blank {
+            return Err(Error::Input {
+                path: earlier.path().to_path_buf(),
+                message: format!("line {line}: {}", crate::io::results::BLANK_LINE),
+            });
+        }
         if retry_gave_up && row.status == Some(Status::GaveUp) {
             // Solved again from here: this row and every later one are dropped.
             break;
