@@ -1853,3 +1853,41 @@ fn a_link_to_a_file_not_yet_made_is_that_file() {
         assert!(!at(to).exists(), "{args:?}: refused before any work");
     }
 }
+
+/// A run that writes no sidecar (`rate --explain`, `generate`) over an earlier run's output
+/// takes that run's `FILE.run.json` away with the file: left, it would describe a file no
+/// longer there, and `merge` or `--resume` would call the new file cut off or changed.
+#[test]
+fn an_output_replaced_by_a_run_without_a_sidecar_takes_the_old_sidecar_away() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let text = std::fs::read_to_string(crate::support::data("norvig_top95.txt")).unwrap();
+    let three: String = text.lines().take(3).map(|l| format!("{l}\n")).collect();
+    std::fs::write(d.join("t3.txt"), three).unwrap();
+    let run = |args: &[&str]| {
+        let output = crate::support::bin()
+            .current_dir(d)
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {err}");
+    };
+    let replaced: [(&[&str], &[&str]); 2] = [
+        (
+            &["rate", "-q", "t3.txt", "-o", "x.csv"],
+            &["rate", "--explain", "-q", "t3.txt", "-o", "x.csv"],
+        ),
+        (
+            &["solve", "-q", "t3.txt", "-o", "x.csv"],
+            &["generate", "-n", "3", "--seed", "5", "-q", "-o", "x.csv"],
+        ),
+    ];
+    for (first, second) in replaced {
+        run(first);
+        assert!(d.join("x.csv.run.json").is_file(), "{first:?}");
+        run(second);
+        assert!(d.join("x.csv").is_file(), "{second:?}");
+        assert!(!d.join("x.csv.run.json").exists(), "{second:?}");
+    }
+}

@@ -589,6 +589,29 @@ fn shards_and_columns_give_the_rows_of_one_run() {
         ));
 }
 
+/// A rating needs no solution: a damaged reference solution is ignored alike as a CSV column
+/// and as a line's second token, and the puzzle is rated either way.
+#[test]
+fn a_damaged_reference_is_ignored_alike_in_csv_and_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let (puzzle, solution) = crate::support::kaggle_pairs(1).remove(0);
+    let cut = &solution[..80];
+    let csv = dir.path().join("a.csv");
+    std::fs::write(&csv, format!("puzzle,solution\n{puzzle},{cut}\n")).unwrap();
+    let lines = dir.path().join("a.txt");
+    std::fs::write(&lines, format!("{puzzle}:{cut}\n")).unwrap();
+    for input in [&csv, &lines] {
+        let output = bin()
+            .args(["rate", "-q", "--columns", "status,message"])
+            .arg(input)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{stdout}");
+        assert_eq!(stdout, "status,message\nrated,\n", "{}", input.display());
+    }
+}
+
 /// Kept rows that end in CRLF (a partial edited on Windows) are kept whole: the rows rated
 /// after them start on lines of their own. A blank line between kept rows is refused, naming
 /// its line, and the partial is left as it was.

@@ -531,8 +531,14 @@ impl<'a> Sidecar<'a> {
         rows: RowsOut<'a>,
         unresumable: Option<String>,
     ) -> Sidecar<'a> {
+        let writes_sidecar = manifest.is_some();
         let mut sidecar = Sidecar::new(manifest, rows.output, hashes);
         sidecar.stale = stale_outputs(rows.output, rows.summary, rows.resume);
+        // A run that writes no sidecar (`rate --explain`) over an earlier run's output: that
+        // run's sidecar would describe a file no longer there.
+        if !writes_sidecar && !rows.resume {
+            sidecar.stale.extend(rows.output.map(sidecar_path));
+        }
         sidecar.not_resumable = match rows.header {
             false => Some("they have no header (--no-header)".into()),
             true => unresumable,

@@ -46,7 +46,7 @@ pub struct Columns {
     /// then resolved with it; other commands can only ask for the header to be fixed.
     pub solution_option: bool,
     /// The command has no use for a solution (`rate`): no solution column is looked for, so
-    /// one named twice is no error.
+    /// one named twice is no error, and a line's second long token is ignored too.
     pub ignore_solution: bool,
 }
 

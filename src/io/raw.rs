@@ -207,6 +207,27 @@ pub enum Fields<'a> {
     },
 }
 
+impl<'a> Fields<'a> {
+    /// The same fields without a solution, for a command that has no use for one (`rate`):
+    /// a line's second long token is then ignored as a CSV file's solution column is.
+    pub fn without_solution(&self) -> Fields<'a> {
+        match self {
+            Fields::Puzzle {
+                format,
+                puzzle,
+                status,
+                ..
+            } => Fields::Puzzle {
+                format: *format,
+                puzzle,
+                solution: None,
+                status: *status,
+            },
+            bad => bad.clone(),
+        }
+    }
+}
+
 /// The content of a record, read as a puzzle (what `solve` and `bench` use).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Body {
@@ -258,22 +279,31 @@ impl Body {
             // pencilmarks, a hash): it is the reference when it is a full grid, or a damaged
             // one, judged as a CSV column's (digits 1-9 only, a few cells more or fewer).
             Some(text) if format == Format::Lines && !is_reference_like(text) => None,
-            Some(text) => match Grid::from_bytes(text) {
-                Ok(grid) if grid.is_complete() => Some(grid),
-                Ok(grid) => {
-                    let blanks = 81 - grid.clue_count();
-                    return Body::invalid(
-                        field,
-                        format!(
+            Some(text) => {
+                // The puzzle is well formed: the row shows it normalized, as any other.
+                let invalid = |message: String| Body::Invalid {
+                    text: puzzle.to_string(),
+                    message,
+                };
+                match Grid::from_bytes(text) {
+                    Ok(grid) if grid.is_complete() => Some(grid),
+                    Ok(grid) => {
+                        let blanks = 81 - grid.clue_count();
+                        return invalid(format!(
                             "reference solution has {blanks} blank cell{}",
                             if blanks == 1 { "" } else { "s" }
-                        ),
-                    );
+                        ));
+                    }
+                    Err(e) => return invalid(format!("reference solution: {e}")),
                 }
-                Err(e) => return Body::invalid(field, format!("reference solution: {e}")),
-            },
+            }
         };
         Body::Puzzle { puzzle, reference }
+    }
+
+    /// [`Body::from_fields`] with any solution left out ([`Fields::without_solution`]).
+    pub fn puzzle_only(fields: &Fields) -> Body {
+        Body::from_fields(&fields.without_solution())
     }
 }
 

@@ -86,7 +86,15 @@ impl RawRecord {
 
     /// The record read as a puzzle ([`Body::from_fields`]), its fields cut out of `text`.
     pub fn parse(self, text: &[u8]) -> Record {
-        let body = self.with_fields(text, Body::from_fields);
+        self.parse_as(text, false)
+    }
+
+    /// [`RawRecord::parse`], any solution left out when `ignore_solution` ([`Body::puzzle_only`]).
+    pub fn parse_as(self, text: &[u8], ignore_solution: bool) -> Record {
+        let body = match ignore_solution {
+            true => self.with_fields(text, Body::puzzle_only),
+            false => self.with_fields(text, Body::from_fields),
+        };
         Record {
             file: self.file,
             line: self.line,
@@ -287,7 +295,8 @@ impl RecordReader {
         let mut text = std::mem::take(&mut self.scratch);
         text.clear();
         let next = self.next_raw(&mut text);
-        let record = next.map(|found| found.map(|raw| raw.parse(&text)));
+        let ignore = self.columns.ignore_solution;
+        let record = next.map(|found| found.map(|raw| raw.parse_as(&text, ignore)));
         self.scratch = text;
         record
     }
@@ -566,6 +575,24 @@ mod tests {
     /// A line's second long token is its reference solution when it is a solution's digits,
     /// whole or a few cells off, judged as a CSV column is (a damaged one makes the record
     /// invalid); any other token there (a second puzzle, pencilmarks, a hash) is other data.
+    /// A well-formed puzzle refused for its reference shows normalized, as every other row.
+    #[test]
+    fn a_puzzle_refused_for_its_reference_is_shown_normalized() {
+        let zeros = P.replace('.', "0");
+        for line in [
+            format!("{zeros}:{}", &S[..80]),
+            format!("{zeros},{}", &S[..80]),
+        ] {
+            match parse_line(line.as_bytes()) {
+                Some(Body::Invalid { text, message }) => {
+                    assert_eq!(text, P);
+                    assert!(message.starts_with("reference solution"), "{message}");
+                }
+                other => panic!("expected invalid, got {other:?}"),
+            }
+        }
+    }
+
     #[test]
     fn a_lines_damaged_reference_is_refused_as_in_csv() {
         let (cut, doubled) = (&S[..80], format!("{S}7"));

@@ -423,7 +423,9 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
         let chunk = chunk?;
         if chunk.puzzles > 0 {
             if let Some(path) = stale.take() {
+                // With the sidecar a `solve` or `rate` run left beside it.
                 crate::io::output::remove_stale(path);
+                crate::io::output::remove_stale(&crate::cmd::sidecar::sidecar_path(path));
             }
         }
         cut = chunk.cut;

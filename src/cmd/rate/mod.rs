@@ -303,7 +303,9 @@ fn rate_chunk(chunk: &Chunk, config: &RateConfig, files: &[String]) -> ChunkOut 
             out.cut = true;
             break;
         }
-        let body = record.with_fields(&chunk.text, Body::from_fields);
+        // A rating needs no solution: a line's second long token is ignored, as a CSV
+        // file's solution column is.
+        let body = record.with_fields(&chunk.text, Body::puzzle_only);
         let puzzle = match &body {
             Body::Puzzle { puzzle, .. } => puzzle.to_string(),
             Body::Invalid { text, .. } => text.clone(),
