@@ -27,6 +27,15 @@ pub const MARKDOWN_COLUMNS: &[&str] = &[
     "CPU share",
 ];
 
+/// A rate (puzzles/s) in a table: whole puzzles, or two decimals below 10 puzzles/s.
+pub(crate) fn rate_text(rate: f64) -> String {
+    if rate >= 10.0 || rate == 0.0 {
+        format!("{rate:.0}")
+    } else {
+        format!("{rate:.2}")
+    }
+}
+
 fn opt(value: Option<f64>, decimals: usize) -> String {
     value.map_or_else(|| "–".to_string(), |v| format!("{v:.decimals$}"))
 }
@@ -104,12 +113,15 @@ fn table(rows: &[BenchRow]) -> String {
 /// One row's cells, in [`MARKDOWN_COLUMNS`] order.
 fn table_cells(row: &BenchRow) -> [String; 15] {
     let rate = match row.status {
-        BenchStatus::Ok => opt(row.puzzles_per_s, 0),
-        BenchStatus::GaveUp => format!("{} (gave_up)", opt(row.puzzles_per_s, 0)),
+        BenchStatus::Ok => row.puzzles_per_s.map_or_else(|| "–".into(), rate_text),
+        BenchStatus::GaveUp => format!(
+            "{} (gave_up)",
+            row.puzzles_per_s.map_or_else(|| "–".into(), rate_text)
+        ),
         other => other.to_string(),
     };
     let spread = match (row.min_puzzles_per_s, row.max_puzzles_per_s) {
-        (Some(lo), Some(hi)) => format!("{lo:.0}–{hi:.0}"),
+        (Some(lo), Some(hi)) => format!("{}–{}", rate_text(lo), rate_text(hi)),
         _ => "–".to_string(),
     };
     [

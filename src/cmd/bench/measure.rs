@@ -264,9 +264,9 @@ impl Measured {
         let summary = self.tally.summary(Duration::ZERO, row.threads, &row.solver);
         row.status = BenchStatus::Ok;
         row.passes = rates.len() as u64;
-        row.puzzles_per_s = Some(round(median, 1));
-        row.min_puzzles_per_s = rates.first().map(|&r| round(r, 1));
-        row.max_puzzles_per_s = rates.last().map(|&r| round(r, 1));
+        row.puzzles_per_s = Some(kept_rate(median));
+        row.min_puzzles_per_s = rates.first().map(|&r| kept_rate(r));
+        row.max_puzzles_per_s = rates.last().map(|&r| kept_rate(r));
         row.us_per_puzzle = (median > 0.0).then(|| round(1e6 / median, 3));
         row.p50_us = Some(round(summary.solve_ns.p50 as f64 / 1000.0, 3));
         row.p99_us = Some(round(summary.solve_ns.p99 as f64 / 1000.0, 3));
@@ -403,6 +403,15 @@ pub(super) fn median_of_sorted(values: &[f64]) -> f64 {
         n if n % 2 == 1 => values[n / 2],
         n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
     }
+}
+
+/// A rate (puzzles/s) as a row keeps it: in tenths, or to three significant digits below 10
+/// puzzles/s, so a slow solver's rate (an external program's on a small file) is not 0.
+pub(super) fn kept_rate(rate: f64) -> f64 {
+    if rate >= 10.0 || rate <= 0.0 || !rate.is_finite() {
+        return round(rate, 1);
+    }
+    round(rate, 2 - rate.log10().floor() as i32)
 }
 
 pub(super) fn round(value: f64, decimals: i32) -> f64 {

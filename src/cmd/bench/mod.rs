@@ -36,7 +36,7 @@ pub(crate) use datasets::{builtin_suite, load_dataset, SUITE_HELP};
 pub use datasets::{puzzle_list_sha256, Dataset};
 use markdown::markdown_report;
 pub use markdown::MARKDOWN_COLUMNS;
-pub(crate) use markdown::{one_line, table_cell};
+pub(crate) use markdown::{one_line, rate_text, table_cell};
 use measure::{check_pass, measure, round};
 use row::empty_row;
 pub use row::{BenchMode, BenchRow, BenchStatus};
@@ -501,9 +501,9 @@ fn external_row(
     row.status = BenchStatus::Ok;
     row.passes = rates.len() as u64;
     row.solved = Some(dataset.puzzles.len() as u64);
-    row.puzzles_per_s = Some(round(median, 1));
-    row.min_puzzles_per_s = rates.first().map(|r| round(*r, 1));
-    row.max_puzzles_per_s = rates.last().map(|r| round(*r, 1));
+    row.puzzles_per_s = Some(measure::kept_rate(median));
+    row.min_puzzles_per_s = rates.first().map(|&r| measure::kept_rate(r));
+    row.max_puzzles_per_s = rates.last().map(|&r| measure::kept_rate(r));
     row.us_per_puzzle = Some(round(1e6 / median.max(1e-9), 3));
     row.note = format!(
         "external `{}`: whole-process wall time, every solution checked",
@@ -523,5 +523,18 @@ mod tests {
         assert_eq!(config.threads(), [1, 2, 4]);
         config.threads = Vec::new();
         assert_eq!(config.threads()[0], 1);
+    }
+
+    /// A solver slower than a puzzle a second keeps its rate in the rows and the table.
+    #[test]
+    fn slow_rates_keep_three_significant_digits_and_show_two_decimals() {
+        assert_eq!(measure::kept_rate(0.048_123), 0.0481);
+        assert_eq!(measure::kept_rate(0.396_78), 0.397);
+        assert_eq!(measure::kept_rate(2.524), 2.52);
+        assert_eq!(measure::kept_rate(123_456.78), 123_456.8);
+        assert_eq!(measure::kept_rate(0.0), 0.0);
+        assert_eq!(rate_text(0.0481), "0.05");
+        assert_eq!(rate_text(2.52), "2.52");
+        assert_eq!(rate_text(123_456.8), "123457");
     }
 }

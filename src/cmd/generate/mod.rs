@@ -226,7 +226,7 @@ impl GenerateReport {
             );
             if self.rated > 0 {
                 text += &format!(
-                    "\nER range: {:.1} candidates rated per kept puzzle",
+                    "\n{:.1} candidates rated per kept puzzle",
                     self.rated as f64 / self.puzzles as f64
                 );
             }

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cmd::bench::{one_line, table_cell, BenchMode, BenchRow, BenchStatus};
+use crate::cmd::bench::{one_line, rate_text, table_cell, BenchMode, BenchRow, BenchStatus};
 use crate::cmd::{print_stdout, Finish};
 use crate::error::{Error, Result};
 use crate::io::targets::{check_targets, stdout_open_for, Target, WriteKind};
@@ -552,8 +552,8 @@ impl Comparison {
                     Cell::Missing => "–".to_string(),
                     Cell::NotMeasured(status) => status.to_string(),
                     Cell::Rate(rate) => match self.ratio(row, machine) {
-                        Some(ratio) => format!("{rate:.0} ({ratio:.2}×)"),
-                        None => format!("{rate:.0}"),
+                        Some(ratio) => format!("{} ({ratio:.2}×)", rate_text(*rate)),
+                        None => rate_text(*rate),
                     },
                 });
             }
