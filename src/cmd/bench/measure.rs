@@ -275,10 +275,16 @@ impl Measured {
         let no_guess = self.tally.count(Status::Solved) as f64 * summary.no_guess_percent
             / (self.tally.puzzles().max(1) as f64);
         row.no_guess_pct = Some(round(no_guess, 2));
-        row.cpu_share = self.cpu.map(|(cpu, wall)| {
-            let available = wall.as_secs_f64() * row.threads as f64;
-            round(cpu.as_secs_f64() / available.max(1e-9), 3)
-        });
+        // The OS counts CPU time in clock ticks: over timed passes shorter than this, the
+        // share would be mostly rounding (above 1 as often as below).
+        const SHORTEST: Duration = Duration::from_millis(500);
+        row.cpu_share = self
+            .cpu
+            .filter(|&(_, wall)| wall >= SHORTEST)
+            .map(|(cpu, wall)| {
+                let available = wall.as_secs_f64() * row.threads as f64;
+                round(cpu.as_secs_f64() / available.max(1e-9), 3)
+            });
     }
 }
 

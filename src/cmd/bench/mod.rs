@@ -377,11 +377,21 @@ fn load_datasets(config: &BenchConfig) -> Result<Vec<Dataset>> {
     let datasets = if config.inputs.is_empty() {
         builtin_suite()
     } else {
-        config
+        let mut datasets = config
             .inputs
             .iter()
             .map(|input| load_dataset(input, &config.read))
-            .collect::<Result<Vec<_>>>()?
+            .collect::<Result<Vec<_>>>()?;
+        // Two files of one name (`a/p.txt b/p.txt`): rows and notes name them as given.
+        let shared: Vec<bool> = (datasets.iter())
+            .map(|d| datasets.iter().filter(|o| o.name == d.name).count() > 1)
+            .collect();
+        for ((dataset, input), shared) in datasets.iter_mut().zip(&config.inputs).zip(shared) {
+            if shared {
+                dataset.name = input.display_name();
+            }
+        }
+        datasets
     };
     for dataset in &datasets {
         if dataset.invalid > 0 {
