@@ -155,6 +155,32 @@ fn bench_csv(input: &Path, csv: &Path) -> assert_cmd::assert::Assert {
         .assert()
 }
 
+/// Two input files of one name are told apart in the rows by the paths given.
+#[test]
+fn two_files_of_one_name_are_named_by_their_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    tiny_input(dir.path(), "p.txt", "data/norvig_top95.txt", 4);
+    tiny_input(
+        &dir.path().join("sub"),
+        "p.txt",
+        "data/norvig_easy50.txt",
+        4,
+    );
+    let output = fast_bench()
+        .current_dir(dir.path())
+        .args(["-j", "1", "p.txt", "sub/p.txt", "-q"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let names: Vec<String> = table_rows(&stdout)
+        .into_iter()
+        .skip(1)
+        .map(|row| row[0].clone())
+        .collect();
+    assert_eq!(names, ["p.txt", "sub/p.txt"], "{stdout}");
+}
+
 /// Timed passes of more than half a second get a CPU share, which one thread of a process
 /// that does nothing else cannot take far above 1.
 #[cfg(target_os = "linux")]
