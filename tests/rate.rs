@@ -612,19 +612,25 @@ fn a_damaged_reference_is_ignored_alike_in_csv_and_lines() {
     }
 }
 
-/// Kept rows that end in CRLF (a partial edited on Windows) are kept whole: the rows rated
-/// after them start on lines of their own. A blank line between kept rows is refused, naming
-/// its line, and the partial is left as it was.
-#[test]
-fn resume_keeps_crlf_rows_whole_and_refuses_a_blank_line_between_rows() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = mixed_rate_input(dir.path());
+/// [`mixed_rate_input`] in `dir` and its rows rated in one run (to stdout).
+fn mixed_rated_whole(dir: &Path) -> (std::path::PathBuf, Vec<u8>) {
+    let input = mixed_rate_input(dir);
     let whole = bin()
         .args(["rate", "-q", "-j", "2"])
         .arg(&input)
         .output()
         .unwrap()
         .stdout;
+    (input, whole)
+}
+
+/// Kept rows that end in CRLF (a partial edited on Windows) are kept whole: the rows rated
+/// after them start on lines of their own. A blank line between kept rows is refused, naming
+/// its line, and the partial is left as it was.
+#[test]
+fn resume_keeps_crlf_rows_whole_and_refuses_a_blank_line_between_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, whole) = mixed_rated_whole(dir.path());
     let whole_text = String::from_utf8(whole.clone()).unwrap();
     let lines: Vec<&str> = whole_text.lines().collect();
     let out = dir.path().join("r.csv");
@@ -669,13 +675,7 @@ fn resume_keeps_crlf_rows_whole_and_refuses_a_blank_line_between_rows() {
 #[test]
 fn resume_keeps_checked_rows_and_refuses_changed_ones() {
     let dir = tempfile::tempdir().unwrap();
-    let input = mixed_rate_input(dir.path());
-    let whole = bin()
-        .args(["rate", "-q", "-j", "2"])
-        .arg(&input)
-        .output()
-        .unwrap()
-        .stdout;
+    let (input, whole) = mixed_rated_whole(dir.path());
     let whole_text = String::from_utf8(whole.clone()).unwrap();
     let lines: Vec<&str> = whole_text.lines().collect();
     let out = dir.path().join("r.csv");

@@ -70,8 +70,8 @@ struct Found {
     /// Range of the rule parents in [`Inner::parents`].
     pstart: u32,
     pend: u32,
+    /// The chain's identity; its complexity is `key.1`.
     hash: u64,
-    cx: u32,
 }
 
 /// Buffers of the inner static chaining rule, kept per thread.
@@ -232,14 +232,20 @@ impl Inner {
         }
         let rating = base + length_increment(cx as usize);
         let (sc, sd) = (cd / 9, (cd % 9) as u8 + 1);
+        let key = (rating, cx, sort, sc as u8, sd, 1 + !on as u8, 0);
+        self.push_found(key, estart, pstart, hash);
+    }
+
+    /// Records a hint of sort key `key` whose eliminations and rule parents were pushed from
+    /// `estart` and `pstart` on; `hash` names its chain, whose complexity the key holds.
+    fn push_found(&mut self, key: Key, estart: u32, pstart: u32, hash: u64) {
         self.found.push(Found {
-            key: (rating, cx, sort, sc as u8, sd, 1 + !on as u8, 0),
+            key,
             estart,
             eend: self.elims.len() as u32,
             pstart,
             pend: self.parents.len() as u32,
             hash,
-            cx,
         });
     }
 
@@ -279,23 +285,9 @@ impl Inner {
         }
         let cx = f.nodes.len() as u32;
         let (c, d) = f.start;
-        self.found.push(Found {
-            key: (
-                f.base + length_increment(cx as usize),
-                cx,
-                f.sort,
-                c as u8,
-                d,
-                0,
-                f.rank,
-            ),
-            estart,
-            eend: self.elims.len() as u32,
-            pstart,
-            pend: self.parents.len() as u32,
-            hash,
-            cx,
-        });
+        let rating = f.base + length_increment(cx as usize);
+        let key = (rating, cx, f.sort, c as u8, d, 0, f.rank);
+        self.push_found(key, estart, pstart, hash);
     }
 
     /// Starts a new set of rule parents (see [`Inner::push_parent`]).
@@ -400,7 +392,7 @@ fn emit(inner: &mut Inner, acc: &mut Advanced) {
             continue;
         }
         let ci = acc.chains.len() as u32;
-        acc.chains.push((f.hash, f.cx));
+        acc.chains.push((f.hash, f.key.1));
         let ps = acc.parents.len() as u32;
         acc.parents
             .extend_from_slice(&inner.parents[f.pstart as usize..f.pend as usize]);
