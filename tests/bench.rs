@@ -155,6 +155,37 @@ fn bench_csv(input: &Path, csv: &Path) -> assert_cmd::assert::Assert {
         .assert()
 }
 
+/// `report` over rows of one configuration measured with and without permutation shows the
+/// latest and says the two do not compare.
+#[test]
+fn report_notes_rows_of_other_permutations() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = tiny_input(dir.path(), "top6.txt", "data/norvig_top95.txt", 6);
+    let csv = dir.path().join("results.csv");
+    for extra in [&[][..], &["--no-permute"][..]] {
+        fast_bench()
+            .args(["-j", "1", "-q"])
+            .args(extra)
+            .arg(&input)
+            .arg("--csv")
+            .arg(&csv)
+            .assert()
+            .success();
+    }
+    let output = Command::cargo_bin("sudoku-batch")
+        .unwrap()
+        .arg("report")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("was measured with permute seeds 1 and none, whose rates do not compare"),
+        "{stderr}"
+    );
+}
+
 /// Two input files of one name are told apart in the rows by the paths given.
 #[test]
 fn two_files_of_one_name_are_named_by_their_paths() {

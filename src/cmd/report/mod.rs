@@ -409,11 +409,31 @@ fn configurations<'a>(rows: &'a [BenchRow], machines: &[MachineColumn]) -> Vec<C
             table.len() - 1
         });
         let best = &mut table[slot].1[machine];
+        if let Some(other) = best.filter(|b| b.permute_seed != row.permute_seed) {
+            note_other_permutations(other, row);
+        }
         if best.is_none_or(|b| not_later(b, row)) {
             *best = Some(row);
         }
     }
     table
+}
+
+/// Says on stderr that one configuration of one machine was measured with other permutations
+/// (`bench --permute`, `--no-permute`), whose rates do not compare: the latest row is shown.
+fn note_other_permutations(a: &BenchRow, b: &BenchRow) {
+    let seed = |r: &BenchRow| r.permute_seed.map_or("none".to_string(), |s| s.to_string());
+    stderr!(line:
+        "report: note: {} × {} × {} × {} thread(s) on {} was measured with permute seeds {} and \
+         {}, whose rates do not compare; the latest row is shown",
+        a.dataset,
+        a.solver,
+        a.mode,
+        a.threads,
+        a.hostname,
+        seed(a),
+        seed(b)
+    );
 }
 
 /// Groups the table: each dataset's rows together (datasets and solvers in the order first
