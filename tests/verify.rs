@@ -217,7 +217,8 @@ fn solve_rows_whose_status_and_solution_disagree_fail() {
             3,
             4,
             "xyz",
-            ":4: malformed: status is xyz but a solution is given",
+            ":4: malformed: status \"xyz\" is none of solve's (solved, unsolvable, multiple, \
+             invalid, mismatch, gave_up), so the row is no solve output to check",
         ),
         (
             4,

@@ -189,6 +189,19 @@ impl<'a> RowContent<'a> {
                     kind: FailureKind::Malformed,
                     reason: match status.unwrap_or_default() {
                         b"" => "status is empty but a solution is given".to_string(),
+                        word if std::str::from_utf8(word)
+                            .ok()
+                            .and_then(Status::from_word)
+                            .is_none() =>
+                        {
+                            // Not `solve`'s output (`rate`'s says `rated`), or edited.
+                            format!(
+                                "status {:?} is none of solve's ({}), so the row is no solve \
+                                 output to check",
+                                String::from_utf8_lossy(word),
+                                Status::ALL.map(|s| s.as_str()).join(", ")
+                            )
+                        }
                         word => format!(
                             "status is {} but a solution is given",
                             String::from_utf8_lossy(word)
