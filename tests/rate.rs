@@ -643,7 +643,8 @@ fn resume_keeps_crlf_rows_whole_and_refuses_a_blank_line_between_rows() {
             .output()
             .unwrap()
     };
-    std::fs::write(&partial, lines[..21].join("\r\n") + "\r\n").unwrap();
+    // With an editor's blank line at the end, which is dropped.
+    std::fs::write(&partial, lines[..21].join("\r\n") + "\r\n\r\n").unwrap();
     let resumed = resume();
     let stderr = String::from_utf8_lossy(&resumed.stderr);
     assert_eq!(resumed.status.code(), Some(1), "{stderr}");
@@ -659,17 +660,19 @@ fn resume_keeps_crlf_rows_whole_and_refuses_a_blank_line_between_rows() {
     std::fs::remove_file(&out).unwrap();
     let mut blank: Vec<&str> = lines[..21].to_vec();
     blank.insert(11, "");
-    let edited = blank.join("\n") + "\n";
-    std::fs::write(&partial, &edited).unwrap();
-    let resumed = resume();
-    let stderr = String::from_utf8_lossy(&resumed.stderr);
-    assert_eq!(resumed.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains("r.csv.partial: cannot resume: line 12: blank, between two rows"),
-        "{stderr}"
-    );
-    assert_eq!(std::fs::read_to_string(&partial).unwrap(), edited);
-    assert!(!out.exists());
+    for end in ["\n", "\r\n"] {
+        let edited = blank.join(end) + end;
+        std::fs::write(&partial, &edited).unwrap();
+        let resumed = resume();
+        let stderr = String::from_utf8_lossy(&resumed.stderr);
+        assert_eq!(resumed.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("r.csv.partial: cannot resume: line 12: blank, between two rows"),
+            "{end:?}: {stderr}"
+        );
+        assert_eq!(std::fs::read_to_string(&partial).unwrap(), edited);
+        assert!(!out.exists());
+    }
 }
 
 #[test]

@@ -594,7 +594,9 @@ fn refuse_streams(inputs: &[PathBuf]) -> Result<()> {
         if kind.is_fifo() || kind.is_socket() {
             return Err(Error::Input {
                 path: path.clone(),
-                message: "a pipe or FIFO, which can be read only once; merge reads a shard                           more than once (its header, its rows, its check against the run's                           sidecar): give the file itself"
+                message: "a pipe or FIFO, which can be read only once; merge reads a shard more \
+                          than once (its header, its rows, its check against the run's \
+                          sidecar): give the file itself"
                     .into(),
             });
         }

@@ -537,7 +537,7 @@ impl<'a> Sidecar<'a> {
         // A run that writes no sidecar (`rate --explain`) over an earlier run's output: that
         // run's sidecar would describe a file no longer there.
         if !writes_sidecar && !rows.resume {
-            sidecar.stale.extend(rows.output.map(sidecar_path));
+            sidecar.stale.extend(rows.output.and_then(stale_sidecar));
         }
         sidecar.not_resumable = match rows.header {
             false => Some("they have no header (--no-header)".into()),
@@ -672,6 +672,14 @@ fn unfinished(error: Error, output: &Path, why_not: Option<&str>) -> Error {
         path,
         cause: std::io::Error::new(cause.kind(), text),
     }
+}
+
+/// The sidecar an earlier run left beside `output`, which goes when a run that writes none
+/// replaces `output`; none when `output` is standard output or a device (written, not
+/// replaced: the file behind it is not this run's).
+pub(crate) fn stale_sidecar(output: &Path) -> Option<PathBuf> {
+    let written = crate::error::is_stdout(output) || crate::io::targets::is_direct(output);
+    (!written).then(|| sidecar_path(output))
 }
 
 /// The files an earlier run left that this run replaces (see [`Sidecar::for_rows`]): its

@@ -425,7 +425,9 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
             if let Some(path) = stale.take() {
                 // With the sidecar a `solve` or `rate` run left beside it.
                 crate::io::output::remove_stale(path);
-                crate::io::output::remove_stale(&crate::cmd::sidecar::sidecar_path(path));
+                if let Some(sidecar) = crate::cmd::sidecar::stale_sidecar(path) {
+                    crate::io::output::remove_stale(&sidecar);
+                }
             }
         }
         cut = chunk.cut;

@@ -213,13 +213,11 @@ fn read_header(
     error: &dyn Fn(String) -> Error,
 ) -> Result<Option<(u64, Option<Row>)>> {
     let mut rows = Vec::new();
-    let mut record = csv::ByteRecord::new();
-    while rows.len() < 2
-        && reader
-            .read_byte_record(&mut record)
-            .map_err(|e| error(format!("not a result file: {e}")))?
-    {
-        rows.push(Row::read(record.clone(), reader.position()));
+    while rows.len() < 2 {
+        match read_row(reader, error)? {
+            Some(row) => rows.push(row),
+            None => break,
+        }
     }
     let Some(first) = rows.first() else {
         return Ok(None);
@@ -244,6 +242,26 @@ fn read_header(
         refuse_blank_between(first, next, error)?;
     }
     Ok(Some((header_end, rows.into_iter().nth(1))))
+}
+
+/// The next row of the earlier output, past blank lines: the CSV reader skips those ended by
+/// `\n` alone, and this the ones ended by `\r\n` (read as one empty field). A blank line
+/// before a row shows in the row's line ([`refuse_blank_between`]); after the last row it is
+/// dropped.
+fn read_row(reader: &mut EarlierRows, error: &dyn Fn(String) -> Error) -> Result<Option<Row>> {
+    let mut record = csv::ByteRecord::new();
+    loop {
+        if !reader
+            .read_byte_record(&mut record)
+            .map_err(|e| error(format!("not a result file: {e}")))?
+        {
+            return Ok(None);
+        }
+        let row = Row::read(record.clone(), reader.position());
+        if !(row.record.len() == 1 && row.record[0].is_empty()) {
+            return Ok(Some(row));
+        }
+    }
 }
 
 /// Refuses a blank line between two rows (or the header and the first row): the CSV reader
@@ -335,12 +353,8 @@ fn keep_rows(
     while let Some(row) = pending.take() {
         crate::run::interrupt::stop_point_kept(kept.rows)?;
         // Read ahead: the row is complete if another follows or the text ends with `\n`.
-        let mut next = csv::ByteRecord::new();
-        if reader
-            .read_byte_record(&mut next)
-            .map_err(|e| error(format!("not a result file: {e}")))?
-        {
-            pending = Some(Row::read(next, reader.position()));
+        if let Some(next) = read_row(&mut reader, &error)? {
+            pending = Some(next);
         } else if reader.get_ref().last != Some(b'\n') {
             break;
         }

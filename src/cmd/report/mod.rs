@@ -382,6 +382,8 @@ fn machine_columns(rows: &[BenchRow]) -> Vec<MachineColumn> {
 /// for each machine the latest row wins.
 fn configurations<'a>(rows: &'a [BenchRow], machines: &[MachineColumn]) -> Vec<Configuration<'a>> {
     let mut table: Vec<Configuration<'a>> = Vec::new();
+    // The configurations and machines already noted for mixing permutations.
+    let mut noted: Vec<(usize, usize)> = Vec::new();
     for row in rows {
         let machine = machines
             .iter()
@@ -410,7 +412,10 @@ fn configurations<'a>(rows: &'a [BenchRow], machines: &[MachineColumn]) -> Vec<C
         });
         let best = &mut table[slot].1[machine];
         if let Some(other) = best.filter(|b| b.permute_seed != row.permute_seed) {
-            note_other_permutations(other, row);
+            if !noted.contains(&(slot, machine)) {
+                noted.push((slot, machine));
+                note_other_permutations(other, row);
+            }
         }
         if best.is_none_or(|b| not_later(b, row)) {
             *best = Some(row);
