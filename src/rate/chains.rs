@@ -1,6 +1,7 @@
 //! Chains: bidirectional X-/Y-/XY-cycles (6.5 / 7.0) and forcing X-chains / forcing chains
-//! (6.6 / 7.0), all plus SE's length increment, and the order of the chaining rules (the
-//! Nishio, multiple and dynamic forcing chains live in `forcing`).
+//! (6.6 / 7.0), all plus SE's length increment, and every cycle of a grid for the nested
+//! chains' inner rule (the Nishio, multiple and dynamic forcing chains live in `forcing`; the
+//! order of the chaining rules in `rate`).
 //!
 //! A chain node is a candidate assumed "on" (true) or "off" (false). Static links, computed on
 //! the unchanged grid: on -> off for the same digit in the cell's houses (and, with Y links,
@@ -1243,23 +1244,6 @@ fn best_forcing_chain(
         best = Some((key, s));
     }
     best
-}
-
-/// The first chaining step in SE's order: static chains, then Nishio, multiple, dynamic and
-/// dynamic (+) forcing chains, with aligned triple exclusion where SE tries it, then the nested
-/// forcing chain levels (`nested`).
-pub fn next_chain_step(
-    b: &Board,
-    aligned_triple: impl FnOnce(&Board) -> Option<Step>,
-) -> Option<Step> {
-    use super::forcing::{forcing_chains, Kind};
-    static_chains(b)
-        .or_else(|| aligned_triple(b))
-        .or_else(|| forcing_chains(b, Kind::Nishio))
-        .or_else(|| super::multiple::multiple_forcing_chains(b))
-        .or_else(|| forcing_chains(b, Kind::Dynamic))
-        .or_else(|| forcing_chains(b, Kind::DynamicPlus))
-        .or_else(|| super::nested::nested_step(b))
 }
 
 #[cfg(test)]

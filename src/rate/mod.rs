@@ -343,7 +343,7 @@ fn next_step_after<const N: usize>(
             return Some(step);
         }
     }
-    chains::next_chain_step(b, |b| remembered(memo, rules.len(), b, TRIPLE))
+    next_chain_step(b, |b| remembered(memo, rules.len(), b, TRIPLE))
 }
 
 /// Rules the memo of a path keeps: those before the chains and aligned triple exclusion.
@@ -471,6 +471,20 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
         r.ep = r.er;
     }
     r
+}
+
+/// The first chaining step in SE's order: static chains, then Nishio, multiple, dynamic and
+/// dynamic (+) forcing chains, with aligned triple exclusion where SE tries it, then the nested
+/// forcing chain levels (`nested`).
+fn next_chain_step(b: &Board, aligned_triple: impl FnOnce(&Board) -> Option<Step>) -> Option<Step> {
+    use forcing::{forcing_chains, Kind};
+    chains::static_chains(b)
+        .or_else(|| aligned_triple(b))
+        .or_else(|| forcing_chains(b, Kind::Nishio))
+        .or_else(|| multiple::multiple_forcing_chains(b))
+        .or_else(|| forcing_chains(b, Kind::Dynamic))
+        .or_else(|| forcing_chains(b, Kind::DynamicPlus))
+        .or_else(|| nested::nested_step(b))
 }
 
 #[cfg(test)]

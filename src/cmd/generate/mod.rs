@@ -423,11 +423,7 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
         let chunk = chunk?;
         if chunk.puzzles > 0 {
             if let Some(path) = stale.take() {
-                // With the sidecar a `solve` or `rate` run left beside it.
-                crate::io::output::remove_stale(path);
-                if let Some(sidecar) = crate::cmd::sidecar::stale_sidecar(path) {
-                    crate::io::output::remove_stale(&sidecar);
-                }
+                remove_earlier_output(path);
             }
         }
         cut = chunk.cut;
@@ -460,4 +456,12 @@ pub fn run(config: &GenerateConfig) -> Result<GenerateReport> {
     report.wall_seconds = started.elapsed().as_secs_f64();
     report.set_mean_clues(clue_sum);
     Ok(report)
+}
+/// Removes an earlier run's file at `path`, with the sidecar a `solve` or `rate` run left
+/// beside it (a generate run writes none).
+fn remove_earlier_output(path: &Path) {
+    crate::io::output::remove_stale(path);
+    if let Some(sidecar) = crate::cmd::sidecar::stale_sidecar(path) {
+        crate::io::output::remove_stale(&sidecar);
+    }
 }
