@@ -397,6 +397,17 @@ fn a_run_written_through_a_link_is_found_by_either_name() {
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("run.json"), "{err}");
     assert_eq!(rows(&d.join("all.csv")), whole);
+
+    // A loop of links leads to no file: refused as a shell's `>` fails, the links kept.
+    std::os::unix::fs::symlink("loop2.csv", d.join("loop1.csv")).unwrap();
+    std::os::unix::fs::symlink("loop1.csv", d.join("loop2.csv")).unwrap();
+    let (code, err) = run(d, &["solve", "p.txt", "-q", "-o", "loop1.csv"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("loop1.csv") && err.contains("loop"), "{err}");
+    for link in ["loop1.csv", "loop2.csv"] {
+        let kind = std::fs::symlink_metadata(d.join(link)).unwrap().file_type();
+        assert!(kind.is_symlink(), "{link} was replaced");
+    }
 }
 
 #[test]
@@ -1107,7 +1118,7 @@ fn a_shard_still_in_progress_is_checked_against_its_runs_sidecar() {
         err.contains("s-3.csv.partial: its run did not finish (s-3.csv.run.json records no end)"),
         "{err}"
     );
-    assert!(!err.contains("missing"), "{err}");
+    assert!(!err.contains("of 3 missing"), "{err}");
     assert_eq!(rows(&d.join("all.csv")), rows(&d.join("out.csv")));
 }
 
@@ -1220,6 +1231,43 @@ fn merge_of_a_shard_cut_short_writes_nothing_unless_allowed() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("s-2.csv: its run did not finish"), "{err}");
     assert!(!d.join("all.csv").exists());
+}
+
+/// A shard copied without its sidecar is merged with `--allow-incomplete`, and the warning
+/// says its shard cannot be told, not that the shard is missing from the inputs.
+#[test]
+fn a_shard_without_its_sidecar_is_not_called_missing() {
+    let dir = solved_dir();
+    let d = dir.path();
+    for k in 1..=3 {
+        shard(d, "p.txt", k, 3);
+    }
+    std::fs::copy(d.join("s-1.csv"), d.join("copy.csv")).unwrap();
+    let merge = ["merge", "copy.csv", "s-2.csv", "s-3.csv", "-o", "all.csv"];
+    let (code, err) = run(d, &merge);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("copy.csv: no copy.csv.run.json beside it"),
+        "{err}"
+    );
+    assert!(
+        err.contains("shard(s) 1 of 3 not found: no input with a sidecar is theirs, and the input without one cannot be told apart"),
+        "{err}"
+    );
+    assert!(!err.contains("of 3 missing"), "{err}");
+    let mut allowed = merge.to_vec();
+    allowed.push("--allow-incomplete");
+    let (code, err) = run(d, &allowed);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(rows(&d.join("all.csv")).len(), 1 + 300, "{err}");
+    // Without the copy, shard 1 is missing indeed.
+    std::fs::remove_file(d.join("all.csv")).unwrap();
+    let (code, err) = run(d, &["merge", "s-2.csv", "s-3.csv", "-o", "all.csv"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("shard(s) 1 of 3 missing: no output of theirs among the inputs"),
+        "{err}"
+    );
 }
 
 /// A compressed shard cut inside a member (a copy that lost its end) merges, with

@@ -666,8 +666,10 @@ fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<
     // Every shard reads the whole input: their counts of its records agree (which tells shards
     // of different inputs apart where a sidecar has no hash of its input to compare).
     let mut records: Option<(&PathBuf, u64)> = None;
+    let mut unnamed = 0;
     for (path, sidecar) in inputs.iter().zip(sidecars) {
         let Some(run) = sidecar else {
+            unnamed += 1;
             incomplete.push(format!(
                 "{}: no {} beside it: which run wrote it, and whether it is complete, cannot be \
                  told",
@@ -738,7 +740,19 @@ fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<
         .filter(|k| !seen.contains_key(k))
         .map(|k| k.to_string())
         .collect();
-    if !absent.is_empty() {
+    if !absent.is_empty() && unnamed > 0 {
+        // An input without a sidecar may be one of them: its rows are merged all the same.
+        incomplete.push(format!(
+            "shard(s) {} of {count} not found: no input with a sidecar is theirs, and {} without \
+             one cannot be told apart",
+            absent.join(", "),
+            if unnamed == 1 {
+                "the input".to_string()
+            } else {
+                format!("the {unnamed} inputs")
+            }
+        ));
+    } else if !absent.is_empty() {
         incomplete.push(format!(
             "shard(s) {} of {count} missing: no output of theirs among the inputs",
             absent.join(", ")

@@ -38,23 +38,29 @@ pub fn partial_path(path: &Path) -> PathBuf {
 /// The file a regular output path names: `path` itself, or where its symbolic links lead
 /// (a relative link from the link's folder). The in-progress file is made beside that file and
 /// renamed over it, so `-o LINK` replaces the file the link points to, as `> LINK` in a shell
-/// writes through it, and the link stays. A loop of links (more than 40) is left as given, for
-/// the open to report.
+/// writes through it, and the link stays. A loop of links (more than 40) is left as given
+/// (`check_targets` refuses it).
 pub(crate) fn through_links(path: &Path) -> PathBuf {
+    end_of_links(path).unwrap_or_else(|| path.to_path_buf())
+}
+
+/// Where the symbolic links of `path` lead, as [`through_links`] follows them; `None` for a
+/// loop (more than 40 links), which leads to no file.
+fn end_of_links(path: &Path) -> Option<PathBuf> {
     let mut current = path.to_path_buf();
     for _ in 0..40 {
         if !std::fs::symlink_metadata(&current).is_ok_and(|m| m.file_type().is_symlink()) {
-            return current;
+            return Some(current);
         }
         let Ok(target) = std::fs::read_link(&current) else {
-            return current;
+            return Some(current);
         };
         current = match current.parent() {
             Some(folder) if target.is_relative() => folder.join(target),
             _ => target,
         };
     }
-    path.to_path_buf()
+    None
 }
 
 /// True for an output path that is written directly: a device, FIFO or socket (anything that
@@ -359,7 +365,15 @@ fn check_place(target: &Target<'_>) -> Result<()> {
     if path.is_dir() {
         return Err(named("it is a folder".to_string()));
     }
-    let resolved = through_links(path);
+    // Writing beside the link and renaming over it would replace the link, where a shell's
+    // `> LINK` fails.
+    let Some(resolved) = end_of_links(path) else {
+        return Err(named(
+            "its symbolic links go round in a loop (too many levels of links), so no file lies \
+             at their end"
+                .to_string(),
+        ));
+    };
     refuse_locked(&resolved).map_err(|e| match e {
         Error::Write { cause, .. } => named(cause.to_string()),
         other => other,
