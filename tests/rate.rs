@@ -565,6 +565,29 @@ fn shards_and_columns_give_the_rows_of_one_run() {
         .code(2)
         .stderr(predicates::str::contains("s2.csv: line 2"))
         .stderr(predicates::str::contains("above er 1.0"));
+    // Shards copied without their sidecars merge with the warning that nothing tells their
+    // run or completeness, as `solve` shards do.
+    std::fs::write(&shard_files[1], &text).unwrap();
+    for shard in &shard_files {
+        std::fs::remove_file(format!("{}.run.json", shard.display())).unwrap();
+    }
+    let out = bin()
+        .arg("merge")
+        .args(&shard_files)
+        .arg("-o")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("warning: no FILE.run.json beside the shards"),
+        "{stderr}"
+    );
+    assert_eq!(
+        rows_without_time(&std::fs::read(&merged).unwrap()),
+        whole_rows
+    );
 
     let picked = bin()
         .args(["rate", "-q", "--columns", "er,puzzle,status"])

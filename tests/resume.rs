@@ -1883,6 +1883,80 @@ fn a_finished_sidecar_records_the_hash_of_every_input_file_read_once_or_first() 
     );
 }
 
+/// Two members of one zip archive are two inputs: `--resume` and `merge` refuse to mix their
+/// rows, though the archive (file, size, hash) is the same; the whole archive and its one
+/// member name the same input.
+#[test]
+fn two_members_of_one_archive_are_two_inputs_to_resume_and_merge() {
+    let dir = solved_dir();
+    let d = dir.path();
+    let plain = std::fs::read_to_string(d.join("p.txt")).unwrap();
+    let lines: Vec<&str> = plain.lines().collect();
+    let a: String = lines[..40].iter().map(|l| format!("{l}\n")).collect();
+    let b: String = lines[40..80].iter().map(|l| format!("{l}\n")).collect();
+    crate::robust::zip_file(
+        &d.join("two.zip"),
+        &[("a.txt", a.as_bytes()), ("b.txt", b.as_bytes())],
+    );
+    crate::robust::zip_file(&d.join("one.zip"), &[("a.txt", a.as_bytes())]);
+    for command in ["solve", "rate"] {
+        let columns = if command == "solve" {
+            "index,status,guesses,solve_ns"
+        } else {
+            "index,status,er"
+        };
+        let out = format!("{command}.csv");
+        let with = |input: &str, extra: &[&str]| {
+            let mut args = vec![
+                command,
+                "-q",
+                "-j",
+                "1",
+                input,
+                "--columns",
+                columns,
+                "-o",
+                &out,
+            ];
+            args.extend(extra);
+            run(d, &args)
+        };
+        assert_eq!(with("two.zip:a.txt", &[]).0, 0);
+        let (code, err) = with("two.zip:b.txt", &["--resume"]);
+        assert_eq!(code, 2, "{command}: {err}");
+        assert!(
+            err.contains("input 1 differs: two.zip:a.txt was read, now two.zip:b.txt"),
+            "{command}: {err}"
+        );
+        let (code, err) = with("two.zip:a.txt", &["--resume"]);
+        assert_eq!(code, 0, "{command}: {err}");
+        // The only member, named or not, is the same input.
+        assert_eq!(with("one.zip", &[]).0, 0);
+        let (code, err) = with("one.zip:a.txt", &["--resume"]);
+        assert_eq!(code, 0, "{command}: {err}");
+
+        for (k, member) in [(1, "a.txt"), (2, "b.txt")] {
+            let input = format!("two.zip:{member}");
+            let shard = format!("{k}/2");
+            let out = format!("{command}-s{k}.csv");
+            let (code, err) = run(
+                d,
+                &[
+                    command, "-q", "-j", "1", &input, "--shard", &shard, "-o", &out,
+                ],
+            );
+            assert_eq!(code, 0, "{err}");
+        }
+        let (s1, s2) = (format!("{command}-s1.csv"), format!("{command}-s2.csv"));
+        let (code, err) = run(d, &["merge", "-q", &s1, &s2, "-o", "all.csv"]);
+        assert_eq!(code, 2, "{command}: {err}");
+        assert!(
+            err.contains("input 1 differs: two.zip:b.txt was read here, two.zip:a.txt there"),
+            "{command}: {err}"
+        );
+    }
+}
+
 /// Rewrites the sidecar beside `out` as the run that wrote it would have left it when stopped
 /// before the end: not finished, and no input hash yet (hashes are taken as the input is read).
 fn as_if_stopped(out: &Path) {

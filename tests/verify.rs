@@ -109,6 +109,31 @@ fn a_summary_on_stdout_is_the_only_thing_there() {
         String::from_utf8_lossy(&run.stdout),
         "file,line,kind,reason\n"
     );
+    // An input refused as it is first read sends nothing down the report's pipe; an empty
+    // input's report is its header.
+    let dir = tempfile::tempdir().unwrap();
+    let (nocol, empty) = (dir.path().join("nocol.csv"), dir.path().join("empty.txt"));
+    std::fs::write(&nocol, "a,b\n1,2\n").unwrap();
+    std::fs::write(&empty, "").unwrap();
+    let run = bin()
+        .args(["verify", "-q", "--report", "-"])
+        .arg(&nocol)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no puzzle column"), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "");
+    let run = bin()
+        .args(["verify", "-q", "--report", "-"])
+        .arg(&empty)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout),
+        "file,line,kind,reason\n"
+    );
 }
 
 #[test]

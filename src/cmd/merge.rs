@@ -265,15 +265,8 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
         .iter()
         .map(|path| read_summary(path))
         .collect::<Result<Vec<_>>>()?;
-    let mut notes = Vec::new();
+    let mut notes = without_sidecars(&sidecars);
     let mut incomplete = check_shards(&config.inputs, &sidecars)?;
-    if sidecars.iter().all(Option::is_none) {
-        notes.push(format!(
-            "warning: no {} beside the shards (an older version's outputs?): merge cannot check \
-             that they come from one run and are complete",
-            sidecar_path(Path::new("FILE")).display()
-        ));
-    }
     if !incomplete.is_empty() && !config.allow_incomplete {
         return Ok(nothing_written(notes, incomplete));
     }
@@ -761,6 +754,18 @@ fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<
     Ok(incomplete)
 }
 
+/// The warning when no shard has a sidecar (copied without them, or an older version's).
+fn without_sidecars(sidecars: &[Option<RunManifest>]) -> Vec<String> {
+    if !sidecars.iter().all(Option::is_none) {
+        return Vec::new();
+    }
+    vec![format!(
+        "warning: no {} beside the shards (an older version's outputs?): merge cannot check that \
+         they come from one run and are complete",
+        sidecar_path(Path::new("FILE")).display()
+    )]
+}
+
 /// The error for shard `path`, not of the same run as `other` for the `differences` said.
 fn not_the_same_run(path: &Path, other: &Path, differences: &[String]) -> Error {
     Error::Input {
@@ -892,7 +897,7 @@ fn complete_output(
 /// [`run`] for the shards of a `rate` run: the same checks of the shards' sidecars, the rows
 /// in index order with each re-checked, and the combined rating summary.
 fn merge_rate(config: &MergeConfig, sidecars: &[Option<RunManifest>]) -> Result<MergeReport> {
-    let mut notes = Vec::new();
+    let mut notes = without_sidecars(sidecars);
     let mut incomplete = check_shards(&config.inputs, sidecars)?;
     if !incomplete.is_empty() && !config.allow_incomplete {
         return Ok(nothing_written(notes, incomplete));

@@ -211,6 +211,10 @@ pub(crate) struct InputId {
     /// SHA-256 of the bytes on disk (hex): what version 1 sidecars recorded instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
+    /// The member read, for an input `ARCHIVE.zip:MEMBER` (whose file, size and hashes are the
+    /// archive's): another member of the same archive is another input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zip_member: Option<String>,
 }
 
 /// Seconds since the Unix epoch, now.
@@ -222,17 +226,21 @@ pub(crate) fn now_unix() -> f64 {
 
 /// The file on disk for an input path: the archive for `ARCHIVE.zip:MEMBER`.
 fn on_disk(path: &Path) -> PathBuf {
-    if !path.exists() {
-        if let Some(text) = path.to_str() {
-            if let Some(at) = text.to_ascii_lowercase().rfind(".zip:") {
-                let archive = PathBuf::from(&text[..at + 4]);
-                if archive.is_file() {
-                    return archive;
-                }
-            }
-        }
+    zip_member(path).map_or_else(|| path.to_path_buf(), |(archive, _)| archive)
+}
+
+/// The archive and the member of an input path `ARCHIVE.zip:MEMBER` (no file of that name
+/// exists, and the archive does), or `None`.
+fn zip_member(path: &Path) -> Option<(PathBuf, String)> {
+    if path.exists() {
+        return None;
     }
-    path.to_path_buf()
+    let text = path.to_str()?;
+    let at = text.to_ascii_lowercase().rfind(".zip:")?;
+    let archive = PathBuf::from(&text[..at + 4]);
+    archive
+        .is_file()
+        .then(|| (archive, text[at + 5..].to_string()))
 }
 
 impl InputId {
@@ -249,6 +257,7 @@ impl InputId {
                 size: None,
                 blake3: None,
                 sha256: None,
+                zip_member: None,
             });
         };
         let disk = on_disk(path);
@@ -271,6 +280,7 @@ impl InputId {
             size,
             blake3,
             sha256: None,
+            zip_member: zip_member(path).map(|(_, member)| member),
         })
     }
 
@@ -1255,6 +1265,13 @@ fn input_difference(a: &InputId, b: &InputId, compare: Compare) -> Option<String
             return Some(format!("{}{unknown}", read_instead(a, b)));
         }
         (true, true) | (false, false) => {}
+    }
+    // Two members of one archive: the archive's fingerprints are the same, the inputs are not
+    // (a whole archive and one member name its only member alike).
+    if let (Some(x), Some(y)) = (&a.zip_member, &b.zip_member) {
+        if x != y {
+            return Some(read_instead(a, b));
+        }
     }
     if a.same_content(b) {
         return None;

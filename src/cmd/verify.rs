@@ -601,6 +601,9 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     // An earlier run's report and summary must not pass for this run's: they go with its
     // first rows (a run that fails or stops before them leaves them as they were).
     let mut stale: Vec<&PathBuf> = config.report.iter().chain(&config.run.summary).collect();
+    // The report's header goes with its first rows: an input refused as it is first read
+    // (its header, say) leaves nothing on a `--report -` pipe.
+    let mut header_due = true;
     let consume = |chunk: ChunkOut| -> Result<()> {
         if cut {
             // After a chunk a stop cut short: its rows would leave a gap in the verdict.
@@ -619,7 +622,12 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
                 .map(|(file, line)| format!("{}:{line}", name(file)));
         }
         if let Some(output) = report.as_mut() {
-            match output.write_all(&report_rows(&chunk.failures, name)) {
+            let mut rows = Vec::new();
+            if std::mem::take(&mut header_due) {
+                rows.extend_from_slice(report_header().as_bytes());
+            }
+            rows.extend_from_slice(&report_rows(&chunk.failures, name));
+            match output.write_all(&rows) {
                 // `--report - | head`: the reader has what it wanted; the check goes on, so
                 // the exit status still gives the verdict.
                 Err(e) if e.is_broken_pipe() => report = None,
@@ -650,6 +658,13 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     );
     progress.finish();
     result?;
+    if let Some(output) = report.as_mut().filter(|_| header_due) {
+        // No chunk came (an empty input): the report is its header.
+        match output.write_all(report_header().as_bytes()) {
+            Err(e) if e.is_broken_pipe() => report = None,
+            result => result?,
+        }
+    }
     summary.interrupted = records.stopped() || cut;
     let notes = end_report(report, &summary)?;
     summary.finish(started.elapsed());
@@ -706,7 +721,7 @@ fn end_report(report: Option<Output>, summary: &VerifySummary) -> Result<Vec<Str
 }
 
 /// Checks every file the run writes (`--report`, `--summary`) before anything is read, then
-/// opens the `--report` file, if asked for, with its header written.
+/// opens the `--report` file, if asked for (its header is written with the first rows).
 fn open_report(config: &VerifyConfig) -> Result<Option<Output>> {
     let mut targets = Vec::new();
     if let Some(path) = &config.report {
@@ -727,9 +742,12 @@ fn open_report(config: &VerifyConfig) -> Result<Option<Output>> {
         flag: Some("--report"),
         ..Default::default()
     };
-    let mut output = Output::create_with(Some(path), &options)?;
-    output.write_all(format!("{}\n", REPORT_COLUMNS.join(",")).as_bytes())?;
-    Ok(Some(output))
+    Ok(Some(Output::create_with(Some(path), &options)?))
+}
+
+/// The `--report` CSV's header line.
+fn report_header() -> String {
+    format!("{}\n", REPORT_COLUMNS.join(","))
 }
 
 /// The `--report` rows of `failures`: `file,line,kind,reason`, the file by name.
