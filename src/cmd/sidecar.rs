@@ -1342,6 +1342,7 @@ mod tests {
             size: Some(100),
             blake3: blake3.map(String::from),
             sha256: None,
+            zip_member: None,
         };
         let (a, b) = (id("a.txt", Some("ab12")), id("b.txt", None));
         assert_eq!(
