@@ -81,6 +81,38 @@ const fn build_cell_houses() -> [[u8; 4]; 81] {
 
 static CELL_HOUSES: [[u8; 4]; 81] = build_cell_houses();
 
+/// The other cells of each cell's box, row and column, in that order (SE's): the chain runs
+/// look a digit's places up there for every node.
+pub static HOUSE_PEERS: [[Cells; 3]; 81] = build_house_peers();
+
+const fn build_house_peers() -> [[Cells; 3]; 81] {
+    let mut t = [[0; 3]; 81];
+    let mut c = 0;
+    while c < 81 {
+        let h = [18 + boxof(c), row(c), 9 + col(c)];
+        let mut k = 0;
+        while k < 3 {
+            t[c][k] = HOUSES[h[k]] & !(1u128 << c);
+            k += 1;
+        }
+        c += 1;
+    }
+    t
+}
+
+/// Each cell's bit in a board (a table load costs less than a 128-bit shift).
+static CELL_BIT: [Cells; 81] = build_cell_bits();
+
+const fn build_cell_bits() -> [Cells; 81] {
+    let mut t = [0; 81];
+    let mut c = 0;
+    while c < 81 {
+        t[c] = 1u128 << c;
+        c += 1;
+    }
+    t
+}
+
 pub(crate) const fn build_house_cells() -> [[u8; 9]; 27] {
     let mut t = [[0u8; 9]; 27];
     let mut h = 0;
@@ -399,7 +431,7 @@ impl Board {
     #[inline]
     pub fn eliminate(&mut self, c: usize, d: u8) {
         self.cand[c] &= !bit(d);
-        self.pos[d as usize - 1] &= !(1u128 << c);
+        self.pos[d as usize - 1] &= !CELL_BIT[c];
     }
 
     /// Places `d` in `c` and removes `d` from the candidates of its peers.

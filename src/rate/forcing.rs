@@ -12,7 +12,8 @@
 
 use super::advanced::{advanced_eliminations, Advanced};
 use super::board::{
-    bit, cells, digits, houses_of, more_than, single, two, two_digits, Board, Cells, HOUSES, PEERS,
+    bit, cells, digits, houses_of, more_than, single, two, two_digits, Board, Cells, HOUSES,
+    HOUSE_PEERS,
 };
 use super::deadline::expired;
 use super::reach::{node, Reach};
@@ -591,10 +592,9 @@ pub(super) fn on_consequences(grid: &Board, y: bool, cd: u16, offs: &mut [u16; 3
         }
     }
     let mut seen = 0u128;
-    let others = grid.pos[d as usize - 1] & PEERS[c];
-    let hs = houses_of(c);
-    for k in KINDS {
-        let o = others & HOUSES[hs[k]] & !seen;
+    let places = grid.pos[d as usize - 1];
+    for house in &HOUSE_PEERS[c] {
+        let o = places & house & !seen;
         seen |= o;
         for oc in cells(o) {
             offs[n] = (oc * 9 + d as usize - 1) as u16;
@@ -619,11 +619,10 @@ pub(super) fn off_consequences(grid: &Board, y: bool, cd: u16, ons: &mut [(u16, 
     }
     // The digit's other places that `c` sees; a house where one is left links to it (once,
     // though it may share two houses with `c`).
-    let others = grid.pos[d as usize - 1] & PEERS[c];
-    let hs = houses_of(c);
+    let places = grid.pos[d as usize - 1];
     let mut linked: Cells = 0;
-    for (ki, k) in KINDS.iter().enumerate() {
-        let o = others & HOUSES[hs[*k]];
+    for (ki, house) in HOUSE_PEERS[c].iter().enumerate() {
+        let o = places & house;
         if single(o) && o & linked == 0 {
             linked |= o;
             ons[n] = (
