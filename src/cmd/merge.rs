@@ -659,10 +659,10 @@ fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<
     // Every shard reads the whole input: their counts of its records agree (which tells shards
     // of different inputs apart where a sidecar has no hash of its input to compare).
     let mut records: Option<(&PathBuf, u64)> = None;
-    let mut unnamed = 0;
+    let mut unnamed = Vec::new();
     for (path, sidecar) in inputs.iter().zip(sidecars) {
         let Some(run) = sidecar else {
-            unnamed += 1;
+            unnamed.push(path.display().to_string());
             incomplete.push(format!(
                 "{}: no {} beside it: which run wrote it, and whether it is complete, cannot be \
                  told",
@@ -733,17 +733,13 @@ fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<
         .filter(|k| !seen.contains_key(k))
         .map(|k| k.to_string())
         .collect();
-    if !absent.is_empty() && unnamed > 0 {
+    if !absent.is_empty() && !unnamed.is_empty() {
         // An input without a sidecar may be one of them: its rows are merged all the same.
         incomplete.push(format!(
-            "shard(s) {} of {count} not found: no input with a sidecar is theirs, and {} without \
-             one cannot be told apart",
+            "shard(s) {} of {count} not found: no input with a sidecar is theirs; {} (without \
+             one) may hold their rows, which cannot be told",
             absent.join(", "),
-            if unnamed == 1 {
-                "the input".to_string()
-            } else {
-                format!("the {unnamed} inputs")
-            }
+            unnamed.join(", ")
         ));
     } else if !absent.is_empty() {
         incomplete.push(format!(

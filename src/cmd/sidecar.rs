@@ -8,7 +8,7 @@
 //! come from one run and are complete.
 //!
 //! Inputs are fingerprinted by the BLAKE3 hash of their bytes on disk (compressed bytes for a
-//! compressed file; the archive for `ARCHIVE.zip:MEMBER`). The whole file, not a sample: a merge
+//! compressed file; the archive for `ARCHIVE.zip:MEMBER`, with the member's name beside it). The whole file, not a sample: a merge
 //! must notice a change anywhere in the input, and a hash of the first and last MiB misses an
 //! edit in the middle. The reader hashes the bytes as it reads them ([`ReadHashes`]), so the
 //! finished sidecar has the hash without a second read; runs that need the hash before they start
@@ -211,8 +211,9 @@ pub(crate) struct InputId {
     /// SHA-256 of the bytes on disk (hex): what version 1 sidecars recorded instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
-    /// The member read, for an input `ARCHIVE.zip:MEMBER` (whose file, size and hashes are the
-    /// archive's): another member of the same archive is another input.
+    /// The member read, for a zip archive (named as `ARCHIVE.zip:MEMBER`, or the one a whole
+    /// archive's read takes), whose file, size and hashes are the archive's: another member of
+    /// the same archive is another input.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zip_member: Option<String>,
 }
@@ -222,25 +223,6 @@ pub(crate) fn now_unix() -> f64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64())
-}
-
-/// The file on disk for an input path: the archive for `ARCHIVE.zip:MEMBER`.
-fn on_disk(path: &Path) -> PathBuf {
-    zip_member(path).map_or_else(|| path.to_path_buf(), |(archive, _)| archive)
-}
-
-/// The archive and the member of an input path `ARCHIVE.zip:MEMBER` (no file of that name
-/// exists, and the archive does), or `None`.
-fn zip_member(path: &Path) -> Option<(PathBuf, String)> {
-    if path.exists() {
-        return None;
-    }
-    let text = path.to_str()?;
-    let at = text.to_ascii_lowercase().rfind(".zip:")?;
-    let archive = PathBuf::from(&text[..at + 4]);
-    archive
-        .is_file()
-        .then(|| (archive, text[at + 5..].to_string()))
 }
 
 impl InputId {
@@ -260,7 +242,7 @@ impl InputId {
                 zip_member: None,
             });
         };
-        let disk = on_disk(path);
+        let disk = crate::io::targets::input_on_disk(path);
         let canonical = std::fs::canonicalize(&disk)
             .ok()
             .map(|p| crate::io::input::escape_name(p.as_os_str()));
@@ -280,7 +262,7 @@ impl InputId {
             size,
             blake3,
             sha256: None,
-            zip_member: zip_member(path).map(|(_, member)| member),
+            zip_member: crate::io::input::zip_member_read(path),
         })
     }
 
@@ -297,6 +279,19 @@ impl InputId {
             (_, _, Some(a), Some(b)) => Some(("SHA-256", a, b)),
             _ => None,
         }
+    }
+
+    /// The zip member read: as recorded, or, from a sidecar that predates the record, as its
+    /// name `ARCHIVE.zip:MEMBER` gives it (when its file is a `.zip` archive, not a file of
+    /// that whole name).
+    fn member(&self) -> Option<&str> {
+        if let Some(member) = &self.zip_member {
+            return Some(member);
+        }
+        let archive = self.canonical.as_deref()?;
+        let zip = |t: &str| t.len() >= 4 && t[t.len() - 4..].eq_ignore_ascii_case(".zip");
+        let cut = self.name.to_ascii_lowercase().rfind(".zip:")? + 4;
+        (zip(archive) && self.name.is_char_boundary(cut)).then(|| &self.name[cut + 1..])
     }
 
     /// Whether the two have the same known content.
@@ -405,7 +400,9 @@ impl ReadHashes {
         };
         for input in inputs {
             let disk = match input {
-                Input::File(path) => Some(on_disk(path)).filter(|d| d.is_file()),
+                Input::File(path) => {
+                    Some(crate::io::targets::input_on_disk(path)).filter(|d| d.is_file())
+                }
                 Input::Stdin => None,
             };
             // A member `ARCHIVE.zip:MEMBER` is on disk as its archive, not at its own path.
@@ -1267,8 +1264,8 @@ fn input_difference(a: &InputId, b: &InputId, compare: Compare) -> Option<String
         (true, true) | (false, false) => {}
     }
     // Two members of one archive: the archive's fingerprints are the same, the inputs are not
-    // (a whole archive and one member name its only member alike).
-    if let (Some(x), Some(y)) = (&a.zip_member, &b.zip_member) {
+    // (a whole archive reads the member it takes, so it and that member named are alike).
+    if let (Some(x), Some(y)) = (a.member(), b.member()) {
         if x != y {
             return Some(read_instead(a, b));
         }

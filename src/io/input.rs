@@ -120,6 +120,28 @@ pub(crate) fn zip_member(path: &Path) -> Option<(PathBuf, String)> {
     (archive.is_file() && !member.is_empty()).then(|| (archive, member.to_string()))
 }
 
+/// The member a zip input reads: the one its path names (`ARCHIVE.zip:MEMBER`), or, for a
+/// whole archive, the one [`choose_member`] takes. `None` for any other input, and for an
+/// archive whose member cannot be told (reading it is refused then).
+pub(crate) fn zip_member_read(path: &Path) -> Option<String> {
+    if let Some((_, member)) = zip_member(path) {
+        return Some(member);
+    }
+    // Only a regular file: opening a FIFO would wait for its writer.
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let mut file = File::open(path).ok()?;
+    let mut head = [0u8; 4];
+    file.read_exact(&mut head).ok()?;
+    if Compression::detect(&head) != Compression::Zip {
+        return None;
+    }
+    file.seek(SeekFrom::Start(0)).ok()?;
+    let archive = zip::ZipArchive::new(BufReader::new(file)).ok()?;
+    choose_member(&zip_files(&archive), None, path).ok()
+}
+
 impl Input {
     /// `-` means standard input; anything else is a path.
     pub fn from_arg(arg: &Path) -> Input {

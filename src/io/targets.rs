@@ -6,7 +6,8 @@
 //! A target is refused when it is a folder, when its folder is missing or not writable, when it
 //! (or a file written beside it: `FILE.partial`, `FILE.run.json`) is one of the run's inputs (by
 //! device and inode, or by canonical path), and when two targets of one run would write the
-//! same file. Standard output (`-`) and paths written directly (a device such as `/dev/null`, a
+//! same file, or when its symbolic links lead nowhere (more than 40 of them: a loop).
+//! Standard output (`-`) and paths written directly (a device such as `/dev/null`, a
 //! FIFO, `/dev/stdout`) are not files the run replaces: they are not checked.
 //!
 //! It also owns the two facts both it and the output writer need about a path: the
@@ -44,11 +45,11 @@ pub(crate) fn through_links(path: &Path) -> PathBuf {
     end_of_links(path).unwrap_or_else(|| path.to_path_buf())
 }
 
-/// Where the symbolic links of `path` lead, as [`through_links`] follows them; `None` for a
-/// loop (more than 40 links), which leads to no file.
+/// Where the symbolic links of `path` lead, as [`through_links`] follows them; `None` past 40
+/// links (a loop, as the kernel takes it), which lead to no file.
 fn end_of_links(path: &Path) -> Option<PathBuf> {
     let mut current = path.to_path_buf();
-    for _ in 0..40 {
+    for _ in 0..=40 {
         if !std::fs::symlink_metadata(&current).is_ok_and(|m| m.file_type().is_symlink()) {
             return Some(current);
         }
@@ -369,9 +370,9 @@ fn check_place(target: &Target<'_>) -> Result<()> {
     // `> LINK` fails.
     let Some(resolved) = end_of_links(path) else {
         return Err(named(
-            "its symbolic links go round in a loop (too many levels of links), so no file lies \
-             at their end"
-                .to_string(),
+            "it leads through more than 40 symbolic links (a loop?), so no file lies at their \
+             end"
+            .to_string(),
         ));
     };
     refuse_locked(&resolved).map_err(|e| match e {
