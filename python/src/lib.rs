@@ -153,6 +153,7 @@ fn interruptible<T: Send>(
     let pool = builder
         .build()
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start threads: {e}")))?;
+    note_daemon(py);
     // Shared, so that a holder of its own (the rater's cutoff, the generator) can keep it.
     let cancel = Arc::new(AtomicBool::new(false));
     let done = AtomicBool::new(false);
@@ -242,9 +243,31 @@ fn interpreter_exiting() {
     EXITING.store(true, Ordering::Release);
 }
 
-/// Whether the interpreter is exiting and this thread is not the one that runs the exit.
+thread_local! {
+    /// Whether the Python thread of the call on this thread is a daemon thread (noted with the
+    /// GIL held as the call starts; unknown counts as one). CPython joins the other threads
+    /// before it exits, so only a daemon thread may still be in a call then; a thread that an
+    /// `atexit` hook starts and joins must not be held.
+    static DAEMON: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Notes whether the calling Python thread is a daemon thread, before a call releases the GIL.
+fn note_daemon(py: Python<'_>) {
+    let daemon = py
+        .import("threading")
+        .and_then(|t| t.call_method0("current_thread"))
+        .and_then(|t| t.getattr("daemon"))
+        .and_then(|d| d.extract::<bool>())
+        .unwrap_or(true);
+    DAEMON.with(|d| d.set(daemon));
+}
+
+/// Whether the interpreter is exiting and this thread, a daemon thread's call, is not the one
+/// that runs the exit.
 fn exiting_elsewhere() -> bool {
-    EXITING.load(Ordering::Acquire) && EXITING_THREAD.get() != Some(&std::thread::current().id())
+    EXITING.load(Ordering::Acquire)
+        && EXITING_THREAD.get() != Some(&std::thread::current().id())
+        && DAEMON.with(std::cell::Cell::get)
 }
 
 /// Before a thread that released the GIL takes it back: once the interpreter is exiting, any
@@ -829,10 +852,11 @@ fn parse_kind(e: &ParseError) -> u8 {
 
 /// Parses puzzle text into `out` (81 cells), or fills it with [`BAD`] and says why.
 fn parse_into(text: &[u8], out: &mut [u8]) -> Result<(), (u8, String)> {
-    // Surrounding whitespace as Unicode counts it (a no-break or ideographic space, U+0085),
-    // as Python's `str.strip` does.
-    let text =
-        std::str::from_utf8(text).map_or_else(|_| text.trim_ascii(), |t| t.trim().as_bytes());
+    // Surrounding whitespace as Python's `str.strip` counts it: Unicode's (a no-break or
+    // ideographic space, U+0085) and the separators U+001C-U+001F.
+    let space = |c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c);
+    let text = std::str::from_utf8(text)
+        .map_or_else(|_| text.trim_ascii(), |t| t.trim_matches(space).as_bytes());
     match Grid::from_bytes(text) {
         Ok(grid) => {
             out.copy_from_slice(grid.cells());
@@ -899,6 +923,7 @@ fn cells_from_text<'py, T: numpy::Element + Copy + Into<u32> + Sync>(
     let [n, width] = [rows.shape()[0], rows.shape()[1]];
     let rows = rows.as_slice()?;
     let mut cells = vec![0u8; n * CELLS];
+    note_daemon(py);
     let failures = py.allow_threads(|| {
         let failures = cells
             .par_chunks_mut(CELLS)
@@ -968,6 +993,9 @@ fn io_error(e: sudoku_batch::Error) -> PyErr {
     }
 }
 
+/// Rows `read` reads with the GIL released before it looks for Ctrl-C (about 10 ms of reading).
+const READ_SLICE: usize = 1 << 14;
+
 /// `read`'s arguments, as the reader's messages name them (not the command line's flags).
 const PYTHON_NAMES: OptionNames = OptionNames {
     column: "column=",
@@ -1012,29 +1040,40 @@ impl Reader {
         if size == 0 {
             return Err(PyValueError::new_err("batch must be at least 1, got 0"));
         }
-        let read = py.allow_threads(|| {
-            // A batch that failed part-way leaves the reader as any read error does.
-            let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-            let mut cells: Vec<u8> = Vec::with_capacity(size.min(1 << 20) * CELLS);
-            let mut bad = Vec::new();
-            let mut rows = 0;
-            while rows < size {
-                let Some(record) = inner.next_record()? else {
-                    break;
-                };
-                match record.body {
-                    Body::Puzzle { puzzle, .. } => cells.extend_from_slice(puzzle.cells()),
-                    Body::Invalid { message, .. } => {
-                        cells.extend_from_slice(&[BAD; CELLS]);
-                        bad.push((rows, record.line, message));
+        let mut cells: Vec<u8> = Vec::with_capacity(size.min(1 << 20) * CELLS);
+        let mut bad = Vec::new();
+        let mut rows = 0;
+        note_daemon(py);
+        // In slices of rows, with a look for Ctrl-C between them: a large batch is not read
+        // to its end first.
+        loop {
+            let end = size.min(rows + READ_SLICE);
+            let ended = py.allow_threads(|| {
+                // A batch that failed part-way leaves the reader as any read error does.
+                let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+                let mut ended = false;
+                while rows < end {
+                    let Some(record) = inner.next_record()? else {
+                        ended = true;
+                        break;
+                    };
+                    match record.body {
+                        Body::Puzzle { puzzle, .. } => cells.extend_from_slice(puzzle.cells()),
+                        Body::Invalid { message, .. } => {
+                            cells.extend_from_slice(&[BAD; CELLS]);
+                            bad.push((rows, record.line, message));
+                        }
                     }
+                    rows += 1;
                 }
-                rows += 1;
+                hold_if_exiting();
+                Ok::<_, sudoku_batch::Error>(ended)
+            });
+            if ended.map_err(io_error)? || rows == size {
+                break;
             }
-            hold_if_exiting();
-            Ok::<_, sudoku_batch::Error>((cells, bad, rows))
-        });
-        let (cells, bad, rows) = read.map_err(io_error)?;
+            py.check_signals()?;
+        }
         if rows == 0 {
             return Ok(None);
         }
@@ -1044,6 +1083,10 @@ impl Reader {
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // numpy's C API is loaded (Python code runs) the first time an array is made: here, at
+    // import, rather than after a call's work, where a pending Ctrl-C would fail that load
+    // (and the numpy crate panic) instead of raising KeyboardInterrupt.
+    numpy::PyArray1::<u8>::zeros(m.py(), 0, false);
     m.add_function(wrap_pyfunction!(solve_cells, m)?)?;
     m.add_function(wrap_pyfunction!(count_cells, m)?)?;
     m.add_function(wrap_pyfunction!(verify_cells, m)?)?;

@@ -109,7 +109,7 @@ def test_bad_strings_are_rows_not_exceptions():
 def test_surrounding_whitespace_is_trimmed():
     assert sb.solve([" " + CLASSIC + "\n"]).status[0] == sb.SOLVED
     # Whitespace as str.strip counts it, not only ASCII.
-    for space in ["\x0b", "\x85", "\xa0", "\u3000", "\u2028"]:
+    for space in ["\x0b", "\x1c", "\x1f", "\x85", "\xa0", "\u3000", "\u2028"]:
         padded = space + CLASSIC + space
         assert padded.strip() == CLASSIC
         assert sb.solve([padded]).status[0] == sb.SOLVED, repr(space)
@@ -166,6 +166,10 @@ def test_masked_cells_are_blanks_and_masked_strings_are_not_puzzles():
     # A masked solution cell is a blank: the solution is incomplete.
     partial = np.ma.masked_array(sb.to_cells([CLASSIC_SOL]), mask=np.arange(81)[None, :] == 80)
     assert sb.verify([CLASSIC], partial).kind == ["incomplete"]
+    # A row of masked cells is all blanks, as `filled(0)`: no solution given.
+    rows = np.vstack([sb.to_cells([CLASSIC_SOL])] * 2)
+    none_given = np.ma.masked_array(rows, mask=np.arange(2)[:, None] == np.zeros((1, 81)))
+    assert sb.verify([CLASSIC] * 2, none_given).kind == sb.verify([CLASSIC] * 2, none_given.filled(0)).kind == ["skipped", ""]
     # A masked string is a row with no puzzle.
     texts = np.ma.masked_array(np.array([CLASSIC, "junk", CLASSIC], dtype="U81"), mask=[0, 1, 1])
     s = sb.solve(texts)
@@ -276,6 +280,26 @@ def test_a_call_in_a_daemon_thread_lets_the_interpreter_exit(call):
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
         assert done.returncode == 0, done.stderr.decode()
         assert b"FATAL" not in done.stderr
+
+
+def test_a_thread_an_exit_hook_starts_and_joins_is_not_held():
+    # Only daemon threads are held once the interpreter exits: a thread that a later exit
+    # hook starts and joins finishes its call.
+    import subprocess
+    import sys
+
+    script = (
+        "import atexit, threading\n"
+        "def late():\n"
+        "    import sudoku_batch as sb\n"
+        "    t = threading.Thread(target=lambda: print(sb.count_solutions(['.' * 81], limit=3).tolist(), flush=True))\n"
+        "    t.start(); t.join()\n"
+        "atexit.register(late)\n"
+        "import sudoku_batch\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout == b"[3]\n"
 
 
 def test_a_call_from_an_exit_hook_runs():
@@ -397,7 +421,9 @@ def test_read_lines_csv_gz_and_errors(tmp_path):
 
     bad = tmp_path / "bad.txt"
     bad.write_text(CLASSIC + "\n" + CLASSIC[:40] + "\n")
-    (batch,) = sb.read(bad)
+    # The record that is not a puzzle is named by its line, with the CLI's message.
+    with pytest.warns(UserWarning, match=r"bad.txt: 1 record\(s\) are not puzzles, rows of 255: line 2: expected 81 cells, found 40"):
+        (batch,) = sb.read(bad)
     r = sb.solve(batch)
     assert r.status.tolist() == [sb.SOLVED, sb.INVALID]
 
@@ -920,6 +946,9 @@ def test_generate_errors():
     # As the CLI's --er 0..0.5 and --scale without --er: refused before any work.
     with pytest.raises(ValueError, match="below 1.0"):
         sb.generate(1, seed=1, er=(0, 0.5))
+    # Partly below 1.0: a minimal puzzle rates neither 0.0 nor 1.0, said at once.
+    with pytest.raises(ValueError, match="below 1.0 only a full grid rates"):
+        sb.generate(1, seed=1, er=(0.9, 1.0))
     with pytest.raises(TypeError, match="er: expected a number, got bool"):
         sb.generate(1, seed=1, er=(True, 5))
     # Text is no rating, as for max_er (float() would take "5" unseen).

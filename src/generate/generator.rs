@@ -293,8 +293,9 @@ impl Generator {
             effort.solver_calls += 1;
             if outcome.count != 1 || outcome.solution != Some(solution) {
                 return Err(Error::Usage(format!(
-                    "internal error: puzzle {index} ({}) is not proven unique by solver {} \
+                    "internal error: puzzle {} ({}) is not proven unique by solver {} \
                      ({} solutions found)",
+                    index & ((1 << 40) - 1),
                     String::from_utf8_lossy(&puzzle.to_bytes()),
                     self.solver,
                     outcome.count
@@ -319,8 +320,10 @@ impl Generator {
         } else {
             "; widen the clue range"
         };
+        // Candidate k of a rated range is stream `index + k * 2^40`: the puzzle is the low bits.
+        let puzzle_no = index & ((1 << 40) - 1);
         Err(Error::Usage(format!(
-            "no {minimal_word}puzzle with {} clues{} found for puzzle {index} in {MAX_ATTEMPTS} \
+            "no {minimal_word}puzzle with {} clues{} found for puzzle {puzzle_no} in {MAX_ATTEMPTS} \
              attempts: the {minimal_word}puzzles drawn had {fewest} to {most} clues{advice}",
             if min_clues == max_clues {
                 min_clues.to_string()

@@ -123,6 +123,7 @@ pub(crate) fn zip_member(path: &Path) -> Option<(PathBuf, String)> {
 /// The member a zip input reads: the one its path names (`ARCHIVE.zip:MEMBER`), or, for a
 /// whole archive, the one [`choose_member`] takes. `None` for any other input, and for an
 /// archive whose member cannot be told (reading it is refused then).
+#[cfg(feature = "cli")]
 pub(crate) fn zip_member_read(path: &Path) -> Option<String> {
     if let Some((_, member)) = zip_member(path) {
         return Some(member);

@@ -332,9 +332,12 @@ impl Technique {
 /// full house for every step), which only puzzles with many clues reach.
 pub fn no_step_rates(low: u16, high: u16, sukaku: bool, minimal: bool) -> Option<String> {
     let first_variable = Technique::UniqueLoop1.base();
-    if low < 10 || high >= first_variable {
+    // Below 1.0 only a full grid rates (0.0), which no minimal puzzle is.
+    if high >= first_variable || (low < 10 && !minimal) {
         return None;
     }
+    let below_one = low < 10;
+    let low = low.max(10);
     let reached = |sukaku, minimal| (low..=high).any(|t| rated(t, sukaku, minimal));
     if reached(sukaku, minimal) {
         return None;
@@ -350,6 +353,9 @@ pub fn no_step_rates(low: u16, high: u16, sukaku: bool, minimal: bool) -> Option
     }
     if minimal && reached(sukaku, false) {
         hint.push_str("; 1.0 needs a puzzle with many clues, not minimal (--clues 78)");
+    }
+    if below_one {
+        hint.push_str("; below 1.0 only a full grid rates (0.0)");
     }
     Some(format!(
         "holds no rating a {}puzzle reaches: below 4.5 the ratings on {} scale are {}{hint}",
@@ -453,11 +459,14 @@ mod tests {
         assert_eq!(no_step_rates(11, 12, false, true), None);
         assert_eq!(no_step_rates(44, 45, false, true), None);
         assert_eq!(no_step_rates(45, 45, false, true), None);
-        assert_eq!(
-            no_step_rates(5, 11, false, true),
-            None,
-            "the generator's to say"
+        // Below 1.0 only a full grid rates, which a minimal puzzle never is.
+        let below_one = no_step_rates(5, 11, false, true).unwrap();
+        assert!(
+            below_one.ends_with("; below 1.0 only a full grid rates (0.0)"),
+            "{below_one}"
         );
+        assert_eq!(no_step_rates(5, 11, false, false), None);
+        assert_eq!(no_step_rates(5, 12, false, true), None);
         // Sukaku Explainer's two-string kite (4.1) and grouped turbot fish (4.3).
         assert_eq!(no_step_rates(41, 41, true, true), None);
         assert_eq!(no_step_rates(43, 43, true, true), None);

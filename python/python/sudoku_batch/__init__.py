@@ -12,6 +12,7 @@ import atexit
 import os
 import sys
 import threading
+import warnings
 
 import numpy as np
 
@@ -658,7 +659,9 @@ def _missing_solutions(solutions, cells, failures):
     cells (``solve``'s ``solutions`` for a row it did not solve). A string of 81 blanks is a
     grid, incomplete, as on the command line. Text that gives no solution never parses, so only
     the rows in ``failures`` (from :func:`_coerce`) are looked at."""
-    if isinstance(solutions, np.ma.MaskedArray) or isinstance(solutions, (str, bytes, bytearray)):
+    # A masked integer grid's masked cells are blanks (as ``filled(0)``): looked at below.
+    masked_text = isinstance(solutions, np.ma.MaskedArray) and solutions.dtype.kind not in "iub"
+    if masked_text or isinstance(solutions, (str, bytes, bytearray)):
         return None
     if hasattr(solutions, "to_numpy") and not isinstance(solutions, np.ndarray):
         solutions = solutions.to_numpy()
@@ -906,7 +909,8 @@ def read(path, format="auto", column=None, batch=100_000):
     Reads anything ``sudoku-batch solve`` reads: line files, CSV (``column`` names the puzzle
     column, or gives its 1-based number as an ``int`` or a string), grid files; plain, gzip,
     zstd or zip. Memory stays bounded by one batch. A record that is not a puzzle is a row of
-    255s (``solve`` reports it ``INVALID``). The file is opened when ``read`` is called, and the
+    255s (``solve`` reports it ``INVALID``), and a ``UserWarning`` per batch names such records
+    by line with the CLI's message. The file is opened when ``read`` is called, and the
     generator may be moved to another thread.
 
     Raises:
@@ -921,13 +925,22 @@ def read(path, format="auto", column=None, batch=100_000):
     if isinstance(column, (int, np.integer)) and not isinstance(column, bool):
         column = str(int(column))
     reader = _native.Reader(os.fsdecode(path), format, column)
-    return _batches(reader, int(batch))
+    return _batches(reader, int(batch), os.fsdecode(path))
 
 
-def _batches(reader, batch):
-    """The batches of :func:`read`."""
+def _batches(reader, batch, name):
+    """The batches of :func:`read`; the records of a batch that are not puzzles are named, by
+    line and the CLI's message, in one warning per batch."""
     while True:
         got = reader.next_batch(batch)
         if got is None:
             return
-        yield got[0]
+        cells, bad = got
+        if bad:
+            shown = "; ".join(f"line {line}: {message}" for _, line, message in bad[:5])
+            more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
+            warnings.warn(
+                f"{name}: {len(bad)} record(s) are not puzzles, rows of 255: {shown}{more}",
+                stacklevel=2,
+            )
+        yield cells

@@ -174,6 +174,8 @@ def generate(
     solver: str = "bands",
     er: tuple[float, float] | None = None,
     scale: str | None = None,
+    difficulty: str | None = None,
+    max_guesses: int | None = None,
 ) -> GenerateResult:
     """n unique puzzles; the same seed and options give the CLI's `generate` output."""
 

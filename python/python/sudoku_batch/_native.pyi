@@ -75,6 +75,8 @@ def generate_cells(
     solver: str = "bands",
     er: tuple[float, float] | None = None,
     scale: str = "se1.2.1",
+    difficulty: str | None = None,
+    max_guesses: int | None = None,
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
     """Puzzles 0..n of the run with `seed`: (puzzles, solutions, clue counts)."""
 
