@@ -282,9 +282,15 @@ def test_a_call_in_a_daemon_thread_lets_the_interpreter_exit(call):
         assert b"FATAL" not in done.stderr
 
 
-def test_a_thread_an_exit_hook_starts_and_joins_is_not_held():
-    # Only daemon threads are held once the interpreter exits: a thread that a later exit
-    # hook starts and joins finishes its call.
+@pytest.mark.parametrize("late", [
+    # The exit's own thread is never held: a call from an atexit hook (one registered before
+    # the package's runs after it) or a finalizer works as usual.
+    "    print(sb.count_solutions(['.' * 81], limit=3).tolist(), flush=True)\n",
+    # Only daemon threads are held: a thread the hook starts and joins finishes its call.
+    "    t = threading.Thread(target=lambda: print(sb.count_solutions(['.' * 81], limit=3).tolist(), flush=True))\n"
+    "    t.start(); t.join()\n",
+])
+def test_a_call_from_an_exit_hook_runs(late):
     import subprocess
     import sys
 
@@ -292,28 +298,8 @@ def test_a_thread_an_exit_hook_starts_and_joins_is_not_held():
         "import atexit, threading\n"
         "def late():\n"
         "    import sudoku_batch as sb\n"
-        "    t = threading.Thread(target=lambda: print(sb.count_solutions(['.' * 81], limit=3).tolist(), flush=True))\n"
-        "    t.start(); t.join()\n"
-        "atexit.register(late)\n"
-        "import sudoku_batch\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
-    assert done.returncode == 0, done.stderr.decode()
-    assert done.stdout == b"[3]\n"
-
-
-def test_a_call_from_an_exit_hook_runs():
-    # The exit's own thread is never held: a call from an atexit hook (one registered before the
-    # package's runs after it) or a finalizer works as usual.
-    import subprocess
-    import sys
-
-    script = (
-        "import atexit\n"
-        "def late():\n"
-        "    import sudoku_batch as sb\n"
-        "    print(sb.count_solutions(['.' * 81], limit=3).tolist(), flush=True)\n"
-        "atexit.register(late)\n"
+        + late
+        + "atexit.register(late)\n"
         "import sudoku_batch\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
