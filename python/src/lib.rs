@@ -15,7 +15,8 @@ use numpy::{
     PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{
-    PyFileNotFoundError, PyMemoryError, PyOSError, PyOverflowError, PyRuntimeError, PyValueError,
+    PyException, PyFileNotFoundError, PyMemoryError, PyOSError, PyOverflowError, PyRuntimeError,
+    PyValueError,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyString};
@@ -153,7 +154,7 @@ fn interruptible<T: Send>(
     let pool = builder
         .build()
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start threads: {e}")))?;
-    note_daemon(py);
+    note_daemon(py)?;
     // Shared, so that a holder of its own (the rater's cutoff, the generator) can keep it.
     let cancel = Arc::new(AtomicBool::new(false));
     let done = AtomicBool::new(false);
@@ -252,14 +253,27 @@ thread_local! {
 }
 
 /// Notes whether the calling Python thread is a daemon thread, before a call releases the GIL.
-fn note_daemon(py: Python<'_>) {
-    let daemon = py
-        .import("threading")
-        .and_then(|t| t.call_method0("current_thread"))
-        .and_then(|t| t.getattr("daemon"))
-        .and_then(|d| d.extract::<bool>())
-        .unwrap_or(true);
+/// Only C-level lookups (the thread's entry in `threading._active`, its `_daemonic` flag), so
+/// no Python code runs in which a pending Ctrl-C would be raised and lost; a thread `threading`
+/// does not know (started by C code) counts as a daemon. Errs with a `KeyboardInterrupt` or
+/// `SystemExit` met all the same.
+fn note_daemon(py: Python<'_>) -> PyResult<()> {
+    let looked = (|| -> PyResult<bool> {
+        let ident = py.import("_thread")?.call_method0("get_ident")?;
+        let active = py.import("threading")?.getattr("_active")?;
+        let thread = active.call_method1("get", (ident,))?;
+        if thread.is_none() {
+            return Ok(true);
+        }
+        thread.getattr("_daemonic")?.extract::<bool>()
+    })();
+    let daemon = match looked {
+        Ok(daemon) => daemon,
+        Err(e) if e.is_instance_of::<PyException>(py) => true,
+        Err(e) => return Err(e),
+    };
     DAEMON.with(|d| d.set(daemon));
+    Ok(())
 }
 
 /// Whether the interpreter is exiting and this thread, a daemon thread's call, is not the one
@@ -923,7 +937,7 @@ fn cells_from_text<'py, T: numpy::Element + Copy + Into<u32> + Sync>(
     let [n, width] = [rows.shape()[0], rows.shape()[1]];
     let rows = rows.as_slice()?;
     let mut cells = vec![0u8; n * CELLS];
-    note_daemon(py);
+    note_daemon(py)?;
     let failures = py.allow_threads(|| {
         let failures = cells
             .par_chunks_mut(CELLS)
@@ -1043,7 +1057,7 @@ impl Reader {
         let mut cells: Vec<u8> = Vec::with_capacity(size.min(1 << 20) * CELLS);
         let mut bad = Vec::new();
         let mut rows = 0;
-        note_daemon(py);
+        note_daemon(py)?;
         // In slices of rows, with a look for Ctrl-C between them: a large batch is not read
         // to its end first.
         loop {

@@ -910,7 +910,8 @@ def read(path, format="auto", column=None, batch=100_000):
     column, or gives its 1-based number as an ``int`` or a string), grid files; plain, gzip,
     zstd or zip. Memory stays bounded by one batch. A record that is not a puzzle is a row of
     255s (``solve`` reports it ``INVALID``), and a ``UserWarning`` per batch names such records
-    by line with the CLI's message. The file is opened when ``read`` is called, and the
+    by line with the CLI's message (where warnings are errors, ``-W error``, that ends the
+    generator and its batch is lost: filter the warning out to read such a file). The file is opened when ``read`` is called, and the
     generator may be moved to another thread.
 
     Raises:
