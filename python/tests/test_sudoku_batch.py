@@ -933,8 +933,12 @@ def test_generate_errors():
     with pytest.raises(ValueError, match="below 1.0"):
         sb.generate(1, seed=1, er=(0, 0.5))
     # Partly below 1.0: a minimal puzzle rates neither 0.0 nor 1.0, said at once.
-    with pytest.raises(ValueError, match="below 1.0 only a full grid rates"):
+    with pytest.raises(ValueError, match="below 1.0 only a full grid rates") as refused:
         sb.generate(1, seed=1, er=(0.9, 1.0))
+    # Its advice names the arguments, not the CLI's flags.
+    assert "not minimal (clues=78)" in str(refused.value) and "--" not in str(refused.value)
+    with pytest.raises(ValueError, match=r'Sukaku Explainer\'s scale \(scale="sukaku"\)'):
+        sb.generate(1, seed=1, er=(4.1, 4.1))
     with pytest.raises(TypeError, match="er: expected a number, got bool"):
         sb.generate(1, seed=1, er=(True, 5))
     # Text is no rating, as for max_er (float() would take "5" unseen).
