@@ -733,21 +733,29 @@ fn check_shards(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<
         .filter(|k| !seen.contains_key(k))
         .map(|k| k.to_string())
         .collect();
-    if !absent.is_empty() && !unnamed.is_empty() {
-        // An input without a sidecar may be one of them: its rows are merged all the same.
-        incomplete.push(format!(
+    incomplete.extend(absent_shards(&absent, count, &unnamed));
+    Ok(incomplete)
+}
+
+/// The problem of the shards `absent` (of `count`) that no input with a sidecar is: missing,
+/// or perhaps among the inputs without one (`unnamed`), whose rows are merged all the same.
+fn absent_shards(absent: &[String], count: u64, unnamed: &[String]) -> Option<String> {
+    if absent.is_empty() {
+        return None;
+    }
+    Some(if unnamed.is_empty() {
+        format!(
+            "shard(s) {} of {count} missing: no output of theirs among the inputs",
+            absent.join(", ")
+        )
+    } else {
+        format!(
             "shard(s) {} of {count} not found: no input with a sidecar is theirs; {} (without \
              one) may hold their rows, which cannot be told",
             absent.join(", "),
             unnamed.join(", ")
-        ));
-    } else if !absent.is_empty() {
-        incomplete.push(format!(
-            "shard(s) {} of {count} missing: no output of theirs among the inputs",
-            absent.join(", ")
-        ));
-    }
-    Ok(incomplete)
+        )
+    })
 }
 
 /// The warning when no shard has a sidecar (copied without them, or an older version's).

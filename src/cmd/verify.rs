@@ -601,9 +601,6 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     // An earlier run's report and summary must not pass for this run's: they go with its
     // first rows (a run that fails or stops before them leaves them as they were).
     let mut stale: Vec<&PathBuf> = config.report.iter().chain(&config.run.summary).collect();
-    // The report's header goes with its first rows: an input refused as it is first read
-    // (its header, say) leaves nothing on a `--report -` pipe.
-    let mut header_due = true;
     let consume = |chunk: ChunkOut| -> Result<()> {
         if cut {
             // After a chunk a stop cut short: its rows would leave a gap in the verdict.
@@ -621,19 +618,7 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
                 .first_skipped
                 .map(|(file, line)| format!("{}:{line}", name(file)));
         }
-        if let Some(output) = report.as_mut() {
-            let mut rows = Vec::new();
-            if std::mem::take(&mut header_due) {
-                rows.extend_from_slice(report_header().as_bytes());
-            }
-            rows.extend_from_slice(&report_rows(&chunk.failures, name));
-            match output.write_all(&rows) {
-                // `--report - | head`: the reader has what it wanted; the check goes on, so
-                // the exit status still gives the verdict.
-                Err(e) if e.is_broken_pipe() => report = None,
-                result => result?,
-            }
-        }
+        report.write(&report_rows(&chunk.failures, name))?;
         for (file, line, kind, reason) in chunk.failures {
             if first_failures.len() >= config.show {
                 break;
@@ -658,15 +643,10 @@ pub fn run(config: &VerifyConfig) -> Result<VerifyReport> {
     );
     progress.finish();
     result?;
-    if let Some(output) = report.as_mut().filter(|_| header_due) {
-        // No chunk came (an empty input): the report is its header.
-        match output.write_all(report_header().as_bytes()) {
-            Err(e) if e.is_broken_pipe() => report = None,
-            result => result?,
-        }
-    }
+    // No chunk came (an empty input): the report is its header.
+    report.write(&[])?;
     summary.interrupted = records.stopped() || cut;
-    let notes = end_report(report, &summary)?;
+    let notes = end_report(report.output, &summary)?;
     summary.finish(started.elapsed());
     if let Some(path) = &config.run.summary {
         write_json(path, &summary)?;
@@ -720,9 +700,37 @@ fn end_report(report: Option<Output>, summary: &VerifySummary) -> Result<Vec<Str
     Ok(notes)
 }
 
+/// The `--report` output, if asked for. Its header goes with its first rows: an input refused
+/// as it is first read (its header, say) leaves nothing on a `--report -` pipe.
+struct Report {
+    output: Option<Output>,
+    header_due: bool,
+}
+
+impl Report {
+    /// Writes `rows`, after the header the first time.
+    fn write(&mut self, rows: &[u8]) -> Result<()> {
+        let Some(output) = self.output.as_mut() else {
+            return Ok(());
+        };
+        let mut bytes = Vec::new();
+        if std::mem::take(&mut self.header_due) {
+            bytes.extend_from_slice(report_header().as_bytes());
+        }
+        bytes.extend_from_slice(rows);
+        match output.write_all(&bytes) {
+            // `--report - | head`: the reader has what it wanted; the check goes on, so the
+            // exit status still gives the verdict.
+            Err(e) if e.is_broken_pipe() => self.output = None,
+            result => result?,
+        }
+        Ok(())
+    }
+}
+
 /// Checks every file the run writes (`--report`, `--summary`) before anything is read, then
 /// opens the `--report` file, if asked for (its header is written with the first rows).
-fn open_report(config: &VerifyConfig) -> Result<Option<Output>> {
+fn open_report(config: &VerifyConfig) -> Result<Report> {
     let mut targets = Vec::new();
     if let Some(path) = &config.report {
         targets.push(Target::new("--report", path, WriteKind::Replaced));
@@ -733,16 +741,22 @@ fn open_report(config: &VerifyConfig) -> Result<Option<Output>> {
     let inputs: Vec<PathBuf> = config.run.inputs.iter().map(Input::path).collect();
     one_on_stdout(&targets)?;
     check_targets(&inputs, &targets)?;
-    let Some(path) = &config.report else {
-        return Ok(None);
+    let output = match &config.report {
+        // The report may not overwrite one of the files it checks.
+        Some(path) => {
+            let options = crate::io::output::OutputOptions {
+                inputs,
+                flag: Some("--report"),
+                ..Default::default()
+            };
+            Some(Output::create_with(Some(path), &options)?)
+        }
+        None => None,
     };
-    // The report may not overwrite one of the files it checks.
-    let options = crate::io::output::OutputOptions {
-        inputs,
-        flag: Some("--report"),
-        ..Default::default()
-    };
-    Ok(Some(Output::create_with(Some(path), &options)?))
+    Ok(Report {
+        output,
+        header_due: true,
+    })
 }
 
 /// The `--report` CSV's header line.
