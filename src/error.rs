@@ -183,3 +183,37 @@ mod tests {
         }
     }
 }
+
+/// How the caller's users spell the options, for the messages that tell them which one to give
+/// (the reader's, the generator's): the command line's flags by default ([`OptionNames::CLI`]),
+/// or a binding's own (keyword arguments in Python).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OptionNames {
+    /// The puzzle column option on its own: `--column`.
+    pub column: &'static str,
+    /// The same, written before a value: `--column ` (as in `--column 2`).
+    pub column_with_value: &'static str,
+    /// The option that reads an input as CSV: `--format csv`.
+    pub csv_format: &'static str,
+    /// The clue count option, written before a value: `--clues ` (as in `--clues 78`).
+    pub clues_with_value: &'static str,
+    /// The option that rates on Sukaku Explainer's scale: `--scale sukaku`.
+    pub sukaku_scale: &'static str,
+}
+
+impl OptionNames {
+    /// The command line's flags.
+    pub const CLI: OptionNames = OptionNames {
+        column: "--column",
+        column_with_value: "--column ",
+        csv_format: "--format csv",
+        clues_with_value: "--clues ",
+        sukaku_scale: "--scale sukaku",
+    };
+}
+
+impl Default for OptionNames {
+    fn default() -> Self {
+        OptionNames::CLI
+    }
+}

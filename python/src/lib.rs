@@ -815,7 +815,7 @@ fn generate_cells<'py>(
         (None, None) => Ok(None),
     }?;
     let generator = Generator::new(shape, kind)
-        .and_then(|g| g.with_er(er, flavor))
+        .and_then(|g| g.with_er(er, flavor, &PYTHON_NAMES))
         .map(|g| g.with_max_guesses(max_guesses))
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let mut puzzles = zeroed(n, CELLS)?;
@@ -1010,11 +1010,14 @@ fn io_error(e: sudoku_batch::Error) -> PyErr {
 /// Rows `read` reads with the GIL released before it looks for Ctrl-C (about 10 ms of reading).
 const READ_SLICE: usize = 1 << 14;
 
-/// `read`'s arguments, as the reader's messages name them (not the command line's flags).
+/// The arguments of `read` and `generate`, as the library's messages name them (not the
+/// command line's flags).
 const PYTHON_NAMES: OptionNames = OptionNames {
     column: "column=",
     column_with_value: "column=",
     csv_format: "format=\"csv\"",
+    clues_with_value: "clues=",
+    sukaku_scale: "scale=\"sukaku\"",
 };
 
 /// Streams puzzles from files the CLI reads (lines, CSV, grids; plain, gzip, zstd, zip) in

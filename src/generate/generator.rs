@@ -126,11 +126,13 @@ impl Generator {
     ///
     /// The candidates are rated on `scale`. A range no puzzle of the shape can rate in on it is
     /// refused: only a full grid (81 clues, nothing to solve) rates below 1.0, the easiest
-    /// step, a full grid rates 0.0, and below 4.5 only the techniques' own ratings occur.
+    /// step, a full grid rates 0.0, and below 4.5 only the techniques' own ratings occur. The
+    /// refusal's advice names the options as `names` spells them.
     pub fn with_er(
         mut self,
         range: Option<(u16, u16)>,
         scale: crate::rate::Flavor,
+        names: &crate::error::OptionNames,
     ) -> Result<Generator> {
         self.scale = scale;
         if let Some((low, high)) = range {
@@ -155,7 +157,7 @@ impl Generator {
                 ))
             } else {
                 let sukaku = scale == crate::rate::Flavor::Sukaku;
-                crate::rate::scale::no_step_rates(low, high, sukaku, self.shape.minimal)
+                crate::rate::scale::no_step_rates((low, high), sukaku, self.shape.minimal, names)
             };
             if let Some(why) = why {
                 return Err(Error::Usage(format!("the ER range {shown} {why}")));

@@ -1297,6 +1297,7 @@ mod tests {
             column: "column=",
             column_with_value: "column=",
             csv_format: "format=\"csv\"",
+            ..OptionNames::CLI
         };
         for (names, missing, twice, not_csv) in [
             (

@@ -29,33 +29,7 @@ const MAX_ECHO: usize = 100;
 /// Tokens at least this long are puzzle candidates; shorter ones are ids, ratings, counts.
 const MIN_PUZZLE_TOKEN: usize = 40;
 
-/// How the caller's users spell the reading options, for the messages that tell them which one
-/// to give: the command line's flags by default ([`OptionNames::CLI`]), or a binding's own
-/// (keyword arguments in Python).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OptionNames {
-    /// The puzzle column option on its own: `--column`.
-    pub column: &'static str,
-    /// The same, written before a value: `--column ` (as in `--column 2`).
-    pub column_with_value: &'static str,
-    /// The option that reads an input as CSV: `--format csv`.
-    pub csv_format: &'static str,
-}
-
-impl OptionNames {
-    /// The command line's flags.
-    pub const CLI: OptionNames = OptionNames {
-        column: "--column",
-        column_with_value: "--column ",
-        csv_format: "--format csv",
-    };
-}
-
-impl Default for OptionNames {
-    fn default() -> Self {
-        OptionNames::CLI
-    }
-}
+pub use crate::error::OptionNames;
 
 /// How the input is laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -1,6 +1,8 @@
 //! The Sudoku Explainer difficulty scale: every technique the engine knows, its name and its
 //! base rating in tenths (the one table of ratings; variable increments live with the technique).
 
+use crate::error::OptionNames;
+
 /// Defines [`Technique`] and [`Technique::ALL`] from one list of the variants.
 macro_rules! techniques {
     ($($(#[$doc:meta])* $name:ident,)*) => {
@@ -331,7 +333,12 @@ impl Technique {
 /// in a row; for one in a column no argument is written down, but no puzzle of cb001 (21,695),
 /// Kaggle's first 1,000 or 3,000 generated ones rates 1.9. And no minimal puzzle of cb001 rates 1.0 (a
 /// full house for every step), which only puzzles with many clues reach.
-pub fn no_step_rates(low: u16, high: u16, sukaku: bool, minimal: bool) -> Option<String> {
+pub fn no_step_rates(
+    (low, high): (u16, u16),
+    sukaku: bool,
+    minimal: bool,
+    names: &OptionNames,
+) -> Option<String> {
     let first_variable = Technique::UniqueLoop1.base();
     // Below 1.0 only a full grid rates (0.0), which no minimal puzzle is.
     if high >= first_variable || (low < 10 && !minimal) {
@@ -350,10 +357,16 @@ pub fn no_step_rates(low: u16, high: u16, sukaku: bool, minimal: bool) -> Option
     // What would reach the range: the other scale, or puzzles with more clues than minimal.
     let mut hint = String::new();
     if !sukaku && reached(true, minimal) {
-        hint.push_str("; 4.1 and 4.3 are ratings on Sukaku Explainer's scale (--scale sukaku)");
+        hint += &format!(
+            "; 4.1 and 4.3 are ratings on Sukaku Explainer's scale ({})",
+            names.sukaku_scale
+        );
     }
     if minimal && reached(sukaku, false) {
-        hint.push_str("; 1.0 needs a puzzle with many clues, not minimal (--clues 78)");
+        hint += &format!(
+            "; 1.0 needs a puzzle with many clues, not minimal ({}78)",
+            names.clues_with_value
+        );
     }
     if below_one {
         hint.push_str("; below 1.0 only a full grid rates (0.0)");
@@ -457,28 +470,43 @@ mod tests {
         assert_eq!(tenths_at_most(4.499999), Ok(44));
         assert_eq!(tenths_at_most(f64::from(4.5f32) - 1e-9), Ok(45));
         assert_eq!(puzzle_range(0.0, 0.5), Ok((0, 5)));
-        assert_eq!(no_step_rates(11, 12, false, true), None);
-        assert_eq!(no_step_rates(44, 45, false, true), None);
-        assert_eq!(no_step_rates(45, 45, false, true), None);
+        assert_eq!(
+            no_step_rates((11, 12), false, true, &OptionNames::CLI),
+            None
+        );
+        assert_eq!(
+            no_step_rates((44, 45), false, true, &OptionNames::CLI),
+            None
+        );
+        assert_eq!(
+            no_step_rates((45, 45), false, true, &OptionNames::CLI),
+            None
+        );
         // Below 1.0 only a full grid rates, which a minimal puzzle never is.
-        let below_one = no_step_rates(5, 11, false, true).unwrap();
+        let below_one = no_step_rates((5, 11), false, true, &OptionNames::CLI).unwrap();
         assert!(
             below_one.ends_with("; below 1.0 only a full grid rates (0.0)"),
             "{below_one}"
         );
-        assert_eq!(no_step_rates(5, 11, false, false), None);
-        assert_eq!(no_step_rates(5, 12, false, true), None);
+        assert_eq!(
+            no_step_rates((5, 11), false, false, &OptionNames::CLI),
+            None
+        );
+        assert_eq!(no_step_rates((5, 12), false, true, &OptionNames::CLI), None);
         // Sukaku Explainer's two-string kite (4.1) and grouped turbot fish (4.3).
-        assert_eq!(no_step_rates(41, 41, true, true), None);
-        assert_eq!(no_step_rates(43, 43, true, true), None);
+        assert_eq!(no_step_rates((41, 41), true, true, &OptionNames::CLI), None);
+        assert_eq!(no_step_rates((43, 43), true, true, &OptionNames::CLI), None);
         // Full houses alone: only a puzzle with many clues.
-        assert_eq!(no_step_rates(10, 11, false, false), None);
-        let full_houses = no_step_rates(10, 11, false, true).unwrap();
+        assert_eq!(
+            no_step_rates((10, 11), false, false, &OptionNames::CLI),
+            None
+        );
+        let full_houses = no_step_rates((10, 11), false, true, &OptionNames::CLI).unwrap();
         assert!(
             full_houses.ends_with("not minimal (--clues 78)"),
             "{full_houses}"
         );
-        let kite = no_step_rates(41, 41, false, true).unwrap();
+        let kite = no_step_rates((41, 41), false, true, &OptionNames::CLI).unwrap();
         assert!(kite.ends_with("(--scale sukaku)"), "{kite}");
         for (low, high) in [
             (11, 11),
@@ -489,7 +517,7 @@ mod tests {
             (41, 41),
             (43, 43),
         ] {
-            let why = no_step_rates(low, high, false, true).unwrap();
+            let why = no_step_rates((low, high), false, true, &OptionNames::CLI).unwrap();
             assert!(
                 why.contains("holds no rating a minimal puzzle reaches"),
                 "{why}"
@@ -501,7 +529,7 @@ mod tests {
                 "{why}"
             );
         }
-        let sukaku = no_step_rates(13, 14, true, false).unwrap();
+        let sukaku = no_step_rates((13, 14), true, false, &OptionNames::CLI).unwrap();
         assert!(sukaku.ends_with("are 1.0, 1.2, 1.5, 1.7, 2.0, 2.3, 2.5, 2.6, 2.8, 3.0, 3.2, 3.4, 3.6, 3.8, 4.0, 4.1, 4.2, 4.3, 4.4"), "{sukaku}");
         assert_eq!(puzzle_range(0.0, 1.0), Ok((0, 10)));
         assert_eq!(tenths_range(4.41, 4.59), Ok((45, 45)));

@@ -885,35 +885,23 @@ def generate(
             except (TypeError, ValueError):
                 raise TypeError(f"er: expected a number, got {type(x).__name__} {x!r:.40}") from None
         er = (bounds[0], bounds[1])
-    try:
-        puzzles, solutions, counts = _native.generate_cells(
-            int(n),
-            int(seed),
-            clues,
-            min_clues,
-            max_clues,
-            minimal,
-            symmetry,
-            threads,
-            solver,
-            er,
-            _scale_name(scale, True),
-            difficulty,
-            max_guesses,
-        )
-    except ValueError as e:
-        # The library's advice names the CLI's flags; here they are arguments.
-        text = str(e)
-        for flag, argument in _FLAG_ARGUMENTS:
-            text = text.replace(flag, argument)
-        if text == str(e):
-            raise
-        raise ValueError(text) from None
+    puzzles, solutions, counts = _native.generate_cells(
+        int(n),
+        int(seed),
+        clues,
+        min_clues,
+        max_clues,
+        minimal,
+        symmetry,
+        threads,
+        solver,
+        er,
+        _scale_name(scale, True),
+        difficulty,
+        max_guesses,
+    )
     return GenerateResult(puzzles, solutions, counts, int(seed))
 
-
-# The generator's advice in the words of :func:`generate`'s arguments.
-_FLAG_ARGUMENTS = [("(--clues 78)", "(clues=78)"), ("(--scale sukaku)", '(scale="sukaku")')]
 
 
 def read(path, format="auto", column=None, batch=100_000):

@@ -67,7 +67,7 @@ impl GenerateConfig {
     fn generator(&self) -> Result<Generator> {
         Ok(Generator::new(self.shape, self.solver)?
             .with_max_guesses(self.max_guesses)
-            .with_er(self.er, self.scale)?
+            .with_er(self.er, self.scale, &crate::error::OptionNames::CLI)?
             .with_stop(Some(interrupt::shared())))
     }
 
