@@ -8,9 +8,9 @@
 //! come from one run and are complete.
 //!
 //! Inputs are fingerprinted by the BLAKE3 hash of their bytes on disk (compressed bytes for a
-//! compressed file; the archive for `ARCHIVE.zip:MEMBER`, with the member's name beside it). The whole file, not a sample: a merge
-//! must notice a change anywhere in the input, and a hash of the first and last MiB misses an
-//! edit in the middle. The reader hashes the bytes as it reads them ([`ReadHashes`]), so the
+//! compressed file; for a zip archive the archive's, with the name of the member read beside
+//! it). The whole file, not a sample: a merge must notice a change anywhere in the input, and a
+//! hash of the first and last MiB misses an edit in the middle. The reader hashes the bytes as it reads them ([`ReadHashes`]), so the
 //! finished sidecar has the hash without a second read; runs that need the hash before they start
 //! or cannot check their rows without it read the file once more first (BLAKE3 runs at about
 //! 8 GB/s on one core with AVX-512: 10 ms for 82 MB of puzzles, where SHA-256 with the SHA
@@ -288,10 +288,10 @@ impl InputId {
         if let Some(member) = &self.zip_member {
             return Some(member);
         }
-        let archive = self.canonical.as_deref()?;
-        let zip = |t: &str| t.len() >= 4 && t[t.len() - 4..].eq_ignore_ascii_case(".zip");
-        let cut = self.name.to_ascii_lowercase().rfind(".zip:")? + 4;
-        (zip(archive) && self.name.is_char_boundary(cut)).then(|| &self.name[cut + 1..])
+        let (_, member) = crate::io::input::split_zip_name(&self.name)?;
+        // The file read is the archive, not a file of the whole name.
+        let file = self.canonical.as_deref()?.as_bytes();
+        (file.len() >= 4 && file[file.len() - 4..].eq_ignore_ascii_case(b".zip")).then_some(member)
     }
 
     /// Whether the two have the same known content.

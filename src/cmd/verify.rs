@@ -710,15 +710,17 @@ struct Report {
 impl Report {
     /// Writes `rows`, after the header the first time.
     fn write(&mut self, rows: &[u8]) -> Result<()> {
+        if std::mem::take(&mut self.header_due) {
+            self.put(report_header().as_bytes())?;
+        }
+        self.put(rows)
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> Result<()> {
         let Some(output) = self.output.as_mut() else {
             return Ok(());
         };
-        let mut bytes = Vec::new();
-        if std::mem::take(&mut self.header_due) {
-            bytes.extend_from_slice(report_header().as_bytes());
-        }
-        bytes.extend_from_slice(rows);
-        match output.write_all(&bytes) {
+        match output.write_all(bytes) {
             // `--report - | head`: the reader has what it wanted; the check goes on, so the
             // exit status still gives the verdict.
             Err(e) if e.is_broken_pipe() => self.output = None,

@@ -47,6 +47,10 @@ pub struct Effort {
 /// Candidates rated for one puzzle before the run gives up on its ER range.
 pub const MAX_RATED: u32 = 100_000;
 
+/// Candidate k of puzzle i of a rated range is stream `i + k << CANDIDATE_SHIFT`: the low bits
+/// of a stream are its puzzle.
+const CANDIDATE_SHIFT: u32 = 40;
+
 /// Makes puzzles of one [`Shape`]; cheap to share between threads.
 #[derive(Debug, Clone)]
 pub struct Generator {
@@ -229,7 +233,7 @@ impl Generator {
         for rated in 1..=MAX_RATED {
             // Candidate k of puzzle i is stream i + k * 2^40: the first is the puzzle a run
             // without a range makes, and no two puzzles of a run share a stream.
-            let stream = index.wrapping_add(u64::from(rated - 1) << 40);
+            let stream = index.wrapping_add(u64::from(rated - 1) << CANDIDATE_SHIFT);
             let made = self.candidate(seed, stream, effort)?;
             self.stop_point()?;
             attempts += made.attempts;
@@ -260,9 +264,11 @@ impl Generator {
         )))
     }
 
-    /// One candidate puzzle from stream `index` of `seed`, whatever its rating.
-    fn candidate(&self, seed: u64, index: u64, effort: &mut Effort) -> Result<Generated> {
-        let mut rng = puzzle_rng(seed, index);
+    /// One candidate puzzle from stream `stream` of `seed`, whatever its rating.
+    fn candidate(&self, seed: u64, stream: u64, effort: &mut Effort) -> Result<Generated> {
+        let mut rng = puzzle_rng(seed, stream);
+        // The puzzle the stream is a candidate for, as messages name it.
+        let index = stream & ((1 << CANDIDATE_SHIFT) - 1);
         let mut solver_calls = 0u32;
         let Shape {
             min_clues,
@@ -295,9 +301,8 @@ impl Generator {
             effort.solver_calls += 1;
             if outcome.count != 1 || outcome.solution != Some(solution) {
                 return Err(Error::Usage(format!(
-                    "internal error: puzzle {} ({}) is not proven unique by solver {} \
+                    "internal error: puzzle {index} ({}) is not proven unique by solver {} \
                      ({} solutions found)",
-                    index & ((1 << 40) - 1),
                     String::from_utf8_lossy(&puzzle.to_bytes()),
                     self.solver,
                     outcome.count
@@ -322,10 +327,8 @@ impl Generator {
         } else {
             "; widen the clue range"
         };
-        // Candidate k of a rated range is stream `index + k * 2^40`: the puzzle is the low bits.
-        let puzzle_no = index & ((1 << 40) - 1);
         Err(Error::Usage(format!(
-            "no {minimal_word}puzzle with {} clues{} found for puzzle {puzzle_no} in {MAX_ATTEMPTS} \
+            "no {minimal_word}puzzle with {} clues{} found for puzzle {index} in {MAX_ATTEMPTS} \
              attempts: the {minimal_word}puzzles drawn had {fewest} to {most} clues{advice}",
             if min_clues == max_clues {
                 min_clues.to_string()

@@ -114,10 +114,18 @@ pub(crate) fn zip_member(path: &Path) -> Option<(PathBuf, String)> {
     if path.exists() {
         return None;
     }
-    let text = path.to_str()?;
+    let (archive, member) = split_zip_name(path.to_str()?)?;
+    let archive = PathBuf::from(archive);
+    archive.is_file().then(|| (archive, member.to_string()))
+}
+
+/// The archive and member of a name `ARCHIVE.zip:MEMBER` (the last `.zip:`, in any case; the
+/// member not empty), by its text alone: whether it names them on disk is [`zip_member`]'s.
+pub(crate) fn split_zip_name(text: &str) -> Option<(&str, &str)> {
+    // ASCII lowercasing keeps every byte where it was.
     let cut = text.to_ascii_lowercase().rfind(".zip:")? + 4;
-    let (archive, member) = (PathBuf::from(&text[..cut]), &text[cut + 1..]);
-    (archive.is_file() && !member.is_empty()).then(|| (archive, member.to_string()))
+    let (archive, member) = (&text[..cut], &text[cut + 1..]);
+    (!member.is_empty()).then_some((archive, member))
 }
 
 /// The member a zip input reads: the one its path names (`ARCHIVE.zip:MEMBER`), or, for a

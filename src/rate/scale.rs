@@ -320,11 +320,12 @@ impl Technique {
     }
 }
 
-/// Why no puzzle (`minimal` ones, with `minimal`) rates in `low..=high` (tenths; below 1.0
-/// only a full grid rates, 0.0, so a range reaching below 1.0 is judged only for minimal
-/// puzzles, from 1.0 up) on SE's scale, or with `sukaku` on Sukaku Explainer's: below unique loops (4.5), whose
-/// increments and the chains' give every tenth above, a rating is a technique's base rating
-/// (`1.3..1.4` holds none: steps rate 1.2 or 1.5). `None` when some puzzle may rate there.
+/// Why no puzzle (`minimal` ones, with `minimal`) rates in `low..=high` (tenths) on SE's
+/// scale, or with `sukaku` on Sukaku Explainer's, in advice that spells the options as `names`
+/// does. Below 1.0 only a full grid rates (0.0), so a range reaching below 1.0 is judged only
+/// for minimal puzzles, from 1.0 up. Below unique loops (4.5), whose increments and the chains'
+/// give every tenth above, a rating is a technique's base rating (`1.3..1.4` holds none: steps
+/// rate 1.2 or 1.5). `None` when some puzzle may rate there.
 ///
 /// Two base ratings are left out. Direct claiming (1.9) is never the easiest step: when a
 /// claiming in row r1 leaves digit d one place x in row r2, the band's third box holds d in

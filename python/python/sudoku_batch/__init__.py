@@ -660,7 +660,7 @@ def _missing_solutions(solutions, cells, failures):
     grid, incomplete, as on the command line. Text that gives no solution never parses, so only
     the rows in ``failures`` (from :func:`_coerce`) are looked at."""
     # A masked integer grid's masked cells are blanks (as ``filled(0)``): looked at below.
-    masked_text = isinstance(solutions, np.ma.MaskedArray) and solutions.dtype.kind not in "iub"
+    masked_text = isinstance(solutions, np.ma.MaskedArray) and solutions.dtype.kind not in "iu"
     if masked_text or isinstance(solutions, (str, bytes, bytearray)):
         return None
     if hasattr(solutions, "to_numpy") and not isinstance(solutions, np.ndarray):
@@ -912,8 +912,8 @@ def read(path, format="auto", column=None, batch=100_000):
     zstd or zip. Memory stays bounded by one batch. A record that is not a puzzle is a row of
     255s (``solve`` reports it ``INVALID``), and a ``UserWarning`` per batch names such records
     by line with the CLI's message (where warnings are errors, ``-W error``, that ends the
-    generator and its batch is lost: filter the warning out to read such a file). The file is opened when ``read`` is called, and the
-    generator may be moved to another thread.
+    generator and its batch is lost: filter the warning out to read such a file). The file is
+    opened when ``read`` is called, and the generator may be moved to another thread.
 
     Raises:
         FileNotFoundError: the file does not exist (the message names it).
