@@ -521,6 +521,12 @@ struct State<C> {
 }
 
 struct Search<'a> {
+    /// Per cell (`band * 27 + index`): how many branches on it failed at once, that is, the
+    /// propagation right after placing one of its digits met a contradiction. Halved across
+    /// the board whenever one count reaches 128. It adds to the branching score.
+    failures: [u8; CELLS],
+    /// The cell of the latest branch taken (`band * 27 + index`), for `failures`.
+    last: usize,
     limit: u32,
     count: u32,
     guesses: u64,
@@ -580,6 +586,8 @@ fn solve_with<C: Cpu>(cpu: C, puzzle: &Grid, limit: u32, budget: Budget<'_>) -> 
         return Outcome::NONE; // a contradiction before any guess
     }
     let mut search = Search {
+        failures: [0; CELLS],
+        last: 0,
         limit,
         count: 0,
         guesses: 0,
@@ -1163,7 +1171,7 @@ impl<C: Cpu> State<C> {
 
     /// The cell to branch on: band, index in band, and its candidate digits (9-bit mask).
     #[inline(always)]
-    fn branch_cell(&self) -> (usize, usize, u32) {
+    fn branch_cell(&self, failures: &[u8; CELLS]) -> (usize, usize, u32) {
         let mut pairs = [0u32; 3];
         for (b, pairs) in pairs.iter_mut().enumerate() {
             let (mut once, mut twice, mut thrice) = (0u32, 0u32, 0u32);
@@ -1191,7 +1199,8 @@ impl<C: Cpu> State<C> {
                 let i = cells.trailing_zeros() as usize;
                 cells &= cells - 1;
                 let score = (PEERS[i] & self.unsolved[b]).count_ones()
-                    + (others & OTHER_COLUMN[i]).count_ones();
+                    + (others & OTHER_COLUMN[i]).count_ones()
+                    + u32::from(failures[b * 27 + i]);
                 // Bit 24 marks that some bivalue cell was seen.
                 best = best.max(1 << 24 | score << 16 | (b as u32) << 8 | i as u32);
             }
@@ -1211,7 +1220,8 @@ impl<C: Cpu> State<C> {
                 cells &= cells - 1;
                 let n = self.digits(b, i).count_ones();
                 let score = (PEERS[i] & self.unsolved[b]).count_ones()
-                    + (others & OTHER_COLUMN[i]).count_ones();
+                    + (others & OTHER_COLUMN[i]).count_ones()
+                    + u32::from(failures[b * 27 + i]);
                 best = best.max((16 - n) << 24 | score << 16 | (b as u32) << 8 | i as u32);
             }
         }
@@ -1266,11 +1276,22 @@ impl Search<'_> {
         self.run(state)
     }
 
+    /// Counts a failed branch against the cell of the latest branch taken (the root's
+    /// contradiction, before any branch, ends the search and counts against cell 0).
+    #[cold]
+    fn failed(&mut self) {
+        self.failures[self.last] += 1;
+        if self.failures[self.last] == 128 {
+            self.failures.iter_mut().for_each(|n| *n >>= 1);
+        }
+    }
+
     /// Depth-first search from `state`; returns true when the solution limit is reached.
     #[inline(always)]
     fn run<C: Cpu>(&mut self, state: &mut State<C>) -> bool {
         loop {
             if !state.propagate() {
+                self.failed();
                 return false;
             }
             if state.solved() {
@@ -1280,7 +1301,8 @@ impl Search<'_> {
                 }
                 return self.count >= self.limit;
             }
-            let (b, i, mut digits) = state.branch_cell();
+            let (b, i, mut digits) = state.branch_cell(&self.failures);
+            self.last = b * 27 + i;
             debug_assert!(digits.count_ones() >= 2);
             self.guesses += 1;
             if self.budget.is_spent(self.guesses) {
