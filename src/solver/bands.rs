@@ -1302,7 +1302,6 @@ impl Search<'_> {
                 return self.count >= self.limit;
             }
             let (b, i, mut digits) = state.branch_cell(&self.failures);
-            self.last = b * 27 + i;
             debug_assert!(digits.count_ones() >= 2);
             self.guesses += 1;
             if self.budget.is_spent(self.guesses) {
@@ -1314,11 +1313,14 @@ impl Search<'_> {
                 digits &= digits - 1;
                 let mut child = *state;
                 child.assign(d, b, i);
+                // Set again for every alternative: the search below moves it.
+                self.last = b * 27 + i;
                 if self.descend(&mut child) {
                     return true;
                 }
             }
             state.assign(digits.trailing_zeros() as usize, b, i);
+            self.last = b * 27 + i;
         }
     }
 }
