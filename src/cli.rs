@@ -93,9 +93,9 @@ pub enum CliCommand {
     /// Solve every puzzle of the inputs and write one CSV row per record, in input order.
     ///
     /// Exit status: 0 when every record was solved, 1 when some were not (unsolvable, multiple,
-    /// invalid, mismatch) or there were none, 2 on usage or I/O errors, 128 + the
-    /// signal's number when stopped by one (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, 138 SIGUSR1;
-    /// rows so far kept in FILE.partial for --resume).
+    /// invalid, mismatch, gave_up) or there were none, 2 on usage or I/O errors, 128 + the
+    /// signal's number when stopped by one (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, 138 SIGUSR1,
+    /// 140 SIGUSR2, 152 SIGXCPU; rows so far kept in FILE.partial for --resume).
     Solve(SolveArgs),
 
     /// Measure solver throughput: datasets × solvers × thread counts, median of timed passes.
@@ -106,8 +106,8 @@ pub enum CliCommand {
     /// Exit status: 0 when every row measured (a `skipped` row included), 1 when a solver or
     /// external program gave a wrong answer, failed or timed out, or a check pass gave up on
     /// puzzles (--max-guesses), 2 on usage or I/O errors or an input with no valid puzzle to
-    /// measure, 130/143/129 when stopped by a signal (the rows measured so far are printed and
-    /// kept in --csv).
+    /// measure, 128 + the signal's number when stopped by one (130/143/129/138/140/152 for
+    /// SIGINT/TERM/HUP/USR1/USR2/XCPU; the rows measured so far are printed and kept in --csv).
     Bench(BenchArgs),
 
     /// Compare `bench --csv` results from many runs and machines in one table (and chart).
@@ -120,7 +120,8 @@ pub enum CliCommand {
     ///
     /// Exit status: 0 when every row is `solved` (`rated`) and no index is missing, 1
     /// otherwise (or when the shards hold no rows), 2 on errors (unreadable input, rows out of order, an index in two inputs),
-    /// 130/143/129 when stopped by a signal (no merged file is put in place).
+    /// 128 + the signal's number when stopped by one (130/143/129/138/140/152 for
+    /// SIGINT/TERM/HUP/USR1/USR2/XCPU; no merged file is put in place).
     Merge(MergeArgs),
     /// Generate puzzles with exactly one solution, reproducibly from a seed.
     ///
@@ -130,8 +131,9 @@ pub enum CliCommand {
     /// losing uniqueness).
     ///
     /// Exit status: 0 when every puzzle was written (generate has no 1), 2 on usage or I/O
-    /// errors, 130/143/129 when stopped by a signal (the puzzles made so far, the first ones of
-    /// the run, kept in FILE.partial).
+    /// errors, 128 + the signal's number when stopped by one (130/143/129/138/140/152 for
+    /// SIGINT/TERM/HUP/USR1/USR2/XCPU; the puzzles made so far, the first ones of the run, kept
+    /// in FILE.partial).
     Generate(GenerateArgs),
     /// Check solution files: each row's solution must be a complete grid that obeys the rules
     /// and keeps every clue of its puzzle (and, with --unique, the puzzle must have exactly one
@@ -147,8 +149,9 @@ pub enum CliCommand {
     /// `file:line: kind: reason`.
     ///
     /// Exit status: 0 when every checked row passed (and at least one was checked), 1 when some
-    /// failed or none was checked, 2 on usage or I/O errors, 130/143/129 when stopped by a
-    /// signal (the summary covers the rows checked before it).
+    /// failed or none was checked, 2 on usage or I/O errors, 128 + the signal's number when
+    /// stopped by one (130/143/129/138/140/152 for SIGINT/TERM/HUP/USR1/USR2/XCPU; the summary
+    /// covers the rows checked before it).
     Verify(VerifyArgs),
     /// Rate how hard each puzzle is for a person, on Sudoku Explainer's scale (ER/EP/ED).
     ///
@@ -160,7 +163,9 @@ pub enum CliCommand {
     /// gave_up), and a summary by rating band. --explain writes each solving path in words.
     ///
     /// Exit status: 0 when every record was rated, 1 when some were not (or there were none),
-    /// 2 on usage or I/O errors, 130/143/129 when stopped by a signal.
+    /// 2 on usage or I/O errors, 128 + the signal's number when stopped by one
+    /// (130/143/129/138/140/152 for SIGINT/TERM/HUP/USR1/USR2/XCPU; rows so far kept in
+    /// FILE.partial for --resume).
     Rate(RateArgs),
 }
 

@@ -129,6 +129,12 @@ impl Verdict {
     }
 }
 
+/// The message of a puzzle given up on after `guesses` guesses.
+fn gave_up_after(guesses: u64) -> String {
+    let plural = if guesses == 1 { "" } else { "es" };
+    format!("gave up after {guesses} guess{plural}")
+}
+
 /// Solves one puzzle and decides its status; `reference` is a solution the input gave with it,
 /// which the solution found must equal. This is the per-puzzle step of every front end.
 pub fn judge(puzzle: &Grid, reference: Option<&Grid>, options: &JudgeOptions<'_>) -> Verdict {
@@ -157,11 +163,7 @@ pub fn judge(puzzle: &Grid, reference: Option<&Grid>, options: &JudgeOptions<'_>
         let stopped = outcome.guesses <= options.budget.max_guesses;
         return Verdict {
             stopped,
-            ..verdict(
-                Status::GaveUp,
-                None,
-                format!("gave up after {} guesses", outcome.guesses),
-            )
+            ..verdict(Status::GaveUp, None, gave_up_after(outcome.guesses))
         };
     }
     let Some(solution) = outcome.solution.filter(|_| outcome.count > 0) else {
@@ -675,10 +677,7 @@ mod tests {
             let verdict = judge(&hard, None, &options);
             assert_eq!(verdict.status, Status::GaveUp, "{solver}");
             assert!(verdict.solution.is_none());
-            assert_eq!(
-                verdict.message,
-                format!("gave up after {} guesses", verdict.guesses)
-            );
+            assert_eq!(verdict.message, "gave up after 1 guess");
             // A budget the search fits in changes nothing.
             let free = judge(
                 &hard,

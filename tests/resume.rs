@@ -713,7 +713,7 @@ fn a_garbage_partial_is_refused_as_garbage() {
         assert_eq!(code, 2, "{err}");
         assert!(
             err.contains("out.csv.partial: cannot resume: not a result file: ")
-                && err.contains("(this is not the output of a solve run: remove it to start over)"),
+                && err.contains("(--resume continues the output of a solve run, header included: remove it to start over)"),
             "{err}"
         );
         assert!(!err.contains("input changed"), "{err}");
@@ -1776,7 +1776,10 @@ fn shards_merged_equal_one_run() {
     for json in &jsons {
         merge.arg("--shard-summary").arg(json);
     }
-    merge.assert().code(1); // some rows are not `solved`, as in the single run
+    let merged_out = merge.assert().code(1); // some rows are not `solved`, as in the single run
+                                             // Every shard has its sidecar, which the summary comes from: the shard summaries are not.
+    let stderr = String::from_utf8_lossy(&merged_out.get_output().stderr).into_owned();
+    assert!(stderr.contains("--shard-summary not used"), "{stderr}");
     assert_eq!(
         rows_without(&std::fs::read(&merged).unwrap(), false),
         rows_without(&std::fs::read(&one).unwrap(), false)

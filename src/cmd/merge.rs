@@ -266,6 +266,13 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
         .map(|path| read_summary(path))
         .collect::<Result<Vec<_>>>()?;
     let mut notes = without_sidecars(&sidecars);
+    if !shard_summaries.is_empty() && sidecars.iter().all(Option::is_some) {
+        notes.push(
+            "warning: --shard-summary not used: every shard has its sidecar (FILE.run.json), \
+             which gives the solver, threads and times"
+                .into(),
+        );
+    }
     let mut incomplete = check_shards(&config.inputs, &sidecars)?;
     if !incomplete.is_empty() && !config.allow_incomplete {
         return Ok(nothing_written(notes, incomplete));
@@ -902,6 +909,13 @@ fn complete_output(
 /// in index order with each re-checked, and the combined rating summary.
 fn merge_rate(config: &MergeConfig, sidecars: &[Option<RunManifest>]) -> Result<MergeReport> {
     let mut notes = without_sidecars(sidecars);
+    if !config.shard_summaries.is_empty() {
+        notes.push(
+            "warning: --shard-summary not used: it is for solve shards (rate shards' summaries \
+             come from their rows and sidecars)"
+                .into(),
+        );
+    }
     let mut incomplete = check_shards(&config.inputs, sidecars)?;
     if !incomplete.is_empty() && !config.allow_incomplete {
         return Ok(nothing_written(notes, incomplete));

@@ -725,8 +725,12 @@ fn open_zip(
         path: shown.to_path_buf(),
         cause: source,
     })?;
-    let mut archive = zip::ZipArchive::new(BufReader::new(file))
-        .map_err(|e| input_error(format!("unreadable zip archive: {e}")))?;
+    let mut archive = zip::ZipArchive::new(BufReader::new(file)).map_err(|e| {
+        input_error(format!(
+            "unreadable zip archive: {e} (its directory at the end is missing or damaged: a \
+                 truncated or broken file?)"
+        ))
+    })?;
     let name = choose_member(&zip_files(&archive), member, disk).map_err(input_error)?;
     let entry = ZipEntry::of(&mut archive, &name).map_err(input_error)?;
     let mut file = archive.into_inner().into_inner();

@@ -45,11 +45,18 @@ pub fn line_fields(line: &[u8]) -> Option<Fields<'_>> {
                 status: None,
             });
         }
-        // No puzzle-length token: report the longest one.
+        // No puzzle-length token: a header whose columns are not separated by commas (tabs,
+        // semicolons), or else what is wrong with the longest token.
         let longest = tokens(line).max_by_key(|t| t.len()).unwrap_or(line);
-        let message = match Grid::from_bytes(longest) {
-            Err(e) => e.to_string(),
-            Ok(_) => "no puzzle found".to_string(),
+        let message = if tokens(line).any(super::csv::is_puzzle_header) {
+            "a header naming a puzzle column, but CSV is read with commas only: this input is \
+             read as one puzzle per line (replace its separators with commas to read it as CSV)"
+                .to_string()
+        } else {
+            match Grid::from_bytes(longest) {
+                Err(e) => e.to_string(),
+                Ok(_) => "no puzzle found".to_string(),
+            }
         };
         return Some(Fields::Bad {
             text: line,
@@ -271,6 +278,14 @@ mod tests {
             "expected 81 cells, found 80"
         );
         assert_eq!(message(parse_line(b"12 34")), "expected 81 cells, found 2");
+        // A header with tabs or semicolons between its columns says so.
+        for header in [&b"id\tpuzzle\tsolution"[..], b"Quizzes;Solutions"] {
+            let text = message(parse_line(header));
+            assert!(
+                text.starts_with("a header naming a puzzle column"),
+                "{text}"
+            );
+        }
         let stray = format!("x{}", &P[1..]);
         assert!(
             message(parse_line(stray.as_bytes())).starts_with("invalid character 'x' at cell 1")

@@ -248,6 +248,16 @@ fn csv_rows(path: &Path, text: &[u8]) -> Result<Vec<BenchRow>> {
         .byte_headers()
         .map_err(|e| csv_error(path, text, None, e))?
         .clone();
+    // The measurement may be empty in a row (a failed one), so the row alone cannot tell a
+    // removed column from an empty field: the header must name it.
+    if !headers.is_empty() && !headers.iter().any(|name| name == b"puzzles_per_s") {
+        return Err(Error::Input {
+            path: path.clone(),
+            message: "line 1: the header has no puzzles_per_s column: not `bench --csv` output \
+                      (or that column was removed)"
+                .into(),
+        });
+    }
     let mut record = csv::ByteRecord::new();
     while reader
         .read_byte_record(&mut record)
@@ -772,6 +782,16 @@ mod tests {
         let c = compare(&rows, None).unwrap();
         assert_eq!(c.rows.len(), 2);
         assert_ne!(c.rows[0].dataset, c.rows[1].dataset);
+    }
+
+    #[test]
+    fn a_header_without_the_measurement_is_refused() {
+        let text = b"timestamp,dataset,solver\n2024-01-01T00:00:00Z,a,bands\n";
+        let error = csv_rows(Path::new("b.csv"), text).unwrap_err().to_string();
+        assert!(
+            error.contains("line 1: the header has no puzzles_per_s column"),
+            "{error}"
+        );
     }
 
     #[test]

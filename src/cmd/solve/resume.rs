@@ -447,8 +447,8 @@ fn cannot_resume(error: Error) -> Error {
             Error::Input {
                 path,
                 message: format!(
-                    "cannot resume: {message} (this is not the output of a solve run: remove it \
-                     to start over)"
+                    "cannot resume: {message} (--resume continues the output of a solve run, \
+                     header included: remove it to start over)"
                 ),
             }
         }
