@@ -94,8 +94,8 @@ pub enum CliCommand {
     ///
     /// Exit status: 0 when every record was solved, 1 when some were not (unsolvable, multiple,
     /// invalid, mismatch, gave_up) or there were none, 2 on usage or I/O errors, 128 + the
-    /// signal's number when stopped by one (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, 138 SIGUSR1,
-    /// 140 SIGUSR2, 152 SIGXCPU; rows so far kept in FILE.partial for --resume).
+    /// signal's number when stopped by one (on Linux 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, 138
+    /// SIGUSR1, 140 SIGUSR2, 152 SIGXCPU; rows so far kept in FILE.partial for --resume).
     Solve(SolveArgs),
 
     /// Measure solver throughput: datasets × solvers × thread counts, median of timed passes.
@@ -106,8 +106,9 @@ pub enum CliCommand {
     /// Exit status: 0 when every row measured (a `skipped` row included), 1 when a solver or
     /// external program gave a wrong answer, failed or timed out, or a check pass gave up on
     /// puzzles (--max-guesses), 2 on usage or I/O errors or an input with no valid puzzle to
-    /// measure, 128 + the signal's number when stopped by one (130/143/129/138/140/152 for
-    /// SIGINT/TERM/HUP/USR1/USR2/XCPU; the rows measured so far are printed and kept in --csv).
+    /// measure, 128 + the signal's number when stopped by one (on Linux
+    /// 130/143/129/138/140/152 for SIGINT/TERM/HUP/USR1/USR2/XCPU; the rows measured so far are
+    /// printed and kept in --csv).
     Bench(BenchArgs),
 
     /// Compare `bench --csv` results from many runs and machines in one table (and chart).
@@ -120,7 +121,7 @@ pub enum CliCommand {
     ///
     /// Exit status: 0 when every row is `solved` (`rated`) and no index is missing, 1
     /// otherwise (or when the shards hold no rows), 2 on errors (unreadable input, rows out of order, an index in two inputs),
-    /// 128 + the signal's number when stopped by one (130/143/129/138/140/152 for
+    /// 128 + the signal's number when stopped by one (on Linux 130/143/129/138/140/152 for
     /// SIGINT/TERM/HUP/USR1/USR2/XCPU; no merged file is put in place).
     Merge(MergeArgs),
     /// Generate puzzles with exactly one solution, reproducibly from a seed.
@@ -131,9 +132,9 @@ pub enum CliCommand {
     /// losing uniqueness).
     ///
     /// Exit status: 0 when every puzzle was written (generate has no 1), 2 on usage or I/O
-    /// errors, 128 + the signal's number when stopped by one (130/143/129/138/140/152 for
-    /// SIGINT/TERM/HUP/USR1/USR2/XCPU; the puzzles made so far, the first ones of the run, kept
-    /// in FILE.partial).
+    /// errors, 128 + the signal's number when stopped by one (on Linux
+    /// 130/143/129/138/140/152 for SIGINT/TERM/HUP/USR1/USR2/XCPU; the puzzles made so far, the
+    /// first ones of the run, kept in FILE.partial).
     Generate(GenerateArgs),
     /// Check solution files: each row's solution must be a complete grid that obeys the rules
     /// and keeps every clue of its puzzle (and, with --unique, the puzzle must have exactly one
@@ -150,8 +151,8 @@ pub enum CliCommand {
     ///
     /// Exit status: 0 when every checked row passed (and at least one was checked), 1 when some
     /// failed or none was checked, 2 on usage or I/O errors, 128 + the signal's number when
-    /// stopped by one (130/143/129/138/140/152 for SIGINT/TERM/HUP/USR1/USR2/XCPU; the summary
-    /// covers the rows checked before it).
+    /// stopped by one (on Linux 130/143/129/138/140/152 for SIGINT/TERM/HUP/USR1/USR2/XCPU; the
+    /// summary covers the rows checked before it).
     Verify(VerifyArgs),
     /// Rate how hard each puzzle is for a person, on Sudoku Explainer's scale (ER/EP/ED).
     ///
@@ -164,7 +165,7 @@ pub enum CliCommand {
     ///
     /// Exit status: 0 when every record was rated, 1 when some were not (or there were none),
     /// 2 on usage or I/O errors, 128 + the signal's number when stopped by one
-    /// (130/143/129/138/140/152 for SIGINT/TERM/HUP/USR1/USR2/XCPU; rows so far kept in
+    /// (on Linux 130/143/129/138/140/152 for SIGINT/TERM/HUP/USR1/USR2/XCPU; rows so far kept in
     /// FILE.partial for --resume).
     Rate(RateArgs),
 }
@@ -661,7 +662,9 @@ pub struct MergeArgs {
     pub summary: SummaryArgs,
 
     /// A shard's JSON summary (`solve --summary`); repeat for each shard. Gives the combined
-    /// summary its solver, threads (summed) and wall time (the longest shard's).
+    /// summary its solver, threads (summed) and wall time (the longest shard's) when some shard
+    /// has no sidecar (FILE.run.json, which gives them otherwise; then only the puzzle counts
+    /// are checked). Not used for `rate` shards.
     #[arg(long = "shard-summary", value_name = "JSON")]
     pub shard_summaries: Vec<PathBuf>,
 

@@ -268,8 +268,8 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     let mut notes = without_sidecars(&sidecars);
     if !shard_summaries.is_empty() && sidecars.iter().all(Option::is_some) {
         notes.push(
-            "warning: --shard-summary not used: every shard has its sidecar (FILE.run.json), \
-             which gives the solver, threads and times"
+            "warning: --shard-summary only checks the puzzle count here: every shard has its \
+             sidecar (FILE.run.json), which gives the solver, threads and times"
                 .into(),
         );
     }

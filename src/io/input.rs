@@ -726,10 +726,13 @@ fn open_zip(
         cause: source,
     })?;
     let mut archive = zip::ZipArchive::new(BufReader::new(file)).map_err(|e| {
-        input_error(format!(
-            "unreadable zip archive: {e} (its directory at the end is missing or damaged: a \
-                 truncated or broken file?)"
-        ))
+        let hint = match e {
+            zip::result::ZipError::InvalidArchive(_) => {
+                " (its directory at the end is missing or damaged: a truncated or broken file?)"
+            }
+            _ => "",
+        };
+        input_error(format!("unreadable zip archive: {e}{hint}"))
     })?;
     let name = choose_member(&zip_files(&archive), member, disk).map_err(input_error)?;
     let entry = ZipEntry::of(&mut archive, &name).map_err(input_error)?;

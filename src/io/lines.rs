@@ -17,7 +17,8 @@ use crate::grid::Grid;
 /// The puzzle is the first token of 40 or more characters (tokens are separated by whitespace,
 /// `,`, `:`, `;` or `|`), so a leading id and trailing ratings are allowed; the second such
 /// token, if any, is the solution. A line without such a token is a bad record, whose message
-/// says what is wrong with its longest token.
+/// says what is wrong with its longest token (or that it is a header whose columns are not
+/// separated by commas).
 pub fn line_fields(line: &[u8]) -> Option<Fields<'_>> {
     // The common case, a line of exactly 81 cell characters: it is its own only token (no
     // separator, not a comment), so skip the tokenising. Anything else takes the path below.
@@ -48,7 +49,7 @@ pub fn line_fields(line: &[u8]) -> Option<Fields<'_>> {
         // No puzzle-length token: a header whose columns are not separated by commas (tabs,
         // semicolons), or else what is wrong with the longest token.
         let longest = tokens(line).max_by_key(|t| t.len()).unwrap_or(line);
-        let message = if tokens(line).any(super::csv::is_puzzle_header) {
+        let message = if is_foreign_header(line) {
             "a header naming a puzzle column, but CSV is read with commas only: this input is \
              read as one puzzle per line (replace its separators with commas to read it as CSV)"
                 .to_string()
@@ -69,6 +70,16 @@ pub fn line_fields(line: &[u8]) -> Option<Fields<'_>> {
         solution: long.next(),
         status: None,
     })
+}
+
+/// Whether a line without a puzzle is a header of columns separated by tabs or semicolons
+/// (`id<TAB>puzzle`, `Quizzes;Solutions`): one of its fields is a puzzle column's name, and
+/// it has no comma and no number (a title such as `Puzzle 1` has neither separator).
+fn is_foreign_header(line: &[u8]) -> bool {
+    line.iter().any(|&b| b == b'\t' || b == b';')
+        && !line.contains(&b',')
+        && !tokens(line).any(|t| t.iter().all(u8::is_ascii_digit))
+        && tokens(line).any(super::csv::is_puzzle_header)
 }
 
 /// Parses one line of a line file: `None` for a blank or `#` line, otherwise the record body.
@@ -285,6 +296,16 @@ mod tests {
                 text.starts_with("a header naming a puzzle column"),
                 "{text}"
             );
+        }
+        // Titles and comma headers read as lines are judged as puzzles of the wrong length.
+        for line in [
+            &b"Puzzle 1"[..],
+            b"id,puzzle,solution",
+            b"Grid;01",
+            b"sudoku;12",
+        ] {
+            let text = message(parse_line(line));
+            assert!(text.starts_with("expected 81 cells"), "{text}");
         }
         let stray = format!("x{}", &P[1..]);
         assert!(

@@ -7,7 +7,8 @@
 //! (`nohup`); the handler is installed here once, and commands only [`arm`] the
 //! flag and poll [`requested`]. The first signal sets the flag and prints at once that the run
 //! is stopping; a second one, from [`REPEAT_AFTER`] on, exits at once. A run stopped by a signal
-//! exits with [`exit_code`]: 128 plus the signal's number (130, 143, 129), as a shell reports it.
+//! exits with [`exit_code`]: 128 plus the signal's number (on Linux 130, 143, 129, 138, 140,
+//! 152), as a shell reports it.
 //! What a quit at once must not leave behind (temporary files, the process groups of programs
 //! the run started) is registered with [`leave_nothing`] and removed or killed first.
 

@@ -33,9 +33,10 @@
 //!
 //! # Search
 //! The branching cell is a bivalue cell when one exists (two alternatives), the one with the
-//! most unsolved peers (a "degree" rule), otherwise the cell with the fewest candidates, ties
-//! again to the most unsolved peers. Every alternative but the last is tried on a copy of the
-//! state; the last one continues in place.
+//! highest score: its unsolved peers (a "degree" rule) plus its failed branches so far (the
+//! branches on it whose propagation met a contradiction at once, `Search::failures`);
+//! otherwise the cell with the fewest candidates, ties again to the highest score. Every
+//! alternative but the last is tried on a copy of the state; the last one continues in place.
 //! A guess is counted per branch point with two or more candidates, as in every other solver.
 //!
 //! # Start and CPU features
@@ -1183,9 +1184,10 @@ impl<C: Cpu> State<C> {
             }
             *pairs = twice & !thrice & self.unsolved[b];
         }
-        // Among bivalue cells, the one with the most unsolved peers (row, column, box): the
-        // most constrained neighbourhood, so either branch propagates furthest. Ties go to the
-        // last such cell (docs/SOLVER.md has the guesses it saves).
+        // Among bivalue cells, the one with the most unsolved peers (row, column, box) plus
+        // failed branches: the most constrained neighbourhood, so either branch propagates
+        // furthest, and the cell where contradictions were met before. Ties go to the last
+        // such cell (docs/SOLVER.md has the guesses each part saves).
         // The cells are visited in order of band and index, so "the highest score, ties to
         // the last" is the maximum of `score << 16 | b << 8 | i`: a conditional move per cell
         // instead of a branch on the scores, which is poorly predicted.
@@ -1209,7 +1211,7 @@ impl<C: Cpu> State<C> {
             let (b, i) = ((best >> 8 & 3) as usize, (best & 0x1F) as usize);
             return (b, i, self.digits(b, i));
         }
-        // No bivalue cell: the cell with the fewest candidates, ties to the most unsolved peers.
+        // No bivalue cell: the cell with the fewest candidates, ties to the highest score.
         let mut best = 0u32;
         for b in 0..3 {
             let (b1, b2) = other_bands(b);

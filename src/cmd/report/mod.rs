@@ -251,11 +251,17 @@ fn csv_rows(path: &Path, text: &[u8]) -> Result<Vec<BenchRow>> {
     // The measurement may be empty in a row (a failed one), so the row alone cannot tell a
     // removed column from an empty field: the header must name it.
     if !headers.is_empty() && !headers.iter().any(|name| name == b"puzzles_per_s") {
+        // The csv reader skips blank lines before the header.
+        let line = text
+            .split(|&b| b == b'\n')
+            .position(|l| !l.trim_ascii().is_empty())
+            .map_or(1, |i| i + 1);
         return Err(Error::Input {
             path: path.clone(),
-            message: "line 1: the header has no puzzles_per_s column: not `bench --csv` output \
-                      (or that column was removed)"
-                .into(),
+            message: format!(
+                "line {line}: the header has no puzzles_per_s column: not `bench --csv` output \
+                 (or that column was removed)"
+            ),
         });
     }
     let mut record = csv::ByteRecord::new();
@@ -792,6 +798,9 @@ mod tests {
             error.contains("line 1: the header has no puzzles_per_s column"),
             "{error}"
         );
+        let text = [&b"\n\n"[..], text].concat();
+        let error = csv_rows(Path::new("b.csv"), &text).unwrap_err().to_string();
+        assert!(error.contains("line 3: the header has no"), "{error}");
     }
 
     #[test]
