@@ -266,13 +266,6 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
         .map(|path| read_summary(path))
         .collect::<Result<Vec<_>>>()?;
     let mut notes = without_sidecars(&sidecars);
-    if !shard_summaries.is_empty() && sidecars.iter().all(Option::is_some) {
-        notes.push(
-            "warning: --shard-summary only checks the puzzle count here: every shard has its \
-             sidecar (FILE.run.json), which gives the solver, threads and times"
-                .into(),
-        );
-    }
     let mut incomplete = check_shards(&config.inputs, &sidecars)?;
     if !incomplete.is_empty() && !config.allow_incomplete {
         return Ok(nothing_written(notes, incomplete));
