@@ -1573,4 +1573,26 @@ mod tests {
                 .unwrap();
         assert_eq!(solve(&dead, 1, Budget::UNLIMITED).count, 0);
     }
+
+    #[test]
+    fn failed_branches_count_against_the_branch_cell_and_are_halved_at_128() {
+        let mut search = Search {
+            failures: [0; CELLS],
+            last: 0,
+            limit: 1,
+            count: 0,
+            guesses: 0,
+            first: None,
+            budget: Budget::UNLIMITED,
+            gave_up: false,
+        };
+        search.failures[3] = 40;
+        search.last = 30;
+        for _ in 0..127 {
+            search.failed();
+        }
+        assert_eq!((search.failures[30], search.failures[3]), (127, 40));
+        search.failed();
+        assert_eq!((search.failures[30], search.failures[3]), (64, 20));
+    }
 }
