@@ -540,6 +540,19 @@ fn shards_and_columns_give_the_rows_of_one_run() {
     );
     assert_eq!(json["wall_seconds"].as_f64(), Some(span), "{json}");
     assert!(stderr.contains("merged 3 shard(s): "), "{stderr}");
+    // A summary given for rate shards is said to go unused.
+    bin()
+        .arg("merge")
+        .args(&shard_files)
+        .arg("-o")
+        .arg(dir.path().join("merged2.csv"))
+        .arg("--shard-summary")
+        .arg(&summary)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "--shard-summary not used: it is for solve shards",
+        ));
     bin()
         .arg("merge")
         .args(&shard_files[..2])

@@ -10,12 +10,12 @@
 //! Inputs are fingerprinted by the BLAKE3 hash of their bytes on disk (compressed bytes for a
 //! compressed file; for a zip archive the archive's, with the name of the member read beside
 //! it). The whole file, not a sample: a merge must notice a change anywhere in the input, and a
-//! hash of the first and last MiB misses an edit in the middle. The reader hashes the bytes as it reads them ([`ReadHashes`]), so the
-//! finished sidecar has the hash without a second read; runs that need the hash before they start
-//! or cannot check their rows without it read the file once more first (BLAKE3 runs at about
-//! 8 GB/s on one core with AVX-512: 10 ms for 82 MB of puzzles, where SHA-256 with the SHA
-//! extensions took 38 ms). Version 1 sidecars recorded SHA-256; they are
-//! still read, and an input whose recorded hash is of the other kind is compared by size and
+//! hash of the first and last MiB misses an edit in the middle. The reader hashes the bytes as
+//! it reads them ([`ReadHashes`]), so the finished sidecar has the hash without a second read;
+//! runs that need the hash before they start or cannot check their rows without it read the
+//! file once more first (BLAKE3 runs at about 8 GB/s on one core with AVX-512: 10 ms for 82 MB
+//! of puzzles, where SHA-256 with the SHA extensions took 38 ms). Version 1 sidecars recorded
+//! SHA-256; they are still read, and an input whose recorded hash is of the other kind is compared by size and
 //! file, with every row re-checked against it as for a FIFO. Standard input and other non-regular
 //! inputs (FIFOs) cannot be read twice, so they are recorded by name only: resuming them relies
 //! on the row-by-row check alone.
@@ -370,14 +370,6 @@ impl Tap for HashTap {
     }
 }
 
-/// Whether the file at `disk` is a zip archive (by its magic bytes, as the reader tells).
-fn is_zip(disk: &Path) -> bool {
-    let mut head = Vec::with_capacity(4);
-    File::open(disk)
-        .and_then(|f| f.take(4).read_to_end(&mut head))
-        .is_ok_and(|_| crate::io::Compression::detect(&head) == crate::io::Compression::Zip)
-}
-
 /// How a run hashes its inputs for its sidecar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Hashing {
@@ -406,7 +398,9 @@ impl ReadHashes {
                 Input::Stdin => None,
             };
             // A member `ARCHIVE.zip:MEMBER` is on disk as its archive, not at its own path.
-            let tapped = |d: &PathBuf| matches!(input, Input::File(p) if p == d) && !is_zip(d);
+            let tapped = |d: &PathBuf| {
+                matches!(input, Input::File(p) if p == d) && !crate::io::input::is_zip_file(d)
+            };
             let done = disk
                 .as_ref()
                 .filter(|d| hashing != Hashing::None && tapped(d))

@@ -231,7 +231,7 @@ impl Generator {
         };
         let (mut attempts, mut solver_calls) = (0u32, 0u32);
         for rated in 1..=MAX_RATED {
-            // Candidate k of puzzle i is stream i + k * 2^40: the first is the puzzle a run
+            // Candidate k of puzzle i (see `CANDIDATE_SHIFT`): the first is the puzzle a run
             // without a range makes, and no two puzzles of a run share a stream.
             let stream = index.wrapping_add(u64::from(rated - 1) << CANDIDATE_SHIFT);
             let made = self.candidate(seed, stream, effort)?;

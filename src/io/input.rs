@@ -136,19 +136,23 @@ pub(crate) fn zip_member_read(path: &Path) -> Option<String> {
     if let Some((_, member)) = zip_member(path) {
         return Some(member);
     }
-    // Only a regular file: opening a FIFO would wait for its writer.
-    if !std::fs::metadata(path).ok()?.is_file() {
+    if !is_zip_file(path) {
         return None;
     }
-    let mut file = File::open(path).ok()?;
-    let mut head = [0u8; 4];
-    file.read_exact(&mut head).ok()?;
-    if Compression::detect(&head) != Compression::Zip {
-        return None;
-    }
-    file.seek(SeekFrom::Start(0)).ok()?;
-    let archive = zip::ZipArchive::new(BufReader::new(file)).ok()?;
+    let archive = zip::ZipArchive::new(BufReader::new(File::open(path).ok()?)).ok()?;
     choose_member(&zip_files(&archive), None, path).ok()
+}
+
+/// Whether `path` is a regular file that opens as a zip archive does (its magic bytes, as the
+/// reader tells). Nothing else is opened: a FIFO would wait for its writer.
+#[cfg(feature = "cli")]
+pub(crate) fn is_zip_file(path: &Path) -> bool {
+    let mut head = [0u8; 4];
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+        && File::open(path)
+            .and_then(|mut f| f.read_exact(&mut head))
+            .is_ok()
+        && Compression::detect(&head) == Compression::Zip
 }
 
 impl Input {

@@ -471,43 +471,29 @@ mod tests {
         assert_eq!(tenths_at_most(4.499999), Ok(44));
         assert_eq!(tenths_at_most(f64::from(4.5f32) - 1e-9), Ok(45));
         assert_eq!(puzzle_range(0.0, 0.5), Ok((0, 5)));
-        assert_eq!(
-            no_step_rates((11, 12), false, true, &OptionNames::CLI),
-            None
-        );
-        assert_eq!(
-            no_step_rates((44, 45), false, true, &OptionNames::CLI),
-            None
-        );
-        assert_eq!(
-            no_step_rates((45, 45), false, true, &OptionNames::CLI),
-            None
-        );
+        let why = |range, sukaku, minimal| no_step_rates(range, sukaku, minimal, &OptionNames::CLI);
+        assert_eq!(why((11, 12), false, true), None);
+        assert_eq!(why((44, 45), false, true), None);
+        assert_eq!(why((45, 45), false, true), None);
         // Below 1.0 only a full grid rates, which a minimal puzzle never is.
-        let below_one = no_step_rates((5, 11), false, true, &OptionNames::CLI).unwrap();
+        let below_one = why((5, 11), false, true).unwrap();
         assert!(
             below_one.ends_with("; below 1.0 only a full grid rates (0.0)"),
             "{below_one}"
         );
-        assert_eq!(
-            no_step_rates((5, 11), false, false, &OptionNames::CLI),
-            None
-        );
-        assert_eq!(no_step_rates((5, 12), false, true, &OptionNames::CLI), None);
+        assert_eq!(why((5, 11), false, false), None);
+        assert_eq!(why((5, 12), false, true), None);
         // Sukaku Explainer's two-string kite (4.1) and grouped turbot fish (4.3).
-        assert_eq!(no_step_rates((41, 41), true, true, &OptionNames::CLI), None);
-        assert_eq!(no_step_rates((43, 43), true, true, &OptionNames::CLI), None);
+        assert_eq!(why((41, 41), true, true), None);
+        assert_eq!(why((43, 43), true, true), None);
         // Full houses alone: only a puzzle with many clues.
-        assert_eq!(
-            no_step_rates((10, 11), false, false, &OptionNames::CLI),
-            None
-        );
-        let full_houses = no_step_rates((10, 11), false, true, &OptionNames::CLI).unwrap();
+        assert_eq!(why((10, 11), false, false), None);
+        let full_houses = why((10, 11), false, true).unwrap();
         assert!(
             full_houses.ends_with("not minimal (--clues 78)"),
             "{full_houses}"
         );
-        let kite = no_step_rates((41, 41), false, true, &OptionNames::CLI).unwrap();
+        let kite = why((41, 41), false, true).unwrap();
         assert!(kite.ends_with("(--scale sukaku)"), "{kite}");
         for (low, high) in [
             (11, 11),
@@ -518,7 +504,7 @@ mod tests {
             (41, 41),
             (43, 43),
         ] {
-            let why = no_step_rates((low, high), false, true, &OptionNames::CLI).unwrap();
+            let why = why((low, high), false, true).unwrap();
             assert!(
                 why.contains("holds no rating a minimal puzzle reaches"),
                 "{why}"
@@ -530,7 +516,7 @@ mod tests {
                 "{why}"
             );
         }
-        let sukaku = no_step_rates((13, 14), true, false, &OptionNames::CLI).unwrap();
+        let sukaku = why((13, 14), true, false).unwrap();
         assert!(sukaku.ends_with("are 1.0, 1.2, 1.5, 1.7, 2.0, 2.3, 2.5, 2.6, 2.8, 3.0, 3.2, 3.4, 3.6, 3.8, 4.0, 4.1, 4.2, 4.3, 4.4"), "{sukaku}");
         assert_eq!(puzzle_range(0.0, 1.0), Ok((0, 10)));
         assert_eq!(tenths_range(4.41, 4.59), Ok((45, 45)));

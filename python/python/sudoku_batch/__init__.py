@@ -903,7 +903,6 @@ def generate(
     return GenerateResult(puzzles, solutions, counts, int(seed))
 
 
-
 def read(path, format="auto", column=None, batch=100_000):
     """Yields the puzzles of a file as ``(N, 81)`` ``uint8`` arrays of at most ``batch`` rows.
 
