@@ -164,6 +164,14 @@ impl Grid {
     /// Parses exactly 81 cell characters (`1`–`9`; `.`, `0`, `_` for blanks).
     pub fn from_bytes(text: &[u8]) -> Result<Self, ParseError> {
         if text.len() != CELLS {
+            // A line break (a quoted CSV field spanning lines) is named where it is, not
+            // counted as a cell.
+            if let Some(i) = text.iter().position(|&b| b == b'\n' || b == b'\r') {
+                return Err(ParseError::InvalidChar {
+                    cell: char_count(&text[..i]) + 1,
+                    ch: text[i] as char,
+                });
+            }
             return Err(non_ascii_error(text).unwrap_or(ParseError::WrongLength {
                 found: char_count(text),
             }));
@@ -467,6 +475,11 @@ mod tests {
             (
                 &format!("{}é", &PUZZLE[..80]),
                 ParseError::InvalidChar { cell: 81, ch: 'é' },
+            ),
+            // A quoted CSV field spanning lines: the break is named, not counted as a cell.
+            (
+                &format!("{}\n{}", &PUZZLE[..40], &PUZZLE[40..]),
+                ParseError::InvalidChar { cell: 41, ch: '\n' },
             ),
         ];
         for (text, want) in cases {

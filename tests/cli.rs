@@ -133,6 +133,10 @@ fn csv_column_by_name_or_number_and_missing_column() {
     assert_eq!((code, rows.len(), rows[0].status), (0, 1, Status::Solved));
     let (rows, _, _) = solve_stdin(&input, &["-q", "--column", "2"]);
     assert_eq!(rows[0].status, Status::Solved);
+    // Names are matched trimmed on both sides, as a header written `a, b` is read.
+    let spaced = format!("a, b\nx,{CLASSIC}\n");
+    let (rows, code, _) = solve_stdin(&spaced, &["-q", "--column", " b"]);
+    assert_eq!((code, rows[0].status), (0, Status::Solved));
     bin()
         .args(["solve", "-q"])
         .write_stdin(input.clone())

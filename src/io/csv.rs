@@ -509,6 +509,8 @@ fn find_column(
     let Some(wanted) = wanted else {
         return by_name(known);
     };
+    // Header names are read trimmed (`id, puzzle` names `puzzle`), so the user's name is too.
+    let wanted = wanted.trim();
     // A whole number within the header is a position, even where a column is named so: the
     // two-columns error above tells the user to give one by number, which must work.
     if let Some(n) = wanted
