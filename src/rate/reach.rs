@@ -29,8 +29,6 @@ thread_local! {
 const NODES: usize = 81 * 9 * 2;
 /// Not a node of the grid (its candidate is gone), or not visited yet.
 const NONE: u16 = u16::MAX;
-/// The visit index of a node with no links out (never visited).
-const SINK: u16 = u16::MAX - 1;
 
 /// The node of candidate `d` (1-9) in cell `c`, on or off.
 #[inline]
@@ -84,31 +82,42 @@ impl Reach {
 
     /// The graph of `b`, whose [`conjugates`] are `conj`.
     pub(super) fn with_conjugates(b: &Board, conj: &[[Cells; 81]; 9]) -> Reach {
-        let g = Graph::new(b, conj);
-        let mut t = Tarjan::new(&g);
-        for n in 0..g.len() {
-            if t.index[n] == NONE {
-                t.visit(&g, n);
+        SPARE.with_borrow_mut(|spare| {
+            let g = Graph::new(b, conj, std::mem::take(&mut spare.graph));
+            let mut t = Tarjan::new(&g, std::mem::take(&mut spare.tarjan));
+            for n in 0..g.len() {
+                if t.index[n] == NONE {
+                    t.visit(&g, n);
+                }
             }
-        }
-        // The nodes with no links out stay out of the search: each is its own component.
-        let with_sets = t.comps;
-        let mut comps = t.comps;
-        for n in 0..g.len() {
-            if g.sink(n) {
-                t.comp[n] = comps as u16;
-                comps += 1;
+            // The nodes with no links out stay out of the search: each is its own component.
+            let with_sets = t.comps;
+            let mut comps = t.comps;
+            for n in 0..g.len() {
+                if g.sink(n) {
+                    t.comp[n] = comps as u16;
+                    comps += 1;
+                }
             }
-        }
-        Reach {
-            node: g.node,
-            id: g.id,
-            comp: t.comp,
-            words: t.words,
-            comps,
-            with_sets,
-            reach: t.reach,
-        }
+            let Graph {
+                id,
+                node,
+                start,
+                succ,
+            } = g;
+            let reach = Reach {
+                node,
+                id,
+                comp: std::mem::take(&mut t.comp),
+                words: t.words,
+                comps,
+                with_sets,
+                reach: std::mem::take(&mut t.reach),
+            };
+            spare.graph = (start, succ);
+            spare.tarjan = t.into_buffers();
+            reach
+        })
     }
 
     /// Number of components.
@@ -263,6 +272,18 @@ pub(super) fn conjugates(b: &Board) -> [[Cells; 81]; 9] {
     conj
 }
 
+/// The buffers of the last build on this thread, reused by the next one.
+#[derive(Default)]
+struct Spare {
+    /// A graph's `start` and `succ`.
+    graph: (Vec<u32>, Vec<u16>),
+    tarjan: TarjanBuffers,
+}
+
+thread_local! {
+    static SPARE: RefCell<Spare> = RefCell::new(Spare::default());
+}
+
 /// The links of a grid as adjacency lists over dense node indexes.
 struct Graph {
     /// Dense index of each node ([`NONE`] when its candidate is not in the grid).
@@ -275,7 +296,12 @@ struct Graph {
 }
 
 impl Graph {
-    fn new(b: &Board, conj: &[[Cells; 81]; 9]) -> Graph {
+    /// The graph of `b`, in the buffers `(start, succ)`.
+    fn new(
+        b: &Board,
+        conj: &[[Cells; 81]; 9],
+        (mut start, mut succ): (Vec<u32>, Vec<u16>),
+    ) -> Graph {
         // Dense indexes in cell, digit order, "off" before "on".
         let mut id = vec![NONE; NODES];
         let mut dense: Vec<u16> = Vec::with_capacity(NODES);
@@ -287,8 +313,10 @@ impl Graph {
                 dense.extend([off as u16, off as u16 + 1]);
             }
         }
-        let mut start = Vec::with_capacity(dense.len() + 1);
-        let mut succ = Vec::with_capacity(dense.len() * 8);
+        start.clear();
+        succ.clear();
+        start.reserve(dense.len() + 1);
+        succ.reserve(dense.len() * 8);
         for c in cells(b.empty) {
             let m = b.cand[c];
             let bivalue = two_digits(m);
@@ -327,6 +355,7 @@ impl Graph {
         self.start.len() - 1
     }
 
+    #[cfg(test)]
     fn successors(&self, n: usize) -> &[u16] {
         &self.succ[self.start[n] as usize..self.start[n + 1] as usize]
     }
@@ -338,12 +367,20 @@ impl Graph {
     }
 }
 
+/// The visit index of a node that is no longer on Tarjan's stack: its component is closed, or
+/// it has no links out. It is larger than every visit index, so taking the minimum with it
+/// changes nothing.
+const CLOSED: u16 = u16::MAX - 1;
+
 /// Tarjan's strongly-connected-components algorithm, without recursion. Components come out
 /// sinks first, so each component's reachable set is the union of its successors', all done.
+///
+/// A visited node is on the stack until its component closes, when its index becomes
+/// [`CLOSED`]: a successor's index is then the lowest index it can give its predecessor, with
+/// no separate "on stack" test.
 struct Tarjan {
     index: Vec<u16>,
     low: Vec<u16>,
-    on_stack: Vec<bool>,
     comp: Vec<u16>,
     stack: Vec<u16>,
     /// The depth-first path: node and the position of its next successor.
@@ -356,26 +393,58 @@ struct Tarjan {
     merged: Vec<u32>,
 }
 
+/// [`Tarjan`]'s working buffers, kept between builds.
+#[derive(Default)]
+struct TarjanBuffers {
+    index: Vec<u16>,
+    low: Vec<u16>,
+    stack: Vec<u16>,
+    path: Vec<(u16, u32)>,
+    merged: Vec<u32>,
+}
+
 impl Tarjan {
-    fn new(g: &Graph) -> Tarjan {
+    fn new(g: &Graph, spare: TarjanBuffers) -> Tarjan {
         let n = g.len();
+        let TarjanBuffers {
+            mut index,
+            mut low,
+            mut stack,
+            mut path,
+            mut merged,
+        } = spare;
         // A node with no links out is never visited (it is its own component, numbered after
-        // the search): marked as visited, off the stack, from the start.
-        let index = (0..n)
-            .map(|m| if g.sink(m) { SINK } else { NONE })
-            .collect();
+        // the search).
+        index.clear();
+        index.extend((0..n).map(|m| if g.sink(m) { CLOSED } else { NONE }));
+        low.clear();
+        low.resize(n, 0);
+        stack.clear();
+        path.clear();
+        merged.clear();
+        let words = n.div_ceil(64);
         Tarjan {
             index,
-            low: vec![0; n],
-            on_stack: vec![false; n],
+            low,
             comp: vec![NONE; n],
-            stack: Vec::with_capacity(n),
-            path: Vec::with_capacity(n),
+            stack,
+            path,
             next_index: 0,
             comps: 0,
-            words: n.div_ceil(64),
-            reach: Vec::with_capacity(n * n.div_ceil(64)),
-            merged: Vec::new(),
+            words,
+            reach: Vec::with_capacity(n * words),
+            merged,
+        }
+    }
+
+    /// The working buffers, for the next build.
+    fn into_buffers(self) -> TarjanBuffers {
+        TarjanBuffers {
+            index: self.index,
+            low: self.low,
+            stack: self.stack,
+            path: self.path,
+            merged: self.merged,
         }
     }
 
@@ -384,7 +453,6 @@ impl Tarjan {
         self.low[n] = self.next_index;
         self.next_index += 1;
         self.stack.push(n as u16);
-        self.on_stack[n] = true;
         self.path.push((n as u16, g.start[n]));
     }
 
@@ -394,18 +462,18 @@ impl Tarjan {
             let n = n as usize;
             // The successors of the node on top of the path, until one is new.
             let (mut at, end) = (at as usize, g.start[n + 1] as usize);
+            let mut low = self.low[n];
             let mut new = None;
-            while at < end {
-                let m = g.succ[at] as usize;
+            for &m in &g.succ[at..end] {
                 at += 1;
-                if self.index[m] == NONE {
-                    new = Some(m);
+                let i = self.index[m as usize];
+                if i == NONE {
+                    new = Some(m as usize);
                     break;
                 }
-                if self.on_stack[m] {
-                    self.low[n] = self.low[n].min(self.index[m]);
-                }
+                low = low.min(i);
             }
+            self.low[n] = low;
             if let Some(m) = new {
                 self.path.last_mut().expect("a node is open").1 = at as u32;
                 self.open(g, m);
@@ -414,9 +482,9 @@ impl Tarjan {
             self.path.pop();
             if let Some(&(p, _)) = self.path.last() {
                 let p = p as usize;
-                self.low[p] = self.low[p].min(self.low[n]);
+                self.low[p] = self.low[p].min(low);
             }
-            if self.low[n] == self.index[n] {
+            if low == self.index[n] {
                 self.close(g, n);
             }
         }
@@ -432,7 +500,7 @@ impl Tarjan {
             .rposition(|&m| m as usize == n)
             .unwrap_or(0);
         for &m in &self.stack[from..] {
-            self.on_stack[m as usize] = false;
+            self.index[m as usize] = CLOSED;
             self.comp[m as usize] = id as u16;
         }
         self.union_successors(g, id, from);
@@ -449,14 +517,15 @@ impl Tarjan {
         for &m in &self.stack[from..] {
             let m = m as usize;
             set[m / 64] |= 1 << (m % 64);
-            for &s in g.successors(m) {
+            for &s in &g.succ[g.start[m] as usize..g.start[m + 1] as usize] {
                 // Every successor not a sink is closed by now, so has its component.
-                if self.comp[s as usize] == NONE {
+                let cs = self.comp[s as usize];
+                if cs == NONE {
                     // A node with no links out reaches only itself.
                     set[s as usize / 64] |= 1 << (s % 64);
                     continue;
                 }
-                let cs = self.comp[s as usize] as usize;
+                let cs = cs as usize;
                 if self.merged[cs] != id as u32 {
                     self.merged[cs] = id as u32;
                     for (a, o) in set.iter_mut().zip(&done[cs * w..cs * w + w]) {
@@ -499,7 +568,7 @@ mod tests {
         ] {
             let (b, _, _) = golden_state(t);
             let conj = conjugates(&b);
-            let g = Graph::new(&b, &conj);
+            let g = Graph::new(&b, &conj, Default::default());
             let r = Reach::new(&b);
             let back: Vec<usize> = (0..NODES).filter(|&n| g.id[n] != NONE).collect();
             let all: Vec<Vec<bool>> = (0..g.len()).map(|n| bfs(&g, n)).collect();
