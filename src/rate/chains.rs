@@ -859,6 +859,8 @@ struct Scratch {
     fcs: Vec<(usize, Fc)>,
     arena: Vec<Layer>,
     seen: Vec<Seen>,
+    /// The forcing-chain starts (cell, digit, on) whose negation they imply.
+    starts: Vec<(u8, u8, bool)>,
 }
 
 impl Scratch {
@@ -869,6 +871,7 @@ impl Scratch {
             fcs: Vec::new(),
             arena: Vec::new(),
             seen: Vec::new(),
+            starts: Vec::new(),
         }
     }
 }
@@ -887,6 +890,7 @@ fn search(b: &Board, s: &mut Scratch) -> Option<Step> {
         fcs,
         arena,
         seen,
+        starts,
     } = s;
     let l = &**links;
     fcs.clear();
@@ -895,22 +899,26 @@ fn search(b: &Board, s: &mut Scratch) -> Option<Step> {
     // One graph with both link kinds serves every mode: a mode's chains are chains of it.
     let shared = Reach::shared(b, Some(&l.conj));
     let graph: &Reach = &shared;
+    // Only a start whose negation it implies has a chain (of any length), in either mode.
+    starts.clear();
+    for c in cells(b.empty) {
+        if b.cand[c].count_ones() < 2 {
+            continue;
+        }
+        for d in digits(b.cand[c]) {
+            for on in [true, false] {
+                if graph.reaches(node(c, d, on), node(c, d, !on)) {
+                    starts.push((c as u8, d, on));
+                }
+            }
+        }
+    }
     for (mi, (mode, _)) in MODES.iter().enumerate() {
         if !mode.x {
             continue;
         }
-        for c in cells(b.empty) {
-            if b.cand[c].count_ones() < 2 {
-                continue;
-            }
-            for d in digits(b.cand[c]) {
-                // Only a start whose negation it implies has a chain (of any length).
-                for on in [true, false] {
-                    if graph.reaches(node(c, d, on), node(c, d, !on)) {
-                        fcs.push((mi, Fc::new(c, d, on, arena, seen)));
-                    }
-                }
-            }
+        for &(c, d, on) in starts.iter() {
+            fcs.push((mi, Fc::new(c as usize, d, on, arena, seen)));
         }
     }
     let bound = forcing_bound(b, l, fcs, arena, seen);
