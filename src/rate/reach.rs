@@ -39,7 +39,7 @@ pub(super) fn node(c: usize, d: u8, on: bool) -> usize {
 /// The components of one graph and the nodes each reaches.
 pub(super) struct Reach {
     /// Dense index of each node of the grid ([`NONE`] for the others).
-    id: Vec<u16>,
+    id: Box<[u16; SLOTS]>,
     /// The node of each dense index.
     node: Vec<u16>,
     /// Component of each dense node.
@@ -82,42 +82,7 @@ impl Reach {
 
     /// The graph of `b`, whose [`conjugates`] are `conj`.
     pub(super) fn with_conjugates(b: &Board, conj: &[[Cells; 81]; 9]) -> Reach {
-        SPARE.with_borrow_mut(|spare| {
-            let g = Graph::new(b, conj, std::mem::take(&mut spare.graph));
-            let mut t = Tarjan::new(&g, std::mem::take(&mut spare.tarjan));
-            for n in 0..g.len() {
-                if t.index[n] == NONE {
-                    t.visit(&g, n);
-                }
-            }
-            // The nodes with no links out stay out of the search: each is its own component.
-            let with_sets = t.comps;
-            let mut comps = t.comps;
-            for n in 0..g.len() {
-                if g.sink(n) {
-                    t.comp[n] = comps as u16;
-                    comps += 1;
-                }
-            }
-            let Graph {
-                id,
-                node,
-                start,
-                succ,
-            } = g;
-            let reach = Reach {
-                node,
-                id,
-                comp: std::mem::take(&mut t.comp),
-                words: t.words,
-                comps,
-                with_sets,
-                reach: std::mem::take(&mut t.reach),
-            };
-            spare.graph = (start, succ);
-            spare.tarjan = t.into_buffers();
-            reach
-        })
+        WORK.with_borrow_mut(|w| w.build(b, conj))
     }
 
     /// Number of components.
@@ -128,7 +93,7 @@ impl Reach {
     /// The component of a node of the grid.
     #[inline]
     pub(super) fn component(&self, n: usize) -> Option<usize> {
-        let i = self.id[n];
+        let i = self.id[n & MASK];
         (i != NONE).then(|| self.comp[i as usize] as usize)
     }
 
@@ -155,7 +120,7 @@ impl Reach {
     /// Whether some chain leads from node `a` to node `b`.
     #[inline]
     pub(super) fn reaches(&self, a: usize, b: usize) -> bool {
-        match (self.component(a), self.id[b]) {
+        match (self.component(a), self.id[b & MASK]) {
             (Some(ca), i) if i != NONE => {
                 if ca >= self.with_sets {
                     return a == b;
@@ -217,7 +182,7 @@ impl Reach {
             any = true;
             if k >= self.with_sets {
                 // A node with no links out reaches only itself.
-                let i = self.id[n] as usize;
+                let i = self.id[n & MASK] as usize;
                 for (w, a) in common.iter_mut().enumerate() {
                     *a &= if w == i / 64 { 1 << (i % 64) } else { 0 };
                 }
@@ -272,51 +237,138 @@ pub(super) fn conjugates(b: &Board) -> [[Cells; 81]; 9] {
     conj
 }
 
-/// The buffers of the last build on this thread, reused by the next one.
-#[derive(Default)]
-struct Spare {
-    /// A graph's `start` and `succ`.
-    graph: (Vec<u32>, Vec<u16>),
-    tarjan: TarjanBuffers,
-}
+/// Slots of the fixed arrays indexed by node: a power of two above [`NODES`], so that an index
+/// masked with [`MASK`] (which leaves a node unchanged) needs no bounds check.
+const SLOTS: usize = 2048;
+const MASK: usize = SLOTS - 1;
+/// Slots for the links of a grid: at most 32 per candidate (its off node has at most three
+/// conjugates and a bivalue partner, its on node 20 peers and 8 other digits).
+const EDGES: usize = 32768;
+const EDGE_MASK: usize = EDGES - 1;
+const _: () = assert!(NODES < SLOTS && NODES / 2 * 32 <= EDGES);
+
+/// The visit index of a node that is no longer on Tarjan's stack: its component is closed, or
+/// it has no links out. It is larger than every visit index, so taking the minimum with it
+/// changes nothing.
+const CLOSED: u16 = u16::MAX - 1;
 
 thread_local! {
-    static SPARE: RefCell<Spare> = RefCell::new(Spare::default());
+    /// The buffers of graph builds on this thread.
+    static WORK: RefCell<Work> = RefCell::new(Work::new());
 }
 
-/// The links of a grid as adjacency lists over dense node indexes.
-struct Graph {
+/// A fixed-size array of `N` copies of `v`, on the heap.
+fn boxed<T: Copy, const N: usize>(v: T) -> Box<[T; N]> {
+    vec![v; N]
+        .into_boxed_slice()
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("the vector has N elements"))
+}
+
+/// The links of a grid as adjacency lists over dense node indexes, and the state of Tarjan's
+/// strongly-connected-components algorithm (without recursion) over them. Components come out
+/// sinks first, so each component's reachable set is the union of its successors', all done.
+///
+/// A visited node is on the stack until its component closes, when its index becomes
+/// [`CLOSED`]: a successor's index is then the lowest index it can give its predecessor, with
+/// no separate "on stack" test.
+struct Work {
     /// Dense index of each node ([`NONE`] when its candidate is not in the grid).
-    id: Vec<u16>,
+    id: Box<[u16; SLOTS]>,
     /// The node of each dense index.
-    node: Vec<u16>,
-    /// Index of each dense node's first successor in `succ`, and one past the last.
-    start: Vec<u32>,
-    succ: Vec<u16>,
+    node: Box<[u16; SLOTS]>,
+    /// Number of dense nodes.
+    n: usize,
+    /// Index in `succ` of each dense node's first successor, and one past the last.
+    start: Box<[u32; SLOTS]>,
+    succ: Box<[u16; EDGES]>,
+    index: Box<[u16; SLOTS]>,
+    low: Box<[u16; SLOTS]>,
+    comp: Box<[u16; SLOTS]>,
+    /// Tarjan's stack, `sp` deep.
+    stack: Box<[u16; SLOTS]>,
+    sp: usize,
+    /// The depth-first path, `pp` deep: each node and the position of its next successor.
+    path_node: Box<[u16; SLOTS]>,
+    path_at: Box<[u32; SLOTS]>,
+    pp: usize,
+    next_index: u16,
+    comps: usize,
+    words: usize,
+    reach: Vec<u64>,
+    /// The component whose set last took each component's (no union twice).
+    merged: Box<[u32; SLOTS]>,
 }
 
-impl Graph {
-    /// The graph of `b`, in the buffers `(start, succ)`.
-    fn new(
-        b: &Board,
-        conj: &[[Cells; 81]; 9],
-        (mut start, mut succ): (Vec<u32>, Vec<u16>),
-    ) -> Graph {
-        // Dense indexes in cell, digit order, "off" before "on".
-        let mut id = vec![NONE; NODES];
-        let mut dense: Vec<u16> = Vec::with_capacity(NODES);
+impl Work {
+    fn new() -> Work {
+        Work {
+            id: boxed(NONE),
+            node: boxed(0),
+            n: 0,
+            start: boxed(0),
+            succ: boxed(0),
+            index: boxed(0),
+            low: boxed(0),
+            comp: boxed(0),
+            stack: boxed(0),
+            sp: 0,
+            path_node: boxed(0),
+            path_at: boxed(0),
+            pp: 0,
+            next_index: 0,
+            comps: 0,
+            words: 0,
+            reach: Vec::new(),
+            merged: boxed(0),
+        }
+    }
+
+    /// The components and reachable sets of `b`'s graph.
+    fn build(&mut self, b: &Board, conj: &[[Cells; 81]; 9]) -> Reach {
+        self.graph(b, conj);
+        self.components();
+        // The nodes with no links out stay out of the search: each is its own component.
+        let with_sets = self.comps;
+        let mut comps = self.comps;
+        for m in 0..self.n {
+            if self.sink(m) {
+                self.comp[m & MASK] = comps as u16;
+                comps += 1;
+            }
+        }
+        let n = self.n;
+        let reach = Reach {
+            id: self.id.clone(),
+            node: self.node[..n].to_vec(),
+            comp: self.comp[..n].to_vec(),
+            words: self.words,
+            comps,
+            with_sets,
+            reach: std::mem::take(&mut self.reach),
+        };
+        for &m in &self.node[..n] {
+            self.id[m as usize & MASK] = NONE;
+        }
+        reach
+    }
+
+    /// Builds the graph of `b`: dense indexes in cell, digit order, "off" before "on". `id`
+    /// must be all [`NONE`] (as [`Work::build`] leaves it).
+    fn graph(&mut self, b: &Board, conj: &[[Cells; 81]; 9]) {
+        let mut n = 0;
         for c in cells(b.empty) {
             for d in digits(b.cand[c]) {
                 let off = node(c, d, false);
-                id[off] = dense.len() as u16;
-                id[off + 1] = dense.len() as u16 + 1;
-                dense.extend([off as u16, off as u16 + 1]);
+                self.id[off & MASK] = n as u16;
+                self.id[(off + 1) & MASK] = n as u16 + 1;
+                self.node[n & MASK] = off as u16;
+                self.node[(n + 1) & MASK] = off as u16 + 1;
+                n += 2;
             }
         }
-        start.clear();
-        succ.clear();
-        start.reserve(dense.len() + 1);
-        succ.reserve(dense.len() * 8);
+        self.n = n;
+        let (mut k, mut i) = (0usize, 0usize);
         for c in cells(b.empty) {
             let m = b.cand[c];
             let bivalue = two_digits(m);
@@ -324,210 +376,163 @@ impl Graph {
                 let dd = d as usize - 1;
                 let others = m & !(1 << dd);
                 // Off: the digit's conjugates turn on, and a bivalue cell's other candidate.
-                start.push(succ.len() as u32);
+                self.start[i & MASK] = k as u32;
+                i += 1;
                 for o in cells(conj[dd][c]) {
-                    succ.push(id[node(o, d, true)]);
+                    self.succ[k & EDGE_MASK] = self.id[node(o, d, true) & MASK];
+                    k += 1;
                 }
                 if bivalue {
-                    succ.push(id[node(c, others.trailing_zeros() as u8 + 1, true)]);
+                    let e = others.trailing_zeros() as u8 + 1;
+                    self.succ[k & EDGE_MASK] = self.id[node(c, e, true) & MASK];
+                    k += 1;
                 }
                 // On: the digit's other places in the cell's houses turn off, and the cell's
                 // other candidates.
-                start.push(succ.len() as u32);
+                self.start[i & MASK] = k as u32;
+                i += 1;
                 for o in cells(PEERS[c] & b.pos[dd]) {
-                    succ.push(id[node(o, d, false)]);
+                    self.succ[k & EDGE_MASK] = self.id[node(o, d, false) & MASK];
+                    k += 1;
                 }
                 for e in digits(others) {
-                    succ.push(id[node(c, e, false)]);
+                    self.succ[k & EDGE_MASK] = self.id[node(c, e, false) & MASK];
+                    k += 1;
                 }
             }
         }
-        start.push(succ.len() as u32);
-        Graph {
-            id,
-            node: dense,
-            start,
-            succ,
-        }
+        self.start[i & MASK] = k as u32;
     }
 
-    fn len(&self) -> usize {
-        self.start.len() - 1
-    }
-
+    /// The successors of dense node `m`.
     #[cfg(test)]
-    fn successors(&self, n: usize) -> &[u16] {
-        &self.succ[self.start[n] as usize..self.start[n + 1] as usize]
+    fn successors(&self, m: usize) -> &[u16] {
+        &self.succ[self.start[m & MASK] as usize..self.start[(m + 1) & MASK] as usize]
     }
 
-    /// Whether dense node `n` has no links out.
+    /// Whether dense node `m` has no links out.
     #[inline]
-    fn sink(&self, n: usize) -> bool {
-        self.start[n] == self.start[n + 1]
+    fn sink(&self, m: usize) -> bool {
+        self.start[m & MASK] == self.start[(m + 1) & MASK]
     }
-}
 
-/// The visit index of a node that is no longer on Tarjan's stack: its component is closed, or
-/// it has no links out. It is larger than every visit index, so taking the minimum with it
-/// changes nothing.
-const CLOSED: u16 = u16::MAX - 1;
-
-/// Tarjan's strongly-connected-components algorithm, without recursion. Components come out
-/// sinks first, so each component's reachable set is the union of its successors', all done.
-///
-/// A visited node is on the stack until its component closes, when its index becomes
-/// [`CLOSED`]: a successor's index is then the lowest index it can give its predecessor, with
-/// no separate "on stack" test.
-struct Tarjan {
-    index: Vec<u16>,
-    low: Vec<u16>,
-    comp: Vec<u16>,
-    stack: Vec<u16>,
-    /// The depth-first path: node and the position of its next successor.
-    path: Vec<(u16, u32)>,
-    next_index: u16,
-    comps: usize,
-    words: usize,
-    reach: Vec<u64>,
-    /// The component whose set last took each component's (no union twice).
-    merged: Vec<u32>,
-}
-
-/// [`Tarjan`]'s working buffers, kept between builds.
-#[derive(Default)]
-struct TarjanBuffers {
-    index: Vec<u16>,
-    low: Vec<u16>,
-    stack: Vec<u16>,
-    path: Vec<(u16, u32)>,
-    merged: Vec<u32>,
-}
-
-impl Tarjan {
-    fn new(g: &Graph, spare: TarjanBuffers) -> Tarjan {
-        let n = g.len();
-        let TarjanBuffers {
-            mut index,
-            mut low,
-            mut stack,
-            mut path,
-            mut merged,
-        } = spare;
+    /// Tarjan's algorithm over the graph: `comp` and `reach` for every node with links out.
+    fn components(&mut self) {
+        let n = self.n;
         // A node with no links out is never visited (it is its own component, numbered after
         // the search).
-        index.clear();
-        index.extend((0..n).map(|m| if g.sink(m) { CLOSED } else { NONE }));
-        low.clear();
-        low.resize(n, 0);
-        stack.clear();
-        path.clear();
-        merged.clear();
-        let words = n.div_ceil(64);
-        Tarjan {
-            index,
-            low,
-            comp: vec![NONE; n],
-            stack,
-            path,
-            next_index: 0,
-            comps: 0,
-            words,
-            reach: Vec::with_capacity(n * words),
-            merged,
+        for m in 0..n {
+            self.index[m & MASK] = if self.sink(m) { CLOSED } else { NONE };
+            self.comp[m & MASK] = NONE;
+        }
+        self.sp = 0;
+        self.pp = 0;
+        self.next_index = 0;
+        self.comps = 0;
+        self.words = n.div_ceil(64);
+        self.reach = Vec::with_capacity(n * self.words);
+        for root in 0..n {
+            if self.index[root & MASK] == NONE {
+                self.visit(root);
+            }
         }
     }
 
-    /// The working buffers, for the next build.
-    fn into_buffers(self) -> TarjanBuffers {
-        TarjanBuffers {
-            index: self.index,
-            low: self.low,
-            stack: self.stack,
-            path: self.path,
-            merged: self.merged,
-        }
-    }
-
-    fn open(&mut self, g: &Graph, n: usize) {
-        self.index[n] = self.next_index;
-        self.low[n] = self.next_index;
+    fn open(&mut self, m: usize) {
+        let m = m & MASK;
+        self.index[m] = self.next_index;
+        self.low[m] = self.next_index;
         self.next_index += 1;
-        self.stack.push(n as u16);
-        self.path.push((n as u16, g.start[n]));
+        self.stack[self.sp & MASK] = m as u16;
+        self.sp += 1;
+        self.path_node[self.pp & MASK] = m as u16;
+        self.path_at[self.pp & MASK] = self.start[m];
+        self.pp += 1;
     }
 
-    fn visit(&mut self, g: &Graph, root: usize) {
-        self.open(g, root);
-        while let Some(&(n, at)) = self.path.last() {
-            let n = n as usize;
+    fn visit(&mut self, root: usize) {
+        self.open(root);
+        while self.pp > 0 {
+            let top = (self.pp - 1) & MASK;
+            let v = self.path_node[top] as usize & MASK;
             // The successors of the node on top of the path, until one is new.
-            let (mut at, end) = (at as usize, g.start[n + 1] as usize);
-            let mut low = self.low[n];
+            let (mut at, end) = (
+                self.path_at[top] as usize,
+                self.start[(v + 1) & MASK] as usize,
+            );
+            let mut low = self.low[v];
             let mut new = None;
-            for &m in &g.succ[at..end] {
+            while at < end {
+                let m = self.succ[at & EDGE_MASK] as usize & MASK;
                 at += 1;
-                let i = self.index[m as usize];
+                let i = self.index[m];
                 if i == NONE {
-                    new = Some(m as usize);
+                    new = Some(m);
                     break;
                 }
                 low = low.min(i);
             }
-            self.low[n] = low;
+            self.low[v] = low;
             if let Some(m) = new {
-                self.path.last_mut().expect("a node is open").1 = at as u32;
-                self.open(g, m);
+                self.path_at[top] = at as u32;
+                self.open(m);
                 continue;
             }
-            self.path.pop();
-            if let Some(&(p, _)) = self.path.last() {
-                let p = p as usize;
+            self.pp -= 1;
+            if self.pp > 0 {
+                let p = self.path_node[(self.pp - 1) & MASK] as usize & MASK;
                 self.low[p] = self.low[p].min(low);
             }
-            if low == self.index[n] {
-                self.close(g, n);
+            if low == self.index[v] {
+                self.close(v);
             }
         }
     }
 
-    /// Pops the component rooted at `n` and appends its reachable set.
-    fn close(&mut self, g: &Graph, n: usize) {
+    /// Pops the component rooted at `v` and appends its reachable set.
+    fn close(&mut self, v: usize) {
         let id = self.comps;
         self.comps += 1;
-        let from = self
-            .stack
-            .iter()
-            .rposition(|&m| m as usize == n)
-            .unwrap_or(0);
-        for &m in &self.stack[from..] {
-            self.index[m as usize] = CLOSED;
-            self.comp[m as usize] = id as u16;
+        let mut from = self.sp;
+        loop {
+            from -= 1;
+            let m = self.stack[from & MASK] as usize & MASK;
+            self.index[m] = CLOSED;
+            self.comp[m] = id as u16;
+            if m == v {
+                break;
+            }
         }
-        self.union_successors(g, id, from);
-        self.stack.truncate(from);
+        self.union_successors(id, from);
+        self.sp = from;
     }
 
-    /// The reachable set of component `id` (its nodes are `stack[from..]`): its nodes and the
-    /// sets of the components its links lead to, all closed before it.
-    fn union_successors(&mut self, g: &Graph, id: usize, from: usize) {
+    /// The reachable set of component `id` (its nodes are `stack[from..sp]`): its nodes and
+    /// the sets of the components its links lead to, all closed before it.
+    fn union_successors(&mut self, id: usize, from: usize) {
         let w = self.words;
         self.reach.resize(self.reach.len() + w, 0);
-        self.merged.push(id as u32);
+        self.merged[id & MASK] = id as u32;
         let (done, set) = self.reach.split_at_mut(id * w);
-        for &m in &self.stack[from..] {
-            let m = m as usize;
+        for k in from..self.sp {
+            let m = self.stack[k & MASK] as usize;
             set[m / 64] |= 1 << (m % 64);
-            for &s in &g.succ[g.start[m] as usize..g.start[m + 1] as usize] {
+            let (s0, s1) = (
+                self.start[m & MASK] as usize,
+                self.start[(m + 1) & MASK] as usize,
+            );
+            for e in s0..s1 {
+                let s = self.succ[e & EDGE_MASK] as usize;
                 // Every successor not a sink is closed by now, so has its component.
-                let cs = self.comp[s as usize];
+                let cs = self.comp[s & MASK];
                 if cs == NONE {
                     // A node with no links out reaches only itself.
-                    set[s as usize / 64] |= 1 << (s % 64);
+                    set[s / 64] |= 1 << (s % 64);
                     continue;
                 }
                 let cs = cs as usize;
-                if self.merged[cs] != id as u32 {
-                    self.merged[cs] = id as u32;
+                if self.merged[cs & MASK] != id as u32 {
+                    self.merged[cs & MASK] = id as u32;
                     for (a, o) in set.iter_mut().zip(&done[cs * w..cs * w + w]) {
                         *a |= o;
                     }
@@ -542,8 +547,8 @@ mod tests {
     use super::*;
 
     /// Reachability by plain breadth-first search, one start at a time.
-    fn bfs(g: &Graph, from: usize) -> Vec<bool> {
-        let mut seen = vec![false; g.len()];
+    fn bfs(g: &Work, from: usize) -> Vec<bool> {
+        let mut seen = vec![false; g.n];
         let mut queue = vec![from];
         seen[from] = true;
         while let Some(n) = queue.pop() {
@@ -568,10 +573,11 @@ mod tests {
         ] {
             let (b, _, _) = golden_state(t);
             let conj = conjugates(&b);
-            let g = Graph::new(&b, &conj, Default::default());
+            let mut g = Work::new();
+            g.graph(&b, &conj);
             let r = Reach::new(&b);
             let back: Vec<usize> = (0..NODES).filter(|&n| g.id[n] != NONE).collect();
-            let all: Vec<Vec<bool>> = (0..g.len()).map(|n| bfs(&g, n)).collect();
+            let all: Vec<Vec<bool>> = (0..g.n).map(|n| bfs(&g, n)).collect();
             let mut linked = 0;
             for (i, &a) in back.iter().enumerate() {
                 for (j, &z) in back.iter().enumerate() {
@@ -588,8 +594,7 @@ mod tests {
             for (i, &a) in back.iter().enumerate().step_by(5) {
                 sinks += g.sink(i) as usize;
                 for (j, &z) in back.iter().enumerate().step_by(3) {
-                    let plain =
-                        (0..g.len()).any(|k| all[i][k] && all[j][k] && progress(&b, back[k]));
+                    let plain = (0..g.n).any(|k| all[i][k] && all[j][k] && progress(&b, back[k]));
                     let got = r.implied_by_all(&b, [a, z].into_iter());
                     assert_eq!(got, plain, "{t:?} {a} & {z}");
                 }
