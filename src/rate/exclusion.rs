@@ -3,7 +3,7 @@
 //! candidates for triples) or repeat a digit in a shared house are impossible; a digit with no
 //! possible combination left is eliminated.
 
-use super::board::{bit, cells, digits, more_than, Board, Cells, ALL, PEERS};
+use super::board::{bit, cells, digits, holds, more_than, Board, Cells, ALL, PEERS};
 use super::changed::Changed;
 use super::scale::Technique;
 use super::Step;
@@ -247,9 +247,9 @@ impl Classes {
 /// Removes the digits of `trio` that take part in no allowed combination.
 fn exclude(b: &Board, trio: &[usize; 3], excl: Cells) -> Option<Step> {
     let ms = [b.cand[trio[0]], b.cand[trio[1]], b.cand[trio[2]]];
-    let see01 = PEERS[trio[0]] & (1u128 << trio[1]) != 0;
-    let see02 = PEERS[trio[0]] & (1u128 << trio[2]) != 0;
-    let see12 = PEERS[trio[1]] & (1u128 << trio[2]) != 0;
+    let see01 = holds(PEERS[trio[0]], trio[1]);
+    let see02 = holds(PEERS[trio[0]], trio[2]);
+    let see12 = holds(PEERS[trio[1]], trio[2]);
     // Only an excluder whose candidates all belong to the trio can be emptied by a combination.
     let all = ms[0] | ms[1] | ms[2];
     // The excluders are common peers of the trio's cells: at most 20.
@@ -262,73 +262,46 @@ fn exclude(b: &Board, trio: &[usize; 3], excl: Cells) -> Option<Step> {
         }
     }
     let ex = &exb[..n];
-    // What some combination allows, the three masks in one word (16 bits each), against
-    // the trio's masks.
-    let all_ok = ms[0] as u64 | (ms[1] as u64) << 16 | (ms[2] as u64) << 32;
-    // The third digits allowed with d0 and d1: none that completes an excluder's candidates
-    // with them or repeats a digit in a shared house (none at all if they repeat one).
-    let third = |d0: u8, d1: u8| -> u16 {
-        if d0 == d1 && see01 {
-            return 0;
-        }
-        // Branch-free over the excluders (which of them a pair empties or leaves one digit is
-        // hard to predict): an emptied excluder allows no third digit at all.
-        let two = bit(d0) | bit(d1);
-        let (mut bad, mut emptied) = (0u16, false);
+    // For each digit d2 of the third cell, the digits (d0, d1) that may go with it: an
+    // excluder holding d2 and one digit more forbids that digit in the first two cells, one
+    // holding two digits besides d2 forbids them as (d0, d1) in either order, and one holding
+    // d2 alone forbids d2.
+    let mut ok = [0u16; 3];
+    let mut pairs = [0u16; 20];
+    for d2 in digits(ms[2]) {
+        let b2 = bit(d2);
+        let (mut gone, mut dead) = (0u16, false);
+        let (mut np, mut paired) = (0, 0u16);
         for &m in ex {
-            let rest = m & !two;
-            emptied |= rest == 0;
-            bad |= rest & u16::from(rest & rest.wrapping_sub(1) == 0).wrapping_neg();
-        }
-        if emptied {
-            return 0;
-        }
-        if see02 {
-            bad |= bit(d0);
-        }
-        if see12 {
-            bad |= bit(d1);
-        }
-        ms[2] & !bad
-    };
-    let mut ok = 0u64;
-    let mut allow = |d0: u8, d1: u8| {
-        let t = third(d0, d1);
-        if t != 0 {
-            ok |= bit(d0) as u64 | (bit(d1) as u64) << 16 | (t as u64) << 32;
-        }
-        ok == all_ok
-    };
-    // Most trios allow every digit: pairing each digit of the first cell with the next of the
-    // second (round robin) usually shows it in a few combinations; the full scan follows
-    // only when it does not (its union is the same whatever the order).
-    let mut next = ms[1];
-    for d0 in digits(ms[0]) {
-        if next == 0 {
-            next = ms[1];
-        }
-        let d1 = next.trailing_zeros() as u8 + 1;
-        next &= next - 1;
-        if allow(d0, d1) {
-            return None;
-        }
-    }
-    for d1 in digits(next) {
-        if allow(ms[0].trailing_zeros() as u8 + 1, d1) {
-            return None;
-        }
-    }
-    for d0 in digits(ms[0]) {
-        for d1 in digits(ms[1]) {
-            if allow(d0, d1) {
-                return None;
+            let rest = m & !b2;
+            let rest1 = rest & rest.wrapping_sub(1);
+            dead |= rest == 0;
+            if rest1 == 0 {
+                gone |= rest;
+            } else if rest1 & rest1.wrapping_sub(1) == 0 {
+                pairs[np] = rest;
+                np += 1;
+                paired |= rest;
             }
         }
+        if dead {
+            continue;
+        }
+        let a0 = ms[0] & !gone & !if see02 { b2 } else { 0 };
+        let a1 = ms[1] & !gone & !if see12 { b2 } else { 0 };
+        if a0 == 0 || a1 == 0 {
+            continue;
+        }
+        let k0 = kept(a0, a1, paired, &pairs[..np], see01);
+        if k0 != 0 {
+            ok[0] |= k0;
+            ok[1] |= kept(a1, a0, paired, &pairs[..np], see01);
+            ok[2] |= b2;
+        }
     }
-    if ok == all_ok {
+    if ok == ms {
         return None;
     }
-    let ok = [ok as u16, (ok >> 16) as u16, (ok >> 32) as u16];
     let mut s = Step::new(Technique::AlignedTripleExclusion);
     for k in 0..3 {
         for d in digits(ms[k] & !ok[k]) {
@@ -338,6 +311,35 @@ fn exclude(b: &Board, trio: &[usize; 3], excl: Cells) -> Option<Step> {
     s.set_cells((1u128 << trio[0]) | (1u128 << trio[1]) | (1u128 << trio[2]) | excl);
     s.eliminations.sort_unstable();
     Some(s)
+}
+
+/// The digits of `a` that some digit of `other` may go with: not as one of the forbidden
+/// `pairs` (two digits each, all of them in `paired`), nor the same digit when the two cells
+/// share a house (`same`).
+fn kept(a: u16, other: u16, paired: u16, pairs: &[u16], same: bool) -> u16 {
+    // A digit of `other` in no pair goes with every digit of `a` but itself: two of them, or
+    // one beside other digits, keep all of `a`; one alone drops itself from `a`.
+    let free = other & !paired;
+    if free != 0 {
+        if !same || free & (free - 1) != 0 || other != free {
+            return a;
+        }
+        return a & !free;
+    }
+    let mut k = a;
+    for d in digits(a) {
+        let x = bit(d);
+        let mut forbidden = if same { x } else { 0 };
+        for &p in pairs {
+            if p & x != 0 {
+                forbidden |= p & !x;
+            }
+        }
+        if other & !forbidden == 0 {
+            k &= !x;
+        }
+    }
+    k
 }
 
 #[cfg(test)]
