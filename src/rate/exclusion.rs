@@ -3,7 +3,7 @@
 //! candidates for triples) or repeat a digit in a shared house are impossible; a digit with no
 //! possible combination left is eliminated.
 
-use super::board::{bit, cells, digits, holds, more_than, Board, Cells, ALL, PEERS};
+use super::board::{bit, cells, digits, holds, Board, Cells, ALL, PEERS};
 use super::changed::Changed;
 use super::scale::Technique;
 use super::Step;
@@ -132,12 +132,18 @@ pub fn aligned_triple(b: &Board, changed: &Changed) -> Option<Step> {
                 }
                 twin &= near;
             }
-            for t in cells(twin) {
+            if twin == 0 {
+                continue;
+            }
+            // Only a third cell that sees two of the pair's excluders.
+            let (mut sees_one, mut sees_two) = (0, 0);
+            for e in cells(pair_excl) {
+                sees_two |= sees_one & PEERS[e];
+                sees_one |= PEERS[e];
+            }
+            for t in cells(twin & sees_two) {
                 let trio = [c0, c1, t];
                 let excl = pair_excl & PEERS[t];
-                if !more_than(excl, 1) {
-                    continue;
-                }
                 if let Some(s) = exclude(b, &trio, excl) {
                     return Some(s);
                 }
