@@ -3,7 +3,7 @@
 //! candidates for triples) or repeat a digit in a shared house are impossible; a digit with no
 //! possible combination left is eliminated.
 
-use super::board::{bit, cells, digits, holds, Board, Cells, ALL, PEERS};
+use super::board::{bit, cells, digits, holds, Board, Cells, PEERS};
 use super::changed::Changed;
 use super::scale::Technique;
 use super::Step;
@@ -112,22 +112,33 @@ pub fn aligned_triple(b: &Board, changed: &Changed) -> Option<Step> {
     let near_change = cand_cells & class_changed;
     let entered = near_change & !before.candidate_cells(near_change, before.small);
     let touched = dirty | entered;
+    let small_cand = small & cand_cells;
     for c0 in cells(cand_cells) {
         // The later cells sharing at least two small peers (excluders) with c0.
         let (mut once, mut twice): (Cells, Cells) = (0, 0);
-        for e in cells(small & PEERS[c0]) {
+        let peers0 = PEERS[c0];
+        for e in cells(small & peers0) {
             twice |= once & PEERS[e];
             once |= PEERS[e];
         }
+        let third0 = peers0 & small_cand;
+        let before0 = earlier(c0, small);
+        let touched0 = holds(touched, c0);
         for c1 in cells(twice & cand_cells & !((2u128 << c0) - 1)) {
-            let pair_excl = PEERS[c0] & PEERS[c1] & small;
-            let mut twin =
-                ((PEERS[c0] | PEERS[c1]) & small) & cand_cells & !(1u128 << c0) & !(1u128 << c1);
-            twin &= !reached_before(c0, c1, small);
-            if touched & (1 << c0 | 1 << c1) == 0 {
+            let peers1 = PEERS[c1];
+            let pair_excl = peers0 & peers1 & small;
+            let mut twin = (third0 | peers1 & small_cand) & !(1u128 << c0 | 1u128 << c1);
+            // The third cells of a trio reached before in another order.
+            let before1 = earlier(c1, small);
+            twin &= !if holds(peers0, c1) {
+                before0 | before1
+            } else {
+                before0 & peers0 | before1 & peers1
+            };
+            if !touched0 && !holds(touched, c1) {
                 // Only a third cell that changed, or sees a change among the pair's common peers.
                 let mut near = touched;
-                for y in cells(dirty & PEERS[c0] & PEERS[c1]) {
+                for y in cells(dirty & peers0 & peers1) {
                     near |= PEERS[y];
                 }
                 twin &= near;
@@ -153,8 +164,9 @@ pub fn aligned_triple(b: &Board, changed: &Changed) -> Option<Step> {
     None
 }
 
-/// The third cells `t` for which `aligned_triple` reached the trio {`c0`, `c1`, `t`} earlier in
-/// another order.
+/// The cells before `x` if `x` is small (none if not): the third cells `t` for which
+/// `aligned_triple` reached the trio {c0, c1, t} earlier with `x` (c0 or c1) as its third
+/// cell, when `x` also sees one of the other two.
 ///
 /// The loops reach a trio (x, y, z) with x < y when all three are candidate cells with two
 /// common excluders and a change near them (the same in every order), and z is small and sees
@@ -162,16 +174,12 @@ pub fn aligned_triple(b: &Board, changed: &Changed) -> Option<Step> {
 /// gives the same answer in every order, so a trio reached earlier found nothing. (c0, c1, t)
 /// came earlier as (c0, t, c1) or (t, c0, c1) when t < c1 and c1 is small and sees c0 or t,
 /// or as (t, c1, c0) when t < c0 and c0 is small and sees t or c1.
-fn reached_before(c0: usize, c1: usize, small: Cells) -> Cells {
-    let sees = PEERS[c0] & (1u128 << c1) != 0;
-    let third_of = |x: usize| {
-        if small & (1u128 << x) == 0 {
-            0
-        } else {
-            ((1u128 << x) - 1) & if sees { ALL } else { PEERS[x] }
-        }
-    };
-    third_of(c1) | third_of(c0)
+fn earlier(x: usize, small: Cells) -> Cells {
+    if holds(small, x) {
+        (1u128 << x) - 1
+    } else {
+        0
+    }
 }
 
 /// The cells of a board sorted by their number of candidates, as the exclusions use them.
