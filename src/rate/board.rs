@@ -28,7 +28,7 @@ const fn build_houses() -> [Cells; 27] {
 }
 
 /// The cells of each house (rows, then columns, then boxes).
-pub const HOUSES: [Cells; 27] = build_houses();
+pub static HOUSES: [Cells; 27] = build_houses();
 
 const fn build_peers() -> [Cells; 81] {
     let mut p = [0u128; 81];
@@ -44,7 +44,7 @@ const fn build_peers() -> [Cells; 81] {
 }
 
 /// The 20 peers of each cell (cells sharing a house, the cell excluded).
-pub const PEERS: [Cells; 81] = build_peers();
+pub static PEERS: [Cells; 81] = build_peers();
 
 /// Row of a cell.
 #[inline]
