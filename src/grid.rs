@@ -164,13 +164,15 @@ impl Grid {
     /// Parses exactly 81 cell characters (`1`–`9`; `.`, `0`, `_` for blanks).
     pub fn from_bytes(text: &[u8]) -> Result<Self, ParseError> {
         if text.len() != CELLS {
-            // A line break (a quoted CSV field spanning lines) is named where it is, not
-            // counted as a cell.
-            if let Some(i) = text.iter().position(|&b| b == b'\n' || b == b'\r') {
-                return Err(ParseError::InvalidChar {
-                    cell: char_count(&text[..i]) + 1,
-                    ch: text[i] as char,
-                });
+            // A line break (a quoted CSV field spanning lines) that comes before any other
+            // stray character is named where it is, not counted as a cell.
+            if let Some(i) = text.iter().position(|&b| cell_value(b).is_none()) {
+                if text[i] == b'\n' || text[i] == b'\r' {
+                    return Err(ParseError::InvalidChar {
+                        cell: i + 1,
+                        ch: text[i] as char,
+                    });
+                }
             }
             return Err(non_ascii_error(text).unwrap_or(ParseError::WrongLength {
                 found: char_count(text),
@@ -476,10 +478,15 @@ mod tests {
                 &format!("{}é", &PUZZLE[..80]),
                 ParseError::InvalidChar { cell: 81, ch: 'é' },
             ),
-            // A quoted CSV field spanning lines: the break is named, not counted as a cell.
+            // A quoted CSV field spanning lines: the break is named, not counted as a cell,
+            // unless another stray character comes first.
             (
                 &format!("{}\n{}", &PUZZLE[..40], &PUZZLE[40..]),
                 ParseError::InvalidChar { cell: 41, ch: '\n' },
+            ),
+            (
+                &format!("x{}\n{}", &PUZZLE[1..40], &PUZZLE[40..]),
+                ParseError::WrongLength { found: 82 },
             ),
         ];
         for (text, want) in cases {

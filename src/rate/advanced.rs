@@ -272,7 +272,7 @@ mod tests {
     /// all see some cells outside it removes it there. The eliminations, as candidates.
     fn generalized_intersections(grid: &Board) -> Vec<u16> {
         let mut out = Vec::new();
-        for h in HOUSES {
+        for h in HOUSES.iter() {
             for d in 1..=9u8 {
                 let p = grid.pos[d as usize - 1] & h;
                 if !(2..=7).contains(&count(p)) {

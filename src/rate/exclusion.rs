@@ -331,8 +331,9 @@ fn exclude(b: &Board, trio: &[usize; 3], excl: Cells) -> Option<Step> {
 /// `pairs` (two digits each, all of them in `paired`), nor the same digit when the two cells
 /// share a house (`same`).
 fn kept(a: u16, other: u16, paired: u16, pairs: &[u16], same: bool) -> u16 {
-    // A digit of `other` in no pair goes with every digit of `a` but itself: two of them, or
-    // one beside other digits, keep all of `a`; one alone drops itself from `a`.
+    // A digit of `other` in no pair goes with every digit of `a`, but itself when the two
+    // cells share a house: two of them, or one beside other digits, keep all of `a`; one
+    // alone keeps all of `a` but itself.
     let free = other & !paired;
     if free != 0 {
         if !same || free & (free - 1) != 0 || other != free {
@@ -422,26 +423,35 @@ mod tests {
     }
 
     /// Skipping the orders of a trio reached before finds the same first hint as trying every
-    /// order, on every state of the golden paths.
+    /// order, on every state of the golden paths: looking at every trio, and looking only at
+    /// what changed since one of the three states before, where every order found nothing.
     #[test]
     fn triple_exclusion_skips_only_trios_tried_before() {
         use crate::rate::tests::golden_puzzles;
         use crate::rate::{explain, Limits};
-        let (mut states, mut found) = (0, 0);
+        let (mut states, mut found, mut since) = (0, 0, 0);
         for p in golden_puzzles() {
             let (_, steps) = explain(&p, &Limits::default());
             let mut now = Board::new(&p);
+            // The last three states and whether every order found nothing on them.
+            let mut quiet: Vec<(Board, bool)> = Vec::new();
             for step in steps {
                 let want = aligned_triple_every_order(&now);
                 assert_eq!(aligned_triple(&now, &Changed::ALL), want, "{p}");
+                for (before, _) in quiet.iter().rev().take(3).filter(|q| q.1) {
+                    let changed = Changed::since(&before.pos, &now);
+                    assert_eq!(aligned_triple(&now, &changed), want, "{p}, since");
+                    since += 1;
+                }
                 states += 1;
                 found += usize::from(want.is_some());
+                quiet.push((now.clone(), want.is_none()));
                 step.apply(&mut now);
             }
         }
         assert!(
-            states > 1000 && found > 10,
-            "{states} states, {found} found"
+            states > 1000 && found > 10 && since > 2000,
+            "{states} states, {found} found, {since} since"
         );
     }
 
@@ -609,15 +619,17 @@ mod tests {
             x ^= x << 17;
             x % n
         };
-        // Three cells of box 1 (all seeing each other), or r1c1, r1c5 and r5c1 (r1c5 and r5c1
-        // do not see each other); the excluders are common peers.
-        let layouts: [([usize; 3], Cells); 2] = [
+        // Three cells of box 1 (all seeing each other); r1c1, r1c5 and r5c1 (r1c5 and r5c1
+        // do not see each other); or r1c1, r1c2 and r2c4 (only the first two see each other).
+        // The excluders are common peers.
+        let layouts: [([usize; 3], Cells); 3] = [
             ([0, 1, 2], 1 << 9 | 1 << 10 | 1 << 19 | 1 << 20),
             ([0, 4, 36], 0),
+            ([0, 1, 12], 1 << 3 | 1 << 4 | 1 << 9 | 1 << 10),
         ];
         let mut removed = 0;
-        for round in 0..4000 {
-            let (trio, excl) = layouts[round % 2];
+        for round in 0..6000 {
+            let (trio, excl) = layouts[round % 3];
             let mut cand = [0x1ffu16; 81];
             for &c in &trio {
                 // Two to four digits, mostly of 1-5.

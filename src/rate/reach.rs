@@ -224,7 +224,7 @@ fn progress(b: &Board, n: usize) -> bool {
 pub(super) fn conjugates(b: &Board) -> [[Cells; 81]; 9] {
     let mut conj = [[0; 81]; 9];
     for d in 0..9 {
-        for h in HOUSES {
+        for h in HOUSES.iter() {
             let p = b.pos[d] & h;
             if two(p) {
                 let a = p.trailing_zeros() as usize;
@@ -338,7 +338,7 @@ impl Work {
             }
         }
         let n = self.n;
-        let reach = Reach {
+        Reach {
             id: self.id.clone(),
             node: self.node[..n].to_vec(),
             comp: self.comp[..n].to_vec(),
@@ -346,16 +346,15 @@ impl Work {
             comps,
             with_sets,
             reach: std::mem::take(&mut self.reach),
-        };
-        for &m in &self.node[..n] {
-            self.id[m as usize & MASK] = NONE;
         }
-        reach
     }
 
-    /// Builds the graph of `b`: dense indexes in cell, digit order, "off" before "on". `id`
-    /// must be all [`NONE`] (as [`Work::build`] leaves it).
+    /// Builds the graph of `b`: dense indexes in cell, digit order, "off" before "on".
     fn graph(&mut self, b: &Board, conj: &[[Cells; 81]; 9]) {
+        // The last graph's nodes leave `id`, so it holds none but this graph's.
+        for &m in &self.node[..self.n] {
+            self.id[m as usize & MASK] = NONE;
+        }
         let mut n = 0;
         for c in cells(b.empty) {
             for d in digits(b.cand[c]) {
@@ -402,6 +401,8 @@ impl Work {
             }
         }
         self.start[i & MASK] = k as u32;
+        // Every link leads to a candidate of `b` (`conj` must be `b`'s).
+        debug_assert!(self.succ[..k].iter().all(|&s| (s as usize) < n));
     }
 
     /// The successors of dense node `m`.
