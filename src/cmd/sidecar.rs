@@ -15,10 +15,10 @@
 //! runs that need the hash before they start or cannot check their rows without it read the
 //! file once more first (BLAKE3 runs at about 8 GB/s on one core with AVX-512: 10 ms for 82 MB
 //! of puzzles, where SHA-256 with the SHA extensions took 38 ms). Version 1 sidecars recorded
-//! SHA-256; they are still read, and an input whose recorded hash is of the other kind is compared by size and
-//! file, with every row re-checked against it as for a FIFO. Standard input and other non-regular
-//! inputs (FIFOs) cannot be read twice, so they are recorded by name only: resuming them relies
-//! on the row-by-row check alone.
+//! SHA-256; they are still read, and an input whose recorded hash is of the other kind is
+//! compared by size and file, with every row re-checked against it as for a FIFO. Standard
+//! input and other non-regular inputs (FIFOs) cannot be read twice, so they are recorded by
+//! name only: resuming them relies on the row-by-row check alone.
 
 use std::fs::File;
 use std::io::Read;

@@ -41,12 +41,7 @@ pub fn aligned_pair(b: &Board, changed: &Changed) -> Option<Step> {
             }
         }
         // The later cells sharing at least two bivalue peers (excluders) with c0.
-        let (mut once, mut twice): (Cells, Cells) = (0, 0);
-        for e in cells(biv & PEERS[c0]) {
-            twice |= once & PEERS[e];
-            once |= PEERS[e];
-        }
-        for c1 in cells(pairs & twice) {
+        for c1 in cells(pairs & seeing_two(biv & PEERS[c0])) {
             let excl = PEERS[c0] & PEERS[c1] & biv;
             let (m0, m1) = (b.cand[c0], b.cand[c1]);
             let (ok0, ok1) = pair_kept(b, c0, c1, excl);
@@ -114,13 +109,9 @@ pub fn aligned_triple(b: &Board, changed: &Changed) -> Option<Step> {
     let touched = dirty | entered;
     let small_cand = small & cand_cells;
     for c0 in cells(cand_cells) {
-        // The later cells sharing at least two small peers (excluders) with c0.
-        let (mut once, mut twice): (Cells, Cells) = (0, 0);
         let peers0 = PEERS[c0];
-        for e in cells(small & peers0) {
-            twice |= once & PEERS[e];
-            once |= PEERS[e];
-        }
+        // The later cells sharing at least two small peers (excluders) with c0.
+        let twice = seeing_two(small & peers0);
         let third0 = peers0 & small_cand;
         let before0 = earlier(c0, small);
         let touched0 = holds(touched, c0);
@@ -147,12 +138,7 @@ pub fn aligned_triple(b: &Board, changed: &Changed) -> Option<Step> {
                 continue;
             }
             // Only a third cell that sees two of the pair's excluders.
-            let (mut sees_one, mut sees_two) = (0, 0);
-            for e in cells(pair_excl) {
-                sees_two |= sees_one & PEERS[e];
-                sees_one |= PEERS[e];
-            }
-            for t in cells(twin & sees_two) {
+            for t in cells(twin & seeing_two(pair_excl)) {
                 let trio = [c0, c1, t];
                 let excl = pair_excl & PEERS[t];
                 if let Some(s) = exclude(b, &trio, excl) {
@@ -162,6 +148,16 @@ pub fn aligned_triple(b: &Board, changed: &Changed) -> Option<Step> {
         }
     }
     None
+}
+
+/// The cells that see at least two cells of `excluders`.
+fn seeing_two(excluders: Cells) -> Cells {
+    let (mut once, mut twice): (Cells, Cells) = (0, 0);
+    for e in cells(excluders) {
+        twice |= once & PEERS[e];
+        once |= PEERS[e];
+    }
+    twice
 }
 
 /// The cells before `x` if `x` is small (none if not): the third cells `t` for which
@@ -368,17 +364,14 @@ mod tests {
     /// find the hint again, although no cell of the pattern lost a candidate.
     #[test]
     fn a_placed_naked_single_brings_its_peers_back() {
-        use crate::rate::tests::golden_puzzles;
-        use crate::rate::{explain, Limits};
+        use crate::rate::tests::golden_paths;
         type Exclusion = fn(&Board, &Changed) -> Option<Step>;
         let rules: [Exclusion; 2] = [aligned_pair, aligned_triple];
         let mut hidden = [0; 2];
-        for p in golden_puzzles() {
-            let (_, steps) = explain(&p, &Limits::default());
-            let mut now = Board::new(&p);
-            for step in steps {
+        for (p, states) in golden_paths() {
+            for (now, _) in &states {
                 for (k, rule) in rules.iter().enumerate() {
-                    let Some(want) = rule(&now, &Changed::ALL) else {
+                    let Some(want) = rule(now, &Changed::ALL) else {
                         continue;
                     };
                     for z in cells(!now.empty & super::super::board::ALL) {
@@ -390,11 +383,10 @@ mod tests {
                             continue;
                         }
                         hidden[k] += 1;
-                        let changed = Changed::since(&before.pos, &now);
-                        assert_eq!(rule(&now, &changed).as_ref(), Some(&want), "{p}, r{z}");
+                        let changed = Changed::since(&before.pos, now);
+                        assert_eq!(rule(now, &changed).as_ref(), Some(&want), "{p}, r{z}");
                     }
                 }
-                step.apply(&mut now);
             }
         }
         assert!(hidden.iter().all(|&n| n > 0), "{hidden:?}");
@@ -427,26 +419,27 @@ mod tests {
     /// what changed since one of the three states before, where every order found nothing.
     #[test]
     fn triple_exclusion_skips_only_trios_tried_before() {
-        use crate::rate::tests::golden_puzzles;
-        use crate::rate::{explain, Limits};
+        use crate::rate::tests::golden_paths;
         let (mut states, mut found, mut since) = (0, 0, 0);
-        for p in golden_puzzles() {
-            let (_, steps) = explain(&p, &Limits::default());
-            let mut now = Board::new(&p);
-            // The last three states and whether every order found nothing on them.
-            let mut quiet: Vec<(Board, bool)> = Vec::new();
-            for step in steps {
-                let want = aligned_triple_every_order(&now);
-                assert_eq!(aligned_triple(&now, &Changed::ALL), want, "{p}");
-                for (before, _) in quiet.iter().rev().take(3).filter(|q| q.1) {
-                    let changed = Changed::since(&before.pos, &now);
-                    assert_eq!(aligned_triple(&now, &changed), want, "{p}, since");
+        for (p, path) in golden_paths() {
+            let wants: Vec<Option<Step>> = path
+                .iter()
+                .map(|(now, _)| aligned_triple_every_order(now))
+                .collect();
+            for (i, (now, _)) in path.iter().enumerate() {
+                let want = &wants[i];
+                assert_eq!(&aligned_triple(now, &Changed::ALL), want, "{p}");
+                // Each of the three states before where every order found nothing.
+                for j in (i.saturating_sub(3)..i)
+                    .rev()
+                    .filter(|&j| wants[j].is_none())
+                {
+                    let changed = Changed::since(&path[j].0.pos, now);
+                    assert_eq!(&aligned_triple(now, &changed), want, "{p}, since");
                     since += 1;
                 }
                 states += 1;
                 found += usize::from(want.is_some());
-                quiet.push((now.clone(), want.is_none()));
-                step.apply(&mut now);
             }
         }
         assert!(

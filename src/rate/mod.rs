@@ -795,20 +795,33 @@ mod tests {
             .collect()
     }
 
+    /// Each golden puzzle with its path (SE 1.2.1's rules): every state, as the board before
+    /// the step, and the step taken there. Paths are rated as the iterator reaches them.
+    pub(crate) fn golden_paths() -> impl Iterator<Item = (Grid, Vec<(Board, Step)>)> {
+        golden_puzzles().into_iter().map(|p| {
+            let (_, steps) = explain(&p, &Limits::default());
+            let mut b = Board::new(&p);
+            let states = steps
+                .into_iter()
+                .map(|s| {
+                    let before = b.clone();
+                    s.apply(&mut b);
+                    (before, s)
+                })
+                .collect();
+            (p, states)
+        })
+    }
+
     /// The board just before the first step of `technique` on the path of a golden puzzle, the
     /// step SE's order takes there, and the puzzle's solution.
     pub(crate) fn golden_state(technique: Technique) -> (Board, Step, Grid) {
-        for p in golden_puzzles() {
-            let (_, steps) = explain(&p, &Limits::default());
-            let mut b = Board::new(&p);
-            for s in steps {
-                if s.technique == technique {
-                    return (b, s, solve(&p, 2).solution.unwrap());
-                }
-                s.apply(&mut b);
-            }
-        }
-        panic!("no golden path uses {technique:?}");
+        golden_paths()
+            .find_map(|(p, states)| {
+                let (b, s) = states.into_iter().find(|(_, s)| s.technique == technique)?;
+                Some((b, s, solve(&p, 2).solution.unwrap()))
+            })
+            .unwrap_or_else(|| panic!("no golden path uses {technique:?}"))
     }
 
     /// On every state of the golden paths (both flavours), every rule before the chains (and

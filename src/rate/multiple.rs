@@ -401,17 +401,14 @@ mod tests {
     /// chain, so no run contradicts itself) they decide every search themselves.
     #[test]
     fn closures_find_what_the_node_runs_find() {
-        use crate::rate::tests::golden_puzzles;
-        use crate::rate::{explain, Limits};
+        use crate::rate::tests::golden_paths;
         let (mut decided, mut asked, mut ties) = (0, 0, 0);
-        for p in golden_puzzles() {
-            let (_, steps) = explain(&p, &Limits::default());
-            let mut b = Board::new(&p);
-            for step in steps {
-                let want = forcing_chains(&b, Kind::Multiple);
+        for (p, states) in golden_paths() {
+            for (b, step) in &states {
+                let want = forcing_chains(b, Kind::Multiple);
                 let got = CLOSURES.with_borrow_mut(|cl| {
                     cl.reset();
-                    let got = search(&b, cl);
+                    let got = search(b, cl);
                     ties += cl.ties;
                     got
                 });
@@ -422,8 +419,7 @@ mod tests {
                     asked += 1;
                     decided += got.is_ok() as usize;
                 }
-                assert_eq!(multiple_forcing_chains(&b), want, "{p}");
-                step.apply(&mut b);
+                assert_eq!(multiple_forcing_chains(b), want, "{p}");
             }
         }
         assert!(
