@@ -3,6 +3,8 @@
 //!
 //! Both rely on the puzzle having exactly one solution, which the caller guarantees.
 
+use std::cell::RefCell;
+
 use super::board::{
     bit, cells, count, count9, digits, house_cells, houses_of, one_digit, two_digits, Board, Cells,
     HOUSES, HOUSE_CELLS, PEERS,
@@ -84,6 +86,63 @@ impl LoopSearch<'_> {
     }
 }
 
+/// The last loop walk from one start cell and what it read. A walk reads only its start, the
+/// loop digits `v` (the start's candidates), the cells holding both (`both`) and the other
+/// digits of those cells (the extra digits it counts), all in `pos[d] & both`: when these are
+/// as they were, the walk finds the same loops in the same order, so it is not walked again.
+/// Along a path most steps change none of them for most starts.
+#[derive(Default)]
+struct Walked {
+    /// Whether a walk was recorded, with lkSudoku's fix or not.
+    valid: bool,
+    lk: bool,
+    /// The loop digits.
+    v: u16,
+    /// `pos[d] & both` of the board walked, for each digit (those of `v` are `both`).
+    read: [Cells; 9],
+    found: Vec<([u8; MAX_LOOP], usize)>,
+    truncated: bool,
+}
+
+impl Walked {
+    /// The loops of the walk from `start` on `b` (`both`: the cells holding both of its
+    /// digits), walked again only when what the walk reads has changed.
+    fn walk(&mut self, b: &Board, start: usize, both: Cells, lk: bool) -> &Walked {
+        let read: [Cells; 9] = std::array::from_fn(|d| b.pos[d] & both);
+        let v = b.cand[start];
+        if self.valid && self.lk == lk && self.v == v && self.read == read {
+            return self;
+        }
+        // Invalid until the walk is complete (a walk cut short leaves no stale entry).
+        self.valid = false;
+        let mut ls = LoopSearch {
+            b,
+            both,
+            path: [0; MAX_LOOP],
+            len: 0,
+            in_path: 0,
+            parity: [0; 2],
+            found: std::mem::take(&mut self.found),
+            truncated: false,
+            lk,
+        };
+        ls.found.clear();
+        ls.walk(start, 2, 0, usize::MAX, v);
+        self.found = ls.found;
+        self.truncated = ls.truncated;
+        self.read = read;
+        self.lk = lk;
+        self.v = v;
+        self.valid = true;
+        self
+    }
+}
+
+thread_local! {
+    /// The last loop walk from each start cell on this thread.
+    static WALKS: RefCell<Vec<Walked>> = RefCell::new((0..81).map(|_| Walked::default()).collect());
+}
+
 /// Every house visited by the loop is visited by exactly two of its cells, one at an even and
 /// one at an odd position.
 fn valid_loop(path: &[u8]) -> bool {
@@ -148,46 +207,37 @@ fn loops(b: &Board, changed: &Changed, lk: bool) -> (Option<Step>, bool) {
     // and a loop found again, from another start or the other way round, only repeats hints
     // found before it, which win every tie.
     let mut seen: Vec<(Cells, u16, u8)> = Vec::new();
-    for start in cells(biv) {
-        let v = b.cand[start];
-        let mut both = b.empty;
-        for d in digits(v) {
-            both &= b.pos[d as usize - 1];
-        }
-        if count(both) < 4 || (both | 1 << start) & near == 0 {
-            continue;
-        }
-        let mut ls = LoopSearch {
-            b,
-            both,
-            path: [0; MAX_LOOP],
-            len: 0,
-            in_path: 0,
-            parity: [0; 2],
-            found: Vec::new(),
-            truncated: false,
-            lk,
-        };
-        ls.walk(start, 2, 0, usize::MAX, v);
-        complete &= !ls.truncated;
-        for (path, len) in std::mem::take(&mut ls.found) {
-            let path = &path[..len];
-            // A loop none of whose cells is or sees a change offers what it offered before.
-            if path.iter().all(|&c| near & 1 << c == 0) || !valid_loop(path) {
+    WALKS.with_borrow_mut(|walks| {
+        for start in cells(biv) {
+            let v = b.cand[start];
+            let mut both = b.empty;
+            for d in digits(v) {
+                both &= b.pos[d as usize - 1];
+            }
+            if count(both) < 4 || (both | 1 << start) & near == 0 {
                 continue;
             }
-            let lc = path.iter().fold(0 as Cells, |m, &c| m | 1 << c);
-            let roof = path
-                .iter()
-                .find(|&&c| !two_digits(b.cand[c as usize]))
-                .map_or(u8::MAX, |&c| c);
-            if seen.contains(&(lc, v, roof)) {
-                continue;
+            let w = walks[start].walk(b, start, both, lk);
+            complete &= !w.truncated;
+            for (path, len) in &w.found {
+                let path = &path[..*len];
+                // A loop none of whose cells is or sees a change offers what it offered before.
+                if path.iter().all(|&c| near & 1 << c == 0) || !valid_loop(path) {
+                    continue;
+                }
+                let lc = path.iter().fold(0 as Cells, |m, &c| m | 1 << c);
+                let roof = path
+                    .iter()
+                    .find(|&&c| !two_digits(b.cand[c as usize]))
+                    .map_or(u8::MAX, |&c| c);
+                if seen.contains(&(lc, v, roof)) {
+                    continue;
+                }
+                seen.push((lc, v, roof));
+                loop_hints(b, path, lc, v, lk, &mut hints);
             }
-            seen.push((lc, v, roof));
-            loop_hints(b, path, lc, v, lk, &mut hints);
         }
-    }
+    });
     let mut best: Option<(u16, u8, Step)> = None;
     for h in hints {
         if best.as_ref().is_none_or(|b| (h.0, h.1) < (b.0, b.1)) {
