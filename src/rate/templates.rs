@@ -52,6 +52,14 @@ impl Band {
     }
 }
 
+thread_local! {
+    /// Per digit, the last cells a digit was allowed in (its placed cells and candidates) and
+    /// the union and intersection of its templates there: a step changes few digits, and the
+    /// templates depend on nothing else.
+    static LAST: std::cell::RefCell<[Option<(Cells, Cells, Cells)>; 9]> =
+        const { std::cell::RefCell::new([None; 9]) };
+}
+
 impl Templates {
     /// The templates of every digit of `b`.
     pub(super) fn new(b: &Board) -> Templates {
@@ -59,25 +67,45 @@ impl Templates {
             some: [0; 9],
             every: [0; 9],
         };
-        for d in 0..9 {
-            let placed = (0..81)
-                .filter(|&c| b.value[c] as usize == d + 1)
-                .fold(0, |m, c| m | 1u128 << c);
-            let bands = [0, 1, 2].map(|k| Band::new(b.pos[d] | placed, k));
-            let (mut some, mut every, mut any) = (0, Cells::MAX, false);
-            for x in &bands[0].groups {
-                for y in bands[1].groups.iter().filter(|y| x.0 & y.0 == 0) {
-                    for z in bands[2].groups.iter().filter(|z| (x.0 | y.0) & z.0 == 0) {
-                        some |= x.1 | y.1 | z.1;
-                        every &= x.2 | y.2 | z.2;
-                        any = true;
+        let mut placed = [0 as Cells; 9];
+        for (c, &v) in b.value.iter().enumerate() {
+            if v != 0 {
+                placed[v as usize - 1] |= 1 << c;
+            }
+        }
+        LAST.with_borrow_mut(|last| {
+            for d in 0..9 {
+                let allowed = b.pos[d] | placed[d];
+                let (some, every) = match last[d] {
+                    Some((a, some, every)) if a == allowed => (some, every),
+                    _ => {
+                        let (some, every) = Templates::of(allowed);
+                        last[d] = Some((allowed, some, every));
+                        (some, every)
                     }
+                };
+                t.some[d] = some;
+                t.every[d] = every;
+            }
+        });
+        t
+    }
+
+    /// The cells some template uses and the cells every template uses, for a digit allowed in
+    /// the cells `allowed` (none and none when it has no template).
+    fn of(allowed: Cells) -> (Cells, Cells) {
+        let bands = [0, 1, 2].map(|k| Band::new(allowed, k));
+        let (mut some, mut every, mut any) = (0, Cells::MAX, false);
+        for x in &bands[0].groups {
+            for y in bands[1].groups.iter().filter(|y| x.0 & y.0 == 0) {
+                for z in bands[2].groups.iter().filter(|z| (x.0 | y.0) & z.0 == 0) {
+                    some |= x.1 | y.1 | z.1;
+                    every &= x.2 | y.2 | z.2;
+                    any = true;
                 }
             }
-            t.some[d] = some;
-            t.every[d] = if any { every } else { 0 };
         }
-        t
+        (some, if any { every } else { 0 })
     }
 
     /// Whether some template places digit `d` (1-9) in cell `c`.
@@ -116,7 +144,9 @@ mod tests {
         let mut checked = 0;
         for tech in [Technique::Nishio, Technique::XWing, Technique::Swordfish] {
             let (b, _, _) = golden_state(tech);
-            let t = Templates::new(&b);
+            // Built twice: the second one from the thread's remembered templates.
+            let (t, again) = (Templates::new(&b), Templates::new(&b));
+            assert_eq!((t.some, t.every), (again.some, again.every), "{tech:?}");
             for d in 0..9 {
                 let placed = (0..81)
                     .filter(|&c| b.value[c] as usize == d + 1)
