@@ -62,6 +62,8 @@ struct Links {
     biv: Cells,
     /// `strong[d]`: the cells where digit `d` has a conjugate.
     strong: [Cells; 9],
+    /// The places of each digit the links above are those of.
+    pos: [Cells; 9],
 }
 
 impl Links {
@@ -71,22 +73,27 @@ impl Links {
             conj: [[0; 81]; 9],
             biv: 0,
             strong: [0; 9],
+            pos: [0; 9],
         });
         l.fill(b);
         l
     }
 
-    /// The links of `b`, clearing only the entries of the previous board's conjugates.
+    /// The links of `b`. A digit's links depend only on its places: a digit whose places are
+    /// those of the previous board keeps its links, the others clear only the entries of their
+    /// previous conjugates.
     fn fill(&mut self, b: &Board) {
+        self.biv = b.bivalue();
         for d in 0..9 {
+            if self.pos[d] == b.pos[d] {
+                continue;
+            }
+            self.pos[d] = b.pos[d];
             for c in cells(self.strong[d]) {
                 self.partner[d][c] = [255; 3];
                 self.conj[d][c] = 0;
             }
             self.strong[d] = 0;
-        }
-        self.biv = b.bivalue();
-        for d in 0..9 {
             for h in 0..27 {
                 let p = b.pos[d] & HOUSES[h];
                 if two(p) {
