@@ -88,7 +88,6 @@ impl Links {
             if self.pos[d] == b.pos[d] {
                 continue;
             }
-            self.pos[d] = b.pos[d];
             for c in cells(self.strong[d]) {
                 self.partner[d][c] = [255; 3];
                 self.conj[d][c] = 0;
@@ -111,6 +110,7 @@ impl Links {
                     self.strong[d] |= p;
                 }
             }
+            self.pos[d] = b.pos[d];
         }
     }
 }
@@ -1265,6 +1265,26 @@ fn best_forcing_chain(
 mod tests {
     use super::*;
     use crate::rate::board::cell_name;
+
+    /// Links refilled state after state, in path order and then across paths, are the links
+    /// built afresh for each state.
+    #[test]
+    fn refilled_links_are_fresh_links() {
+        use crate::rate::tests::golden_paths;
+        let mut l = Links::new(&Board::from_parts([0; 81], [0; 81]));
+        let mut states = 0;
+        for (_, path) in golden_paths() {
+            for (b, _) in &path {
+                l.fill(b);
+                let f = Links::new(b);
+                assert_eq!(l.partner, f.partner);
+                assert_eq!(l.conj, f.conj);
+                assert_eq!((l.biv, l.strong, l.pos), (f.biv, f.strong, f.pos));
+                states += 1;
+            }
+        }
+        assert!(states > 100);
+    }
 
     /// Every candidate of `b`, as (cell, digit).
     fn candidates(b: &Board) -> impl Iterator<Item = (usize, u8)> + '_ {

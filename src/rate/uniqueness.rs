@@ -721,6 +721,63 @@ fn bug3(b: &Board, bug_cells: &[usize], all: u16, common: Cells, bc: Cells, out:
 mod tests {
     use super::*;
 
+    /// A fresh walk from `start` on `b`, nothing remembered.
+    fn fresh_walk(b: &Board, start: usize, both: Cells, lk: bool) -> (Vec<Vec<u8>>, bool) {
+        let mut ls = LoopSearch {
+            b,
+            both,
+            path: [0; MAX_LOOP],
+            len: 0,
+            in_path: 0,
+            parity: [0; 2],
+            found: Vec::new(),
+            truncated: false,
+            lk,
+        };
+        ls.walk(start, 2, 0, usize::MAX, b.cand[start]);
+        let found = ls.found.iter().map(|(p, n)| p[..*n].to_vec()).collect();
+        (found, ls.truncated)
+    }
+
+    /// Along every golden path, in both flavours, each start's walk taken from what the thread
+    /// remembers of earlier states finds the loops, in the order, that a fresh walk finds.
+    #[test]
+    fn remembered_walks_find_what_fresh_walks_find() {
+        use crate::rate::tests::golden_paths;
+        let (mut reused, mut walks_with_loops, mut flavours_differ) = (0, 0, 0);
+        for (_, states) in golden_paths() {
+            for (b, _) in &states {
+                // Both flavours on each state, so that a walk remembered for one meets the other.
+                for lk in [false, true] {
+                    for start in cells(b.bivalue()) {
+                        let v = b.cand[start];
+                        let both = digits(v).fold(b.empty, |m, d| m & b.pos[d as usize - 1]);
+                        if count(both) < 4 {
+                            continue;
+                        }
+                        let want = fresh_walk(b, start, both, lk);
+                        let got = WALKS.with_borrow_mut(|walks| {
+                            let w = &mut walks[start];
+                            let read: [Cells; 9] = std::array::from_fn(|d| b.pos[d] & both);
+                            reused +=
+                                (w.valid && w.lk == lk && w.v == v && w.read == read) as usize;
+                            let w = w.walk(b, start, both, lk);
+                            let found = w.found.iter().map(|(p, n)| p[..*n].to_vec()).collect();
+                            (found, w.truncated)
+                        });
+                        assert_eq!(got, want, "start r{}c{}", start / 9 + 1, start % 9 + 1);
+                        walks_with_loops += !want.0.is_empty() as usize;
+                        flavours_differ += (want != fresh_walk(b, start, both, !lk)) as usize;
+                    }
+                }
+            }
+        }
+        assert!(
+            reused > 100 && walks_with_loops > 10 && flavours_differ > 0,
+            "{reused} {walks_with_loops} {flavours_differ}"
+        );
+    }
+
     #[test]
     fn unique_rectangle_type_1_removes_the_pair_from_the_corner() {
         let mut cand = [0x1ffu16; 81];
