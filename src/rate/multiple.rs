@@ -21,7 +21,7 @@ use super::board::{cells, digits, two_digits, Board, Cells, PEERS};
 use super::forcing::{
     forcing_chains, off_consequences, on_consequences, region_places, target_step, Kind,
 };
-use super::reach::{conjugates, node, Reach};
+use super::reach::{node, KeptConjugates, Reach};
 use super::scale::{length_increment, Technique};
 use super::Step;
 
@@ -68,6 +68,11 @@ thread_local! {
         #[cfg(test)]
         ties: 0,
     });
+}
+
+thread_local! {
+    /// The conjugates of the last board searched on this thread.
+    static CONJUGATES: RefCell<Box<KeptConjugates>> = RefCell::new(KeptConjugates::new());
 }
 
 /// Why the closures cannot decide a search.
@@ -238,10 +243,13 @@ struct Best {
 /// The easiest multiple forcing chain on `b`, as [`forcing_chains`] with [`Kind::Multiple`]
 /// finds it.
 pub(super) fn multiple_forcing_chains(b: &Board) -> Option<Step> {
-    match CLOSURES.with_borrow_mut(|cl| {
-        cl.reset();
-        search(b, cl)
-    }) {
+    let found = CONJUGATES.with_borrow_mut(|kept| {
+        CLOSURES.with_borrow_mut(|cl| {
+            cl.reset();
+            search(b, kept.of(b), cl)
+        })
+    });
+    match found {
         Ok(step) => step,
         Err(Undecided) => forcing_chains(b, Kind::Multiple),
     }
@@ -250,9 +258,12 @@ pub(super) fn multiple_forcing_chains(b: &Board) -> Option<Step> {
 /// The search of `forcing` for [`Kind::Multiple`], in its order: cells of three or more
 /// candidates; for each digit, the houses where the cell is the digit's first place (region
 /// hints), then the cell's own hints; each list of hints "on" before "off".
-fn search(b: &Board, cl: &mut Closures) -> Result<Option<Step>, Undecided> {
+fn search(
+    b: &Board,
+    conj: &[[Cells; 81]; 9],
+    cl: &mut Closures,
+) -> Result<Option<Step>, Undecided> {
     let reach = Reach::shared(b, None);
-    let conj = conjugates(b);
     let base = Technique::MultipleForcingChain.base();
     let mut best = Best {
         key: (u16::MAX, 0, 0),
@@ -285,12 +296,12 @@ fn search(b: &Board, cl: &mut Closures) -> Result<Option<Step>, Undecided> {
             if !cell_ok && houses == [0; 3] {
                 continue;
             }
-            runs[vi] = cl.run(b, &conj, c, d)?;
+            runs[vi] = cl.run(b, conj, c, d)?;
             for p in houses.into_iter().filter(|&p| p != 0) {
                 let mut place_runs = [0usize; 9];
                 let mut n = 0;
                 for o in cells(p) {
-                    place_runs[n] = cl.run(b, &conj, o, d)?;
+                    place_runs[n] = cl.run(b, conj, o, d)?;
                     n += 1;
                 }
                 offer_lists(b, cl, &place_runs[..n], (base, 6, several), &mut best)?;
@@ -406,11 +417,13 @@ mod tests {
         for (p, states) in golden_paths() {
             for (b, step) in &states {
                 let want = forcing_chains(b, Kind::Multiple);
-                let got = CLOSURES.with_borrow_mut(|cl| {
-                    cl.reset();
-                    let got = search(b, cl);
-                    ties += cl.ties;
-                    got
+                let got = CONJUGATES.with_borrow_mut(|kept| {
+                    CLOSURES.with_borrow_mut(|cl| {
+                        cl.reset();
+                        let got = search(b, kept.of(b), cl);
+                        ties += cl.ties;
+                        got
+                    })
                 });
                 if let Ok(got) = &got {
                     assert_eq!(got, &want, "{p}");

@@ -223,18 +223,52 @@ fn progress(b: &Board, n: usize) -> bool {
 /// `conj[d][c]`: the cells that are `c`'s only other place for digit `d + 1` in a house.
 pub(super) fn conjugates(b: &Board) -> [[Cells; 81]; 9] {
     let mut conj = [[0; 81]; 9];
-    for d in 0..9 {
-        for h in HOUSES.iter() {
-            let p = b.pos[d] & h;
-            if two(p) {
-                let a = p.trailing_zeros() as usize;
-                let z = 127 - p.leading_zeros() as usize;
-                conj[d][a] |= 1 << z;
-                conj[d][z] |= 1 << a;
-            }
-        }
+    for (d, conj) in conj.iter_mut().enumerate() {
+        digit_conjugates(b.pos[d], conj);
     }
     conj
+}
+
+/// Adds to `conj` (all empty) the conjugates of a digit whose places are `places`.
+fn digit_conjugates(places: Cells, conj: &mut [Cells; 81]) {
+    for h in HOUSES.iter() {
+        let p = places & h;
+        if two(p) {
+            let a = p.trailing_zeros() as usize;
+            let z = 127 - p.leading_zeros() as usize;
+            conj[a] |= 1 << z;
+            conj[z] |= 1 << a;
+        }
+    }
+}
+
+/// [`conjugates`] kept from one board to the next: a digit's depend only on its places, so only
+/// the digits whose places changed are refilled.
+pub(super) struct KeptConjugates {
+    conj: [[Cells; 81]; 9],
+    /// The places the conjugates are those of (none: no conjugates, as at the start).
+    pos: [Cells; 9],
+}
+
+impl KeptConjugates {
+    pub(super) fn new() -> Box<KeptConjugates> {
+        Box::new(KeptConjugates {
+            conj: [[0; 81]; 9],
+            pos: [0; 9],
+        })
+    }
+
+    /// The conjugates of `b`.
+    pub(super) fn of(&mut self, b: &Board) -> &[[Cells; 81]; 9] {
+        for d in 0..9 {
+            if self.pos[d] != b.pos[d] {
+                self.conj[d] = [0; 81];
+                digit_conjugates(b.pos[d], &mut self.conj[d]);
+                self.pos[d] = b.pos[d];
+            }
+        }
+        &self.conj
+    }
 }
 
 /// Slots of the fixed arrays indexed by node: a power of two above [`NODES`], so that an index
@@ -561,6 +595,22 @@ mod tests {
             }
         }
         seen
+    }
+
+    /// Conjugates kept state after state, along each golden path and from one path to the
+    /// next, are those computed afresh.
+    #[test]
+    fn kept_conjugates_are_fresh_conjugates() {
+        use crate::rate::tests::golden_paths;
+        let mut kept = KeptConjugates::new();
+        let mut states = 0;
+        for (_, path) in golden_paths() {
+            for (b, _) in &path {
+                assert_eq!(kept.of(b), &conjugates(b));
+                states += 1;
+            }
+        }
+        assert!(states > 100);
     }
 
     #[test]
