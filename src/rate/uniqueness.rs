@@ -33,7 +33,23 @@ struct LoopSearch<'a> {
     lk: bool,
 }
 
-impl LoopSearch<'_> {
+impl<'a> LoopSearch<'a> {
+    /// A walk over the cells `both` of `b`, its loops appended to `found` (emptied first).
+    fn new(b: &'a Board, both: Cells, lk: bool, mut found: Vec<([u8; MAX_LOOP], usize)>) -> Self {
+        found.clear();
+        LoopSearch {
+            b,
+            both,
+            path: [0; MAX_LOOP],
+            len: 0,
+            in_path: 0,
+            parity: [0; 2],
+            found,
+            truncated: false,
+            lk,
+        }
+    }
+
     /// SE's loop walk: from the current cell, through each house kind other than the one used
     /// to arrive (box, row, column), to cells holding both loop digits; at most two cells with
     /// extra candidates unless they all share one extra digit. A cell that sees a path cell
@@ -115,18 +131,7 @@ impl Walked {
         }
         // Invalid until the walk is complete (a walk cut short leaves no stale entry).
         self.valid = false;
-        let mut ls = LoopSearch {
-            b,
-            both,
-            path: [0; MAX_LOOP],
-            len: 0,
-            in_path: 0,
-            parity: [0; 2],
-            found: std::mem::take(&mut self.found),
-            truncated: false,
-            lk,
-        };
-        ls.found.clear();
+        let mut ls = LoopSearch::new(b, both, lk, std::mem::take(&mut self.found));
         ls.walk(start, 2, 0, usize::MAX, v);
         self.found = ls.found;
         self.truncated = ls.truncated;
@@ -723,17 +728,7 @@ mod tests {
 
     /// A fresh walk from `start` on `b`, nothing remembered.
     fn fresh_walk(b: &Board, start: usize, both: Cells, lk: bool) -> (Vec<Vec<u8>>, bool) {
-        let mut ls = LoopSearch {
-            b,
-            both,
-            path: [0; MAX_LOOP],
-            len: 0,
-            in_path: 0,
-            parity: [0; 2],
-            found: Vec::new(),
-            truncated: false,
-            lk,
-        };
+        let mut ls = LoopSearch::new(b, both, lk, Vec::new());
         ls.walk(start, 2, 0, usize::MAX, b.cand[start]);
         let found = ls.found.iter().map(|(p, n)| p[..*n].to_vec()).collect();
         (found, ls.truncated)
