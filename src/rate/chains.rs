@@ -10,10 +10,8 @@
 //! breadth-first, so each node is reached by a shortest chain, and a chain's complexity is its
 //! number of distinct nodes.
 
-use super::board::{
-    bit, cells, digits, holds, houses_of, two, two_digits, Board, Cells, HOUSES, PEERS,
-};
-use super::reach::{node, Reach};
+use super::board::{bit, cells, digits, holds, houses_of, two_digits, Board, Cells, HOUSES, PEERS};
+use super::reach::{node, KeptConjugates, Reach};
 use super::scale::{length_increment, Technique};
 use super::Step;
 
@@ -56,62 +54,51 @@ impl Pot {
 struct Links {
     /// `partner[d][c][k]`: the partner cell through house kind `KINDS[k]`, or 255.
     partner: [[[u8; 3]; 81]; 9],
-    /// `conj[d][c]`: all partners of a cell for a digit.
-    conj: [[Cells; 81]; 9],
+    /// `conj[d][c]`: all partners of a cell for a digit (`conj.strong()[d]`: the cells with
+    /// one).
+    conj: KeptConjugates,
     /// The cells with two candidates.
     biv: Cells,
-    /// `strong[d]`: the cells where digit `d` has a conjugate.
-    strong: [Cells; 9],
-    /// The places of each digit the links above are those of.
-    pos: [Cells; 9],
 }
 
 impl Links {
     fn new(b: &Board) -> Box<Links> {
         let mut l = Box::new(Links {
             partner: [[[255; 3]; 81]; 9],
-            conj: [[0; 81]; 9],
+            conj: KeptConjugates::EMPTY,
             biv: 0,
-            strong: [0; 9],
-            pos: [0; 9],
         });
         l.fill(b);
         l
     }
 
-    /// The links of `b`. A digit's links depend only on its places: a digit whose places are
-    /// those of the previous board keeps its links, the others clear only the entries of their
-    /// previous conjugates.
+    /// The links of `b`. A digit's links depend only on its places: only the digits whose
+    /// conjugates changed since the previous board get their partners again, clearing those of
+    /// their previous conjugates.
     fn fill(&mut self, b: &Board) {
         self.biv = b.bivalue();
-        for d in 0..9 {
-            if self.pos[d] == b.pos[d] {
-                continue;
-            }
-            for c in cells(self.strong[d]) {
+        let changed = self.conj.changed(b);
+        for d in (0..9).filter(|d| changed & 1 << d != 0) {
+            for c in cells(self.conj.strong()[d]) {
                 self.partner[d][c] = [255; 3];
-                self.conj[d][c] = 0;
             }
-            self.strong[d] = 0;
-            for h in 0..27 {
-                let p = b.pos[d] & HOUSES[h];
-                if two(p) {
-                    let a = p.trailing_zeros() as usize;
-                    let z = 127 - p.leading_zeros() as usize;
-                    let k = match h / 9 {
-                        2 => 0,
-                        0 => 1,
-                        _ => 2,
-                    };
-                    self.partner[d][a][k] = z as u8;
-                    self.partner[d][z][k] = a as u8;
-                    self.conj[d][a] |= 1 << z;
-                    self.conj[d][z] |= 1 << a;
-                    self.strong[d] |= p;
-                }
-            }
-            self.pos[d] = b.pos[d];
         }
+        let partner = &mut self.partner;
+        self.conj.refresh_with(b, |d, h, a, z| {
+            let k = match h / 9 {
+                2 => 0,
+                0 => 1,
+                _ => 2,
+            };
+            partner[d][a][k] = z as u8;
+            partner[d][z][k] = a as u8;
+        });
+    }
+
+    /// `strong[d]`: the cells where digit index `d` has a conjugate.
+    #[inline]
+    fn strong(&self) -> &[Cells; 9] {
+        self.conj.strong()
     }
 }
 
@@ -177,7 +164,7 @@ fn expand_on(b: &Board, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
 fn expand_off(b: &Board, l: &Links, front: &[Cells; 9], mode: Mode, out: &mut [Cells; 9]) {
     for d in 0..9 {
         // Only a cell where the digit has a conjugate links anywhere.
-        for c in cells(front[d] & l.strong[d]) {
+        for c in cells(front[d] & l.strong()[d]) {
             out[d] |= l.conj[d][c];
         }
     }
@@ -291,7 +278,7 @@ impl Walk {
         let mut live = [0u128; 9];
         for (d, v) in live.iter_mut().enumerate() {
             if mode.x {
-                *v |= l.strong[d];
+                *v |= l.strong()[d];
             }
             if mode.y {
                 *v |= l.biv & b.pos[d];
@@ -904,7 +891,7 @@ fn search(b: &Board, s: &mut Scratch) -> Option<Step> {
     arena.clear();
     seen.clear();
     // One graph with both link kinds serves every mode: a mode's chains are chains of it.
-    let shared = Reach::shared(b, Some(&l.conj));
+    let shared = Reach::shared(b, Some(l.conj.table()));
     let graph: &Reach = &shared;
     // Only a start whose negation it implies has a chain (of any length), in either mode.
     starts.clear();
@@ -1279,7 +1266,7 @@ mod tests {
                 let f = Links::new(b);
                 assert_eq!(l.partner, f.partner);
                 assert_eq!(l.conj, f.conj);
-                assert_eq!((l.biv, l.strong, l.pos), (f.biv, f.strong, f.pos));
+                assert_eq!((l.biv, l.strong()), (f.biv, f.strong()));
                 states += 1;
             }
         }

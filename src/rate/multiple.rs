@@ -72,7 +72,7 @@ thread_local! {
 
 thread_local! {
     /// The conjugates of the last board searched on this thread.
-    static CONJUGATES: RefCell<Box<KeptConjugates>> = RefCell::new(KeptConjugates::new());
+    static CONJUGATES: RefCell<Box<KeptConjugates>> = RefCell::new(Box::new(KeptConjugates::EMPTY));
 }
 
 /// Why the closures cannot decide a search.
@@ -263,7 +263,7 @@ fn search(
     conj: &[[Cells; 81]; 9],
     cl: &mut Closures,
 ) -> Result<Option<Step>, Undecided> {
-    let reach = Reach::shared(b, None);
+    let reach = Reach::shared(b, Some(conj));
     let base = Technique::MultipleForcingChain.base();
     let mut best = Best {
         key: (u16::MAX, 0, 0),

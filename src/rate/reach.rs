@@ -231,43 +231,103 @@ pub(super) fn conjugates(b: &Board) -> [[Cells; 81]; 9] {
 
 /// Adds to `conj` (all empty) the conjugates of a digit whose places are `places`.
 fn digit_conjugates(places: Cells, conj: &mut [Cells; 81]) {
-    for h in HOUSES.iter() {
-        let p = places & h;
-        if two(p) {
-            let a = p.trailing_zeros() as usize;
-            let z = 127 - p.leading_zeros() as usize;
-            conj[a] |= 1 << z;
-            conj[z] |= 1 << a;
-        }
+    for (_, a, z) in conjugate_pairs(places) {
+        conj[a] |= 1 << z;
+        conj[z] |= 1 << a;
     }
 }
 
+/// The houses (index into [`HOUSES`], in order) where a digit whose places are `places` has
+/// exactly two, with those two cells (the lower first).
+fn conjugate_pairs(places: Cells) -> impl Iterator<Item = (usize, usize, usize)> {
+    HOUSES.iter().enumerate().filter_map(move |(h, house)| {
+        let p = places & house;
+        two(p).then(|| {
+            let (a, z) = (
+                p.trailing_zeros() as usize,
+                127 - p.leading_zeros() as usize,
+            );
+            (h, a, z)
+        })
+    })
+}
+
 /// [`conjugates`] kept from one board to the next: a digit's depend only on its places, so only
-/// the digits whose places changed are refilled.
+/// the digits whose places changed are refilled, clearing only their previous conjugates.
+/// Indexed by digit (`0..9`) like the table.
+#[derive(Debug, PartialEq)]
 pub(super) struct KeptConjugates {
     conj: [[Cells; 81]; 9],
+    /// `strong[d]`: the cells with a conjugate for digit index `d`.
+    strong: [Cells; 9],
     /// The places the conjugates are those of (none: no conjugates, as at the start).
     pos: [Cells; 9],
 }
 
 impl KeptConjugates {
-    pub(super) fn new() -> Box<KeptConjugates> {
-        Box::new(KeptConjugates {
-            conj: [[0; 81]; 9],
-            pos: [0; 9],
-        })
+    /// No places, no conjugates.
+    pub(super) const EMPTY: KeptConjugates = KeptConjugates {
+        conj: [[0; 81]; 9],
+        strong: [0; 9],
+        pos: [0; 9],
+    };
+
+    /// The digits (bit `d` for index `d`) whose places differ on `b` from the last board
+    /// refreshed.
+    pub(super) fn changed(&self, b: &Board) -> u16 {
+        (0..9).fold(0, |m, d| m | u16::from(self.pos[d] != b.pos[d]) << d)
+    }
+
+    /// Refills the conjugates of the digits whose places differ on `b`, handing each new pair
+    /// to `pair` as (digit index, house, lower cell, higher cell).
+    pub(super) fn refresh_with(
+        &mut self,
+        b: &Board,
+        mut pair: impl FnMut(usize, usize, usize, usize),
+    ) {
+        for d in 0..9 {
+            if self.pos[d] == b.pos[d] {
+                continue;
+            }
+            for c in cells(self.strong[d]) {
+                self.conj[d][c] = 0;
+            }
+            let mut strong = 0;
+            for (h, a, z) in conjugate_pairs(b.pos[d]) {
+                self.conj[d][a] |= 1 << z;
+                self.conj[d][z] |= 1 << a;
+                strong |= 1 << a | 1 << z;
+                pair(d, h, a, z);
+            }
+            self.strong[d] = strong;
+            self.pos[d] = b.pos[d];
+        }
+    }
+
+    /// The table of the last board refreshed.
+    #[inline]
+    pub(super) fn table(&self) -> &[[Cells; 81]; 9] {
+        &self.conj
+    }
+
+    /// The cells with a conjugate for each digit index, on the last board refreshed.
+    #[inline]
+    pub(super) fn strong(&self) -> &[Cells; 9] {
+        &self.strong
     }
 
     /// The conjugates of `b`.
     pub(super) fn of(&mut self, b: &Board) -> &[[Cells; 81]; 9] {
-        for d in 0..9 {
-            if self.pos[d] != b.pos[d] {
-                self.conj[d] = [0; 81];
-                digit_conjugates(b.pos[d], &mut self.conj[d]);
-                self.pos[d] = b.pos[d];
-            }
-        }
+        self.refresh_with(b, |_, _, _, _| {});
         &self.conj
+    }
+}
+
+impl std::ops::Index<usize> for KeptConjugates {
+    type Output = [Cells; 81];
+    #[inline]
+    fn index(&self, d: usize) -> &[Cells; 81] {
+        &self.conj[d]
     }
 }
 
@@ -602,7 +662,7 @@ mod tests {
     #[test]
     fn kept_conjugates_are_fresh_conjugates() {
         use crate::rate::tests::golden_paths;
-        let mut kept = KeptConjugates::new();
+        let mut kept = Box::new(KeptConjugates::EMPTY);
         let mut states = 0;
         for (_, path) in golden_paths() {
             for (b, _) in &path {
