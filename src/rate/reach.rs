@@ -499,12 +499,6 @@ impl Work {
         debug_assert!(self.succ[..k].iter().all(|&s| (s as usize) < n));
     }
 
-    /// The successors of dense node `m`.
-    #[cfg(test)]
-    fn successors(&self, m: usize) -> &[u16] {
-        &self.succ[self.start[m & MASK] as usize..self.start[(m + 1) & MASK] as usize]
-    }
-
     /// Whether dense node `m` has no links out.
     #[inline]
     fn sink(&self, m: usize) -> bool {
@@ -641,16 +635,42 @@ impl Work {
 mod tests {
     use super::*;
 
-    /// Reachability by plain breadth-first search, one start at a time.
-    fn bfs(g: &Work, from: usize) -> Vec<bool> {
+    /// The links out of node `n` of `b`, from their definition: "off" turns on the digit's
+    /// only other place in a house and a bivalue cell's other candidate; "on" turns off the
+    /// digit's other places among the cell's peers and the cell's other candidates.
+    fn links(b: &Board, n: usize) -> Vec<usize> {
+        let (c, d, on) = (n / 18, (n / 2 % 9) as u8 + 1, n % 2 == 1);
+        let places = b.pos[d as usize - 1];
+        let others = b.cand[c] & !(1 << (d - 1));
+        let mut out = Vec::new();
+        if on {
+            out.extend(cells(PEERS[c] & places).map(|o| node(o, d, false)));
+            out.extend(digits(others).map(|e| node(c, e, false)));
+        } else {
+            for h in HOUSES.iter().filter(|h| *h >> c & 1 == 1) {
+                if two(places & h) && places >> c & 1 == 1 {
+                    out.extend(cells(places & h & !(1 << c)).map(|o| node(o, d, true)));
+                }
+            }
+            if others.count_ones() == 1 {
+                out.extend(digits(others).map(|e| node(c, e, true)));
+            }
+        }
+        out
+    }
+
+    /// Reachability by plain breadth-first search over [`links`], one start at a time: the
+    /// nodes (dense indexes of `g`) reached from dense node `from`.
+    fn bfs(b: &Board, g: &Work, from: usize) -> Vec<bool> {
         let mut seen = vec![false; g.n];
         let mut queue = vec![from];
         seen[from] = true;
-        while let Some(n) = queue.pop() {
-            for &s in g.successors(n) {
-                if !seen[s as usize] {
-                    seen[s as usize] = true;
-                    queue.push(s as usize);
+        while let Some(i) = queue.pop() {
+            for s in links(b, g.node[i] as usize) {
+                let s = g.id[s] as usize;
+                if !seen[s] {
+                    seen[s] = true;
+                    queue.push(s);
                 }
             }
         }
@@ -688,7 +708,7 @@ mod tests {
             g.graph(&b, &conj);
             let r = Reach::new(&b);
             let back: Vec<usize> = (0..NODES).filter(|&n| g.id[n] != NONE).collect();
-            let all: Vec<Vec<bool>> = (0..g.n).map(|n| bfs(&g, n)).collect();
+            let all: Vec<Vec<bool>> = (0..g.n).map(|n| bfs(&b, &g, n)).collect();
             let mut linked = 0;
             for (i, &a) in back.iter().enumerate() {
                 for (j, &z) in back.iter().enumerate() {
