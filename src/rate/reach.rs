@@ -648,7 +648,7 @@ mod tests {
             out.extend(digits(others).map(|e| node(c, e, false)));
         } else {
             for h in HOUSES.iter().filter(|h| *h >> c & 1 == 1) {
-                if two(places & h) && places >> c & 1 == 1 {
+                if two(places & h) {
                     out.extend(cells(places & h & !(1 << c)).map(|o| node(o, d, true)));
                 }
             }
@@ -659,8 +659,8 @@ mod tests {
         out
     }
 
-    /// Reachability by plain breadth-first search over [`links`], one start at a time: the
-    /// nodes (dense indexes of `g`) reached from dense node `from`.
+    /// Reachability by a plain search over [`links`], one start at a time: the nodes (dense
+    /// indexes of `g`) reached from dense node `from`.
     fn bfs(b: &Board, g: &Work, from: usize) -> Vec<bool> {
         let mut seen = vec![false; g.n];
         let mut queue = vec![from];
