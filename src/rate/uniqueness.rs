@@ -102,42 +102,54 @@ impl<'a> LoopSearch<'a> {
     }
 }
 
-/// The last loop walk from one start cell and what it read. A walk reads only its start, the
-/// loop digits `v` (the start's candidates), the cells holding both (`both`) and the other
-/// digits of those cells (the extra digits it counts), all in `pos[d] & both`: when these are
-/// as they were, the walk finds the same loops in the same order, so it is not walked again.
-/// Along a path most steps change none of them for most starts.
+/// The cells holding both loop digits `v` (a bivalue cell's candidates).
+fn holding_both(b: &Board, v: u16) -> Cells {
+    digits(v).fold(b.empty, |m, d| m & b.pos[d as usize - 1])
+}
+
+/// What a loop walk from one start cell reads of its board: its start, the loop digits (the
+/// start's candidates), the cells holding both (`both`) and the other digits of those cells
+/// (the extra digits it counts). All of it is `pos[d] & both` for the nine digits: the start
+/// is one of `both`, so the digits whose places hold it are the loop digits.
+fn walk_input(b: &Board, both: Cells) -> [Cells; 9] {
+    std::array::from_fn(|d| b.pos[d] & both)
+}
+
+/// The last loop walk from one start cell and what it read ([`walk_input`]): when that is as
+/// it was, the walk finds the same loops in the same order, so it is not walked again. Along
+/// a path most steps change none of it for most starts.
 #[derive(Default)]
 struct Walked {
     /// Whether a walk was recorded, with lkSudoku's fix or not.
     valid: bool,
     lk: bool,
-    /// The loop digits.
-    v: u16,
-    /// `pos[d] & both` of the board walked, for each digit (those of `v` are `both`).
     read: [Cells; 9],
     found: Vec<([u8; MAX_LOOP], usize)>,
     truncated: bool,
 }
 
 impl Walked {
+    /// Whether this is the walk, with lkSudoku's fix or not (`lk`), of a start whose walk
+    /// reads `read`.
+    fn remembers(&self, read: &[Cells; 9], lk: bool) -> bool {
+        self.valid && self.lk == lk && self.read == *read
+    }
+
     /// The loops of the walk from `start` on `b` (`both`: the cells holding both of its
     /// digits), walked again only when what the walk reads has changed.
     fn walk(&mut self, b: &Board, start: usize, both: Cells, lk: bool) -> &Walked {
-        let read: [Cells; 9] = std::array::from_fn(|d| b.pos[d] & both);
-        let v = b.cand[start];
-        if self.valid && self.lk == lk && self.v == v && self.read == read {
+        let read = walk_input(b, both);
+        if self.remembers(&read, lk) {
             return self;
         }
         // Invalid until the walk is complete (a walk cut short leaves no stale entry).
         self.valid = false;
         let mut ls = LoopSearch::new(b, both, lk, std::mem::take(&mut self.found));
-        ls.walk(start, 2, 0, usize::MAX, v);
+        ls.walk(start, 2, 0, usize::MAX, b.cand[start]);
         self.found = ls.found;
         self.truncated = ls.truncated;
         self.read = read;
         self.lk = lk;
-        self.v = v;
         self.valid = true;
         self
     }
@@ -215,10 +227,7 @@ fn loops(b: &Board, changed: &Changed, lk: bool) -> (Option<Step>, bool) {
     WALKS.with_borrow_mut(|walks| {
         for start in cells(biv) {
             let v = b.cand[start];
-            let mut both = b.empty;
-            for d in digits(v) {
-                both &= b.pos[d as usize - 1];
-            }
+            let both = holding_both(b, v);
             if count(both) < 4 || (both | 1 << start) & near == 0 {
                 continue;
             }
@@ -745,17 +754,14 @@ mod tests {
                 // Both flavours on each state, so that a walk remembered for one meets the other.
                 for lk in [false, true] {
                     for start in cells(b.bivalue()) {
-                        let v = b.cand[start];
-                        let both = digits(v).fold(b.empty, |m, d| m & b.pos[d as usize - 1]);
+                        let both = holding_both(b, b.cand[start]);
                         if count(both) < 4 {
                             continue;
                         }
                         let want = fresh_walk(b, start, both, lk);
                         let got = WALKS.with_borrow_mut(|walks| {
                             let w = &mut walks[start];
-                            let read: [Cells; 9] = std::array::from_fn(|d| b.pos[d] & both);
-                            reused +=
-                                (w.valid && w.lk == lk && w.v == v && w.read == read) as usize;
+                            reused += w.remembers(&walk_input(b, both), lk) as usize;
                             let w = w.walk(b, start, both, lk);
                             let found = w.found.iter().map(|(p, n)| p[..*n].to_vec()).collect();
                             (found, w.truncated)
