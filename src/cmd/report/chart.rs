@@ -9,7 +9,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{Comparison, ComparisonRow};
+use super::{Cell, Comparison, ComparisonRow};
 use crate::cmd::bench::BenchMode;
 use crate::error::{Error, Result};
 use crate::SolverKind;
@@ -252,7 +252,13 @@ struct ChartData<'a> {
     datasets: Vec<&'a str>,
     series: Vec<Series>,
     machines: Vec<usize>,
+    /// The configurations measured as not `ok` (timed out, wrong, failed, skipped), which
+    /// have no bar: one note each, listed under the legends.
+    unmeasured: Vec<String>,
 }
+
+/// At most this many notes on configurations without a bar; the rest are counted.
+const MAX_NOTES: usize = 6;
 
 impl<'a> ChartData<'a> {
     fn of(comparison: &'a Comparison) -> Self {
@@ -274,13 +280,55 @@ impl<'a> ChartData<'a> {
                     .any(|r| r.cells.get(m).and_then(|c| c.rate()).is_some())
             })
             .collect();
+        let several = comparison.machines.len() > 1;
+        let modes = comparison.rows.iter().any(|r| r.mode != comparison.rows[0].mode);
+        let mut unmeasured = Vec::new();
+        for row in &comparison.rows {
+            for (m, cell) in row.cells.iter().enumerate() {
+                if let Cell::NotMeasured(status) = cell {
+                    let mode = if modes {
+                        format!(" · {}", row.mode)
+                    } else {
+                        String::new()
+                    };
+                    let machine = if several {
+                        format!(" on {}", comparison.machines[m].label())
+                    } else {
+                        String::new()
+                    };
+                    let plural = if row.threads == 1 { "" } else { "s" };
+                    unmeasured.push(format!(
+                        "{} · {}{mode} · {} thread{plural}{machine}: {status}",
+                        row.dataset, row.solver, row.threads
+                    ));
+                }
+            }
+        }
         ChartData {
             comparison,
             rows,
             datasets,
             series,
             machines,
+            unmeasured,
         }
+    }
+
+    /// The note lines on configurations without a bar: up to [`MAX_NOTES`], then a count.
+    fn notes(&self) -> Vec<String> {
+        let mut notes: Vec<String> = self
+            .unmeasured
+            .iter()
+            .take(MAX_NOTES)
+            .map(|n| format!("not measured: {n}"))
+            .collect();
+        if self.unmeasured.len() > MAX_NOTES {
+            notes.push(format!(
+                "and {} more not measured (see the table)",
+                self.unmeasured.len() - MAX_NOTES
+            ));
+        }
+        notes
     }
 
     /// Machine `m`'s legend text, marked as the baseline when there are several.
@@ -316,6 +364,8 @@ struct Layout {
     cells: Vec<(usize, usize)>,
     column_width: f64,
     series_lines: i32,
+    /// Where the notes on configurations without a bar start.
+    notes_top: i32,
 }
 
 impl Layout {
@@ -337,9 +387,11 @@ impl Layout {
         } else {
             1
         } as i32;
+        let notes_top = LEGEND_TOP + (series_lines + machine_lines) * LINE_HEIGHT + 8;
+        let notes = data.notes().len() as i32;
         Layout {
             width,
-            height: LEGEND_TOP + (series_lines + machine_lines) * LINE_HEIGHT + 8 + MARGIN,
+            height: notes_top + notes * LINE_HEIGHT + MARGIN,
             plot_right,
             plot_width: f64::from(plot_right - PLOT_LEFT),
             offsets,
@@ -347,6 +399,7 @@ impl Layout {
             cells,
             column_width: f64::from(width - 2 * MARGIN) / columns as f64,
             series_lines,
+            notes_top,
         }
     }
 }
@@ -561,12 +614,28 @@ fn draw(
             AXIS_TEXT,
             centre_top(),
         )?;
-        return Ok(());
+    } else {
+        let axis = RateAxis::new(data, log);
+        draw_rate_axis(canvas, layout, &axis)?;
+        draw_bars(canvas, data, layout, &axis)?;
+        draw_legends(canvas, data, layout)?;
     }
-    let axis = RateAxis::new(data, log);
-    draw_rate_axis(canvas, layout, &axis)?;
-    draw_bars(canvas, data, layout, &axis)?;
-    draw_legends(canvas, data, layout)
+    draw_notes(canvas, data, layout)
+}
+
+/// The notes on configurations measured as not `ok`, which have no bar, under the legends.
+fn draw_notes(canvas: &Canvas<'_>, data: &ChartData<'_>, layout: &Layout) -> Result<()> {
+    let width = f64::from(layout.width - 2 * MARGIN);
+    for (k, note) in data.notes().iter().enumerate() {
+        canvas.text(
+            &fit(note, LEGEND_PX, width),
+            (MARGIN, layout.notes_top + k as i32 * LINE_HEIGHT),
+            LEGEND_PX,
+            AXIS_TEXT,
+            left_top(),
+        )?;
+    }
+    Ok(())
 }
 
 /// The rate axis: its name above it, minor grid lines on a log scale, and the horizontal grid
