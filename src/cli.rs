@@ -663,8 +663,9 @@ pub struct MergeArgs {
 
     /// A shard's JSON summary (`solve --summary`); repeat for each shard. Gives the combined
     /// summary its solver, threads (summed) and wall time (the longest shard's) when some shard
-    /// has no sidecar (FILE.run.json, which gives them otherwise; then only the puzzle counts
-    /// are checked). Not used for `rate` shards.
+    /// has no sidecar (FILE.run.json, which gives them otherwise). Their puzzle counts must
+    /// add up to the shards' rows (refused otherwise, before anything is written). Not used
+    /// for `rate` shards.
     #[arg(long = "shard-summary", value_name = "JSON")]
     pub shard_summaries: Vec<PathBuf>,
 
@@ -714,6 +715,18 @@ fn parse_seconds(text: &str) -> Result<Seconds, String> {
         .map_err(|_| format!("{text:?} is not a duration in seconds"))
 }
 
+/// Parses a timeout in seconds: at least a millisecond (a zero timeout would kill every
+/// pass at once).
+fn parse_timeout(text: &str) -> Result<Seconds, String> {
+    let seconds = parse_seconds(text)?;
+    if seconds.0 < Duration::from_millis(1) {
+        return Err(format!(
+            "{text:?} is below the least timeout, 0.001 seconds"
+        ));
+    }
+    Ok(seconds)
+}
+
 /// Parses a count of at least 1.
 fn parse_positive(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
@@ -759,12 +772,14 @@ pub struct BenchArgs {
     #[arg(long)]
     pub allow_oversubscribe: bool,
 
-    /// Warm-up time per configuration, seconds.
+    /// Warm-up time per configuration of our solvers, seconds (an --external program gets
+    /// no warm-up: each of its --runs passes is a whole process).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds,
           default_value_t = Seconds(BenchConfig::DEFAULT_WARMUP))]
     pub warmup: Seconds,
 
-    /// Least total time of the timed passes per configuration, seconds.
+    /// Least total time of the timed passes per configuration of our solvers, seconds (an
+    /// --external program runs exactly --runs passes).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds,
           default_value_t = Seconds(BenchConfig::DEFAULT_MIN_TIME))]
     pub min_time: Seconds,
@@ -774,9 +789,10 @@ pub struct BenchArgs {
           default_value_t = BenchConfig::DEFAULT_RUNS)]
     pub runs: usize,
 
-    /// Skip a solver on a dataset when one pass (the single-thread check pass, or any warm-up
-    /// or timed pass) takes longer than this, seconds (reported as `skipped`; keeps slow
-    /// solvers like `naive` from stalling the suite).
+    /// Skip one of our solvers on a dataset when one pass (the single-thread check pass, or
+    /// any warm-up or timed pass) takes longer than this, seconds (reported as `skipped`;
+    /// keeps slow solvers like `naive` from stalling the suite). An --external program is
+    /// bounded by --external-timeout instead.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds,
           default_value_t = Seconds(BenchConfig::DEFAULT_MAX_PASS))]
     pub max_pass: Seconds,
@@ -792,12 +808,15 @@ pub struct BenchArgs {
     /// Also time another program on the same (permuted) puzzles: `sh -c COMMAND` reads one
     /// puzzle a line on stdin and prints one solution a line (the last 81-character token of a
     /// line is taken); every solution is checked, and its rate (puzzles over the whole process's
-    /// wall time, median of --runs passes) is a row beside ours. Repeatable.
+    /// wall time, median of --runs passes) is a row beside ours. Its row's `threads` is 1 and
+    /// its mode that of the run: the program's own threads are whatever its command sets.
+    /// Repeatable.
     #[arg(long, value_name = "NAME=COMMAND")]
     pub external: Vec<crate::cmd::bench::external::External>,
 
-    /// Kill an external program after this many seconds per pass (row status `timeout`).
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, default_value = "60")]
+    /// Kill an external program after this many seconds per pass (row status `timeout`; at
+    /// least 0.001).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_timeout, default_value = "60")]
     pub external_timeout: Seconds,
 
     /// Seed of the random equivalence transforms applied to the puzzles on every pass.

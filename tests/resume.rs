@@ -1811,6 +1811,20 @@ fn shards_merged_equal_one_run() {
         3 * a["threads"].as_u64().unwrap()
     );
     assert!(b["multiple"].as_u64().unwrap() > 0 && b["invalid"].as_u64().unwrap() >= 2);
+    // Summaries that do not count the shards' rows (one left out) are refused before
+    // anything is written.
+    let refused = dir.path().join("refused.csv");
+    bin()
+        .arg("merge")
+        .args(&outs)
+        .arg("-o")
+        .arg(&refused)
+        .args(["--shard-summary".as_ref(), jsons[0].as_os_str()])
+        .args(["--shard-summary".as_ref(), jsons[1].as_os_str()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the --shard-summary files count"));
+    assert!(!refused.exists() && !dir.path().join("refused.csv.partial").exists());
     // A missing shard is reported, not silently merged.
     bin()
         .arg("merge")

@@ -1123,6 +1123,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     let statuses: Vec<(u8, &str)> = Status::ALL.iter().map(|s| (s.code(), s.as_str())).collect();
     m.add("STATUSES", statuses)?;
+    // `rate`'s own codes and words: `RATE_RATED`, ..., `RATE_GAVE_UP`, and `RATE_STATUSES`.
+    for status in RateStatus::ALL {
+        let name = format!("RATE_{}", status.as_str().to_ascii_uppercase());
+        m.add(name.as_str(), status.code())?;
+    }
     let rate_statuses: Vec<(u8, &str)> = RateStatus::ALL
         .iter()
         .map(|s| (s.code(), s.as_str()))

@@ -698,6 +698,54 @@ def test_explain_gives_the_path_behind_the_rating_and_the_clis_words(tmp_path):
         sb.explain([chosen[0][0], chosen[1][0]])
 
 
+def test_rate_status_constants_are_rates_own_codes():
+    # rate's codes are RateStatus's, not solve's: a gave_up row is RATE_GAVE_UP.
+    p = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+    r = sb.rate([p], max_er=1)
+    assert r.status_words() == ["gave_up"]
+    assert r.status.tolist() == [sb.RATE_GAVE_UP]
+    assert (r.status == sb.RATE_GAVE_UP).all()
+    rated = sb.rate([CLASSIC, UNSOLVABLE_P, EMPTY, "junk"])
+    assert rated.status.tolist() == [
+        sb.RATE_RATED, sb.RATE_UNSOLVABLE, sb.RATE_MULTIPLE, sb.RATE_INVALID
+    ]
+    names = {
+        sb.RATE_RATED: "rated",
+        sb.RATE_UNSOLVABLE: "unsolvable",
+        sb.RATE_MULTIPLE: "multiple",
+        sb.RATE_INVALID: "invalid",
+        sb.RATE_GAVE_UP: "gave_up",
+    }
+    assert names == sb.RATE_STATUS_NAMES
+    for const in ("RATE_RATED", "RATE_UNSOLVABLE", "RATE_MULTIPLE", "RATE_INVALID", "RATE_GAVE_UP"):
+        assert const in sb.__all__
+        assert sb.RATE_STATUS_NAMES[getattr(sb, const)] == const[len("RATE_"):].lower()
+    # The codes people script against are unchanged.
+    assert sb.RATE_STATUS_NAMES == {
+        0: "rated", 1: "unsolvable", 2: "multiple", 3: "invalid", 4: "gave_up"
+    }
+
+
+def test_rate_to_pandas_takes_the_index_of_the_puzzles_frame():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"puzzle": [CLASSIC, "junk", EMPTY, CLASSIC]}, index=[5, 10, 20, 30])
+    df = df[df.index >= 10]
+    res = sb.rate(df["puzzle"])
+    # By default 0 .. N-1, as before.
+    assert res.to_pandas().index.tolist() == [0, 1, 2]
+    out = res.to_pandas(index=df.index)
+    assert out.index.tolist() == [10, 20, 30]
+    joined = pd.concat([df, out], axis=1)
+    assert len(joined) == 3
+    assert joined["status"].tolist() == ["invalid", "multiple", "rated"]
+    assert joined.loc[30, "er"] == res.er[2]
+    assert str(out["steps"].dtype) == "Int32"
+    # No rows: an empty index is fine; a length that does not match is a ValueError.
+    assert len(sb.rate([]).to_pandas(index=pd.RangeIndex(0))) == 0
+    with pytest.raises(ValueError, match="index: expected 3 labels"):
+        res.to_pandas(index=[1, 2])
+
+
 def test_rate_steps_are_minus_one_where_there_is_no_rating():
     pd = pytest.importorskip("pandas")
     r = sb.rate([CLASSIC, EMPTY, "junk", UNSOLVABLE_P, CLASSIC_SOL, CLASSIC], max_er=None)
@@ -954,8 +1002,11 @@ def test_generate_errors():
     assert 1.0 <= sb.rate(made.puzzle_strings()).er[0] <= 2.0
     with pytest.raises(ValueError, match="er: expected a pair"):
         sb.generate(1, seed=1, er=(1.0, 2.0, 3.0))
-    with pytest.raises(ValueError, match="give er too"):
-        sb.generate(1, seed=1, scale="sukaku")
+    # scale= goes with er= or difficulty= (the CLI's --scale requires --er or --difficulty).
+    with pytest.raises(ValueError, match="give er or difficulty too"):
+        sb.generate(2, seed=1, scale="sukaku")
+    easy = sb.generate(2, seed=1, scale="sukaku", difficulty="easy", threads=1)
+    assert sb.rate(easy.puzzles, scale="sukaku").er.max() < 1.5
     # A rating as numpy holds it (float32, 4.2 is 4.1999998...) is the tenth it shows: the
     # one-tenth range 4.2..4.2 holds a rating.
     made = sb.generate(1, seed=1, er=(np.float32(4.2), np.float32(4.2)), threads=1)

@@ -290,6 +290,18 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
     refuse_edited(&config.inputs, &sidecars)?;
     incomplete.extend(shards.iter().flat_map(ShardReader::cut_off));
     incomplete.extend(rows_unlike_sidecars(&shards, &sidecars));
+    if !shard_summaries.is_empty() {
+        // Summaries of another run would lend the combined summary its solver, threads and
+        // wall time: refused before anything is written.
+        let claimed: u64 = shard_summaries.iter().map(|s| s.puzzles).sum();
+        let rows = merged_rows.tally.puzzles();
+        if claimed != rows {
+            return Err(Error::Usage(format!(
+                "the --shard-summary files count {claimed} puzzles but the shards' rows hold \
+                 {rows}: are they the summaries of these shards' runs?"
+            )));
+        }
+    }
     if !complete_output(config, output, &merged_rows.unwritten, &incomplete)? {
         return Ok(nothing_written(notes, incomplete));
     }
@@ -306,15 +318,6 @@ pub fn run(config: &MergeConfig) -> Result<MergeReport> {
              or incomplete",
             expected.saturating_sub(1)
         ));
-    }
-    if !shard_summaries.is_empty() {
-        let claimed: u64 = shard_summaries.iter().map(|s| s.puzzles).sum();
-        if claimed != merged.summary.puzzles {
-            notes.push(format!(
-                "warning: the shard summaries count {claimed} puzzles but the rows hold {}",
-                merged.summary.puzzles
-            ));
-        }
     }
     for problem in &incomplete {
         notes.push(format!(

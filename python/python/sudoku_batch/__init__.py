@@ -26,6 +26,11 @@ __all__ = [
     "MISMATCH",
     "GAVE_UP",
     "STATUS_NAMES",
+    "RATE_RATED",
+    "RATE_UNSOLVABLE",
+    "RATE_MULTIPLE",
+    "RATE_INVALID",
+    "RATE_GAVE_UP",
     "RATE_STATUS_NAMES",
     "SCALES",
     "DIFFICULTIES",
@@ -62,8 +67,22 @@ GAVE_UP: int = _native.GAVE_UP
 
 #: Status code -> the CLI's status word (from the library).
 STATUS_NAMES = dict(_native.STATUSES)
-#: :func:`rate` status code -> the CLI ``rate`` status word: rated, unsolvable, multiple,
-#: invalid, gave_up.
+
+# :func:`rate`'s status codes (the library's ``RateStatus``): not the same numbers as
+# :func:`solve`'s above, so compare ``RateResult.status`` with these.
+#: :func:`rate`: the puzzle has exactly one solution and was rated.
+RATE_RATED: int = _native.RATE_RATED
+#: :func:`rate`: the puzzle has no solution (no rating).
+RATE_UNSOLVABLE: int = _native.RATE_UNSOLVABLE
+#: :func:`rate`: the puzzle has two or more solutions (no rating).
+RATE_MULTIPLE: int = _native.RATE_MULTIPLE
+#: :func:`rate`: not a puzzle, or clues that contradict each other (no rating).
+RATE_INVALID: int = _native.RATE_INVALID
+#: :func:`rate`: ``max_er`` or ``timeout_ms`` was reached: the rating so far is a lower bound.
+RATE_GAVE_UP: int = _native.RATE_GAVE_UP
+#: :func:`rate` status code -> the CLI ``rate`` status word: ``RATE_RATED`` -> rated,
+#: ``RATE_UNSOLVABLE`` -> unsolvable, ``RATE_MULTIPLE`` -> multiple, ``RATE_INVALID`` ->
+#: invalid, ``RATE_GAVE_UP`` -> gave_up.
 RATE_STATUS_NAMES = dict(_native.RATE_STATUSES)
 # A call still running in a daemon thread when the interpreter exits must not take the GIL back
 # (CPython would end the thread inside Rust code): the hook tells it, before that can happen.
@@ -277,7 +296,8 @@ class SolveResult:
 
     Attributes:
         solutions: ``(N, 81)`` ``uint8``, the solution of each ``SOLVED`` row, zeros elsewhere.
-        status: ``(N,)`` ``uint8``, one of ``SOLVED``, ``UNSOLVABLE``, ``MULTIPLE``, ``INVALID``.
+        status: ``(N,)`` ``uint8``, one of ``SOLVED``, ``UNSOLVABLE``, ``MULTIPLE``, ``INVALID``,
+            ``MISMATCH``, ``GAVE_UP`` (words in :data:`STATUS_NAMES`).
         guesses: ``(N,)`` ``uint64``, branch points the search tried.
         solve_ns: ``(N,)`` ``uint64``, nanoseconds in the solver.
         message: list of ``str``, why a row is not ``SOLVED`` ("" for solved rows).
@@ -329,10 +349,11 @@ class SolveResult:
         return f"SolveResult({len(self)} rows: {self.counts()})"
 
 
-def _frame(pd, columns, text):
-    """A DataFrame of ``columns`` whose ``text`` columns hold strings even with no row (pandas
-    infers float64 for an empty list; strings get the dtype pandas gives text)."""
-    frame = pd.DataFrame(columns)
+def _frame(pd, columns, text, index=None):
+    """A DataFrame of ``columns`` (on ``index``, when given) whose ``text`` columns hold strings
+    even with no row (pandas infers float64 for an empty list; strings get the dtype pandas
+    gives text)."""
+    frame = pd.DataFrame(columns, index=index)
     if len(frame) == 0:
         frame = frame.astype({name: str for name in text})
     return frame
@@ -396,7 +417,9 @@ class RateResult:
         technique: list of ``str``, the hardest technique's name ("" where none).
         steps: ``(N,)`` ``int32``, steps on the solving path; -1 where not rated (the CLI's
             empty ``steps`` cell; 0 is a rated puzzle that needed none, a full grid).
-        status: ``(N,)`` ``uint8``, a code of :data:`RATE_STATUS_NAMES`.
+        status: ``(N,)`` ``uint8``, one of ``RATE_RATED``, ``RATE_UNSOLVABLE``,
+            ``RATE_MULTIPLE``, ``RATE_INVALID``, ``RATE_GAVE_UP`` (words in
+            :data:`RATE_STATUS_NAMES`); not :func:`solve`'s codes (``SOLVED``, ``GAVE_UP``...).
         rate_ns: ``(N,)`` ``uint64``, nanoseconds spent proving and rating.
         message: list of ``str``, why a row is not ``rated`` ("" for rated rows).
     """
@@ -425,16 +448,26 @@ class RateResult:
         values, counts = np.unique(self.status, return_counts=True)
         return {RATE_STATUS_NAMES[int(v)]: int(c) for v, c in zip(values, counts)}
 
-    def to_pandas(self):
+    def to_pandas(self, index=None):
         """A DataFrame with columns er, ep, ed, technique, steps, status (str), rate_ns, message.
 
         Where a row is not rated, er/ep/ed are NaN and steps is missing (``<NA>``, pandas'
         nullable ``Int32``), so ``to_csv`` leaves the cells empty as ``sudoku-batch rate`` does.
+
+        ``index``: the frame's index (one label per row), by default ``0 .. N-1``. Give the
+        index of the frame the puzzles came from, ``rate(df["puzzle"]).to_pandas(index=df.index)``,
+        to put the columns next to it with ``pd.concat([df, ...], axis=1)`` when ``df`` was
+        filtered or sorted (its index not ``0 .. N-1``).
+
+        Raises:
+            ValueError: ``index`` does not have one label per row.
         """
         try:
             import pandas as pd
         except ImportError as e:  # pragma: no cover - depends on the environment
             raise ImportError("to_pandas() needs pandas: pip install pandas") from e
+        if index is not None and len(index) != len(self):
+            raise ValueError(f"index: expected {len(self)} labels (one per row), got {len(index)}")
         return _frame(
             pd,
             {
@@ -448,6 +481,7 @@ class RateResult:
                 "message": self.message,
             },
             ("technique", "status", "message"),
+            index,
         )
 
     def __repr__(self) -> str:
@@ -813,8 +847,8 @@ def generate(
         solver: the solver that proves uniqueness; the result does not depend on it.
         er: ``(a, b)``: keep only puzzles whose Sudoku Explainer rating ER lies in ``a..b``
             (the CLI's ``--er a..b``); candidates are rated until one fits.
-        scale: the scale ``er`` is rated on, one of :data:`SCALES` (default ``"se1.2.1"``;
-            the CLI's ``--scale``).
+        scale: the scale ``er`` or ``difficulty`` is rated on, one of :data:`SCALES` (default
+            ``"se1.2.1"``; the CLI's ``--scale``); only with ``er`` or ``difficulty``.
         difficulty: a Sudoku Exchange band instead of ``er``, one of :data:`DIFFICULTIES`
             (``"easy"``: ER up to 1.4, ``"medium"`` 1.5-2.4, ``"hard"`` 2.5-4.9,
             ``"diabolical"`` 5.0 and up; the CLI's ``--difficulty``).
@@ -829,7 +863,8 @@ def generate(
         ValueError: no puzzle can have the options (fewer than 17 clues, a clue count the
             symmetry cannot make, an unknown symmetry or solver, ``threads=0``), or they
             contradict each other (``clues`` with ``min_clues`` or ``max_clues``,
-            ``minimal=True`` with ``max_guesses``).
+            ``minimal=True`` with ``max_guesses``, ``er`` with ``difficulty``), or ``scale``
+            without ``er`` or ``difficulty``.
         RuntimeError: no puzzle in the clue range was found within the attempt limit; the
             message gives the clue counts of the puzzles drawn and what is wrong (random removal
             seldom goes below about 21 clues; a minimal puzzle seldom has more than 28 or so).
@@ -864,7 +899,10 @@ def generate(
         )
     _whole("max_guesses", max_guesses)
     if scale is not None and er is None and difficulty is None:
-        raise ValueError(f"scale: the scale an ER range is rated on; give er too, got scale={scale!r}")
+        raise ValueError(
+            "scale: the scale an ER range or a difficulty is rated on; give er or difficulty too, "
+            f"got scale={scale!r}"
+        )
     if er is not None:
         try:
             pair = tuple(er)

@@ -21,6 +21,16 @@ MISMATCH: int
 GAVE_UP: int
 """max_guesses was reached before the puzzle was decided."""
 STATUS_NAMES: dict[int, str]
+RATE_RATED: int
+"""rate: exactly one solution, rated."""
+RATE_UNSOLVABLE: int
+"""rate: no solution (not rated)."""
+RATE_MULTIPLE: int
+"""rate: two or more solutions (not rated)."""
+RATE_INVALID: int
+"""rate: not a puzzle, or contradictory clues (not rated)."""
+RATE_GAVE_UP: int
+"""rate: max_er or timeout_ms reached; the rating is a lower bound."""
 RATE_STATUS_NAMES: dict[int, str]
 SCALES: tuple[str, ...]
 DIFFICULTIES: tuple[str, ...]
@@ -35,12 +45,13 @@ class RateResult:
     steps: npt.NDArray[np.int32]
     """(N,): steps on the solving path; -1 where not rated."""
     status: npt.NDArray[np.uint8]
+    """(N,): RATE_RATED, RATE_UNSOLVABLE, RATE_MULTIPLE, RATE_INVALID or RATE_GAVE_UP."""
     rate_ns: npt.NDArray[np.uint64]
     message: list[str]
     def __len__(self) -> int: ...
     def status_words(self) -> list[str]: ...
     def counts(self) -> dict[str, int]: ...
-    def to_pandas(self) -> Any: ...
+    def to_pandas(self, index: Any = None) -> Any: ...
 
 def rate(
     puzzles: Puzzles,

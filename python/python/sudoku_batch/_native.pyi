@@ -15,7 +15,12 @@ INVALID: int
 MISMATCH: int
 GAVE_UP: int
 STATUSES: list[tuple[int, str]]
-# `rate` status codes and words.
+# `rate` status codes and words (the library's `RateStatus`, in its order).
+RATE_RATED: int
+RATE_UNSOLVABLE: int
+RATE_MULTIPLE: int
+RATE_INVALID: int
+RATE_GAVE_UP: int
 RATE_STATUSES: list[tuple[int, str]]
 # Verify failure kinds: (code, word); code 0 ("") is a row that passes.
 KINDS: list[tuple[int, str]]

@@ -214,8 +214,8 @@ fn spawn(external: &External, stdin: File, stdout: File) -> Result<Child> {
 /// The child's error output, read on another thread as it comes, so a chatty program cannot
 /// block on a full pipe.
 struct KeptStderr {
-    /// The start of it, for the note.
-    kept: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    /// The start and the end of it, for the note.
+    kept: std::sync::Arc<std::sync::Mutex<Ends>>,
     /// Closed (the sender dropped) when the pipe reached its end.
     done: std::sync::mpsc::Receiver<()>,
 }
@@ -224,7 +224,7 @@ impl KeptStderr {
     /// What was kept, once the pipe ended or `grace` passed: a process that left the group
     /// (`setsid cmd &`) may hold the pipe open long after the program ended, and the pass must
     /// not wait for it (the reading thread is left to end when the pipe does).
-    fn finish(self, grace: Duration) -> Vec<u8> {
+    fn finish(self, grace: Duration) -> Ends {
         let _ = self.done.recv_timeout(grace);
         self.kept
             .lock()
@@ -233,9 +233,52 @@ impl KeptStderr {
     }
 }
 
+/// The first and the last bytes of a stream: where a failing program says what it was doing,
+/// and where it says why it stopped (a Python traceback's last line).
+#[derive(Clone, Debug, Default)]
+struct Ends {
+    head: Vec<u8>,
+    /// The latest bytes after `head` filled up, at most twice [`Ends::KEEP`].
+    tail: Vec<u8>,
+}
+
+impl Ends {
+    /// Bytes kept at each end.
+    const KEEP: usize = 2000;
+
+    fn push(&mut self, mut bytes: &[u8]) {
+        let room = Self::KEEP.saturating_sub(self.head.len()).min(bytes.len());
+        self.head.extend_from_slice(&bytes[..room]);
+        bytes = &bytes[room..];
+        self.tail.extend_from_slice(bytes);
+        if self.tail.len() > 2 * Self::KEEP {
+            self.tail.drain(..self.tail.len() - Self::KEEP);
+        }
+    }
+
+    /// The first and the last non-blank line (the same line twice when there is one; the
+    /// last may lack its start when it began before the kept tail).
+    fn first_and_last(&self) -> (String, String) {
+        let last_line = |bytes: &[u8]| {
+            String::from_utf8_lossy(bytes)
+                .lines()
+                .map(str::trim)
+                .rfind(|l| !l.is_empty())
+                .map(String::from)
+        };
+        let head = String::from_utf8_lossy(&self.head);
+        let first = head.lines().map(str::trim).find(|l| !l.is_empty());
+        let last = last_line(&self.tail).or_else(|| last_line(&self.head));
+        (
+            first.unwrap_or_default().to_string(),
+            last.unwrap_or_default(),
+        )
+    }
+}
+
 fn keep_stderr(child: &mut Child) -> KeptStderr {
     let mut stderr = child.stderr.take();
-    let kept = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = std::sync::Arc::new(std::sync::Mutex::new(Ends::default()));
     let (sender, done) = std::sync::mpsc::channel::<()>();
     let shared = std::sync::Arc::clone(&kept);
     std::thread::spawn(move || {
@@ -247,9 +290,7 @@ fn keep_stderr(child: &mut Child) -> KeptStderr {
                     break;
                 }
                 if let Ok(mut kept) = shared.lock() {
-                    if kept.len() < 2000 {
-                        kept.extend_from_slice(&chunk[..n]);
-                    }
+                    kept.push(&chunk[..n]);
                 }
             }
         }
@@ -257,18 +298,18 @@ fn keep_stderr(child: &mut Child) -> KeptStderr {
     KeptStderr { kept, done }
 }
 
-/// The note for a program that failed: its exit status and the first line of its error output.
-fn failure(status: ExitStatus, stderr: &[u8]) -> String {
-    let text = String::from_utf8_lossy(stderr);
-    let first = text.lines().next().unwrap_or("").trim();
-    format!(
-        "exited with {status}{}",
-        if first.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", first.chars().take(200).collect::<String>())
-        }
-    )
+/// The note for a program that failed: its exit status and the first and last non-blank
+/// lines of its error output.
+fn failure(status: ExitStatus, stderr: &Ends) -> String {
+    let (first, last) = stderr.first_and_last();
+    let cut = |l: &str| l.chars().take(200).collect::<String>();
+    let said = match (first.is_empty(), last.is_empty() || last == first) {
+        (true, true) => String::new(),
+        (false, true) => format!(": {}", cut(&first)),
+        (true, false) => format!(": {}", cut(&last)),
+        (false, false) => format!(": {} ... {}", cut(&first), cut(&last)),
+    };
+    format!("exited with {status}{said}")
 }
 
 /// What is wrong with the printed lines, or `None` when each is a solution of its puzzle;
@@ -310,8 +351,15 @@ fn check_output(lines: impl BufRead, puzzles: &[Grid], input_lines: &[u64]) -> O
             // A puzzle with no solution has no solution line: any answer but a full grid (an
             // empty line, "no solution", the puzzle back) says so.
             let claims_a_grid = grid.as_ref().is_ok_and(Grid::is_complete);
-            if claims_a_grid || crate::solve(puzzle, 1).count > 0 {
+            if claims_a_grid {
                 return Some(format!("line {}: {why}{}", i + 1, from(i)));
+            }
+            if crate::solve(puzzle, 1).count > 0 {
+                return Some(format!(
+                    "line {}: no solution grid ({why}), but the puzzle has a solution{}",
+                    i + 1,
+                    from(i)
+                ));
             }
         }
         count += 1;
@@ -341,6 +389,36 @@ mod tests {
         "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
     const SOLUTION: &str =
         "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
+
+    #[test]
+    fn a_failure_note_gives_the_first_and_the_last_line_of_the_error_output() {
+        let mut ends = Ends::default();
+        ends.push(b"\n  \nTraceback (most recent call last):\n");
+        // Far more than both ends keep, in pieces of every size.
+        for k in 0..3000 {
+            ends.push(format!("  frame {k}\n").as_bytes());
+        }
+        ends.push(b"ValueError: bad");
+        ends.push(b" puzzle\n\n");
+        assert_eq!(
+            ends.first_and_last(),
+            (
+                "Traceback (most recent call last):".to_string(),
+                "ValueError: bad puzzle".to_string()
+            )
+        );
+        assert!(ends.head.len() <= Ends::KEEP && ends.tail.len() <= 2 * Ends::KEEP);
+        let mut one = Ends::default();
+        one.push(b"only this\n");
+        assert_eq!(
+            one.first_and_last(),
+            ("only this".into(), "only this".into())
+        );
+        assert_eq!(
+            Ends::default().first_and_last(),
+            (String::new(), String::new())
+        );
+    }
 
     #[test]
     fn parses_name_and_command() {

@@ -281,7 +281,10 @@ impl<'a> ChartData<'a> {
             })
             .collect();
         let several = comparison.machines.len() > 1;
-        let modes = comparison.rows.iter().any(|r| r.mode != comparison.rows[0].mode);
+        let modes = comparison
+            .rows
+            .iter()
+            .any(|r| r.mode != comparison.rows[0].mode);
         let mut unmeasured = Vec::new();
         for row in &comparison.rows {
             for (m, cell) in row.cells.iter().enumerate() {
