@@ -132,7 +132,8 @@ pub enum CliCommand {
     /// losing uniqueness).
     ///
     /// Exit status: 0 when every puzzle was written (generate has no 1), 2 on usage or I/O
-    /// errors, 128 + the signal's number when stopped by one (on Linux
+    /// errors or when no puzzle could be made as asked (a clue count or --er range that the
+    /// attempts never met: the message says which), 128 + the signal's number when stopped by one (on Linux
     /// 130/143/129/138/140/152 for SIGINT/TERM/HUP/USR1/USR2/XCPU; the puzzles made so far, the
     /// first ones of the run, kept in FILE.partial).
     Generate(GenerateArgs),
@@ -195,8 +196,8 @@ pub struct RateArgs {
     pub max_er: Option<u16>,
 
     /// Stop rating a puzzle after this many milliseconds (status gave_up; checked between
-    /// steps and within the nested forcing-chain searches).
-    #[arg(long, value_name = "MS")]
+    /// steps and within the nested forcing-chain searches; at least 1).
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout_ms: Option<u64>,
 
     /// Follow the original Sudoku Explainer 1.2.1, whose "direct" hints place their single

@@ -349,7 +349,13 @@ pub fn check(puzzle: &Grid, solution: Option<&Grid>, options: &CheckOptions) -> 
         };
     };
     if let Err(e) = solution.check_solution_of(puzzle) {
-        let (kind, reason) = solution_failure(e);
+        let (kind, mut reason) = solution_failure(e);
+        // No grid keeps every clue of a puzzle whose clues clash: say that it is the puzzle.
+        if kind == FailureKind::ClueContradicted {
+            if let Some(conflict) = puzzle.first_conflict() {
+                reason += &format!(" (the puzzle's own clues contradict each other: {conflict})");
+            }
+        }
         return RowVerdict::Failed(kind, reason);
     }
     if options.unique {
@@ -758,5 +764,27 @@ mod tests {
             RowVerdict::Failed(FailureKind::NotUnique, _)
         ));
         assert_eq!(check(&puzzle, None, &unique), RowVerdict::Valid);
+        // A puzzle whose clues clash keeps no grid's clues: the reason says it is the puzzle.
+        let mut clash = puzzle;
+        let (c, d) = (0..81)
+            .find_map(|c| (puzzle.get(c) != 0).then(|| (c, puzzle.get(c))))
+            .unwrap();
+        let other = (0..81)
+            .find(|&o| o != c && puzzle.get(o) == 0 && o / 9 == c / 9)
+            .unwrap();
+        clash.set(other, d);
+        match check(&clash, Some(&solution), &options) {
+            RowVerdict::Failed(FailureKind::ClueContradicted, reason) => {
+                assert!(
+                    reason.contains("the puzzle's own clues contradict"),
+                    "{reason}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        match check(&puzzle, Some(&changed), &options) {
+            RowVerdict::Failed(_, reason) => assert!(!reason.contains("own clues"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
     }
 }

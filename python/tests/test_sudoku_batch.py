@@ -473,7 +473,7 @@ def test_out_of_range_integer_arguments_are_value_errors_naming_them():
         (lambda: sb.solve([CLASSIC], max_guesses=-1), "max_guesses"),
         (lambda: sb.count_solutions([CLASSIC], limit=-1), "limit"),
         (lambda: sb.count_solutions([CLASSIC], limit=2**32), "limit"),
-        (lambda: sb.rate([CLASSIC], timeout_ms=-1), "timeout_ms"),
+        (lambda: sb.rate([CLASSIC], timeout_ms=0), "timeout_ms"),
         (lambda: sb.explain(CLASSIC, timeout_ms=-1), "timeout_ms"),
         (lambda: sb.verify([CLASSIC], threads=-2), "threads"),
         (lambda: sb.generate(2, seed=1, clues=-1), "clues"),

@@ -257,10 +257,11 @@ impl Generator {
         // The last candidate's rating may have been the one a stop cut short.
         self.stop_point()?;
         Err(Error::Usage(format!(
-            "no puzzle rated {:.1}..{:.1} among {MAX_RATED} candidates for puzzle {index}; \
-             widen the range",
+            "no puzzle rated {:.1}..{:.1} among {MAX_RATED} candidates for puzzle {} (counted \
+             from 1); widen the range",
             f32::from(low) / 10.0,
-            f32::from(high) / 10.0
+            f32::from(high) / 10.0,
+            index + 1
         )))
     }
 

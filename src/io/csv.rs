@@ -522,11 +522,18 @@ fn find_column(
     }
     by_name(&[wanted])?.map(Some).ok_or_else(|| Error::Input {
         path: path.to_path_buf(),
-        message: format!(
-            "no column {:?} in the CSV header ({})",
-            echo(wanted.as_bytes()),
-            show_header(header)
-        ),
+        message: match wanted.parse::<usize>() {
+            Ok(n) => format!(
+                "no column {n}: the CSV header ({}) has {} column(s), numbered from 1",
+                show_header(header),
+                header.len()
+            ),
+            Err(_) => format!(
+                "no column {:?} in the CSV header ({})",
+                echo(wanted.as_bytes()),
+                show_header(header)
+            ),
+        },
     })
 }
 
@@ -546,10 +553,17 @@ impl CsvSource {
         let header = read_header(&mut records, &path)?;
         let missing = |what: &str, hint: &str| Error::Input {
             path: path.clone(),
-            message: format!(
-                "no {what} column in the CSV header ({}); {hint}",
-                show_header(&header)
-            ),
+            message: if header_is_binary(&header) {
+                format!(
+                    "no {what} column: the first line is not text (a binary file?), so it is \
+                     no CSV header"
+                )
+            } else {
+                format!(
+                    "no {what} column in the CSV header ({}); {hint}",
+                    show_header(&header)
+                )
+            },
         };
         let puzzle_column = find_column(
             &header,
@@ -971,6 +985,15 @@ fn with_csv_fields<T>(record: &[u8], f: impl FnOnce(&CsvRow) -> T) -> T {
 }
 
 /// The header for messages: its first 20 names, and how many more there are.
+/// Whether a header line holds bytes no text has: invalid UTF-8 (read as U+FFFD) or control
+/// characters other than a tab.
+fn header_is_binary(header: &[String]) -> bool {
+    header.iter().any(|h| {
+        h.chars()
+            .any(|c| c == '\u{fffd}' || (c.is_control() && c != '\t'))
+    })
+}
+
 fn show_header(header: &[String]) -> String {
     let mut shown: Vec<String> = header.iter().take(20).map(|h| echo(h.as_bytes())).collect();
     if header.len() > 20 {

@@ -513,7 +513,7 @@ def rate(
     """Rates each puzzle on Sudoku Explainer's scale (ER/EP/ED), as ``sudoku-batch rate`` does:
     the puzzle is proven to have exactly one solution first (``unsolvable``/``multiple``
     otherwise, no rating), then rated. ``max_er`` stops a puzzle once a harder step is needed
-    and ``timeout_ms`` after that long (``gave_up``, the rating so far a lower bound);
+    and ``timeout_ms`` (at least 1) after that long (``gave_up``, the rating so far a lower bound);
     ``se121=True`` (the default) follows the original SE 1.2.1, ``se121=False`` serate 1.2.1.3
     (the CLI's ``--serate1213``); ``scale`` names a scale of :data:`SCALES` instead (the CLI's
     ``--scale``; ``"sukaku"`` is Sukaku Explainer's, the Sudoku Exchange bank's). A row that is not a
@@ -524,7 +524,7 @@ def rate(
         cells,
         _whole("threads", threads, least=1, most=None),
         _rating("max_er", max_er),
-        _whole("timeout_ms", timeout_ms),
+        _whole("timeout_ms", timeout_ms, least=1),
         _scale_name(scale, se121),
     )
     return RateResult(
@@ -634,7 +634,7 @@ def explain(puzzle, *, max_er=None, timeout_ms=None, se121=True, scale=None) -> 
     code, message, er, ep, ed, technique, steps, text = _native.explain_cells(
         cells,
         _rating("max_er", max_er),
-        _whole("timeout_ms", timeout_ms),
+        _whole("timeout_ms", timeout_ms, least=1),
         _scale_name(scale, se121),
         invalid,
         shown,

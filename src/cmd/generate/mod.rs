@@ -341,9 +341,9 @@ fn stopped_note(
 /// The CSV header written with `--with-solution`.
 pub(crate) const CSV_HEADER: &str = "puzzle,solution,clues\n";
 
-/// The lowest ER (tenths) of a `--er` range worth a warning: puzzles rated 10.0 and up are
-/// rare among random minimal ones (9.0 and up, about one in 400).
-const RARE_ER: u16 = 100;
+/// The lowest ER (tenths) of a `--er` range worth a warning: puzzles that need nested forcing
+/// chains (9.5 and up) are rare among random minimal ones (9.0 and up, about one in 400).
+const RARE_ER: u16 = 95;
 
 /// Warns on stderr when an `--er` range starts where random minimal puzzles almost never rate.
 fn warn_if_rare(er: Option<(u16, u16)>) {

@@ -133,7 +133,7 @@ pub struct RateSummary {
     /// Records per status word.
     pub statuses: BTreeMap<&'static str, u64>,
     /// Rated puzzles per Sudoku Exchange band: `below_1.5`, `1.5-2.5`, `2.5-5.0`, `5.0_up`
-    /// (written to the JSON in that order).
+    /// (written to the JSON in that order, every band, empty ones as 0).
     #[serde(serialize_with = "in_band_order")]
     pub bands: BTreeMap<&'static str, u64>,
     /// Rated puzzles per ER in tenths (72 is ER 7.2), written to the JSON as text keys
@@ -192,7 +192,7 @@ fn in_band_order<S: serde::Serializer>(
     map: &BTreeMap<&'static str, u64>,
     serializer: S,
 ) -> std::result::Result<S::Ok, S::Error> {
-    serializer.collect_map(BANDS.iter().filter_map(|b| map.get(b).map(|n| (b, n))))
+    serializer.collect_map(BANDS.iter().map(|b| (b, map.get(b).copied().unwrap_or(0))))
 }
 
 impl RateSummary {
@@ -261,6 +261,15 @@ impl RateSummary {
         text += &format!("ER bands: {}\n", bands.join(", "));
         if let Some((er, index, puzzle)) = self.hardest.first() {
             text += &format!("hardest: ER {er:.1} (index {index}) {puzzle}\n");
+            // The others of the summary's hardest list that share that rating.
+            let ties: Vec<String> = self.hardest[1..]
+                .iter()
+                .filter(|h| h.0 == *er)
+                .map(|h| h.1.to_string())
+                .collect();
+            if !ties.is_empty() {
+                text += &format!("also ER {er:.1}: index {}\n", ties.join(", "));
+            }
         }
         text
     }
@@ -703,6 +712,21 @@ mod tests {
             "{json}"
         );
         assert_eq!(summary.hardest[0].0, 11.0);
+        // Empty bands are there too, as 0; ties for the hardest are named in the text.
+        let mut hard = RateSummary::default();
+        for (index, er) in [93u16, 60, 93, 93].into_iter().enumerate() {
+            hard.add(index as u64, "p", RateStatus::Rated, Some(er));
+        }
+        let json = serde_json::to_string(&hard).unwrap();
+        assert!(
+            json.contains(r#""bands":{"below_1.5":0,"1.5-2.5":0,"2.5-5.0":0,"5.0_up":4}"#),
+            "{json}"
+        );
+        let text = hard.to_text();
+        assert!(
+            text.contains("hardest: ER 9.3 (index 0) p\nalso ER 9.3: index 2, 3\n"),
+            "{text}"
+        );
     }
 
     #[test]
