@@ -947,3 +947,47 @@ fn an_unclosed_quote_costs_one_csv_row() {
         }
     }
 }
+
+#[test]
+fn a_column_number_out_of_range_and_a_binary_header_are_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let (p, s) = kaggle_pairs(1).remove(0);
+    let csv = dir.path().join("k.csv");
+    std::fs::write(&csv, format!("puzzle,solution\n{p},{s}\n")).unwrap();
+    for n in ["0", "3"] {
+        bin()
+            .args(["solve", "-q", "--column", n])
+            .arg(&csv)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(format!(
+                "no column {n}: the CSV header (puzzle,solution) has 2 column(s), numbered from 1"
+            )));
+    }
+    // A zero timeout would stop every puzzle (every pass) at once: refused.
+    bin()
+        .args(["rate", "-q", "--timeout-ms", "0"])
+        .arg(&csv)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--timeout-ms"));
+    bin()
+        .args(["bench", "--external-timeout", "0", "--external", "x=cat"])
+        .arg(&csv)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("below the least timeout"));
+    // Bytes no text has, with a comma on the first line so that it is read as CSV.
+    let binary = dir.path().join("g.bin");
+    let mut bytes = b"\x8f\x01\xfe,\xc3\x28\x00\x9a".to_vec();
+    bytes.extend_from_slice(format!("\n{p}\n").as_bytes());
+    std::fs::write(&binary, bytes).unwrap();
+    bin()
+        .args(["rate", "-q"])
+        .arg(&binary)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "no puzzle column: the first line is not text (a binary file?)",
+        ));
+}
