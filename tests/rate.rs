@@ -236,6 +236,15 @@ fn bad_ambiguous_and_bounded_puzzles_are_rows_with_their_status() {
         "{text}"
     );
     assert!(text.contains("Forcing Chain (7.1)"), "{text}");
+    // A forcing chain's step shows its two chains, from the assumption to a contradiction.
+    let chain_step = text
+        .lines()
+        .find(|l| l.contains("Forcing Chain (7.1)"))
+        .unwrap();
+    assert!(
+        chain_step.contains(" -> ") && chain_step.contains(" and "),
+        "{chain_step}"
+    );
     assert_eq!(explained.status.code(), Some(0));
     // A record with no rating says where it is.
     let explained = bin()

@@ -697,6 +697,96 @@ impl Fc {
         }
     }
 
+    /// The two chains of the shortest contradiction this search found: from the start to a
+    /// candidate on and to the same candidate off (one of them is the start alone when the
+    /// start implies its own negation), each a shortest path through the search's layers.
+    /// Empty when it found none. For explanations only: the search itself keeps no paths.
+    fn chains(
+        &self,
+        b: &Board,
+        l: &Links,
+        mode: Mode,
+        arena: &[Layer],
+    ) -> Vec<Vec<(u8, u8, bool)>> {
+        let Some(n) = self.found else {
+            return Vec::new();
+        };
+        // The layers, nearest the start first; layer k holds "on" nodes when k is even for an
+        // "on" start (odd for an "off" one).
+        let mut layers: Vec<&[Cells; 9]> = Vec::new();
+        let mut i = self.last;
+        while i != u32::MAX {
+            let (layer, prev) = &arena[i as usize];
+            layers.push(layer);
+            i = *prev;
+        }
+        layers.reverse();
+        let is_on = |k: usize| k.is_multiple_of(2) == self.on;
+        let edges = n - 1;
+        // A candidate in layer j and, with the other polarity, in layer edges - j.
+        for j in 0..layers.len() {
+            let Some(k) = edges.checked_sub(j).filter(|&k| k < layers.len() && k > j) else {
+                continue;
+            };
+            if is_on(j) == is_on(k) {
+                continue;
+            }
+            for d in 0..9 {
+                if let Some(c) = cells(layers[j][d] & layers[k][d]).next() {
+                    return [(j, c), (k, c)]
+                        .into_iter()
+                        .map(|(m, c)| self.path(b, l, mode, &layers, m, c, d))
+                        .collect();
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// A shortest path from the start to candidate `d` (index) of cell `c` in layer `m`: each
+    /// node's predecessor is a node of the layer before that links to it.
+    #[allow(clippy::too_many_arguments)]
+    fn path(
+        &self,
+        b: &Board,
+        l: &Links,
+        mode: Mode,
+        layers: &[&[Cells; 9]],
+        m: usize,
+        c: usize,
+        d: usize,
+    ) -> Vec<(u8, u8, bool)> {
+        let is_on = |k: usize| k.is_multiple_of(2) == self.on;
+        let mut path = vec![(c as u8, d as u8 + 1, is_on(m))];
+        let (mut c, mut d) = (c, d);
+        for k in (0..m).rev() {
+            // The first node of layer k whose expansion holds (c, d).
+            let found = (0..9).find_map(|e| {
+                cells(layers[k][e])
+                    .find(|&p| {
+                        let mut one = [0u128; 9];
+                        one[e] = 1 << p;
+                        let mut out = [0u128; 9];
+                        if is_on(k) {
+                            expand_on(b, &one, mode, &mut out);
+                        } else {
+                            expand_off(b, l, &one, mode, &mut out);
+                        }
+                        out[d] & 1 << c != 0
+                    })
+                    .map(|p| (p, e))
+            });
+            let Some((p, e)) = found else {
+                debug_assert!(false, "a layer's node has no predecessor");
+                break;
+            };
+            path.push((p as u8, e as u8 + 1, is_on(k)));
+            (c, d) = (p, e);
+        }
+        path.reverse();
+        path
+    }
+
     /// Longest chain (nodes) already settled: every chain up to this many nodes is known.
     fn settled(&self) -> usize {
         if self.done {
@@ -840,9 +930,21 @@ const MODES: [(Mode, u8); 3] = [
 /// would pick it. All searches advance together, one rating tenth at a time, so no search
 /// runs deeper than the easiest hint needs.
 pub fn static_chains(b: &Board) -> Option<Step> {
+    with_scratch(|s| search(b, s, false))
+}
+
+/// [`static_chains`], with the chains that prove a forcing-chain step ([`Step::chains`], and
+/// their cells in [`Step::cells`]): for explanations, where the search runs again on the board
+/// the step was found on (the rating path keeps no chains).
+pub fn static_chains_explained(b: &Board) -> Option<Step> {
+    with_scratch(|s| search(b, s, true))
+}
+
+/// Runs `f` with this thread's buffers (fresh ones if they are in use).
+fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
     SCRATCH.with(|s| match s.try_borrow_mut() {
-        Ok(mut s) => search(b, &mut s),
-        Err(_) => search(b, &mut Scratch::new()),
+        Ok(mut s) => f(&mut s),
+        Err(_) => f(&mut Scratch::new()),
     })
 }
 
@@ -875,7 +977,7 @@ thread_local! {
 }
 
 /// [`static_chains`] with the buffers `s`.
-fn search(b: &Board, s: &mut Scratch) -> Option<Step> {
+fn search(b: &Board, s: &mut Scratch, explain: bool) -> Option<Step> {
     s.links.fill(b);
     // Forcing chains: X links only (6.6) and both kinds (7.0); from "on" and from "off".
     let Scratch {
@@ -932,9 +1034,16 @@ fn search(b: &Board, s: &mut Scratch) -> Option<Step> {
             .unwrap_or(usize::MAX)
     });
     let best = best_cycle(b, l, graph, cycles, fcs, bound, fewest);
-    let best = best_forcing_chain(fcs, bound, best);
+    let (best, from) = best_forcing_chain(fcs, bound, best);
     best.map(|(_, mut s)| {
         s.eliminations.sort_unstable();
+        if let Some(i) = from.filter(|_| explain) {
+            let (mi, f) = &fcs[i];
+            s.chains = f.chains(b, l, MODES[*mi].0, arena);
+            for &(c, _, _) in s.chains.iter().flatten() {
+                s.cells |= 1 << c;
+            }
+        }
         s
     })
 }
@@ -1212,13 +1321,15 @@ fn chain_search_of(mode: Mode) -> usize {
     }
 }
 
-/// The forcing chains within the bound: `best` (a cycle's) or an easier forcing chain.
+/// The forcing chains within the bound: `best` (a cycle's) or an easier forcing chain, with
+/// the index in `fcs` of the search that found it (`None`: the cycle's, or none).
 fn best_forcing_chain(
     fcs: &[(usize, Fc)],
     bound: Option<u16>,
     mut best: Option<(Key, Step)>,
-) -> Option<(Key, Step)> {
-    for (mi, f) in fcs {
+) -> (Option<(Key, Step)>, Option<usize>) {
+    let mut from = None;
+    for (i, (mi, f)) in fcs.iter().enumerate() {
         let (mode, sort_key) = MODES[*mi];
         let base = if mode.y { 70 } else { 66 };
         let Some(n) = f.found else { continue };
@@ -1244,14 +1355,90 @@ fn best_forcing_chain(
         };
         s.rating = rating;
         best = Some((key, s));
+        from = Some(i);
     }
-    best
+    (best, from)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::rate::board::cell_name;
+
+    /// Every forcing-chain step on the golden paths comes with its proof: two chains from the
+    /// step's assumption, each link a link of the board the step was found on (checked from the
+    /// rules, not by the search), ending in one candidate on and off, as many distinct nodes as
+    /// the rating counts.
+    #[test]
+    fn explained_forcing_chains_are_proofs() {
+        use crate::rate::board::{bit, HOUSES};
+        use crate::rate::scale::length_increment;
+        let holds = |b: &Board, c: u8, d: u8| b.cand[c as usize] & bit(d) != 0;
+        // A strong link: the only two places of `d` in a house.
+        let conjugate = |b: &Board, a: usize, z: usize, d: u8| {
+            HOUSES.iter().any(|&h| {
+                let places = b.pos[d as usize - 1] & h;
+                places == (1u128 << a | 1u128 << z)
+            })
+        };
+        let mut checked = 0;
+        for (_, states) in crate::rate::tests::golden_paths() {
+            for (b, step) in states {
+                let y = match step.technique {
+                    Technique::ForcingChain => true,
+                    Technique::ForcingXChain => false,
+                    _ => {
+                        assert!(step.chains.is_empty());
+                        continue;
+                    }
+                };
+                assert_eq!(step.chains.len(), 2, "{step}");
+                let start = step.chains[0][0];
+                // The assumption is the target: on when it is eliminated, off when placed.
+                let target = step
+                    .eliminations
+                    .first()
+                    .map(|&(c, d)| (c, d, true))
+                    .or_else(|| step.placements.first().map(|&(c, d)| (c, d, false)))
+                    .unwrap();
+                assert_eq!(start, target, "{step}");
+                for chain in &step.chains {
+                    assert_eq!(chain[0], start, "{step}");
+                    for w in chain.windows(2) {
+                        let ((c, d, on), (c2, d2, on2)) = (w[0], w[1]);
+                        assert!(holds(&b, c, d) && holds(&b, c2, d2), "{step}");
+                        assert_ne!(on, on2, "{step}");
+                        let (cu, c2u) = (c as usize, c2 as usize);
+                        let link = if on {
+                            // On: the digit leaves its peers; with Y links, the cell's other
+                            // digits go.
+                            (d2 == d && c2 != c && PEERS[cu] & 1 << c2 != 0)
+                                || (y && c2 == c && d2 != d)
+                        } else {
+                            // Off: the other place of a conjugate pair, or with Y links the
+                            // other digit of a bivalue cell.
+                            (d2 == d && c2 != c && conjugate(&b, cu, c2u, d))
+                                || (y && c2 == c && b.cand[cu] == bit(d) | bit(d2))
+                        };
+                        assert!(link, "{step}: no link {:?} -> {:?}", w[0], w[1]);
+                    }
+                }
+                let (a, z) = (
+                    *step.chains[0].last().unwrap(),
+                    *step.chains[1].last().unwrap(),
+                );
+                assert!(a.0 == z.0 && a.1 == z.1 && a.2 != z.2, "{step}");
+                let nodes = step.chains[0].len() + step.chains[1].len() - 1;
+                let base = if y { 70 } else { 66 };
+                assert_eq!(step.rating, base + length_increment(nodes), "{step}");
+                checked += 1;
+            }
+        }
+        assert!(
+            checked >= 5,
+            "only {checked} forcing chains on the golden paths"
+        );
+    }
 
     /// Links refilled state after state, in path order and then across paths, are the links
     /// built afresh for each state.
@@ -1466,8 +1653,21 @@ mod tests {
             Technique::ForcingChain,
         ] {
             let (b, step, sol) = golden_state(t);
-            let s = static_chains(&b).unwrap();
+            // The path's step is the explained search's; the rating path's is the same step
+            // without the chains (and their cells).
+            let s = static_chains_explained(&b).unwrap();
             assert_eq!(s, step);
+            let plain = static_chains(&b).unwrap();
+            assert!(plain.chains.is_empty());
+            assert_eq!(
+                (
+                    plain.technique,
+                    plain.rating,
+                    &plain.placements,
+                    &plain.eliminations
+                ),
+                (s.technique, s.rating, &s.placements, &s.eliminations)
+            );
             assert!(!s.eliminations.is_empty() || !s.placements.is_empty());
             for &(c, d) in &s.eliminations {
                 assert!(b.has(c as usize, d));

@@ -60,6 +60,10 @@ pub struct Step {
     pub eliminations: Vec<(u8, u8)>,
     /// Cells that make up the pattern (for explanations), as a set.
     pub cells: Cells,
+    /// For a forcing chain found by the static chains, the chains that prove it, each from
+    /// the assumption to a conclusion, nodes as `(cell, digit, on)`: two chains ending in a
+    /// candidate on and the same candidate off (a contradiction). Empty for other steps.
+    pub chains: Vec<Vec<(u8, u8, bool)>>,
 }
 
 impl Step {
@@ -71,6 +75,7 @@ impl Step {
             placements: smallvec::SmallVec::new(),
             eliminations: Vec::new(),
             cells: 0,
+            chains: Vec::new(),
         }
     }
 
@@ -132,6 +137,21 @@ impl fmt::Display for Step {
                 .map(|&(c, d)| format!("{}<>{}", cell_name(c as usize), d))
                 .collect();
             write!(f, "; {}", e.join(" "))?;
+        }
+        if !self.chains.is_empty() {
+            let node = |&(c, d, on): &(u8, u8, bool)| {
+                format!(
+                    "{}{}{d}",
+                    cell_name(c as usize),
+                    if on { "=" } else { "<>" }
+                )
+            };
+            let chains: Vec<String> = self
+                .chains
+                .iter()
+                .map(|chain| chain.iter().map(node).collect::<Vec<_>>().join(" -> "))
+                .collect();
+            write!(f, "; {}", chains.join(" and "))?;
         }
         Ok(())
     }
@@ -461,9 +481,22 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
         {
             step.eliminations.clear();
         }
-        step.apply(&mut b);
         if let Some(rec) = record.as_deref_mut() {
+            if matches!(
+                step.technique,
+                Technique::ForcingChain | Technique::ForcingXChain
+            ) {
+                // The chains that prove it, found again (the rating path keeps none).
+                if let Some(proved) = chains::static_chains_explained(&b).filter(|p| {
+                    (&p.placements, &p.eliminations) == (&step.placements, &step.eliminations)
+                }) {
+                    (step.chains, step.cells) = (proved.chains, proved.cells);
+                }
+            }
+            step.apply(&mut b);
             rec.push(step);
+        } else {
+            step.apply(&mut b);
         }
     }
     deadline::set_cutoff(previous);
