@@ -1439,6 +1439,9 @@ fn skipped_rows_show_as_skipped_and_an_empty_chart_still_draws() {
     assert!(texts
         .iter()
         .any(|(_, t)| t.starts_with("no measured rates")));
+    // The configuration without a bar is named under the chart, with its status.
+    let note = "not measured: top2.txt · singles · 1 thread: skipped";
+    assert!(texts.iter().any(|(_, t)| t == note), "{texts:?}");
 }
 
 /// `--csv` and `--summary` may name standard output: it then holds only that output (the
