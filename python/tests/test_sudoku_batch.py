@@ -746,6 +746,35 @@ def test_rate_to_pandas_takes_the_index_of_the_puzzles_frame():
         res.to_pandas(index=[1, 2])
 
 
+def test_solve_to_pandas_takes_the_index_of_the_puzzles_frame():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"puzzle": [CLASSIC, "junk", EMPTY, CLASSIC]}, index=[5, 10, 20, 30])
+    df = df[df.index >= 10]
+    res = sb.solve(df["puzzle"], unique=True)
+    assert res.to_pandas().index.tolist() == [0, 1, 2]
+    out = res.to_pandas(index=df.index)
+    assert out.index.tolist() == [10, 20, 30]
+    joined = pd.concat([df, out], axis=1)
+    assert len(joined) == 3
+    assert joined["status"].tolist() == ["invalid", "multiple", "solved"]
+    assert joined.loc[30, "solution"] == CLASSIC_SOL
+    assert joined.loc[30, "puzzle"] == CLASSIC
+    assert len(sb.solve([]).to_pandas(index=pd.RangeIndex(0))) == 0
+
+
+def test_every_to_pandas_refuses_an_index_of_another_length():
+    pytest.importorskip("pandas")
+    for result in (
+        sb.solve([CLASSIC, EMPTY, CLASSIC]),
+        sb.rate([CLASSIC, EMPTY, CLASSIC]),
+        sb.generate(3, seed=1),
+    ):
+        for index in ([1, 2], [1, 2, 3, 4], []):
+            with pytest.raises(ValueError, match=f"index: expected 3 labels .* got {len(index)}"):
+                result.to_pandas(index=index)
+        assert result.to_pandas(index=[7, 8, 9]).index.tolist() == [7, 8, 9], type(result)
+
+
 def test_rate_steps_are_minus_one_where_there_is_no_rating():
     pd = pytest.importorskip("pandas")
     r = sb.rate([CLASSIC, EMPTY, "junk", UNSOLVABLE_P, CLASSIC_SOL, CLASSIC], max_er=None)

@@ -325,8 +325,18 @@ class SolveResult:
         out = to_strings(self.solutions)
         return [s if st == SOLVED else "" for s, st in zip(out, self.status.tolist())]
 
-    def to_pandas(self):
-        """A DataFrame with columns solution (str), status (str), guesses, solve_ns, message."""
+    def to_pandas(self, index=None):
+        """A DataFrame with columns solution (str), status (str), guesses, solve_ns, message.
+
+        ``index``: the frame's index (one label per row), by default ``0 .. N-1``. Give the
+        index of the frame the puzzles came from,
+        ``solve(df["puzzle"]).to_pandas(index=df.index)``, to put the columns next to it with
+        ``pd.concat([df, ...], axis=1)`` when ``df`` was filtered or sorted (its index not
+        ``0 .. N-1``).
+
+        Raises:
+            ValueError: ``index`` does not have one label per row.
+        """
         try:
             import pandas as pd
         except ImportError as e:  # pragma: no cover - depends on the environment
@@ -343,6 +353,7 @@ class SolveResult:
                 "message": self.message,
             },
             ("solution", "status", "message"),
+            index,
         )
 
     def __repr__(self) -> str:
@@ -352,7 +363,11 @@ class SolveResult:
 def _frame(pd, columns, text, index=None):
     """A DataFrame of ``columns`` (on ``index``, when given) whose ``text`` columns hold strings
     even with no row (pandas infers float64 for an empty list; strings get the dtype pandas
-    gives text)."""
+    gives text). The ``to_pandas`` methods' ``index`` check is here: a ``ValueError`` when it
+    does not have one label per row."""
+    rows = len(next(iter(columns.values())))
+    if index is not None and len(index) != rows:
+        raise ValueError(f"index: expected {rows} labels (one per row), got {len(index)}")
     frame = pd.DataFrame(columns, index=index)
     if len(frame) == 0:
         frame = frame.astype({name: str for name in text})
@@ -466,8 +481,6 @@ class RateResult:
             import pandas as pd
         except ImportError as e:  # pragma: no cover - depends on the environment
             raise ImportError("to_pandas() needs pandas: pip install pandas") from e
-        if index is not None and len(index) != len(self):
-            raise ValueError(f"index: expected {len(self)} labels (one per row), got {len(index)}")
         return _frame(
             pd,
             {
@@ -792,9 +805,16 @@ class GenerateResult:
         """The puzzles as 81-character strings, ``.`` for blanks (the CLI's output lines)."""
         return to_strings(self.puzzles)
 
-    def to_pandas(self):
+    def to_pandas(self, index=None):
         """A DataFrame with columns puzzle, solution (str) and clues: the CLI's
-        ``generate --with-solution`` file."""
+        ``generate --with-solution`` file.
+
+        ``index``: the frame's index (one label per row), by default ``0 .. N-1``, as for
+        :meth:`SolveResult.to_pandas`.
+
+        Raises:
+            ValueError: ``index`` does not have one label per row.
+        """
         try:
             import pandas as pd
         except ImportError as e:  # pragma: no cover - depends on the environment
@@ -807,6 +827,7 @@ class GenerateResult:
                 "clues": self.clues,
             },
             ("puzzle", "solution"),
+            index,
         )
 
     def __repr__(self) -> str:

@@ -51,7 +51,8 @@ class RateResult:
     def __len__(self) -> int: ...
     def status_words(self) -> list[str]: ...
     def counts(self) -> dict[str, int]: ...
-    def to_pandas(self, index: Any = None) -> Any: ...
+    def to_pandas(self, index: Any = None) -> Any:
+        """A pandas DataFrame (needs pandas); `index`: one label per row (default 0..N-1)."""
 
 def rate(
     puzzles: Puzzles,
@@ -115,8 +116,9 @@ class SolveResult:
         """Rows per status word."""
     def solution_strings(self) -> list[str]:
         """Solutions as 81-character strings ("" where there is none)."""
-    def to_pandas(self) -> Any:
-        """A pandas DataFrame: solution, status, guesses, solve_ns, message (needs pandas)."""
+    def to_pandas(self, index: Any = None) -> Any:
+        """A pandas DataFrame: solution, status, guesses, solve_ns, message (needs pandas);
+        `index`: one label per row (default 0..N-1), e.g. the puzzles' `df.index`."""
 
 class VerifyResult:
     """One row per puzzle."""
@@ -169,8 +171,9 @@ class GenerateResult:
     seed: int
     def __len__(self) -> int: ...
     def puzzle_strings(self) -> list[str]: ...
-    def to_pandas(self) -> Any:
-        """Columns puzzle, solution, clues (the CLI's generate --with-solution file)."""
+    def to_pandas(self, index: Any = None) -> Any:
+        """Columns puzzle, solution, clues (the CLI's generate --with-solution file);
+        `index`: one label per row (default 0..N-1)."""
 
 def generate(
     n: int,
