@@ -375,6 +375,30 @@ impl Pool {
         hash
     }
 
+    /// The nodes `root` rests on, itself included, in the order the run found them (so each
+    /// follows from nodes before it), as (cell, digit, on).
+    fn implications(&mut self, root: u32) -> Vec<(u8, u8, bool)> {
+        self.next_stamp();
+        let mut found = Vec::new();
+        walk_ancestors(
+            &self.nodes,
+            &self.parents,
+            &mut self.seen,
+            self.stamp,
+            &mut self.stack,
+            root,
+            |i, _, _| found.push(i),
+        );
+        found.sort_unstable();
+        found
+            .into_iter()
+            .map(|i| {
+                let node = &self.nodes[i as usize];
+                ((node.cd / 9) as u8, (node.cd % 9) as u8 + 1, node.on)
+            })
+            .collect()
+    }
+
     fn next_stamp(&mut self) {
         if self.stamp == u32::MAX {
             self.seen.fill(0);
@@ -723,6 +747,10 @@ struct Best {
     hits: Vec<Hit>,
     /// The chain ends of the hits.
     roots: Vec<u32>,
+    /// Whether the best hint's chain ends are kept (in `proof`), to explain it.
+    explain: bool,
+    /// The chain ends of the best hint, when `explain`.
+    proof: Vec<u32>,
 }
 
 /// One hint of a collecting search.
@@ -751,6 +779,8 @@ impl Best {
             collect,
             hits: Vec::new(),
             roots: Vec::new(),
+            explain: false,
+            proof: Vec::new(),
         }
     }
     /// The complexity above which no hint can come before the best so far (its rating grows
@@ -793,12 +823,25 @@ impl Best {
             });
         }
     }
-    fn offer(&mut self, rating: u16, n: usize, sort: u8, make: impl FnOnce() -> Step) {
+    /// Keeps the hint (built by `make`, its chains ending at `roots`) if it comes before the
+    /// best so far.
+    fn offer(
+        &mut self,
+        rating: u16,
+        n: usize,
+        sort: u8,
+        roots: &[u32],
+        make: impl FnOnce() -> Step,
+    ) {
         let key = (rating, n, sort, self.seq);
         self.seq += 1;
         if self.step.is_none() || key < self.key {
             self.key = key;
             self.step = Some(make());
+            if self.explain {
+                self.proof.clear();
+                self.proof.extend_from_slice(roots);
+            }
         }
     }
 }
@@ -853,14 +896,14 @@ fn offer_target(
     b: &Board,
     kind: Kind,
     (rating, n, sort): (u16, usize, u8),
-    cd: u16,
-    on: bool,
+    (cd, on): (u16, bool),
+    roots: &[u32],
     best: &mut Best,
 ) {
     if target_elims(b, cd, on) == 0 {
         return;
     }
-    best.offer(rating, n, sort, || {
+    best.offer(rating, n, sort, roots, || {
         target_step(b, kind, rating, cd, on).expect("a hint that makes progress")
     });
 }
@@ -897,11 +940,19 @@ pub(super) fn nested_chains(b: &Board, level: u8, inner: InnerRule) -> Option<St
 /// The easiest hint of the forcing-chain rule `kind`, as SE sorts them (rating, complexity,
 /// then double-implication, cell, region and contradiction hints, then discovery order).
 pub fn forcing_chains(b: &Board, kind: Kind) -> Option<Step> {
-    search_with(b, kind, &Chains::new(b, kind))
+    search_with(b, kind, &Chains::new(b, kind), false)
+}
+
+/// [`forcing_chains`], with what proves the step ([`Step::chains`], and their cells in
+/// [`Step::cells`]): for each chain end of the hint, the implications it rests on, in the
+/// order they were found, from the assumption to the end. For explanations, where the search
+/// runs again on the board the step was found on (the rating path keeps no proof).
+pub fn forcing_chains_explained(b: &Board, kind: Kind) -> Option<Step> {
+    search_with(b, kind, &Chains::new(b, kind), true)
 }
 
 /// [`forcing_chains`] over the cells and regions `chains` lets through.
-fn search_with(b: &Board, kind: Kind, chains: &Chains) -> Option<Step> {
+fn search_with(b: &Board, kind: Kind, chains: &Chains, explain: bool) -> Option<Step> {
     SEARCH.with_borrow_mut(|s| {
         s.reset();
         let Search {
@@ -910,9 +961,18 @@ fn search_with(b: &Board, kind: Kind, chains: &Chains) -> Option<Step> {
             off_out,
         } = s;
         let mut best = Best::new(false);
+        best.explain = explain;
         search(b, kind, chains, pool, runs, off_out, &mut best);
+        let proof = std::mem::take(&mut best.proof);
         best.step.map(|mut s| {
             s.eliminations.sort_unstable();
+            for &root in &proof {
+                let implied = pool.implications(root);
+                for &(c, _, _) in &implied {
+                    s.cells |= 1 << c;
+                }
+                s.chains.push(implied);
+            }
             s
         })
     })
@@ -1192,7 +1252,7 @@ fn offer_contradiction(
         if best.collect {
             best.hit(b, (rating, n, 7), cd, target_on, NO_HOUSE, &[a, z]);
         } else {
-            offer_target(b, kind, (rating, n, 7), cd, target_on, best);
+            offer_target(b, kind, (rating, n, 7), (cd, target_on), &[a, z], best);
         }
     }
 }
@@ -1226,7 +1286,7 @@ fn double_implications(
                 if best.collect {
                     best.hit(b, (rating, n, 1), q, state, NO_HOUSE, &[pi, qi]);
                 } else {
-                    offer_target(b, kind, (rating, n, 1), q, state, best);
+                    offer_target(b, kind, (rating, n, 1), (q, state), &[pi, qi], best);
                 }
             }
         }
@@ -1282,7 +1342,8 @@ fn cell_chains(
                 best.hit(b, (rating, total, 5), q, state, CELL_HINT + c as u8, roots);
                 continue;
             }
-            offer_target(b, kind, (rating, total, 5), q, state, best);
+            let roots = &ids[..on_idx.len()];
+            offer_target(b, kind, (rating, total, 5), (q, state), roots, best);
         }
     }
 }
@@ -1336,7 +1397,7 @@ fn region_chains(
                 if flat > limit {
                     continue;
                 }
-                let roots: Vec<u32> = if pool.nested.is_empty() && !best.collect {
+                let roots: Vec<u32> = if pool.nested.is_empty() && !best.collect && !best.explain {
                     Vec::new()
                 } else {
                     region_nodes(runs, p, d, q, state).collect()
@@ -1350,7 +1411,7 @@ fn region_chains(
                 if best.collect {
                     best.hit(b, (rating, n, 6), q, state, hs[k] as u8, &roots);
                 } else {
-                    offer_target(b, kind, (rating, n, 6), q, state, best);
+                    offer_target(b, kind, (rating, n, 6), (q, state), &roots, best);
                 }
             }
         }
@@ -1369,6 +1430,84 @@ mod tests {
     use crate::rate::tests::{check_path, golden_state};
     use crate::rate::{explain, rate, Flavor, Limits};
     use crate::Grid;
+
+    /// Every Nishio, dynamic and dynamic (+) forcing-chain step on the golden paths comes with
+    /// its proof: per end of the hint, its implications from an assumption on the step's cell
+    /// or house (or the target itself, for a contradiction) to that end, every node a
+    /// candidate of the board; the ends are one candidate on and off (a contradiction) or one
+    /// conclusion that makes the step's progress; and together they have the complexity the
+    /// rating counts.
+    #[test]
+    fn explained_dynamic_chains_are_their_hints() {
+        let mut checked = [0usize; 3];
+        // The golden paths, and one of `data/magictour_top1465.txt` (MIT) whose path takes
+        // dynamic forcing chains (+).
+        let plus: Grid =
+            "7.8...3.....2.1...5.........4.....263...8.......1...9..9.6....4....7.5..........."
+                .parse()
+                .unwrap();
+        let mut board = Board::new(&plus);
+        let plus_path: Vec<(Board, Step)> = explain(&plus, &Limits::default())
+            .1
+            .into_iter()
+            .map(|s| {
+                let before = board.clone();
+                s.apply(&mut board);
+                (before, s)
+            })
+            .collect();
+        let paths = crate::rate::tests::golden_paths()
+            .map(|(_, states)| states)
+            .chain([plus_path]);
+        for states in paths {
+            for (b, step) in states {
+                let (k, kind) = match step.technique {
+                    Technique::Nishio => (0, Kind::Nishio),
+                    Technique::DynamicForcingChain => (1, Kind::Dynamic),
+                    Technique::DynamicForcingChainPlus => (2, Kind::DynamicPlus),
+                    _ => continue,
+                };
+                let chains = &step.chains;
+                assert!(chains.len() >= 2, "{step}");
+                for chain in chains {
+                    for &(c, d, _) in chain {
+                        assert!(b.has(c as usize, d), "{step}: r{c} {d} is no candidate");
+                    }
+                }
+                let ends: Vec<_> = chains.iter().map(|c| *c.last().unwrap()).collect();
+                let (c, d) = step
+                    .eliminations
+                    .first()
+                    .or(step.placements.first())
+                    .copied()
+                    .unwrap();
+                let contradiction = ends.len() == 2
+                    && ends[0].0 == ends[1].0
+                    && ends[0].1 == ends[1].1
+                    && ends[0].2 != ends[1].2;
+                if contradiction {
+                    // Both from the target, assumed in the state the step refutes: on when
+                    // it is removed, off when it is placed.
+                    let on = !step.eliminations.is_empty();
+                    assert!(chains.iter().all(|ch| ch[0] == (c, d, on)), "{step}");
+                } else {
+                    // One conclusion: on places it, off removes it.
+                    assert!(ends.iter().all(|&e| e == ends[0]), "{step}");
+                    let (ec, ed, eon) = ends[0];
+                    assert_eq!((ec, ed), (c, d), "{step}");
+                    assert_eq!(eon, step.eliminations.is_empty(), "{step}");
+                    // The branches' assumptions differ.
+                    let starts: std::collections::BTreeSet<_> =
+                        chains.iter().map(|ch| ch[0]).collect();
+                    assert_eq!(starts.len(), chains.len(), "{step}");
+                }
+                let n: usize = chains.iter().map(Vec::len).sum();
+                assert_eq!(step.rating, kind.base() + length_increment(n), "{step}");
+                checked[k] += 1;
+            }
+        }
+        assert!(checked.iter().all(|&n| n >= 1), "{checked:?}");
+    }
 
     /// The puzzles of magictour top1465 (MIT, `data/`) whose paths need dynamic forcing chains
     /// (+), and two of the HardestDatabase list (`data/norvig_sudokus_hard_375.txt`, MIT), with
@@ -1433,8 +1572,12 @@ mod tests {
             let (b, _, _) = golden_state(t);
             for kind in [Kind::Multiple, Kind::Nishio] {
                 let chains = Chains::new(&b, kind);
-                let want = search_with(&b, kind, &Chains::All);
-                assert_eq!(search_with(&b, kind, &chains), want, "{t:?} {kind:?}");
+                let want = search_with(&b, kind, &Chains::All, false);
+                assert_eq!(
+                    search_with(&b, kind, &chains, false),
+                    want,
+                    "{t:?} {kind:?}"
+                );
                 for c in cells(b.empty) {
                     pruned += !chains.cell(&b, c) as usize;
                     for d in digits(b.cand[c]) {
@@ -1450,8 +1593,21 @@ mod tests {
     fn each_forcing_rule_finds_its_step_on_a_real_state() {
         for kind in [Kind::Nishio, Kind::Multiple, Kind::Dynamic] {
             let (b, step, sol) = golden_state(kind.technique());
+            // The rating path's step is the path's without what proves it.
             let s = forcing_chains(&b, kind).unwrap();
-            assert_eq!(s, step);
+            assert!(s.chains.is_empty());
+            assert_eq!(
+                (s.technique, s.rating, &s.placements, &s.eliminations),
+                (
+                    step.technique,
+                    step.rating,
+                    &step.placements,
+                    &step.eliminations
+                )
+            );
+            if kind != Kind::Multiple {
+                assert_eq!(forcing_chains_explained(&b, kind).unwrap(), step);
+            }
             assert!(s.rating >= kind.technique().base());
             for &(c, d) in &s.eliminations {
                 assert!(b.has(c as usize, d));

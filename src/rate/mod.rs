@@ -60,9 +60,13 @@ pub struct Step {
     pub eliminations: Vec<(u8, u8)>,
     /// Cells that make up the pattern (for explanations), as a set.
     pub cells: Cells,
-    /// For a forcing chain found by the static chains, the chains that prove it, each from
-    /// the assumption to a conclusion, nodes as `(cell, digit, on)`: two chains ending in a
-    /// candidate on and the same candidate off (a contradiction). Empty for other steps.
+    /// What proves a chain step, filled in by [`explain`] (empty on the rating path and for
+    /// other steps), nodes as `(cell, digit, on)`. A forcing X-chain or forcing chain: two
+    /// chains from the assumption, one to a candidate on and one to the same candidate off.
+    /// A Nishio, dynamic or dynamic (+) forcing chain: for each end of the hint (a candidate
+    /// on and off for a contradiction, or the common conclusion of each branch), the
+    /// implications it rests on, in the order they were found (each follows from the ones
+    /// before it), from the branch's assumption to that end.
     pub chains: Vec<Vec<(u8, u8, bool)>>,
 }
 
@@ -146,10 +150,24 @@ impl fmt::Display for Step {
                     if on { "=" } else { "<>" }
                 )
             };
+            // A static chain's nodes follow one from the other; the dynamic ones' from the
+            // nodes before them.
+            let linear = matches!(
+                self.technique,
+                Technique::ForcingChain | Technique::ForcingXChain
+            );
             let chains: Vec<String> = self
                 .chains
                 .iter()
-                .map(|chain| chain.iter().map(node).collect::<Vec<_>>().join(" -> "))
+                .map(|chain| {
+                    let nodes: Vec<String> = chain.iter().map(node).collect();
+                    match nodes.split_first() {
+                        Some((first, rest)) if !linear && !rest.is_empty() => {
+                            format!("{first} => {}", rest.join(", "))
+                        }
+                        _ => nodes.join(" -> "),
+                    }
+                })
                 .collect();
             write!(f, "; {}", chains.join(" and "))?;
         }
@@ -482,16 +500,25 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
             step.eliminations.clear();
         }
         if let Some(rec) = record.as_deref_mut() {
-            if matches!(
-                step.technique,
-                Technique::ForcingChain | Technique::ForcingXChain
-            ) {
-                // The chains that prove it, found again (the rating path keeps none).
-                if let Some(proved) = chains::static_chains_explained(&b).filter(|p| {
-                    (&p.placements, &p.eliminations) == (&step.placements, &step.eliminations)
-                }) {
-                    (step.chains, step.cells) = (proved.chains, proved.cells);
+            // What proves a chain step, found again (the rating path keeps none).
+            let proved = match step.technique {
+                Technique::ForcingChain | Technique::ForcingXChain => {
+                    chains::static_chains_explained(&b)
                 }
+                Technique::Nishio => forcing::forcing_chains_explained(&b, forcing::Kind::Nishio),
+                Technique::DynamicForcingChain => {
+                    forcing::forcing_chains_explained(&b, forcing::Kind::Dynamic)
+                }
+                Technique::DynamicForcingChainPlus => {
+                    forcing::forcing_chains_explained(&b, forcing::Kind::DynamicPlus)
+                }
+                _ => None,
+            };
+            if let Some(proved) = proved.filter(|p| {
+                (p.technique, &p.placements, &p.eliminations)
+                    == (step.technique, &step.placements, &step.eliminations)
+            }) {
+                (step.chains, step.cells) = (proved.chains, proved.cells);
             }
             step.apply(&mut b);
             rec.push(step);
