@@ -387,6 +387,16 @@ fn generate_er_keeps_puzzles_in_range_reproducibly() {
         .stderr(predicates::str::contains(
             "warning: --er from 12.0: random minimal puzzles rate that high very rarely",
         ));
+    // From 9.5 (nested forcing chains) on, not below.
+    for (range, warned) in [("9.5..20", true), ("9.4..20", false)] {
+        let out = bin()
+            .args(["generate", "-n", "0", "-q", "--er", range])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let said = String::from_utf8_lossy(&out.stderr).contains("warning: --er from");
+        assert_eq!(said, warned, "{range}");
+    }
 }
 
 /// Bounds between two tenths keep every rating on their side: a range's low end rounds up and

@@ -449,6 +449,15 @@ mod tests {
         assert!(check_output(wrong.as_bytes(), &two, &[])
             .unwrap()
             .starts_with("line 2:"));
+        // "No solution" for a puzzle that has one is named as that, not as a bad grid.
+        let gave_up = format!("{SOLUTION}\nno solution\n");
+        let why = check_output(gave_up.as_bytes(), &two, &[7, 9]).unwrap();
+        assert!(
+            why.starts_with("line 2: no solution grid (")
+                && why
+                    .ends_with("), but the puzzle has a solution (its puzzle is on input line 9)"),
+            "{why}"
+        );
     }
 
     #[test]
