@@ -1039,10 +1039,7 @@ fn search(b: &Board, s: &mut Scratch, explain: bool) -> Option<Step> {
         s.eliminations.sort_unstable();
         if let Some(i) = from.filter(|_| explain) {
             let (mi, f) = &fcs[i];
-            s.chains = f.chains(b, l, MODES[*mi].0, arena);
-            for &(c, _, _) in s.chains.iter().flatten() {
-                s.cells |= 1 << c;
-            }
+            s.set_chains(f.chains(b, l, MODES[*mi].0, arena));
         }
         s
     })

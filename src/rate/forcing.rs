@@ -50,7 +50,7 @@ impl Kind {
     fn y(self) -> bool {
         self != Kind::Nishio
     }
-    fn technique(self) -> Technique {
+    pub(super) fn technique(self) -> Technique {
         match self {
             Kind::Nishio => Technique::Nishio,
             Kind::Multiple => Technique::MultipleForcingChain,
@@ -966,12 +966,8 @@ fn search_with(b: &Board, kind: Kind, chains: &Chains, explain: bool) -> Option<
         let proof = std::mem::take(&mut best.proof);
         best.step.map(|mut s| {
             s.eliminations.sort_unstable();
-            for &root in &proof {
-                let implied = pool.implications(root);
-                for &(c, _, _) in &implied {
-                    s.cells |= 1 << c;
-                }
-                s.chains.push(implied);
+            if !proof.is_empty() {
+                s.set_chains(proof.iter().map(|&root| pool.implications(root)).collect());
             }
             s
         })
@@ -1446,16 +1442,7 @@ mod tests {
             "7.8...3.....2.1...5.........4.....263...8.......1...9..9.6....4....7.5..........."
                 .parse()
                 .unwrap();
-        let mut board = Board::new(&plus);
-        let plus_path: Vec<(Board, Step)> = explain(&plus, &Limits::default())
-            .1
-            .into_iter()
-            .map(|s| {
-                let before = board.clone();
-                s.apply(&mut board);
-                (before, s)
-            })
-            .collect();
+        let plus_path = crate::rate::tests::path_states(&plus);
         let paths = crate::rate::tests::golden_paths()
             .map(|(_, states)| states)
             .chain([plus_path]);

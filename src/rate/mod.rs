@@ -106,6 +106,14 @@ impl Step {
         self.cells = pattern;
     }
 
+    /// Records what proves the step ([`Step::chains`]); their cells join the pattern's.
+    pub fn set_chains(&mut self, chains: Vec<Vec<(u8, u8, bool)>>) {
+        for &(c, _, _) in chains.iter().flatten() {
+            self.cells |= 1 << c;
+        }
+        self.chains = chains;
+    }
+
     /// Rating as a number like 2.6.
     pub fn rating_f32(&self) -> f32 {
         self.rating as f32 / 10.0
@@ -272,6 +280,23 @@ pub struct Rating {
 }
 
 impl Rating {
+    /// Counts `step`, the next on the path: ER and its technique, ED after the first step, EP
+    /// at the first placement (`placed_yet` says whether one came before).
+    fn count(&mut self, step: &Step, placed_yet: &mut bool) {
+        if step.rating > self.er {
+            self.er = step.rating;
+            self.hardest = Some(step.technique);
+        }
+        if self.steps == 0 {
+            self.ed = self.er;
+        }
+        if !*placed_yet && !step.placements.is_empty() {
+            *placed_yet = true;
+            self.ep = self.er;
+        }
+        self.steps += 1;
+    }
+
     /// ER as a number like 7.2.
     pub fn er_f32(&self) -> f32 {
         self.er as f32 / 10.0
@@ -476,50 +501,13 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
                 break;
             }
         }
-        if step.rating > r.er {
-            r.er = step.rating;
-            r.hardest = Some(step.technique);
-        }
-        if r.steps == 0 {
-            r.ed = r.er;
-        }
-        if !placed_yet && !step.placements.is_empty() {
-            placed_yet = true;
-            r.ep = r.er;
-        }
-        r.steps += 1;
-        if limits.flavor != Flavor::Se1213
-            && matches!(
-                step.technique,
-                Technique::DirectPointing
-                    | Technique::DirectClaiming
-                    | Technique::DirectHiddenPair
-                    | Technique::DirectHiddenTriple
-            )
-        {
+        r.count(&step, &mut placed_yet);
+        if limits.flavor != Flavor::Se1213 && step.technique.is_direct() {
+            // SE 1.2.1's direct hints place their single and leave the candidates they justify.
             step.eliminations.clear();
         }
         if let Some(rec) = record.as_deref_mut() {
-            // What proves a chain step, found again (the rating path keeps none).
-            let proved = match step.technique {
-                Technique::ForcingChain | Technique::ForcingXChain => {
-                    chains::static_chains_explained(&b)
-                }
-                Technique::Nishio => forcing::forcing_chains_explained(&b, forcing::Kind::Nishio),
-                Technique::DynamicForcingChain => {
-                    forcing::forcing_chains_explained(&b, forcing::Kind::Dynamic)
-                }
-                Technique::DynamicForcingChainPlus => {
-                    forcing::forcing_chains_explained(&b, forcing::Kind::DynamicPlus)
-                }
-                _ => None,
-            };
-            if let Some(proved) = proved.filter(|p| {
-                (p.technique, &p.placements, &p.eliminations)
-                    == (step.technique, &step.placements, &step.eliminations)
-            }) {
-                (step.chains, step.cells) = (proved.chains, proved.cells);
-            }
+            add_proof(&b, &mut step);
             step.apply(&mut b);
             rec.push(step);
         } else {
@@ -531,6 +519,26 @@ fn run(puzzle: &Grid, limits: &Limits, mut record: Option<&mut Vec<Step>>) -> Ra
         r.ep = r.er;
     }
     r
+}
+
+/// Adds what proves a chain step (its chains, and their cells) for an explanation: the rule
+/// runs again on the board the step was found on, keeping its proof this time (the rating path
+/// keeps none), and the proof is taken when it is that step's.
+fn add_proof(b: &Board, step: &mut Step) {
+    use forcing::Kind;
+    let proved = match step.technique {
+        Technique::ForcingChain | Technique::ForcingXChain => chains::static_chains_explained(b),
+        t => [Kind::Nishio, Kind::Dynamic, Kind::DynamicPlus]
+            .into_iter()
+            .find(|k| k.technique() == t)
+            .and_then(|k| forcing::forcing_chains_explained(b, k)),
+    };
+    if let Some(proved) = proved.filter(|p| {
+        (p.technique, &p.placements, &p.eliminations)
+            == (step.technique, &step.placements, &step.eliminations)
+    }) {
+        step.set_chains(proved.chains);
+    }
 }
 
 /// The first chaining step in SE's order: static chains, then Nishio, multiple, dynamic and
@@ -859,18 +867,23 @@ mod tests {
     /// the step, and the step taken there. Paths are rated as the iterator reaches them.
     pub(crate) fn golden_paths() -> impl Iterator<Item = (Grid, Vec<(Board, Step)>)> {
         golden_puzzles().into_iter().map(|p| {
-            let (_, steps) = explain(&p, &Limits::default());
-            let mut b = Board::new(&p);
-            let states = steps
-                .into_iter()
-                .map(|s| {
-                    let before = b.clone();
-                    s.apply(&mut b);
-                    (before, s)
-                })
-                .collect();
+            let states = path_states(&p);
             (p, states)
         })
+    }
+
+    /// The explained path of `p`: each step with the board it was found on.
+    pub(crate) fn path_states(p: &Grid) -> Vec<(Board, Step)> {
+        let (_, steps) = explain(p, &Limits::default());
+        let mut b = Board::new(p);
+        steps
+            .into_iter()
+            .map(|s| {
+                let before = b.clone();
+                s.apply(&mut b);
+                (before, s)
+            })
+            .collect()
     }
 
     /// The board just before the first step of `technique` on the path of a golden puzzle, the

@@ -124,6 +124,19 @@ techniques! {
 }
 
 impl Technique {
+    /// Whether this is one of SE's "direct" hints: a pointing, claiming, hidden pair or hidden
+    /// triple that leads to a single in one house (SE 1.2.1 places the single without applying
+    /// the eliminations).
+    pub fn is_direct(self) -> bool {
+        matches!(
+            self,
+            Technique::DirectPointing
+                | Technique::DirectClaiming
+                | Technique::DirectHiddenPair
+                | Technique::DirectHiddenTriple
+        )
+    }
+
     /// Base rating in tenths (chains and uniqueness add their increments to it).
     pub const fn base(self) -> u16 {
         use Technique::*;
