@@ -622,8 +622,8 @@ fn rate_cells<'py>(
 }
 
 /// One step of a solving path: technique name, rating, the pattern's cells (`r1c2`), the
-/// placements and the eliminations (cell name, digit), and the step in words as
-/// `rate --explain` writes it.
+/// placements and the eliminations (cell name, digit), the step in words as `rate --explain`
+/// writes it, and the chains that prove a chain step (nodes as cell name, digit, on).
 type ExplainedStep = (
     &'static str,
     f64,
@@ -631,6 +631,7 @@ type ExplainedStep = (
     Vec<(String, u8)>,
     Vec<(String, u8)>,
     String,
+    Vec<Vec<(String, u8, bool)>>,
 );
 
 /// The path of one puzzle: (status, message, er, ep, ed, technique, steps, the whole path in
@@ -712,6 +713,10 @@ fn explain_cells<'py>(
                     .map(|&(c, d)| (name(c), d))
                     .collect(),
                 step.to_string(),
+                step.chains
+                    .iter()
+                    .map(|chain| chain.iter().map(|&(c, d, on)| (name(c), d, on)).collect())
+                    .collect(),
             )
         })
         .collect();

@@ -698,6 +698,39 @@ def test_explain_gives_the_path_behind_the_rating_and_the_clis_words(tmp_path):
         sb.explain([chosen[0][0], chosen[1][0]])
 
 
+def test_explain_gives_the_chains_behind_a_chain_step():
+    # A Kaggle 3M puzzle (ER 8.3, tests/golden/se_ratings.txt) whose path takes forcing
+    # X-chains, forcing chains, Nishio and multiple forcing chains.
+    e = sb.explain("..7.....34...6..12.....37..1.8.57.......8..6......21...........6...459....9....87")
+    assert f"{e.er:.1f}" == "8.3"
+    proved = {"Forcing X-Chain", "Forcing Chain", "Nishio Forcing Chains", "Multiple Forcing Chains",
+              "Dynamic Forcing Chains", "Dynamic Forcing Chains (+)", "Nested Forcing Chains"}
+    kinds = set()
+    for s in e.steps:
+        if s.technique not in proved:
+            # Cycles, exclusions and the rules below the chains show their pattern's cells.
+            assert s.chains == [], s.text
+            continue
+        kinds.add(s.technique)
+        assert len(s.chains) >= 2, s.text
+        for chain in s.chains:
+            for cell, digit, on in chain:
+                # Each node is one the step's words name, and one of its cells.
+                assert f"{cell}{'=' if on else '<>'}{digit}" in s.text
+                assert cell in s.cells
+        ends = [chain[-1] for chain in s.chains]
+        if s.technique in ("Forcing Chain", "Forcing X-Chain"):
+            # One candidate proved on and off from the same assumption.
+            assert len(ends) == 2 and ends[0][:2] == ends[1][:2] and ends[0][2] != ends[1][2]
+            assert s.chains[0][0] == s.chains[1][0]
+        if s.technique == "Multiple Forcing Chains":
+            # Every branch reaches the step's conclusion.
+            assert len(set(ends)) == 1
+            cell, digit, on = ends[0]
+            assert ((cell, digit) in s.placements) if on else ((cell, digit) in s.eliminations)
+    assert {"Forcing Chain", "Forcing X-Chain", "Nishio Forcing Chains", "Multiple Forcing Chains"} <= kinds, kinds
+
+
 def test_rate_status_constants_are_rates_own_codes():
     # rate's codes are RateStatus's, not solve's: a gave_up row is RATE_GAVE_UP.
     p = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"

@@ -1358,9 +1358,31 @@ fn best_forcing_chain(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::rate::board::cell_name;
+
+    /// Whether `to` follows from `from` by one static link of `b` (with Y links, inside a cell,
+    /// when `y`): on to off, the digit leaves a peer (or the cell's other digits go); off to
+    /// on, the other place of a conjugate pair (or the other digit of a bivalue cell). Checked
+    /// from the rules, not by the search.
+    pub(crate) fn is_link(b: &Board, from: (u8, u8, bool), to: (u8, u8, bool), y: bool) -> bool {
+        use crate::rate::board::{bit, HOUSES};
+        let ((c, d, on), (c2, d2, on2)) = (from, to);
+        let (cu, c2u) = (c as usize, c2 as usize);
+        if on == on2 {
+            return false;
+        }
+        if on {
+            (d2 == d && c2 != c && PEERS[cu] & 1 << c2 != 0) || (y && c2 == c && d2 != d)
+        } else {
+            // A strong link: the only two places of `d` in a house.
+            let conjugate = HOUSES
+                .iter()
+                .any(|&h| b.pos[d as usize - 1] & h == (1u128 << cu | 1u128 << c2u));
+            (d2 == d && c2 != c && conjugate) || (y && c2 == c && b.cand[cu] == bit(d) | bit(d2))
+        }
+    }
 
     /// Every forcing-chain step on the golden paths comes with its proof: two chains from the
     /// step's assumption, each link a link of the board the step was found on (checked from the
@@ -1368,16 +1390,9 @@ mod tests {
     /// the rating counts.
     #[test]
     fn explained_forcing_chains_are_proofs() {
-        use crate::rate::board::{bit, HOUSES};
+        use crate::rate::board::bit;
         use crate::rate::scale::length_increment;
         let holds = |b: &Board, c: u8, d: u8| b.cand[c as usize] & bit(d) != 0;
-        // A strong link: the only two places of `d` in a house.
-        let conjugate = |b: &Board, a: usize, z: usize, d: u8| {
-            HOUSES.iter().any(|&h| {
-                let places = b.pos[d as usize - 1] & h;
-                places == (1u128 << a | 1u128 << z)
-            })
-        };
         let mut checked = 0;
         for (_, states) in crate::rate::tests::golden_paths() {
             for (b, step) in states {
@@ -1399,21 +1414,9 @@ mod tests {
                 for chain in &step.chains {
                     assert_eq!(chain[0], start, "{step}");
                     for w in chain.windows(2) {
-                        let ((c, d, on), (c2, d2, on2)) = (w[0], w[1]);
+                        let ((c, d, _), (c2, d2, _)) = (w[0], w[1]);
                         assert!(holds(&b, c, d) && holds(&b, c2, d2), "{step}");
-                        assert_ne!(on, on2, "{step}");
-                        let (cu, c2u) = (c as usize, c2 as usize);
-                        let link = if on {
-                            // On: the digit leaves its peers; with Y links, the cell's other
-                            // digits go.
-                            (d2 == d && c2 != c && PEERS[cu] & 1 << c2 != 0)
-                                || (y && c2 == c && d2 != d)
-                        } else {
-                            // Off: the other place of a conjugate pair, or with Y links the
-                            // other digit of a bivalue cell.
-                            (d2 == d && c2 != c && conjugate(&b, cu, c2u, d))
-                                || (y && c2 == c && b.cand[cu] == bit(d) | bit(d2))
-                        };
+                        let link = is_link(&b, w[0], w[1], y);
                         assert!(link, "{step}: no link {:?} -> {:?}", w[0], w[1]);
                     }
                 }

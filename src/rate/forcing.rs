@@ -929,10 +929,12 @@ fn full_complexity(
 /// out)`, as `nested` supplies it (so this module does not depend on it).
 pub(super) type InnerRule = fn(&Board, &Board, u8, &mut Advanced);
 
-/// The easiest hint of nested level `level`, whose stalled runs call `inner`.
-pub(super) fn nested_chains(b: &Board, level: u8, inner: InnerRule) -> Option<Step> {
+/// The easiest hint of nested level `level`, whose stalled runs call `inner`; with its proof
+/// when `explain` (as [`forcing_chains_explained`]).
+pub(super) fn nested_chains(b: &Board, level: u8, inner: InnerRule, explain: bool) -> Option<Step> {
     SEARCH.with_borrow_mut(|s| s.pool.inner = Some(inner));
-    let step = forcing_chains(b, Kind::Nested(level));
+    let kind = Kind::Nested(level);
+    let step = search_with(b, kind, &Chains::new(b, kind), explain);
     SEARCH.with_borrow_mut(|s| s.pool.inner = None);
     step
 }
@@ -1421,7 +1423,7 @@ fn region_nodes(runs: &Runs, p: Cells, d: u8, q: u16, on: bool) -> impl Iterator
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::rate::tests::{check_path, golden_state};
     use crate::rate::{explain, rate, Flavor, Limits};
@@ -1454,46 +1456,54 @@ mod tests {
                     Technique::DynamicForcingChainPlus => (2, Kind::DynamicPlus),
                     _ => continue,
                 };
-                let chains = &step.chains;
-                assert!(chains.len() >= 2, "{step}");
-                for chain in chains {
-                    for &(c, d, _) in chain {
-                        assert!(b.has(c as usize, d), "{step}: r{c} {d} is no candidate");
-                    }
-                }
-                let ends: Vec<_> = chains.iter().map(|c| *c.last().unwrap()).collect();
-                let (c, d) = step
-                    .eliminations
-                    .first()
-                    .or(step.placements.first())
-                    .copied()
-                    .unwrap();
-                let contradiction = ends.len() == 2
-                    && ends[0].0 == ends[1].0
-                    && ends[0].1 == ends[1].1
-                    && ends[0].2 != ends[1].2;
-                if contradiction {
-                    // Both from the target, assumed in the state the step refutes: on when
-                    // it is removed, off when it is placed.
-                    let on = !step.eliminations.is_empty();
-                    assert!(chains.iter().all(|ch| ch[0] == (c, d, on)), "{step}");
-                } else {
-                    // One conclusion: on places it, off removes it.
-                    assert!(ends.iter().all(|&e| e == ends[0]), "{step}");
-                    let (ec, ed, eon) = ends[0];
-                    assert_eq!((ec, ed), (c, d), "{step}");
-                    assert_eq!(eon, step.eliminations.is_empty(), "{step}");
-                    // The branches' assumptions differ.
-                    let starts: std::collections::BTreeSet<_> =
-                        chains.iter().map(|ch| ch[0]).collect();
-                    assert_eq!(starts.len(), chains.len(), "{step}");
-                }
-                let n: usize = chains.iter().map(Vec::len).sum();
+                let n = assert_proof(&b, &step);
                 assert_eq!(step.rating, kind.base() + length_increment(n), "{step}");
                 checked[k] += 1;
             }
         }
         assert!(checked.iter().all(|&n| n >= 1), "{checked:?}");
+    }
+
+    /// Asserts that the chains of `step`, found on `b`, are a forcing-chain proof: per end of
+    /// the hint, nodes that are candidates of `b`, from an assumption on the step's cell or
+    /// house (or the target itself, for a contradiction) to that end; the ends one candidate
+    /// on and off (a contradiction) or one conclusion that makes the step's progress. Returns
+    /// how many nodes they have together.
+    pub(crate) fn assert_proof(b: &Board, step: &Step) -> usize {
+        let chains = &step.chains;
+        assert!(chains.len() >= 2, "{step}");
+        for chain in chains {
+            for &(c, d, _) in chain {
+                assert!(b.has(c as usize, d), "{step}: r{c} {d} is no candidate");
+            }
+        }
+        let ends: Vec<_> = chains.iter().map(|c| *c.last().unwrap()).collect();
+        let (c, d) = step
+            .eliminations
+            .first()
+            .or(step.placements.first())
+            .copied()
+            .unwrap();
+        let contradiction = ends.len() == 2
+            && ends[0].0 == ends[1].0
+            && ends[0].1 == ends[1].1
+            && ends[0].2 != ends[1].2;
+        if contradiction {
+            // Both from the target, assumed in the state the step refutes: on when
+            // it is removed, off when it is placed.
+            let on = !step.eliminations.is_empty();
+            assert!(chains.iter().all(|ch| ch[0] == (c, d, on)), "{step}");
+        } else {
+            // One conclusion: on places it, off removes it.
+            assert!(ends.iter().all(|&e| e == ends[0]), "{step}");
+            let (ec, ed, eon) = ends[0];
+            assert_eq!((ec, ed), (c, d), "{step}");
+            assert_eq!(eon, step.eliminations.is_empty(), "{step}");
+            // The branches' assumptions differ.
+            let starts: std::collections::BTreeSet<_> = chains.iter().map(|ch| ch[0]).collect();
+            assert_eq!(starts.len(), chains.len(), "{step}");
+        }
+        chains.iter().map(Vec::len).sum()
     }
 
     /// The puzzles of magictour top1465 (MIT, `data/`) whose paths need dynamic forcing chains

@@ -63,10 +63,12 @@ pub struct Step {
     /// What proves a chain step, filled in by [`explain`] (empty on the rating path and for
     /// other steps), nodes as `(cell, digit, on)`. A forcing X-chain or forcing chain: two
     /// chains from the assumption, one to a candidate on and one to the same candidate off.
-    /// A Nishio, dynamic or dynamic (+) forcing chain: for each end of the hint (a candidate
-    /// on and off for a contradiction, or the common conclusion of each branch), the
-    /// implications it rests on, in the order they were found (each follows from the ones
-    /// before it), from the branch's assumption to that end.
+    /// A multiple forcing chain: for each candidate of the cell (or place of the digit in the
+    /// region), the chain from it to their common conclusion. A Nishio, dynamic, dynamic (+)
+    /// or nested forcing chain: for each end of the hint (a candidate on and off for a
+    /// contradiction, or the common conclusion of each branch), the implications it rests on,
+    /// in the order they were found (each follows from the ones before it, or from an inner
+    /// chain of a nested level), from the branch's assumption to that end.
     pub chains: Vec<Vec<(u8, u8, bool)>>,
 }
 
@@ -162,7 +164,9 @@ impl fmt::Display for Step {
             // nodes before them.
             let linear = matches!(
                 self.technique,
-                Technique::ForcingChain | Technique::ForcingXChain
+                Technique::ForcingChain
+                    | Technique::ForcingXChain
+                    | Technique::MultipleForcingChain
             );
             let chains: Vec<String> = self
                 .chains
@@ -528,10 +532,16 @@ fn add_proof(b: &Board, step: &mut Step) {
     use forcing::Kind;
     let proved = match step.technique {
         Technique::ForcingChain | Technique::ForcingXChain => chains::static_chains_explained(b),
-        t => [Kind::Nishio, Kind::Dynamic, Kind::DynamicPlus]
-            .into_iter()
-            .find(|k| k.technique() == t)
-            .and_then(|k| forcing::forcing_chains_explained(b, k)),
+        Technique::NestedForcingChain => nested::nested_step_explained(b),
+        t => [
+            Kind::Nishio,
+            Kind::Multiple,
+            Kind::Dynamic,
+            Kind::DynamicPlus,
+        ]
+        .into_iter()
+        .find(|k| k.technique() == t)
+        .and_then(|k| forcing::forcing_chains_explained(b, k)),
     };
     if let Some(proved) = proved.filter(|p| {
         (p.technique, &p.placements, &p.eliminations)

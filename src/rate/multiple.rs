@@ -442,4 +442,44 @@ mod tests {
         // The node run's order decided some of them.
         assert!(ties > 0);
     }
+
+    /// Every multiple forcing chain on the golden paths comes with its proof: one chain per
+    /// candidate of its cell (every candidate, each assumed on), or per place of its digit in
+    /// one house (every place), each link a static link of the board the step was found on
+    /// (checked from the rules), all ending in the step's conclusion, with the node count the
+    /// rating counts.
+    #[test]
+    fn explained_multiple_forcing_chains_are_proofs() {
+        use crate::rate::board::{bit, HOUSES};
+        use crate::rate::chains::tests::is_link;
+        use crate::rate::forcing::tests::assert_proof;
+        use crate::rate::scale::length_increment;
+        let mut checked = 0;
+        for (_, states) in crate::rate::tests::golden_paths() {
+            for (b, step) in states {
+                if step.technique != Technique::MultipleForcingChain {
+                    continue;
+                }
+                let n = assert_proof(&b, &step);
+                let base = Technique::MultipleForcingChain.base();
+                assert_eq!(step.rating, base + length_increment(n), "{step}");
+                let starts: Vec<_> = step.chains.iter().map(|ch| ch[0]).collect();
+                assert!(starts.iter().all(|s| s.2), "{step}");
+                let (c0, d0) = (starts[0].0 as usize, starts[0].1);
+                let cell: u16 = starts.iter().map(|s| bit(s.1)).fold(0, |a, m| a | m);
+                let places: Cells = starts.iter().map(|s| 1u128 << s.0).fold(0, |a, m| a | m);
+                let one_cell = starts.iter().all(|s| s.0 as usize == c0) && cell == b.cand[c0];
+                let one_house = starts.iter().all(|s| s.1 == d0)
+                    && HOUSES.iter().any(|&h| b.pos[d0 as usize - 1] & h == places);
+                assert!(one_cell || one_house, "{step}");
+                for chain in &step.chains {
+                    for w in chain.windows(2) {
+                        assert!(is_link(&b, w[0], w[1], true), "{step}: {:?}", w);
+                    }
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked >= 3, "only {checked} multiple forcing chains");
+    }
 }

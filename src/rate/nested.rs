@@ -30,11 +30,22 @@ use super::deadline::expired;
 /// The easiest nested forcing chain on `b`, trying each level in turn; `None` when no level
 /// finds one or the deadline passed.
 pub fn nested_step(b: &Board) -> Option<Step> {
+    nested_step_with(b, false)
+}
+
+/// [`nested_step`], with what proves the step (see `forcing::forcing_chains_explained`; the
+/// inner hints a run used show as the "off" nodes they made). For explanations, where the
+/// levels are searched again on the board the step was found on.
+pub fn nested_step_explained(b: &Board) -> Option<Step> {
+    nested_step_with(b, true)
+}
+
+fn nested_step_with(b: &Board, explain: bool) -> Option<Step> {
     for level in LEVELS {
         if expired() || super::deadline::above_max(95 + 5 * (u16::from(level) - 2)) {
             return None;
         }
-        if let Some(s) = nested_chains(b, level, inner_eliminations) {
+        if let Some(s) = nested_chains(b, level, inner_eliminations, explain) {
             if expired() {
                 return None;
             }
@@ -551,7 +562,8 @@ mod tests {
     #[ignore]
     fn the_fifth_level_finds_a_sound_hint() {
         let (b, sol) = first_nested_state();
-        let s = super::nested_chains(&b, 5, super::inner_eliminations).expect("a level-5 hint");
+        let s =
+            super::nested_chains(&b, 5, super::inner_eliminations, false).expect("a level-5 hint");
         assert_sound_fifth_level(&s, &sol);
     }
 
@@ -566,7 +578,7 @@ mod tests {
             deadline: Some(start + Duration::from_millis(1000)),
             ..Default::default()
         });
-        let found = super::nested_chains(&b, 5, super::inner_eliminations);
+        let found = super::nested_chains(&b, 5, super::inner_eliminations, false);
         crate::rate::deadline::set_cutoff(previous);
         assert!(
             start.elapsed() < Duration::from_secs(5),
@@ -597,5 +609,30 @@ mod tests {
         );
         let left = crate::rate::deadline::set_cutoff(Default::default());
         assert!(left.deadline.is_none() && left.stop.is_none(), "restored");
+    }
+
+    /// A nested step explained on its board is the step the rating path takes there, with
+    /// its proof: per end of the hint, the implications from its assumption, every node a
+    /// candidate of the board (`forcing`'s proof check), at most as many nodes as the
+    /// complexity in its rating counts (which adds the inner chains' own).
+    #[test]
+    fn an_explained_nested_step_is_the_step_with_its_proof() {
+        use super::{length_increment, nested_step, nested_step_explained};
+        use crate::rate::forcing::tests::assert_proof;
+        let (b, _) = first_nested_state();
+        let plain = nested_step(&b).expect("a nested step");
+        let s = nested_step_explained(&b).expect("a nested step");
+        assert!(plain.chains.is_empty());
+        assert_eq!(
+            (s.technique, s.rating, &s.placements, &s.eliminations),
+            (
+                plain.technique,
+                plain.rating,
+                &plain.placements,
+                &plain.eliminations
+            )
+        );
+        let n = assert_proof(&b, &s);
+        assert!(s.rating >= 95 + length_increment(n), "{s}");
     }
 }

@@ -562,17 +562,24 @@ class ExplainStep:
         placements: the values it sets, as ``(cell, digit)``.
         eliminations: the candidates it removes, as ``(cell, digit)``.
         text: the step in words (``str(step)``).
+        chains: what proves a chain step, as lists of ``(cell, digit, on)`` nodes (``on``:
+            the digit is placed there, else removed); empty for other steps. A forcing chain
+            or forcing X-chain: two chains from the assumption to one candidate on and off. A
+            multiple forcing chain: one chain per candidate of the cell (or place of the digit
+            in the house) to their common conclusion. Nishio, dynamic and nested forcing
+            chains: per end of the hint, the implications it rests on in the order found.
     """
 
-    __slots__ = ("technique", "rating", "cells", "placements", "eliminations", "text")
+    __slots__ = ("technique", "rating", "cells", "placements", "eliminations", "text", "chains")
 
-    def __init__(self, technique, rating, cells, placements, eliminations, text):
+    def __init__(self, technique, rating, cells, placements, eliminations, text, chains):
         self.technique = technique
         self.rating = rating
         self.cells = cells
         self.placements = placements
         self.eliminations = eliminations
         self.text = text
+        self.chains = chains
 
     def __str__(self) -> str:
         return self.text

@@ -74,6 +74,7 @@ class ExplainStep:
     placements: list[tuple[str, int]]
     eliminations: list[tuple[str, int]]
     text: str
+    chains: list[list[tuple[str, int, bool]]]
 
 class Explanation:
     """One puzzle's rating and the solving path behind it."""
