@@ -730,6 +730,48 @@ fn resume_keeps_crlf_rows_whole_and_refuses_a_blank_line_between_rows() {
     }
 }
 
+/// A partial cut inside a quoted field, just after a line end in it (an input whose name holds
+/// a newline, in the `file` column), ends in a torn row: it is dropped and rated again, not
+/// kept as a row that differs from its record.
+#[cfg(unix)]
+#[test]
+fn resume_drops_a_row_cut_inside_a_quoted_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("a\nb.txt");
+    let text: String = golden()
+        .iter()
+        .take(12)
+        .map(|(p, _, _)| format!("{p}\n"))
+        .collect();
+    std::fs::write(&input, text).unwrap();
+    let whole = bin()
+        .args(["rate", "-q"])
+        .arg(&input)
+        .output()
+        .unwrap()
+        .stdout;
+    // Cut the row of index 6 just after the newline inside its file name.
+    let start = find(&whole, b"\n6,") + 1;
+    let cut = start + find(&whole[start..], b"a\nb.txt") + 2;
+    let out = dir.path().join("r.csv");
+    std::fs::write(dir.path().join("r.csv.partial"), &whole[..cut]).unwrap();
+    let resumed = bin()
+        .args(["rate", "-q", "--resume", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert_eq!(resumed.status.code(), Some(0), "{stderr}");
+    let resumed = std::fs::read(&out).unwrap();
+    assert_eq!(rows_without_time(&resumed), rows_without_time(&whole));
+}
+
+/// Where `needle` first occurs in `hay` (it must).
+fn find(hay: &[u8], needle: &[u8]) -> usize {
+    hay.windows(needle.len()).position(|w| w == needle).unwrap()
+}
+
 #[test]
 fn resume_keeps_checked_rows_and_refuses_changed_ones() {
     let dir = tempfile::tempdir().unwrap();

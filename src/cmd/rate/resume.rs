@@ -135,10 +135,29 @@ struct Kept {
     summary: RateSummary,
 }
 
-/// A reader that remembers the last byte it gave: whether the text ends with a line end.
+/// A reader that remembers the last byte it gave and whether it gave an odd number of quotes:
+/// whether the text ends a row.
 struct LastByte<R> {
     inner: R,
     last: Option<u8>,
+    odd_quotes: bool,
+}
+
+impl<R> LastByte<R> {
+    fn new(inner: R) -> LastByte<R> {
+        LastByte {
+            inner,
+            last: None,
+            odd_quotes: false,
+        }
+    }
+
+    /// Whether the text read so far ends a row: with a line end outside any quoted field (a
+    /// complete row has an even number of quotes, `""` standing for one inside a field, so an
+    /// odd count means the text stops inside a quoted field, even right after a `\n` there).
+    fn ends_row(&self) -> bool {
+        self.last == Some(b'\n') && !self.odd_quotes
+    }
 }
 
 impl<R: Read> Read for LastByte<R> {
@@ -146,6 +165,7 @@ impl<R: Read> Read for LastByte<R> {
         let n = self.inner.read(buf)?;
         if n > 0 {
             self.last = Some(buf[n - 1]);
+            self.odd_quotes ^= memchr::memchr_iter(b'"', &buf[..n]).count() % 2 == 1;
         }
         Ok(n)
     }
@@ -226,7 +246,7 @@ fn read_header(
     let found: Vec<&[u8]> = first.record.iter().collect();
     let expected: Vec<&[u8]> = columns.iter().map(|c| c.name().as_bytes()).collect();
     if found != expected {
-        let torn = rows.len() == 1 && reader.get_ref().last != Some(b'\n');
+        let torn = rows.len() == 1 && !reader.get_ref().ends_row();
         let text = found.join(&b","[..]);
         if torn && header.as_bytes().starts_with(&text) {
             return Ok(None);
@@ -339,10 +359,7 @@ fn keep_rows(
         .has_headers(false)
         .flexible(true)
         .terminator(csv::Terminator::Any(b'\n'))
-        .from_reader(LastByte {
-            inner: earlier.rows()?,
-            last: None,
-        });
+        .from_reader(LastByte::new(earlier.rows()?));
     let mut kept = Kept::default();
     let Some((header_end, mut pending)) = read_header(&mut reader, columns, &error)? else {
         return Ok(kept);
@@ -355,7 +372,7 @@ fn keep_rows(
         // Read ahead: the row is complete if another follows or the text ends with `\n`.
         if let Some(next) = read_row(&mut reader, &error)? {
             pending = Some(next);
-        } else if reader.get_ref().last != Some(b'\n') {
+        } else if !reader.get_ref().ends_row() {
             break;
         }
         if let Some(next) = &pending {
