@@ -767,6 +767,52 @@ fn resume_drops_a_row_cut_inside_a_quoted_field() {
     assert_eq!(rows_without_time(&resumed), rows_without_time(&whole));
 }
 
+/// The same cut in a `rate` shard: `merge --allow-incomplete` leaves the torn row out, naming
+/// its line, and merges only the whole rows.
+#[cfg(unix)]
+#[test]
+fn merge_leaves_out_a_shard_row_cut_inside_a_quoted_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("a\nb.txt");
+    let text: String = golden().iter().take(12).map(|(p, _, _)| format!("{p}\n")).collect();
+    std::fs::write(&input, text).unwrap();
+    for k in 1..=2 {
+        let shard = format!("{k}/2");
+        let out = dir.path().join(format!("s{k}.csv"));
+        let run = bin()
+            .args(["rate", "-q", "--shard", &shard, "-o"])
+            .arg(&out)
+            .arg(&input)
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(0));
+    }
+    let s1 = dir.path().join("s1.csv");
+    let whole = std::fs::read(&s1).unwrap();
+    let rows = rows_without_time(&whole);
+    // Cut the shard's third row just after the newline inside its file name.
+    let third = &rows[2][0];
+    let start = find(&whole, format!("\n{third},").as_bytes()) + 1;
+    let cut = start + find(&whole[start..], b"a\nb.txt") + 2;
+    std::fs::write(&s1, &whole[..cut]).unwrap();
+    let merged = dir.path().join("all.csv");
+    let run = bin()
+        .args(["merge", "--allow-incomplete", "-o"])
+        .arg(&merged)
+        .arg(&s1)
+        .arg(dir.path().join("s2.csv"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("a cut-off row (no line end), left out"), "{stderr}");
+    let merged = rows_without_time(&std::fs::read(&merged).unwrap());
+    assert!(merged.iter().all(|r| r[0] != *third), "{merged:?}");
+    for kept in &rows[..2] {
+        assert!(merged.contains(kept), "{kept:?}");
+    }
+}
+
 /// Where `needle` first occurs in `hay` (it must).
 fn find(hay: &[u8], needle: &[u8]) -> usize {
     hay.windows(needle.len()).position(|w| w == needle).unwrap()

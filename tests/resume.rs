@@ -1078,6 +1078,18 @@ fn merge_refuses_a_shard_of_another_input() {
         err.contains("a.csv: a `solve` output, but r.csv is a `rate` output"),
         "{err}"
     );
+    // An empty file among `rate` shards without sidecars is named for what it is, wherever
+    // it comes.
+    std::fs::write(d.join("empty.csv"), "").unwrap();
+    std::fs::copy(d.join("r.csv"), d.join("bare.csv")).unwrap();
+    for order in [["bare.csv", "empty.csv"], ["empty.csv", "bare.csv"]] {
+        let (code, err) = run(d, &["merge", order[0], order[1], "-o", "all.csv"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("empty.csv: not a rate output: no header line"),
+            "{order:?}: {err}"
+        );
+    }
     // A shard given again through a symbolic link is the same shard, named as such.
     #[cfg(unix)]
     {

@@ -535,24 +535,36 @@ fn shard_claims(sidecars: &[Option<RunManifest>]) -> Claims<'static> {
 
 /// Whether the shards (with their `sidecars`) are `rate` outputs (else `solve` ones),
 /// refusing a mix: one merge takes the outputs of one command.
+/// A shard that is neither kind (no header, not a result file) takes the others' kind, so
+/// that their reader says what is wrong with it.
 fn all_rated(inputs: &[PathBuf], sidecars: &[Option<RunManifest>]) -> Result<bool> {
-    let rated = |i: usize| rate_merge::is_rate_output(&inputs[i], sidecars[i].as_ref());
-    let first = rated(0);
-    for (i, path) in inputs.iter().enumerate().skip(1) {
-        if rated(i) != first {
+    let kinds: Vec<Option<bool>> = inputs
+        .iter()
+        .zip(sidecars)
+        .map(|(path, sidecar)| rate_merge::rate_output(path, sidecar.as_ref()))
+        .collect();
+    let Some((first, kind)) = kinds
+        .iter()
+        .enumerate()
+        .find_map(|(i, k)| k.map(|k| (i, k)))
+    else {
+        return Ok(false);
+    };
+    for (i, path) in inputs.iter().enumerate() {
+        if kinds[i] == Some(!kind) {
             let command = |rated: bool| if rated { "rate" } else { "solve" };
             return Err(Error::Input {
                 path: path.clone(),
                 message: format!(
                     "a `{}` output, but {} is a `{}` output; merge the shards of one run",
-                    command(!first),
-                    inputs[0].display(),
-                    command(first)
+                    command(!kind),
+                    inputs[first].display(),
+                    command(kind)
                 ),
             });
         }
     }
-    Ok(first)
+    Ok(kind)
 }
 
 /// Checks every file merge writes against everything it reads: the shards, their sidecars and

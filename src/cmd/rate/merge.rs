@@ -23,34 +23,63 @@ use crate::rate::verdict::RateStatus;
 /// The columns `merge` reads from a `rate` shard: `index` to order rows, `status` to count them.
 pub(crate) const MERGE_COLUMNS: [RateColumn; 2] = [RateColumn::Index, RateColumn::Status];
 
-/// Whether the shard at `path` is a `rate` output: its sidecar says so, or (without one) its
-/// header names the `er` column.
-pub(crate) fn is_rate_output(path: &Path, sidecar: Option<&RunManifest>) -> bool {
+/// Whether the shard at `path` is a `rate` output (`Some(true)`: its sidecar says so, or
+/// without one its header names the `er` column) or a `solve` one (`Some(false)`: its sidecar
+/// says so, or its header names a `solve` column and not `er`); `None` when it is neither
+/// (no header, not a result file), which the reader of the other shards' kind then says.
+pub(crate) fn rate_output(path: &Path, sidecar: Option<&RunManifest>) -> Option<bool> {
     if let Some(sidecar) = sidecar {
-        return sidecar.kind == crate::cmd::sidecar::RATE_KIND;
+        return Some(sidecar.kind == crate::cmd::sidecar::RATE_KIND);
     }
-    let Ok(file) = open_result_file(path) else {
-        return false;
-    };
+    let file = open_result_file(path).ok()?;
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .from_reader(file);
     let mut header = csv::ByteRecord::new();
-    matches!(reader.read_byte_record(&mut header), Ok(true))
-        && header.iter().any(|name| name == b"er")
+    if !matches!(reader.read_byte_record(&mut header), Ok(true)) {
+        return None;
+    }
+    if header.iter().any(|name| name == b"er") {
+        return Some(true);
+    }
+    let solve_column = |name: &[u8]| {
+        std::str::from_utf8(name).is_ok_and(|n| crate::io::results::Column::from_name(n).is_ok())
+    };
+    header.iter().any(solve_column).then_some(false)
 }
 
-/// A shard's bytes, noting how many were read, the last one and whether the end was reached:
-/// what tells a last row ended by the end of the file from one ended by a line end.
-struct Tail {
-    inner: ResultSource,
-    read: u64,
-    last: u8,
-    ended: bool,
+/// A shard's (or a partial output's) bytes, noting how many were read, the last one, whether
+/// the end was reached and whether an odd number of quotes went by: what tells a last row
+/// ended by a line end from one cut off by the end of the file, even inside a quoted field.
+pub(super) struct Tail<R> {
+    inner: R,
+    pub(super) read: u64,
+    pub(super) last: u8,
+    pub(super) ended: bool,
+    odd_quotes: bool,
 }
 
-impl std::io::Read for Tail {
+impl<R> Tail<R> {
+    pub(super) fn new(inner: R) -> Tail<R> {
+        Tail {
+            inner,
+            read: 0,
+            last: b'\n',
+            ended: false,
+            odd_quotes: false,
+        }
+    }
+
+    /// Whether the text so far stops inside a quoted field: a whole row holds an even number
+    /// of quotes (`""` stands for one inside a field), so after an odd number its last field
+    /// is still open, even right after a line end in it.
+    pub(super) fn in_quotes(&self) -> bool {
+        self.odd_quotes
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for Tail<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.read += n as u64;
@@ -58,6 +87,7 @@ impl std::io::Read for Tail {
             Some(&b) => self.last = b,
             None => self.ended = !buf.is_empty(),
         }
+        self.odd_quotes ^= memchr::memchr_iter(b'"', &buf[..n]).count() % 2 == 1;
         Ok(n)
     }
 }
@@ -65,7 +95,7 @@ impl std::io::Read for Tail {
 /// One shard's rows, read one at a time.
 struct RateShard {
     path: PathBuf,
-    reader: csv::Reader<Tail>,
+    reader: csv::Reader<Tail<ResultSource>>,
     /// The row last read.
     row: csv::ByteRecord,
     /// The index of the row last read.
@@ -87,12 +117,7 @@ impl RateShard {
             true => open_whole_members(path)?,
             false => (open_result_file(path)?, None),
         };
-        let file = Tail {
-            inner,
-            read: 0,
-            last: b'\n',
-            ended: false,
-        };
+        let file = Tail::new(inner);
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
@@ -160,7 +185,7 @@ impl RateShard {
         let tail = self.reader.get_ref();
         if tail.ended
             && self.reader.position().byte() == tail.read
-            && !matches!(tail.last, b'\n' | b'\r')
+            && (!matches!(tail.last, b'\n' | b'\r') || tail.in_quotes())
         {
             // The record was ended by the end of the file, not by a line end: cut off, and
             // any of its fields may be short. It is no row.

@@ -11,6 +11,7 @@ use std::io::Read;
 use std::path::Path;
 
 use super::columns::RateColumn;
+use super::merge::Tail;
 use super::RateSummary;
 use crate::cmd::sidecar::{compare_for_resume, RunManifest};
 use crate::cmd::solve::resume::{check_resume_columns, same_file};
@@ -135,42 +136,6 @@ struct Kept {
     summary: RateSummary,
 }
 
-/// A reader that remembers the last byte it gave and whether it gave an odd number of quotes:
-/// whether the text ends a row.
-struct LastByte<R> {
-    inner: R,
-    last: Option<u8>,
-    odd_quotes: bool,
-}
-
-impl<R> LastByte<R> {
-    fn new(inner: R) -> LastByte<R> {
-        LastByte {
-            inner,
-            last: None,
-            odd_quotes: false,
-        }
-    }
-
-    /// Whether the text read so far ends a row: with a line end outside any quoted field (a
-    /// complete row has an even number of quotes, `""` standing for one inside a field, so an
-    /// odd count means the text stops inside a quoted field, even right after a `\n` there).
-    fn ends_row(&self) -> bool {
-        self.last == Some(b'\n') && !self.odd_quotes
-    }
-}
-
-impl<R: Read> Read for LastByte<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        if n > 0 {
-            self.last = Some(buf[n - 1]);
-            self.odd_quotes ^= memchr::memchr_iter(b'"', &buf[..n]).count() % 2 == 1;
-        }
-        Ok(n)
-    }
-}
-
 /// One row of the earlier output, read ahead: a row is only kept once the text after it
 /// shows it was complete (ended by a line end).
 struct Row {
@@ -182,7 +147,13 @@ struct Row {
 }
 
 /// The earlier output's reader: CSV records, with whether the text ends in a line end.
-type EarlierRows = csv::Reader<LastByte<Box<dyn Read + Send>>>;
+type EarlierRows = csv::Reader<Tail<Box<dyn Read + Send>>>;
+
+/// Whether the earlier output read so far ends a row: with a line end (rows end at `\n` only
+/// here), outside any quoted field.
+fn ends_row<R>(tail: &Tail<R>) -> bool {
+    tail.last == b'\n' && !tail.in_quotes()
+}
 
 impl Row {
     /// The record just read, `after` being the reader's position past it: the line is
@@ -246,7 +217,7 @@ fn read_header(
     let found: Vec<&[u8]> = first.record.iter().collect();
     let expected: Vec<&[u8]> = columns.iter().map(|c| c.name().as_bytes()).collect();
     if found != expected {
-        let torn = rows.len() == 1 && !reader.get_ref().ends_row();
+        let torn = rows.len() == 1 && !ends_row(reader.get_ref());
         let text = found.join(&b","[..]);
         if torn && header.as_bytes().starts_with(&text) {
             return Ok(None);
@@ -359,7 +330,7 @@ fn keep_rows(
         .has_headers(false)
         .flexible(true)
         .terminator(csv::Terminator::Any(b'\n'))
-        .from_reader(LastByte::new(earlier.rows()?));
+        .from_reader(Tail::new(earlier.rows()?));
     let mut kept = Kept::default();
     let Some((header_end, mut pending)) = read_header(&mut reader, columns, &error)? else {
         return Ok(kept);
@@ -372,7 +343,7 @@ fn keep_rows(
         // Read ahead: the row is complete if another follows or the text ends with `\n`.
         if let Some(next) = read_row(&mut reader, &error)? {
             pending = Some(next);
-        } else if !reader.get_ref().ends_row() {
+        } else if !ends_row(reader.get_ref()) {
             break;
         }
         if let Some(next) = &pending {
