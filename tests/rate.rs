@@ -774,7 +774,11 @@ fn resume_drops_a_row_cut_inside_a_quoted_field() {
 fn merge_leaves_out_a_shard_row_cut_inside_a_quoted_field() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("a\nb.txt");
-    let text: String = golden().iter().take(12).map(|(p, _, _)| format!("{p}\n")).collect();
+    let text: String = golden()
+        .iter()
+        .take(12)
+        .map(|(p, _, _)| format!("{p}\n"))
+        .collect();
     std::fs::write(&input, text).unwrap();
     for k in 1..=2 {
         let shard = format!("{k}/2");
@@ -805,11 +809,56 @@ fn merge_leaves_out_a_shard_row_cut_inside_a_quoted_field() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("a cut-off row (no line end), left out"), "{stderr}");
+    assert!(
+        stderr.contains("a cut-off row (no line end), left out"),
+        "{stderr}"
+    );
     let merged = rows_without_time(&std::fs::read(&merged).unwrap());
     assert!(merged.iter().all(|r| r[0] != *third), "{merged:?}");
     for kept in &rows[..2] {
         assert!(merged.contains(kept), "{kept:?}");
+    }
+}
+
+/// A rating read back from a shard (or a partial) is whole tenths, as `rate` writes it: a
+/// shard edited to hold `7.25` or a word is refused, naming the line and the value.
+#[test]
+fn merge_refuses_a_rating_that_is_not_whole_tenths() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("p.txt");
+    let text: String = golden().iter().take(3).map(|(p, _, _)| format!("{p}\n")).collect();
+    std::fs::write(&input, text).unwrap();
+    let shard = dir.path().join("r.csv");
+    let run = bin()
+        .args(["rate", "-q", "--columns", "index,er,status", "-o"])
+        .arg(&shard)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    // Without its sidecar, merge reads the ratings from the rows.
+    std::fs::remove_file(dir.path().join("r.csv.run.json")).unwrap();
+    let rows = std::fs::read_to_string(&shard).unwrap();
+    let second: Vec<&str> = rows.lines().nth(2).unwrap().split(',').collect();
+    for bad in ["7.25", "hard"] {
+        let edited = rows.replacen(
+            &second.join(","),
+            &[second[0], bad, second[2]].join(","),
+            1,
+        );
+        std::fs::write(&shard, edited).unwrap();
+        let run = bin()
+            .args(["merge", "-o"])
+            .arg(dir.path().join("all.csv"))
+            .arg(&shard)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!("line 3: er \"{bad}\" is not a rating")),
+            "{stderr}"
+        );
     }
 }
 

@@ -247,11 +247,18 @@ pub fn scan_members(codec: Codec, path: &Path) -> io::Result<Vec<Member>> {
 pub(crate) struct GzipMembers<R: BufRead> {
     /// The member being read; `None` once the stream has ended.
     member: Option<flate2::bufread::GzDecoder<R>>,
-    /// A whole member was read before this one: an error before this one's first byte is
-    /// about bytes after the gzip data.
+    /// A whole member was read before this one: an error in this one is about a member cut
+    /// short or damaged after the whole ones.
     after_whole: bool,
-    /// Bytes this member has given.
-    given: u64,
+}
+
+/// The error for a member after a whole one that starts as gzip (`1f 8b`) but fails: cut
+/// short (a run stopped while writing it) or damaged, as `gzip -t` says.
+fn broken_gzip_member(e: io::Error) -> io::Error {
+    io::Error::new(
+        e.kind(),
+        format!("a gzip member after the first whole one is cut short or damaged: {e}"),
+    )
 }
 
 /// The error for bytes after a whole gzip member that are not another member.
@@ -268,12 +275,12 @@ impl<R: BufRead> GzipMembers<R> {
         GzipMembers {
             member: Some(flate2::bufread::GzDecoder::new(raw)),
             after_whole: false,
-            given: 0,
         }
     }
 
     /// After a whole member: the end (zero bytes, as some tools pad, are the end too, as
-    /// `gzip -d` takes them), another member, or trailing data.
+    /// `gzip -d` takes them), another member (from its magic bytes `1f 8b` on, whole or not:
+    /// `gzip -d` fails on a broken one), or trailing data (which `gzip -d` ignores).
     fn next_member(&mut self, mut raw: R) -> io::Result<bool> {
         loop {
             let rest = raw.fill_buf()?;
@@ -281,7 +288,7 @@ impl<R: BufRead> GzipMembers<R> {
                 [] => return Ok(false),
                 [0x1f] | [0x1f, 0x8b, ..] => {
                     self.member = Some(flate2::bufread::GzDecoder::new(raw));
-                    (self.after_whole, self.given) = (true, 0);
+                    self.after_whole = true;
                     return Ok(true);
                 }
                 _ if rest.iter().all(|&b| b == 0) => {
@@ -302,11 +309,9 @@ impl<R: BufRead> Read for GzipMembers<R> {
             };
             let n = match member.read(buf) {
                 Ok(n) => n,
-                // A "member" after a whole one that is not gzip (`1f 8b` and junk).
-                Err(_) if self.after_whole && self.given == 0 => return Err(trailing_gzip_data()),
+                Err(e) if self.after_whole => return Err(broken_gzip_member(e)),
                 Err(e) => return Err(e),
             };
-            self.given += n as u64;
             if n > 0 || buf.is_empty() {
                 return Ok(n);
             }

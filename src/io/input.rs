@@ -1174,21 +1174,33 @@ mod tests {
             "{e}"
         );
         assert_eq!(out, TEXT, "the data before them is read");
-        // A member header and junk: trailing data too. Zero bytes (padding) are the end.
+        // A member's magic bytes and junk, or a whole member cut short (a run stopped while
+        // writing it): a broken member, on which `gzip -d` fails too. Zero bytes (padding) are
+        // the end.
+        let whole = gz[..gz.len() - 8].to_vec();
+        let cut = whole[..whole.len() / 2].to_vec();
         for (tail, ok) in [
             (&b"\x1f\x8bjunkjunkjunk"[..], false),
+            (&cut[..], false),
+            (&b"\x1f"[..], false),
             (&[0u8; 4096][..], true),
         ] {
-            let mut padded = gz[..gz.len() - 8].to_vec();
+            let mut padded = whole.clone();
             padded.extend_from_slice(tail);
             let mut out = Vec::new();
             let read = decode_bytes(padded).read_to_end(&mut out);
             match ok {
                 true => assert!(read.is_ok() && out == TEXT, "{read:?}"),
-                false => assert!(read
-                    .unwrap_err()
-                    .to_string()
-                    .contains("after the end of the gzip data")),
+                false => {
+                    let e = read.unwrap_err().to_string();
+                    assert!(
+                        e.contains(
+                            "a gzip member after the first whole one is cut short or damaged"
+                        ),
+                        "{e}"
+                    );
+                    assert!(out.starts_with(TEXT), "the whole member before it is read");
+                }
             }
         }
         // Not gzip from the start: the decoder's own words.

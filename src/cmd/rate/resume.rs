@@ -434,10 +434,12 @@ pub(super) fn check_row<'a>(
         if text.is_empty() {
             return Ok(None);
         }
+        // A rating as written: whole tenths (a value between two is no rating).
         std::str::from_utf8(text)
             .ok()
-            .and_then(|t| super::parse_er(t).ok())
-            .map(Some)
+            .and_then(|t| super::parse_er_number(t).ok())
+            .and_then(|x| crate::rate::scale::tenths_range(x, x).ok())
+            .map(|(tenths, _)| Some(tenths))
             .ok_or_else(|| {
                 format!(
                     "{column} {:?} is not a rating",
