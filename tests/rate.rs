@@ -826,7 +826,11 @@ fn merge_leaves_out_a_shard_row_cut_inside_a_quoted_field() {
 fn merge_refuses_a_rating_that_is_not_whole_tenths() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("p.txt");
-    let text: String = golden().iter().take(3).map(|(p, _, _)| format!("{p}\n")).collect();
+    let text: String = golden()
+        .iter()
+        .take(3)
+        .map(|(p, _, _)| format!("{p}\n"))
+        .collect();
     std::fs::write(&input, text).unwrap();
     let shard = dir.path().join("r.csv");
     let run = bin()
@@ -841,11 +845,7 @@ fn merge_refuses_a_rating_that_is_not_whole_tenths() {
     let rows = std::fs::read_to_string(&shard).unwrap();
     let second: Vec<&str> = rows.lines().nth(2).unwrap().split(',').collect();
     for bad in ["7.25", "hard"] {
-        let edited = rows.replacen(
-            &second.join(","),
-            &[second[0], bad, second[2]].join(","),
-            1,
-        );
+        let edited = rows.replacen(&second.join(","), &[second[0], bad, second[2]].join(","), 1);
         std::fs::write(&shard, edited).unwrap();
         let run = bin()
             .args(["merge", "-o"])
