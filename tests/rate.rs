@@ -737,22 +737,14 @@ fn resume_keeps_crlf_rows_whole_and_refuses_a_blank_line_between_rows() {
 #[test]
 fn resume_drops_a_row_cut_inside_a_quoted_field() {
     let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("a\nb.txt");
-    let text: String = golden()
-        .iter()
-        .take(12)
-        .map(|(p, _, _)| format!("{p}\n"))
-        .collect();
-    std::fs::write(&input, text).unwrap();
+    let input = newline_named_input(dir.path());
     let whole = bin()
         .args(["rate", "-q"])
         .arg(&input)
         .output()
         .unwrap()
         .stdout;
-    // Cut the row of index 6 just after the newline inside its file name.
-    let start = find(&whole, b"\n6,") + 1;
-    let cut = start + find(&whole[start..], b"a\nb.txt") + 2;
+    let cut = cut_in_file_name(&whole, "6");
     let out = dir.path().join("r.csv");
     std::fs::write(dir.path().join("r.csv.partial"), &whole[..cut]).unwrap();
     let resumed = bin()
@@ -773,13 +765,7 @@ fn resume_drops_a_row_cut_inside_a_quoted_field() {
 #[test]
 fn merge_leaves_out_a_shard_row_cut_inside_a_quoted_field() {
     let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("a\nb.txt");
-    let text: String = golden()
-        .iter()
-        .take(12)
-        .map(|(p, _, _)| format!("{p}\n"))
-        .collect();
-    std::fs::write(&input, text).unwrap();
+    let input = newline_named_input(dir.path());
     for k in 1..=2 {
         let shard = format!("{k}/2");
         let out = dir.path().join(format!("s{k}.csv"));
@@ -794,10 +780,9 @@ fn merge_leaves_out_a_shard_row_cut_inside_a_quoted_field() {
     let s1 = dir.path().join("s1.csv");
     let whole = std::fs::read(&s1).unwrap();
     let rows = rows_without_time(&whole);
-    // Cut the shard's third row just after the newline inside its file name.
+    // Its third row.
     let third = &rows[2][0];
-    let start = find(&whole, format!("\n{third},").as_bytes()) + 1;
-    let cut = start + find(&whole[start..], b"a\nb.txt") + 2;
+    let cut = cut_in_file_name(&whole, third);
     std::fs::write(&s1, &whole[..cut]).unwrap();
     let merged = dir.path().join("all.csv");
     let run = bin()
@@ -862,7 +847,30 @@ fn merge_refuses_a_rating_that_is_not_whole_tenths() {
     }
 }
 
+/// Twelve golden puzzles in `dir`, in a file whose name holds a newline (`a\nb.txt`), so that
+/// the `file` column is a quoted field with a line end inside.
+#[cfg(unix)]
+fn newline_named_input(dir: &Path) -> std::path::PathBuf {
+    let input = dir.join("a\nb.txt");
+    let text: String = golden()
+        .iter()
+        .take(12)
+        .map(|(p, _, _)| format!("{p}\n"))
+        .collect();
+    std::fs::write(&input, text).unwrap();
+    input
+}
+
+/// Where to cut the rows of [`newline_named_input`] so that the row of `index` ends just after
+/// the newline inside its file name.
+#[cfg(unix)]
+fn cut_in_file_name(rows: &[u8], index: &str) -> usize {
+    let start = find(rows, format!("\n{index},").as_bytes()) + 1;
+    start + find(&rows[start..], b"a\nb.txt") + 2
+}
+
 /// Where `needle` first occurs in `hay` (it must).
+#[cfg(unix)]
 fn find(hay: &[u8], needle: &[u8]) -> usize {
     hay.windows(needle.len()).position(|w| w == needle).unwrap()
 }
