@@ -959,7 +959,7 @@ fn count_newlines(bytes: &[u8]) -> u64 {
 }
 
 /// At most 60 characters of `bytes`, for messages.
-fn excerpt(bytes: &[u8]) -> String {
+pub(crate) fn excerpt(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
     match text.char_indices().nth(60) {
         Some((cut, _)) => format!("{}...", &text[..cut]),

@@ -143,7 +143,7 @@ impl RateShard {
                         error(format!(
                             "not a rate output: its header names {:?}, which is not a rate \
                              column",
-                            String::from_utf8_lossy(name)
+                            crate::io::results::excerpt(name)
                         ))
                     })
             })
