@@ -10,6 +10,7 @@
 mod columns;
 pub(crate) mod merge;
 mod resume;
+mod tail;
 
 pub use columns::RateColumn;
 

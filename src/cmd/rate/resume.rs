@@ -11,7 +11,7 @@ use std::io::Read;
 use std::path::Path;
 
 use super::columns::RateColumn;
-use super::merge::Tail;
+use super::tail::Tail;
 use super::RateSummary;
 use crate::cmd::sidecar::{compare_for_resume, RunManifest};
 use crate::cmd::solve::resume::{check_resume_columns, same_file};
