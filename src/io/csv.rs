@@ -984,7 +984,6 @@ fn with_csv_fields<T>(record: &[u8], f: impl FnOnce(&CsvRow) -> T) -> T {
     })
 }
 
-/// The header for messages: its first 20 names, and how many more there are.
 /// Whether a header line holds bytes no text has: invalid UTF-8 (read as U+FFFD) or control
 /// characters other than a tab.
 fn header_is_binary(header: &[String]) -> bool {
@@ -994,6 +993,7 @@ fn header_is_binary(header: &[String]) -> bool {
     })
 }
 
+/// The header for messages: its first 20 names, and how many more there are.
 fn show_header(header: &[String]) -> String {
     let mut shown: Vec<String> = header.iter().take(20).map(|h| echo(h.as_bytes())).collect();
     if header.len() > 20 {
