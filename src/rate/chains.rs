@@ -1656,15 +1656,7 @@ pub(crate) mod tests {
             assert_eq!(s, step);
             let plain = static_chains(&b).unwrap();
             assert!(plain.chains.is_empty());
-            assert_eq!(
-                (
-                    plain.technique,
-                    plain.rating,
-                    &plain.placements,
-                    &plain.eliminations
-                ),
-                (s.technique, s.rating, &s.placements, &s.eliminations)
-            );
+            assert!(plain.same_hint(&s), "{plain} / {s}");
             assert!(!s.eliminations.is_empty() || !s.placements.is_empty());
             for &(c, d) in &s.eliminations {
                 assert!(b.has(c as usize, d));

@@ -116,6 +116,22 @@ impl Step {
         self.chains = chains;
     }
 
+    /// Whether `other` is the same hint: technique, rating, placements and eliminations, with
+    /// or without what proves it ([`Step::chains`] and the cells they add).
+    pub fn same_hint(&self, other: &Step) -> bool {
+        (
+            self.technique,
+            self.rating,
+            &self.placements,
+            &self.eliminations,
+        ) == (
+            other.technique,
+            other.rating,
+            &other.placements,
+            &other.eliminations,
+        )
+    }
+
     /// Rating as a number like 2.6.
     pub fn rating_f32(&self) -> f32 {
         self.rating as f32 / 10.0
@@ -543,10 +559,7 @@ fn add_proof(b: &Board, step: &mut Step) {
         .find(|k| k.technique() == t)
         .and_then(|k| forcing::forcing_chains_explained(b, k)),
     };
-    if let Some(proved) = proved.filter(|p| {
-        (p.technique, &p.placements, &p.eliminations)
-            == (step.technique, &step.placements, &step.eliminations)
-    }) {
+    if let Some(proved) = proved.filter(|p| p.same_hint(step)) {
         step.set_chains(proved.chains);
     }
 }
