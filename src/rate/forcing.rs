@@ -1430,11 +1430,9 @@ pub(crate) mod tests {
     use crate::Grid;
 
     /// Every Nishio, dynamic and dynamic (+) forcing-chain step on the golden paths comes with
-    /// its proof: per end of the hint, its implications from an assumption on the step's cell
-    /// or house (or the target itself, for a contradiction) to that end, every node a
-    /// candidate of the board; the ends are one candidate on and off (a contradiction) or one
-    /// conclusion that makes the step's progress; and together they have the complexity the
-    /// rating counts.
+    /// its proof ([`assert_proof`]: per end of the hint, its implications from an assumption
+    /// of its own, or from the target for a contradiction, every node a candidate of the
+    /// board), and together the chains have the complexity the rating counts.
     #[test]
     fn explained_dynamic_chains_are_their_hints() {
         let mut checked = [0usize; 3];
@@ -1464,11 +1462,12 @@ pub(crate) mod tests {
         assert!(checked.iter().all(|&n| n >= 1), "{checked:?}");
     }
 
-    /// Asserts that the chains of `step`, found on `b`, are a forcing-chain proof: per end of
-    /// the hint, nodes that are candidates of `b`, from an assumption on the step's cell or
-    /// house (or the target itself, for a contradiction) to that end; the ends one candidate
-    /// on and off (a contradiction) or one conclusion that makes the step's progress. Returns
-    /// how many nodes they have together.
+    /// Asserts that the chains of `step`, found on `b`, are a forcing-chain proof: at least
+    /// two, every node a candidate of `b`; either a contradiction (two ends, one candidate on
+    /// and off, both chains from the step's target assumed in the state the step refutes) or
+    /// one conclusion that every chain ends in and that is the step's progress, each chain
+    /// from an assumption of its own. Returns how many nodes they have together. (Which cell
+    /// or house the assumptions share is for the callers that know the rule.)
     pub(crate) fn assert_proof(b: &Board, step: &Step) -> usize {
         let chains = &step.chains;
         assert!(chains.len() >= 2, "{step}");
