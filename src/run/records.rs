@@ -234,10 +234,12 @@ const FIRST_INLINE_CHUNK: usize = 4;
 
 /// How many records the next chunk gets: about `target_ns` of work at the mean time per record
 /// seen so far, between `min` and `max`. The first chunks, read before any is done, get
-/// `4 × min`, so short inputs still use every thread.
+/// `4 × min` unless [`ChunkSize::first`] says otherwise.
 pub(crate) struct ChunkSize {
     min: usize,
     max: usize,
+    /// Records in each chunk read before any record is timed.
+    first: usize,
     target_ns: u64,
     work_ns: AtomicU64,
     records: AtomicU64,
@@ -249,10 +251,17 @@ impl ChunkSize {
         ChunkSize {
             min,
             max,
+            first: min * 4,
             target_ns,
             work_ns: AtomicU64::new(0),
             records: AtomicU64::new(0),
         }
+    }
+
+    /// The chunks read before any record is timed get `first` records: one, where a record
+    /// may take seconds, so that an input of as many records as threads keeps every thread busy.
+    pub(crate) fn first(self, first: usize) -> ChunkSize {
+        ChunkSize { first, ..self }
     }
 
     /// Records that a chunk of `records` records took `work_ns`.
@@ -270,7 +279,7 @@ impl ChunkSize {
 
     /// The size of the next chunk.
     pub(crate) fn next(&self) -> usize {
-        self.sized(self.target_ns, self.min * 4, self.min)
+        self.sized(self.target_ns, self.first, self.min)
     }
 
     /// About `target_ns` of work at the mean time per record so far, at least `least` (and
@@ -306,5 +315,9 @@ mod tests {
         assert_eq!(size.next(), 4);
         size.record(20_000_000, 2); // 10 ms a record
         assert_eq!(size.next(), 5);
+        let size = ChunkSize::new(1, 32, 50_000_000).first(1);
+        assert_eq!(size.next(), 1, "one record a chunk until one is timed");
+        size.record(1_000, 1000);
+        assert_eq!(size.next(), 32);
     }
 }

@@ -354,6 +354,12 @@ fn rate_chunk(chunk: &Chunk, config: &RateConfig, files: &[String]) -> ChunkOut 
     out
 }
 
+/// How many records each work item gets: one until a rating is timed (a hard puzzle takes
+/// seconds, so a few of them must not share one thread), then about [`CHUNK_RATE_NS`] of work.
+fn chunk_size() -> ChunkSize {
+    ChunkSize::new(1, CHUNK, CHUNK_RATE_NS).first(1)
+}
+
 /// Rates the records on `workers` and writes each chunk's rows (or explanations) in input order,
 /// flushed chunk by chunk; the summary of the rows rated now, and whether a stop ended the run
 /// early (records left unread, or a puzzle cut short with no later row written).
@@ -364,7 +370,7 @@ fn rate_records(
     (progress, bytes_read, start_bytes): (&mut Progress, &AtomicU64, u64),
 ) -> Result<(RateSummary, bool)> {
     let threads = config.run.threads.max(1);
-    let chunk_size = ChunkSize::new(1, CHUNK, CHUNK_RATE_NS);
+    let chunk_size = chunk_size();
     // The reader runs ahead of the rating (a small file is read whole at once, and a hard
     // puzzle takes seconds), so the bar shows the input the rated records stand for: their
     // text, scaled by the raw bytes read per byte of text handed out (below 1 for compressed
@@ -685,6 +691,15 @@ mod tests {
             reference: None,
         };
         rate_body(&body, config, None)
+    }
+
+    #[test]
+    fn each_record_is_its_own_work_item_until_one_is_timed() {
+        // Two hard puzzles on two threads must not share a work item.
+        let size = chunk_size();
+        assert_eq!((size.next(), size.next()), (1, 1));
+        size.record(1_000_000, 1_000); // 1 µs a rating: the most a work item holds
+        assert_eq!(size.next(), CHUNK);
     }
 
     #[test]
