@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use numpy::{
-    IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
+    IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArray,
     PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{
@@ -147,11 +147,11 @@ fn interruptible<T: Send>(
             sudoku_batch::threads::cores()
         )));
     }
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(t) = threads {
-        builder = builder.num_threads(t.n);
-    }
-    let pool = builder
+    // All the cores this process may use by default, as the command line does (rayon's own
+    // default would follow RAYON_NUM_THREADS past the bound above).
+    let n = threads.map_or_else(sudoku_batch::threads::cores, |t| t.n);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
         .build()
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start threads: {e}")))?;
     note_daemon(py)?;
@@ -899,37 +899,49 @@ fn cells_from_list<'py>(
     let mut cells = vec![0u8; n * CELLS];
     let mut failures = ParseFailures::new();
     for (row, (item, out)) in items.iter().zip(cells.chunks_exact_mut(CELLS)).enumerate() {
-        let parsed = if let Ok(s) = item.downcast::<PyString>() {
-            match s.to_str() {
-                Ok(text) => parse_into(text.as_bytes(), out),
-                // A lone surrogate cannot be UTF-8: a row that is not a puzzle.
-                Err(_) => {
-                    out.fill(BAD);
-                    Err((
-                        FailureKind::Malformed.code(),
-                        "not a puzzle string: it holds a lone surrogate, which is not Unicode text"
-                            .to_string(),
-                    ))
-                }
-            }
-        } else if let Ok(b) = item.downcast::<PyBytes>() {
-            parse_into(b.as_bytes(), out)
-        } else if let Ok(b) = item.downcast::<PyByteArray>() {
-            // Text, as bytes are (a copy: Python code may change it meanwhile).
-            parse_into(&b.to_vec(), out)
-        } else {
-            out.fill(BAD);
-            let type_name = item.get_type().name()?.to_string();
-            Err((
-                FailureKind::Malformed.code(),
-                format!("expected a puzzle string, got {type_name}"),
-            ))
-        };
-        if let Err((kind, message)) = parsed {
+        if let Err((kind, message)) = parse_item(&item, out)? {
             failures.push((row, kind, message));
         }
     }
     Ok((cells.into_pyarray(py).reshape([n, CELLS])?, failures))
+}
+
+/// Parses one item of a list of puzzles into `out` (filled with [`BAD`] when it is not a
+/// puzzle): text (`str`, `bytes`, `bytearray`), or a 0-d numpy array holding such text, as
+/// the array it came from would give it.
+fn parse_item(item: &Bound<'_, PyAny>, out: &mut [u8]) -> PyResult<Result<(), (u8, String)>> {
+    Ok(if let Ok(s) = item.downcast::<PyString>() {
+        match s.to_str() {
+            Ok(text) => parse_into(text.as_bytes(), out),
+            // A lone surrogate cannot be UTF-8: a row that is not a puzzle.
+            Err(_) => {
+                out.fill(BAD);
+                Err((
+                    FailureKind::Malformed.code(),
+                    "not a puzzle string: it holds a lone surrogate, which is not Unicode text"
+                        .to_string(),
+                ))
+            }
+        }
+    } else if let Ok(b) = item.downcast::<PyBytes>() {
+        parse_into(b.as_bytes(), out)
+    } else if let Ok(b) = item.downcast::<PyByteArray>() {
+        // Text, as bytes are (a copy: Python code may change it meanwhile).
+        parse_into(&b.to_vec(), out)
+    } else if let Some(a) = item
+        .downcast::<PyUntypedArray>()
+        .ok()
+        .filter(|a| a.ndim() == 0)
+    {
+        return parse_item(&a.call_method0("item")?, out);
+    } else {
+        out.fill(BAD);
+        let type_name = item.get_type().name()?.to_string();
+        Err((
+            FailureKind::Malformed.code(),
+            format!("expected a puzzle string, got {type_name}"),
+        ))
+    })
 }
 
 /// Reads fixed-width text rows (numpy `S` bytes viewed as `(N, W)` `uint8`, or `U` code points

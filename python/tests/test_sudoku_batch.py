@@ -498,6 +498,68 @@ def test_big_endian_string_arrays_read_as_native_ones():
     assert (swapped.solutions == native.solutions).all()
 
 
+def test_a_column_with_no_value_at_all_is_missing_values():
+    # pandas reads a CSV column that is empty in every row as float64 NaN.
+    nan = np.full(2, np.nan)
+    assert sb.verify([CLASSIC] * 2, nan).kind == ["skipped", "skipped"]
+    assert sb.solve(nan).status.tolist() == [sb.INVALID] * 2
+    pd = pytest.importorskip("pandas")
+    assert sb.verify(pd.Series([CLASSIC] * 2), pd.Series(nan)).skipped == 2
+    # Numbers are no puzzles: an array that holds any is still refused.
+    with pytest.raises(TypeError, match=r"expected dtype uint8.*got float64"):
+        sb.solve(np.array([np.nan, 1.0]))
+
+
+def test_a_flat_list_of_integers_is_refused_as_the_flat_array_is():
+    cells = sb.to_cells([CLASSIC])[0]
+    with pytest.raises(ValueError, match=r"flat list of 81 integers \(one puzzle's cells are \[cells\]\)"):
+        sb.solve([int(c) for c in cells])
+    with pytest.raises(ValueError, match=r"solutions: expected puzzle strings"):
+        sb.verify([CLASSIC], list(sb.to_cells([CLASSIC_SOL])[0]))
+    assert sb.solve([[int(c) for c in cells]]).solution_strings() == [CLASSIC_SOL]
+
+
+def test_zero_dimensional_string_arrays_are_their_strings():
+    items = [np.array(CLASSIC), np.array(CLASSIC.encode()), np.array(5)]
+    r = sb.solve(items)
+    assert r.status.tolist() == [sb.SOLVED, sb.SOLVED, sb.INVALID]
+    assert r.message[2] == "expected a puzzle string, got int"
+
+
+@pytest.mark.skipif(not hasattr(np, "dtypes") or not hasattr(np.dtypes, "StringDType"),
+                    reason="numpy 2's StringDType")
+def test_variable_width_string_arrays_are_text():
+    arr = np.array([CLASSIC, "x"], dtype=np.dtypes.StringDType())
+    assert sb.solve(arr).status.tolist() == [sb.SOLVED, sb.INVALID]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_the_default_thread_count_is_the_cores_whatever_rayon_num_threads_says():
+    import subprocess
+    import sys
+
+    script = f"""
+import os, threading, time, sudoku_batch as sb
+hard = [l.strip() for l in open({str(DATA / "norvig_sudokus_hard_375.txt")!r})][:40]
+seen, done = [0], threading.Event()
+def watch():
+    while not done.is_set():
+        seen[0] = max(seen[0], len(os.listdir("/proc/self/task")))
+        time.sleep(0.005)
+w = threading.Thread(target=watch)
+w.start()
+sb.rate(hard)
+done.set()
+w.join()
+print(seen[0])
+"""
+    env = dict(os.environ, RAYON_NUM_THREADS="64")
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    # The pool's threads, the main thread and the watcher: far from 64.
+    assert int(out.stdout) <= os.cpu_count() + 4, out.stdout
+
+
 def test_ctrl_c_raises_keyboard_interrupt_quickly():
     cells = np.repeat(sb.to_cells(kaggle()[0]), 3000, axis=0)  # 3M puzzles: several seconds
     timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))

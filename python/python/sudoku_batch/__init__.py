@@ -13,10 +13,14 @@ import os
 import sys
 import threading
 import warnings
+from typing import Any, Sequence, Union
 
 import numpy as np
 
 from . import _native
+
+#: The forms ``puzzles`` takes, for type annotations (see the module's docstring).
+Puzzles = Union[Sequence[str], Sequence[bytes], np.ndarray, Any]
 
 __all__ = [
     "SOLVED",
@@ -165,7 +169,12 @@ def _coerce(puzzles, what="puzzles"):
     if hasattr(puzzles, "to_numpy") and not isinstance(puzzles, np.ndarray):
         puzzles = puzzles.to_numpy()  # pandas Series / Index (a DataFrame is 2-d: refused below)
     if isinstance(puzzles, (list, tuple)):
-        if puzzles and all(isinstance(p, (list, tuple, np.ndarray)) for p in puzzles):
+        if puzzles and all(_is_int(p) for p in puzzles):
+            raise ValueError(
+                f"{what}: expected puzzle strings or rows of 81 cells (shape (N, 81)), got a flat "
+                f"list of {len(puzzles)} integers (one puzzle's cells are [cells])"
+            )
+        if puzzles and all(_is_row(p) for p in puzzles):
             # Rows of 81 integers: the integer array they make (its shape and dtype checked).
             lengths = sorted({len(p) for p in puzzles})
             if len(lengths) > 1:
@@ -185,6 +194,10 @@ def _coerce(puzzles, what="puzzles"):
         )
     arr = puzzles
     kind = arr.dtype.kind
+    if kind == "T" or (kind == "f" and arr.ndim == 1 and np.isnan(arr).all()):
+        # numpy's variable-width strings; or a column with no value at all, which pandas reads
+        # as float NaN: as the same values in an object array.
+        return _coerce(arr.astype(object), what)
     if kind == "O":
         if arr.ndim != 1:
             raise ValueError(
@@ -230,13 +243,20 @@ def _coerce(puzzles, what="puzzles"):
     )
 
 
+def _is_row(p):
+    """Whether ``p`` is a row of cells: a list, tuple or array of one or more dimensions (a 0-d
+    array is one value, a puzzle string as its array held it)."""
+    return isinstance(p, (list, tuple)) or (isinstance(p, np.ndarray) and p.ndim > 0)
+
+
+def _is_int(v):
+    """Whether ``v`` is an integer (not a bool)."""
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
 def _all_ints(rows):
     """Whether every item of ``rows`` (rows of one length) is an integer (not a bool)."""
-    return all(
-        isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-        for row in rows
-        for v in row
-    )
+    return all(_is_int(v) for row in rows for v in row)
 
 
 def _big_int_rows(rows):

@@ -8,6 +8,40 @@ import numpy.typing as npt
 
 Puzzles = Union[Sequence[str], Sequence[bytes], npt.NDArray[Any], Any]
 
+__all__ = [
+    "SOLVED",
+    "UNSOLVABLE",
+    "MULTIPLE",
+    "INVALID",
+    "MISMATCH",
+    "GAVE_UP",
+    "STATUS_NAMES",
+    "RATE_RATED",
+    "RATE_UNSOLVABLE",
+    "RATE_MULTIPLE",
+    "RATE_INVALID",
+    "RATE_GAVE_UP",
+    "RATE_STATUS_NAMES",
+    "SCALES",
+    "DIFFICULTIES",
+    "SolveResult",
+    "RateResult",
+    "VerifyResult",
+    "GenerateResult",
+    "SYMMETRIES",
+    "solve",
+    "count_solutions",
+    "verify",
+    "rate",
+    "explain",
+    "Explanation",
+    "ExplainStep",
+    "generate",
+    "read",
+    "to_cells",
+    "to_strings",
+]
+
 SOLVED: int
 """The puzzle has a solution (with unique=True: exactly one)."""
 UNSOLVABLE: int
@@ -48,6 +82,17 @@ class RateResult:
     """(N,): RATE_RATED, RATE_UNSOLVABLE, RATE_MULTIPLE, RATE_INVALID or RATE_GAVE_UP."""
     rate_ns: npt.NDArray[np.uint64]
     message: list[str]
+    def __init__(
+        self,
+        er: npt.NDArray[np.float32],
+        ep: npt.NDArray[np.float32],
+        ed: npt.NDArray[np.float32],
+        technique: list[str],
+        steps: npt.NDArray[np.int32],
+        status: npt.NDArray[np.uint8],
+        rate_ns: npt.NDArray[np.uint64],
+        message: list[str],
+    ) -> None: ...
     def __len__(self) -> int: ...
     def status_words(self) -> list[str]: ...
     def counts(self) -> dict[str, int]: ...
@@ -75,6 +120,16 @@ class ExplainStep:
     eliminations: list[tuple[str, int]]
     text: str
     chains: list[list[tuple[str, int, bool]]]
+    def __init__(
+        self,
+        technique: str,
+        rating: float,
+        cells: list[str],
+        placements: list[tuple[str, int]],
+        eliminations: list[tuple[str, int]],
+        text: str,
+        chains: list[list[tuple[str, int, bool]]],
+    ) -> None: ...
 
 class Explanation:
     """One puzzle's rating and the solving path behind it."""
@@ -87,6 +142,17 @@ class Explanation:
     technique: str
     steps: list[ExplainStep]
     text: str
+    def __init__(
+        self,
+        status: str,
+        message: str,
+        er: float,
+        ep: float,
+        ed: float,
+        technique: str,
+        steps: list[ExplainStep],
+        text: str,
+    ) -> None: ...
     def __len__(self) -> int: ...
 
 def explain(
@@ -112,6 +178,14 @@ class SolveResult:
     """(N,): nanoseconds in the solver."""
     message: list[str]
     """Why a row is not SOLVED ("" for solved rows)."""
+    def __init__(
+        self,
+        solutions: npt.NDArray[np.uint8],
+        status: npt.NDArray[np.uint8],
+        guesses: npt.NDArray[np.uint64],
+        solve_ns: npt.NDArray[np.uint64],
+        message: list[str],
+    ) -> None: ...
     def __len__(self) -> int: ...
     def counts(self) -> dict[str, int]:
         """Rows per status word."""
@@ -129,6 +203,7 @@ class VerifyResult:
     """"" or one of malformed, wrong_length, incomplete, broken_rule, clue_contradicted,
     not_unique, no_solution; skipped for a row with no solution to check (unique off)."""
     message: list[str]
+    def __init__(self, ok: npt.NDArray[np.bool_], kind: list[str], message: list[str]) -> None: ...
     def __len__(self) -> int: ...
     @property
     def failures(self) -> int: ...
@@ -170,6 +245,13 @@ class GenerateResult:
     solutions: npt.NDArray[np.uint8]
     clues: npt.NDArray[np.uint8]
     seed: int
+    def __init__(
+        self,
+        puzzles: npt.NDArray[np.uint8],
+        solutions: npt.NDArray[np.uint8],
+        clues: npt.NDArray[np.uint8],
+        seed: int,
+    ) -> None: ...
     def __len__(self) -> int: ...
     def puzzle_strings(self) -> list[str]: ...
     def to_pandas(self, index: Any = None) -> Any:

@@ -4,8 +4,44 @@ Every function takes contiguous `(N, 81)` `uint8` arrays (the pure-Python half c
 inputs first), releases the GIL and works on a pool of `threads` threads.
 """
 
+from typing import final
+
 import numpy as np
 import numpy.typing as npt
+
+__all__ = [
+    "solve_cells",
+    "count_cells",
+    "verify_cells",
+    "rate_cells",
+    "explain_cells",
+    "generate_cells",
+    "fresh_seed",
+    "interpreter_exiting",
+    "this_is_the_main_thread",
+    "cells_from_list",
+    "cells_from_bytes",
+    "cells_from_ucs4",
+    "Reader",
+    "SOLVED",
+    "UNSOLVABLE",
+    "MULTIPLE",
+    "INVALID",
+    "MISMATCH",
+    "GAVE_UP",
+    "STATUSES",
+    "RATE_RATED",
+    "RATE_UNSOLVABLE",
+    "RATE_MULTIPLE",
+    "RATE_INVALID",
+    "RATE_GAVE_UP",
+    "RATE_STATUSES",
+    "BAD",
+    "SYMMETRIES",
+    "SCALES",
+    "DIFFICULTIES",
+    "KINDS",
+]
 
 # Status codes and words (the library's `Status`, in its order).
 SOLVED: int
@@ -65,8 +101,9 @@ def verify_cells(
     unique: bool = False,
     threads: int | None = None,
     solver: str = "bands",
+    missing: npt.NDArray[np.bool_] | None = None,
 ) -> tuple[npt.NDArray[np.uint8], _Messages]:
-    """(failure kind codes, messages)."""
+    """(failure kind codes, messages); `missing`: the rows whose solution is not given."""
 
 def generate_cells(
     n: int,
@@ -135,11 +172,18 @@ def cells_from_bytes(rows: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8]
 def cells_from_ucs4(rows: npt.NDArray[np.uint32]) -> tuple[npt.NDArray[np.uint8], _ParseFailures]:
     """An (N, W) array of code points (numpy `U` strings viewed as uint32) to cells."""
 
+@final
 class Reader:
     """Reads a puzzle file (lines, CSV, grids; plain, gzip, zstd, zip) in batches."""
 
-    def __init__(self, path: str, format: str = "auto", column: str | None = None) -> None: ...
+    def __new__(cls, path: str, format: str = "auto", column: str | None = None) -> Reader: ...
     def next_batch(
         self, size: int
     ) -> tuple[npt.NDArray[np.uint8], list[tuple[int, int, str]]] | None:
         """The next `size` rows: (cells, [(row, line, message)]), or None at the end."""
+
+def this_is_the_main_thread() -> None:
+    """Called by the package's import when it runs on Python's main thread."""
+
+def interpreter_exiting() -> None:
+    """Called by the package's `atexit` hook."""
