@@ -540,7 +540,8 @@ def test_the_default_thread_count_is_the_cores_whatever_rayon_num_threads_says()
 
     script = f"""
 import os, threading, time, sudoku_batch as sb
-hard = [l.strip() for l in open({str(DATA / "norvig_sudokus_hard_375.txt")!r})][:40]
+hard = [l.strip() for l in open({str(DATA / "norvig_sudokus_hard_375.txt")!r})][:4]
+base = len(os.listdir("/proc/self/task"))  # numpy's BLAS may have threads of its own
 seen, done = [0], threading.Event()
 def watch():
     while not done.is_set():
@@ -551,13 +552,13 @@ w.start()
 sb.rate(hard)
 done.set()
 w.join()
-print(seen[0])
+print(seen[0] - base)
 """
     env = dict(os.environ, RAYON_NUM_THREADS="64")
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    # The pool's threads, the main thread and the watcher: far from 64.
-    assert int(out.stdout) <= os.cpu_count() + 4, out.stdout
+    # The threads the call added: the pool's and the watcher, far from 64.
+    assert int(out.stdout) <= os.cpu_count() + 2, out.stdout
 
 
 def test_ctrl_c_raises_keyboard_interrupt_quickly():
