@@ -141,10 +141,7 @@ impl RateShard {
         }
         let line = self.row.position().map_or(0, |p| p.line());
         let tail = self.reader.get_ref();
-        if tail.ended
-            && self.reader.position().byte() == tail.read
-            && (!matches!(tail.last, b'\n' | b'\r') || tail.in_quotes())
-        {
+        if tail.ended && self.reader.position().byte() == tail.read && !tail.ends_row(b"\n\r") {
             // The record was ended by the end of the file, not by a line end: cut off, and
             // any of its fields may be short. It is no row.
             self.torn = Some(line);

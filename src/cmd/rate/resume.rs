@@ -149,12 +149,6 @@ struct Row {
 /// The earlier output's reader: CSV records, with whether the text ends in a line end.
 type EarlierRows = csv::Reader<Tail<Box<dyn Read + Send>>>;
 
-/// Whether the earlier output read so far ends a row: with a line end (rows end at `\n` only
-/// here), outside any quoted field.
-fn ends_row<R>(tail: &Tail<R>) -> bool {
-    tail.last == b'\n' && !tail.in_quotes()
-}
-
 impl Row {
     /// The record just read, `after` being the reader's position past it: the line is
     /// counted back from there, since the CSV reader skips blank lines before a record but
@@ -217,7 +211,7 @@ fn read_header(
     let found: Vec<&[u8]> = first.record.iter().collect();
     let expected: Vec<&[u8]> = columns.iter().map(|c| c.name().as_bytes()).collect();
     if found != expected {
-        let torn = rows.len() == 1 && !ends_row(reader.get_ref());
+        let torn = rows.len() == 1 && !reader.get_ref().ends_row(b"\n");
         let text = found.join(&b","[..]);
         if torn && header.as_bytes().starts_with(&text) {
             return Ok(None);
@@ -343,7 +337,7 @@ fn keep_rows(
         // Read ahead: the row is complete if another follows or the text ends with `\n`.
         if let Some(next) = read_row(&mut reader, &error)? {
             pending = Some(next);
-        } else if !ends_row(reader.get_ref()) {
+        } else if !reader.get_ref().ends_row(b"\n") {
             break;
         }
         if let Some(next) = &pending {

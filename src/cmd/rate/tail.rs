@@ -8,7 +8,7 @@
 pub(super) struct Tail<R> {
     inner: R,
     pub(super) read: u64,
-    pub(super) last: u8,
+    last: u8,
     pub(super) ended: bool,
     odd_quotes: bool,
 }
@@ -24,11 +24,12 @@ impl<R> Tail<R> {
         }
     }
 
-    /// Whether the text so far stops inside a quoted field: a whole row holds an even number
-    /// of quotes (`""` stands for one inside a field), so after an odd number its last field
-    /// is still open, even right after a line end in it.
-    pub(super) fn in_quotes(&self) -> bool {
-        self.odd_quotes
+    /// Whether the text read so far ends a row: its last byte is one of `line_ends`, outside
+    /// any quoted field. A whole row holds an even number of quotes (`""` stands for one inside
+    /// a field), so after an odd number its last field is still open, even right after a line
+    /// end in it.
+    pub(super) fn ends_row(&self, line_ends: &[u8]) -> bool {
+        line_ends.contains(&self.last) && !self.odd_quotes
     }
 }
 
