@@ -141,13 +141,13 @@ pub enum CliCommand {
     /// and keeps every clue of its puzzle (and, with --unique, the puzzle must have exactly one
     /// solution).
     ///
-    /// Reads CSVs with a header (Kaggle's quizzes,solutions; puzzle,solution; solve's own
-    /// output) and line files `puzzle<sep>solution` (sep: whitespace, `,` or `:`; ids, counts
-    /// and ratings around them are allowed). Rows that give no solution (solve's rows whose
-    /// status is not `solved`, `puzzle:0` lines, lines with a puzzle alone, empty solution
-    /// fields) are skipped and counted, unless --require-solution (which fails them, with
-    /// --unique too); with --unique, a record that holds only a puzzle (`puzzle:0`, an empty
-    /// solution field outside solve's output) is checked as a puzzle. Prints a summary and the first failures as
+    /// Reads CSVs with a header (Kaggle's quizzes,solutions; puzzle,solution; solve's own output)
+    /// and line files `puzzle<sep>solution` (sep: whitespace, `,`, `:`, `;` or `|`; ids, counts and
+    /// ratings around them are allowed). Rows that give no solution (solve's rows whose status is
+    /// not `solved`, `puzzle:0` lines, lines with a puzzle alone, empty solution fields) are
+    /// skipped and counted, unless --require-solution (which fails them, with --unique too); with
+    /// --unique, a record that holds only a puzzle (`puzzle:0`, an empty solution field outside
+    /// solve's output) is checked as a puzzle. Prints a summary and the first failures as
     /// `file:line: kind: reason`.
     ///
     /// Exit status: 0 when every checked row passed (and at least one was checked), 1 when some

@@ -136,6 +136,25 @@ def test_out_of_range_cells_are_invalid_rows():
         assert sb.explain(row).message == f"cell 1 holds {big}, expected 0-9"
 
 
+def test_rows_that_fail_alike_share_one_message_string():
+    # A million rows of garbage hold one message, not a million (and rated rows one string per
+    # technique name).
+    bad = ["x", "y", CLASSIC[:80], "z"]
+    for result in (sb.solve(bad), sb.rate(bad), sb.verify(bad, unique=True)):
+        m = result.message
+        assert m[0].endswith("expected 81 cells, found 1"), m[0]
+        assert m[0] is m[1] and m[1] is m[3]
+        assert m[2].endswith("expected 81 cells, found 80")
+    cells = sb.to_cells([CLASSIC] * 3)
+    cells[:, 0] = 10
+    for result in (sb.solve(cells), sb.rate(cells), sb.verify(cells, unique=True)):
+        m = result.message
+        assert m[0].endswith("cell 1 holds 10, expected 0-9"), m[0]
+        assert m[0] is m[1] and m[1] is m[2]
+    rated = sb.rate([CLASSIC] * 3)
+    assert rated.technique[0] != "" and rated.technique[0] is rated.technique[2]
+
+
 def test_a_cell_holding_255_is_named_with_its_value():
     cells = sb.to_cells([CLASSIC, CLASSIC, CLASSIC])
     cells[1, 3] = 255

@@ -98,10 +98,6 @@ _KIND_NAMES = dict(_native.KINDS)
 _SKIPPED = next(code for code, name in _native.KINDS if name == "skipped")
 
 
-def _failures_to_messages(n, failures):
-    return {row: msg for row, _kind, msg in failures}
-
-
 def _whole(name, value, least=0, most=2**64 - 1):
     """``value`` when it is ``None``, not an integer (the native call names the argument in its
     ``TypeError``), or an integer in ``least .. most`` (``most=None``: no bound here, the native
@@ -394,13 +390,26 @@ def _frame(pd, columns, text, index=None):
     return frame
 
 
-def _messages(n, failures_by_row, native_messages):
-    message = [""] * n
-    for row, msg in native_messages:
-        message[row] = msg
-    for row, msg in failures_by_row.items():
-        message[row] = msg
-    return message
+def _messages(n, native_messages, *failed):
+    """One message per row ("" for rows without one): the native call's ``(rows, texts)``, then
+    each ``(failures, prefix)`` of ``failed`` in turn (``failures`` from :func:`_coerce`, each
+    message after ``prefix``), a later one winning. Rows with the same message share one
+    string, so that a million rows that fail alike do not hold a million."""
+    message = np.full(n, "", dtype=object)
+    rows, texts = native_messages
+    if len(texts):
+        # Through an object array, so that numpy keeps the strings rather than copying them.
+        shared = np.empty(len(texts), dtype=object)
+        shared[:] = texts
+        message[rows] = shared
+    for failures, prefix in failed:
+        prefixed = {}
+        for row, _kind, msg in failures:
+            text = prefixed.get(msg) if prefix else msg
+            if text is None:
+                text = prefixed[msg] = prefix + msg
+            message[row] = text
+    return message.tolist()
 
 
 def solve(puzzles, *, threads=None, unique=False, solver="bands", max_guesses=None) -> SolveResult:
@@ -430,7 +439,7 @@ def solve(puzzles, *, threads=None, unique=False, solver="bands", max_guesses=No
         status,
         guesses,
         solve_ns,
-        _messages(len(status), _failures_to_messages(len(status), failures), native_messages),
+        _messages(len(status), native_messages, (failures, "")),
     )
 
 
@@ -568,7 +577,7 @@ def rate(
         steps,
         status,
         rate_ns,
-        _messages(len(status), _failures_to_messages(len(status), failures), native_messages),
+        _messages(len(status), native_messages, (failures, "")),
     )
 
 
@@ -666,7 +675,7 @@ def explain(puzzle, *, max_er=None, timeout_ms=None, se121=True, scale=None) -> 
         one = arr.reshape(1, 81)
     cells, failures = _coerce(one, "puzzle")
     # A puzzle that could not be read is invalid with the reader's words, shown as given.
-    invalid = _failures_to_messages(1, failures).get(0) if failures else None
+    invalid = failures[0][2] if failures else None
     shown = None
     if invalid is not None and isinstance(puzzle, (str, bytes)):
         shown = puzzle if isinstance(puzzle, str) else puzzle.decode("utf-8", "replace")
@@ -790,14 +799,12 @@ def verify(puzzles, solutions=None, *, unique=False, threads=None, solver="bands
         missing,
     )
     codes = codes.copy()
-    message = [""] * len(codes)
-    for row, msg in native_messages:
-        message[row] = msg
     # Text that did not parse: the kind the parser gave (solution first, the puzzle wins).
-    for prefix, failures in (("solution", s_fail), ("puzzle", p_fail)):
-        for row, code, msg in failures:
+    failed = ((s_fail, "solution: "), (p_fail, "puzzle: "))
+    message = _messages(len(codes), native_messages, *failed)
+    for failures, _prefix in failed:
+        for row, code, _msg in failures:
             codes[row] = code
-            message[row] = f"{prefix}: {msg}"
     kind = [_KIND_NAMES[c] for c in codes.tolist()]
     return VerifyResult((codes == 0) | (codes == _SKIPPED), kind, message)
 

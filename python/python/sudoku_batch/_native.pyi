@@ -67,8 +67,8 @@ SYMMETRIES: list[str]
 SCALES: list[str]
 DIFFICULTIES: list[str]
 
-# (row, message) for each row that has a message.
-_Messages = list[tuple[int, str]]
+# The rows that have a message, and their messages (rows with the same text share one string).
+_Messages = tuple[npt.NDArray[np.uint64], list[str]]
 # (row, failure kind code, message) for each row that did not parse.
 _ParseFailures = list[tuple[int, int, str]]
 
