@@ -696,8 +696,8 @@ impl<C: Cpu> State<C> {
     /// deduction, so the order does not matter. A board is dirty afterwards only when a
     /// placement changed it after its own update (locked candidates give the same board
     /// twice over), and the ninth digit's boards stay dirty. A cell placed by two digits at
-    /// once, or a digit placed twice in a column, leaves both boards without that row's
-    /// only cell, which the update loop then finds (no permutation fits).
+    /// once is a contradiction; a digit placed twice in a column leaves both boards without
+    /// that row's only cell, which the update loop then finds (no permutation fits).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt,avx2")]
     fn first_round_avx2(&mut self, _: V3) -> bool {
@@ -763,13 +763,29 @@ impl<C: Cpu> State<C> {
             // SAFETY: `opens[b]` is 32 writable bytes; no alignment need.
             unsafe { _mm256_storeu_si256(opens[b].as_mut_ptr().cast(), left) };
         }
-        // Per band, every cell placed by any digit (an or across the lanes); per digit and
-        // band, the columns of its placed cells.
+        // Per band, every cell placed by any digit (an or across the lanes), and every cell
+        // placed by two digits (pairs of lanes, then pairs of pairs, then the halves): that is
+        // a contradiction here, since each digit keeps its own placed cells below, so nothing
+        // later would see it. Per digit and band, the columns of its placed cells.
+        let mut clash = zero;
         let union = solved.map(|v| {
-            let v = or(v, _mm256_permute2x128_si256::<1>(v, v));
-            let v = or(v, _mm256_shuffle_epi32::<0b01_00_11_10>(v));
-            or(v, _mm256_shuffle_epi32::<0b10_11_00_01>(v))
+            let w = _mm256_shuffle_epi32::<0b10_11_00_01>(v);
+            let (v, twice) = (or(v, w), and(v, w));
+            let (w, t) = (
+                _mm256_shuffle_epi32::<0b01_00_11_10>(v),
+                _mm256_shuffle_epi32::<0b01_00_11_10>(twice),
+            );
+            let (v, twice) = (or(v, w), or(or(twice, t), and(v, w)));
+            let (w, t) = (
+                _mm256_permute2x128_si256::<1>(v, v),
+                _mm256_permute2x128_si256::<1>(twice, twice),
+            );
+            clash = or(clash, or(or(twice, t), and(v, w)));
+            or(v, w)
         });
+        if _mm256_testz_si256(clash, clash) == 0 {
+            return false;
+        }
         let columns = solved.map(|v| {
             let f = and(
                 or(v, or(_mm256_srli_epi32::<9>(v), _mm256_srli_epi32::<18>(v))),
@@ -1561,6 +1577,25 @@ mod tests {
                     assert_copies_agree(&grid, limit, &format!("{line} {extra}"));
                 }
             }
+        }
+    }
+
+    #[test]
+    fn two_digits_placed_on_one_cell_in_the_first_rounds_is_a_contradiction() {
+        // The fuzzers' grid: in the first rounds, 1 and 8 are each down to one place in a row,
+        // the same cell, so the grid has no solution before any guess. The v3 copies place
+        // row singles of eight digits at once there, and each digit keeps its own placed cells,
+        // so that clash must be caught then (else the search went on from a state holding two
+        // digits in one cell and took millions of guesses to end).
+        let puzzle: Grid =
+            "68..................18...........184............18.......5..6...1849............."
+                .parse()
+                .unwrap();
+        for limit in [1, 2] {
+            // Bounded first, so that a regression fails at once rather than after minutes.
+            let out = solve(&puzzle, limit, Budget::new(Some(1000), None));
+            assert_eq!((out.count, out.guesses, out.gave_up), (0, 0, false));
+            assert_copies_agree(&puzzle, limit, "two digits on one cell");
         }
     }
 
