@@ -763,24 +763,21 @@ impl<C: Cpu> State<C> {
             // SAFETY: `opens[b]` is 32 writable bytes; no alignment need.
             unsafe { _mm256_storeu_si256(opens[b].as_mut_ptr().cast(), left) };
         }
-        // Per band, every cell placed by any digit (an or across the lanes), and every cell
-        // placed by two digits (pairs of lanes, then pairs of pairs, then the halves): that is
-        // a contradiction here, since each digit keeps its own placed cells below, so nothing
-        // later would see it. Per digit and band, the columns of its placed cells.
+        // Per band, every cell placed by any digit (an or across the lanes: pairs, then pairs
+        // of pairs, then the halves), and whether two digits placed one cell: their lanes'
+        // groups then share it where they merge. That is a contradiction here, since each
+        // digit keeps its own placed cells below, so nothing later would see it. Per digit and
+        // band, the columns of its placed cells.
         let mut clash = zero;
         let union = solved.map(|v| {
             let w = _mm256_shuffle_epi32::<0b10_11_00_01>(v);
-            let (v, twice) = (or(v, w), and(v, w));
-            let (w, t) = (
-                _mm256_shuffle_epi32::<0b01_00_11_10>(v),
-                _mm256_shuffle_epi32::<0b01_00_11_10>(twice),
-            );
-            let (v, twice) = (or(v, w), or(or(twice, t), and(v, w)));
-            let (w, t) = (
-                _mm256_permute2x128_si256::<1>(v, v),
-                _mm256_permute2x128_si256::<1>(twice, twice),
-            );
-            clash = or(clash, or(or(twice, t), and(v, w)));
+            clash = or(clash, and(v, w));
+            let v = or(v, w);
+            let w = _mm256_shuffle_epi32::<0b01_00_11_10>(v);
+            clash = or(clash, and(v, w));
+            let v = or(v, w);
+            let w = _mm256_permute2x128_si256::<1>(v, v);
+            clash = or(clash, and(v, w));
             or(v, w)
         });
         if _mm256_testz_si256(clash, clash) == 0 {
@@ -1585,8 +1582,8 @@ mod tests {
         // The fuzzers' grid: in the first rounds, 1 and 8 are each down to one place in a row,
         // the same cell, so the grid has no solution before any guess. The v3 copies place
         // row singles of eight digits at once there, and each digit keeps its own placed cells,
-        // so that clash must be caught then (else the search went on from a state holding two
-        // digits in one cell and took millions of guesses to end).
+        // so that clash must be caught then (else the search goes on from a state holding two
+        // digits in one cell and takes millions of guesses to end).
         let puzzle: Grid =
             "68..................18...........184............18.......5..6...1849............."
                 .parse()
